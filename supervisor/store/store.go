@@ -1,0 +1,148 @@
+package store
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/wardenhq/warden/internal/atomicfile"
+)
+
+// KeepBackups is how many earlier versions of a checkpoint are kept.
+const KeepBackups = 10
+
+// Store reads and writes the checkpoints directory of a state dir.
+type Store struct {
+	dir string
+	log hclog.Logger
+	now func() time.Time
+}
+
+// New returns a store over dir (state_dir/checkpoints), creating it 0700.
+func New(logger hclog.Logger, dir string, now func() time.Time) (*Store, error) {
+	if err := os.MkdirAll(filepath.Join(dir, "backups"), 0o700); err != nil {
+		return nil, fmt.Errorf("checkpoint store: %w", err)
+	}
+	return &Store{dir: dir, log: logger.Named("store"), now: now}, nil
+}
+
+func (s *Store) path(agent, task string) string {
+	return filepath.Join(s.dir, agent+"-"+task+".json")
+}
+
+// Save writes cp as the latest checkpoint of its agent and task. The
+// version it replaces is copied to backups/ first (the last KeepBackups kept).
+func (s *Store) Save(cp *Checkpoint) error {
+	data, err := json.MarshalIndent(cp, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encode checkpoint: %w", err)
+	}
+	p := s.path(cp.Agent, cp.TaskID)
+	if old, err := os.ReadFile(p); err == nil && json.Valid(old) {
+		if err := s.backup(cp.Agent, cp.TaskID, old); err != nil {
+			return err
+		}
+	}
+	return atomicfile.Write(p, append(data, '\n'), 0o600)
+}
+
+func (s *Store) backup(agent, task string, data []byte) error {
+	stamp := s.now().UTC().Format("20060102T150405.000000000Z")
+	name := filepath.Join(s.dir, "backups", agent+"-"+task+"_"+stamp+".json")
+	if err := atomicfile.Write(name, data, 0o600); err != nil {
+		return fmt.Errorf("back up checkpoint: %w", err)
+	}
+	backups, err := s.backups(agent, task)
+	if err != nil {
+		return err
+	}
+	for len(backups) > KeepBackups {
+		os.Remove(backups[0])
+		backups = backups[1:]
+	}
+	return nil
+}
+
+// backups lists the backups of agent-task, oldest first (the stamp sorts).
+func (s *Store) backups(agent, task string) ([]string, error) {
+	all, err := filepath.Glob(filepath.Join(s.dir, "backups", agent+"-"+task+"_*.json"))
+	if err != nil {
+		return nil, fmt.Errorf("list backups: %w", err)
+	}
+	sort.Strings(all)
+	return all, nil
+}
+
+// Load returns the latest checkpoint of agent on task, or (nil, nil) when
+// there is none. A file that does not parse is restored from its newest
+// backup that does, and the restored version is written back.
+func (s *Store) Load(agent, task string) (*Checkpoint, error) {
+	p := s.path(agent, task)
+	data, err := os.ReadFile(p)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read checkpoint: %w", err)
+	}
+	var cp Checkpoint
+	if err := json.Unmarshal(data, &cp); err == nil {
+		return &cp, nil
+	}
+	s.log.Warn("checkpoint does not parse, restoring from backup", "file", p)
+	backups, err := s.backups(agent, task)
+	if err != nil {
+		return nil, err
+	}
+	for i := len(backups) - 1; i >= 0; i-- {
+		b, err := os.ReadFile(backups[i])
+		if err != nil || json.Unmarshal(b, &cp) != nil {
+			continue
+		}
+		if err := atomicfile.Write(p, b, 0o600); err != nil {
+			return nil, err
+		}
+		s.log.Info("checkpoint restored", "file", p, "from", backups[i])
+		return &cp, nil
+	}
+	return nil, fmt.Errorf("checkpoint %s is corrupt and has no good backup", p)
+}
+
+// Archive moves the latest checkpoint of a completed task to
+// {agent}-{task}-complete.json.
+func (s *Store) Archive(agent, task string) error {
+	p := s.path(agent, task)
+	dst := strings.TrimSuffix(p, ".json") + "-complete.json"
+	if err := os.Rename(p, dst); err != nil {
+		return fmt.Errorf("archive checkpoint: %w", err)
+	}
+	return atomicfile.SyncDir(s.dir)
+}
+
+// All returns the latest checkpoint of every agent and task, including
+// archived ones, keyed by file name; files that do not parse are skipped.
+func (s *Store) All() (map[string]*Checkpoint, error) {
+	names, err := filepath.Glob(filepath.Join(s.dir, "*.json"))
+	if err != nil {
+		return nil, fmt.Errorf("list checkpoints: %w", err)
+	}
+	out := map[string]*Checkpoint{}
+	for _, n := range names {
+		b, err := os.ReadFile(n)
+		if err != nil {
+			continue
+		}
+		var cp Checkpoint
+		if json.Unmarshal(b, &cp) == nil {
+			out[filepath.Base(n)] = &cp
+		}
+	}
+	return out, nil
+}
