@@ -1,0 +1,71 @@
+package config
+
+import (
+	"sort"
+	"strings"
+)
+
+// agent validates one [[agent]] table.
+func (d *decoder) agent(t table) Agent {
+	t.unknown("name", "command", "profile", "dir", "env", "restart", "max_restarts", "prompt")
+	a := Agent{Pos: d.ix.at(t.path)}
+	a.Name, _ = d.name(t, "name", "agent name")
+	if argv, present, _ := t.argv("command"); present {
+		a.Command = argv
+	} else {
+		d.errorf(t.path, "missing key %q%s", "command", t.where)
+	}
+	a.Profile = t.oneOf("profile", DefaultProfile, ProfilePlain, ProfileClaude, ProfileCodex, ProfileGemini)
+	a.Dir = d.resolve(".")
+	if dir, ok := t.nonEmpty("dir"); ok {
+		a.Dir = d.resolve(dir)
+	}
+	a.Env = d.env(t)
+	a.Restart = t.oneOf("restart", DefaultRestart, RestartNever, RestartOnFailure, RestartAlways)
+	a.MaxRestarts = t.integer("max_restarts", DefaultMaxRestarts, 0, 1<<31-1, "0 or more")
+	if p, ok := t.nonEmpty("prompt"); ok {
+		a.Prompt = p
+	}
+	return a
+}
+
+// env validates the env table: names without '=' or NUL, string values.
+func (d *decoder) env(t table) map[string]string {
+	v, present := t.vals["env"]
+	if !present {
+		return nil
+	}
+	m, ok := v.(map[string]any)
+	if !ok {
+		d.errorf(t.key("env"), "env must be a table of strings, not %s", tomlType(v))
+		return nil
+	}
+	names := make([]string, 0, len(m))
+	for k := range m {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	env := make(map[string]string, len(m))
+	for _, k := range names {
+		at := pathKey(t.key("env"), k)
+		switch {
+		case k == "":
+			d.errorf(at, "env variable name must not be empty")
+			continue
+		case strings.ContainsAny(k, "=\x00"):
+			d.errorf(at, "env variable name %q must not contain '=' or NUL", k)
+			continue
+		}
+		s, ok := m[k].(string)
+		if !ok {
+			d.errorf(at, "env.%s must be a string, not %s", k, tomlType(m[k]))
+			continue
+		}
+		if strings.ContainsRune(s, 0) {
+			d.errorf(at, "env.%s must not contain NUL", k) // the value itself is never echoed
+			continue
+		}
+		env[k] = s
+	}
+	return env
+}

@@ -1,0 +1,121 @@
+package config
+
+import (
+	"path/filepath"
+	"strings"
+)
+
+// team validates the top level of the document and everything under it. The
+// result is only meaningful when no error was recorded: agents and tasks with
+// problems are kept in it so that references to them are checked too.
+func (d *decoder) team(abs string, doc map[string]any) *Team {
+	top := table{d: d, vals: doc}
+	top.unknown("name", "state_dir", "checkpoint_interval", "checkpoint_timeout",
+		"shutdown_timeout", "stale_warning", "stale_failure", "signal_file",
+		"context_threshold", "after_team_checkpoint", "agent", "task")
+
+	t := &Team{
+		Path: abs,
+		Name: strings.TrimSuffix(filepath.Base(abs), filepath.Ext(abs)),
+	}
+	if name, ok := top.nonEmpty("name"); ok {
+		t.Name = name
+	}
+	t.StateDir = d.resolve(DefaultStateDir)
+	if dir, ok := top.nonEmpty("state_dir"); ok {
+		t.StateDir = d.resolve(dir)
+	}
+	t.CheckpointInterval = top.duration("checkpoint_interval", DefaultCheckpointInterval)
+	t.CheckpointTimeout = top.duration("checkpoint_timeout", DefaultCheckpointTimeout)
+	t.ShutdownTimeout = top.duration("shutdown_timeout", DefaultShutdownTimeout)
+	t.StaleWarning = top.duration("stale_warning", DefaultStaleWarning)
+	t.StaleFailure = top.duration("stale_failure", DefaultStaleFailure)
+	if t.StaleFailure <= t.StaleWarning {
+		at := "stale_failure"
+		if _, ok := doc[at]; !ok {
+			at = "stale_warning"
+		}
+		d.errorf(at, "stale_failure (%s) must be longer than stale_warning (%s)", t.StaleFailure, t.StaleWarning)
+	}
+	t.SignalFile = filepath.Join(t.StateDir, DefaultSignalFile)
+	if sf, ok := top.nonEmpty("signal_file"); ok {
+		if !filepath.IsLocal(sf) {
+			d.errorf("signal_file", "signal_file %q must be a relative path inside state_dir", sf)
+		} else {
+			t.SignalFile = filepath.Join(t.StateDir, sf)
+		}
+	}
+	t.ContextThreshold = top.integer("context_threshold", DefaultContextThreshold, 1, 100, "between 1 and 100")
+	t.AfterTeamCheckpoint = top.oneOf("after_team_checkpoint", DefaultAfterTeamCheckpoint, AfterRehydrate, AfterExit)
+
+	agents, agentsOK := d.tableArray(top, "agent")
+	for _, a := range agents {
+		t.Agents = append(t.Agents, d.agent(a))
+	}
+	if agentsOK && len(agents) == 0 {
+		d.errorf("", "a team needs at least one [[agent]]")
+	}
+	tasks, _ := d.tableArray(top, "task")
+	for _, tk := range tasks {
+		t.Tasks = append(t.Tasks, d.task(tk))
+	}
+	d.crossCheck(t, tasks)
+	return t
+}
+
+// tableArray returns the tables of [[name]] (or name = [{…}, …]); ok is false
+// when name has another type (reported).
+func (d *decoder) tableArray(top table, name string) (tables []table, ok bool) {
+	v, present := top.vals[name]
+	if !present {
+		return nil, true
+	}
+	var maps []map[string]any
+	switch v := v.(type) {
+	case []map[string]any:
+		maps = v
+	case []any:
+		for i, e := range v {
+			m, isMap := e.(map[string]any)
+			if !isMap {
+				d.errorf(pathIndex(name, i), "%s[%d] must be a table, not %s", name, i, tomlType(e))
+				ok = false
+				continue
+			}
+			maps = append(maps, m)
+		}
+		if len(maps) < len(v) {
+			return nil, false
+		}
+	default:
+		d.errorf(name, "%s must be an array of tables ([[%s]]), not %s", name, name, tomlType(v))
+		return nil, false
+	}
+	for i, m := range maps {
+		tables = append(tables, table{d: d, vals: m, path: pathIndex(name, i), where: " in [[" + name + "]]"})
+	}
+	return tables, true
+}
+
+// name returns the agent name or task id at key k of t, reporting a missing,
+// badly typed, unusable or duplicate one. An unusable or duplicate name is
+// still returned, so that references to it do not add errors of their own.
+func (d *decoder) name(t table, k, kind string) (string, bool) {
+	v, present := t.vals[k]
+	if !present {
+		d.errorf(t.path, "missing key %q%s", k, t.where)
+		return "", false
+	}
+	s, ok := t.str(k)
+	if !ok {
+		return "", false
+	}
+	if p := nameProblem(s); p != "" {
+		d.errorf(t.key(k), "%s %q %s", kind, v, p)
+		return s, false
+	}
+	if d.dup(kind, s, t.key(k)) {
+		return s, false
+	}
+	return s, true
+}

@@ -1,0 +1,147 @@
+// Package config loads and validates a warden team file (DESIGN.md §3).
+//
+// Decoding is strict: every problem in the file — a TOML syntax error, an
+// unknown key, a value of the wrong type, a bad duration, a duplicate name, an
+// empty command, a cycle in blocked_by, a reference to an unknown agent or task —
+// is reported as an Error carrying the file:line:col of the offending key (or of
+// the element inside an array, or of the table header when a required key is
+// missing). All problems are collected and returned together as Errors, sorted by
+// position; nothing invalid is silently replaced by a default.
+//
+// Positions: BurntSushi/toml v1.6 reports positions for syntax errors only
+// (ParseError.Position); MetaData has no positions for decoded keys and keys
+// inside [[agent]] occurrences share one name. The package therefore keeps a
+// small index of its own (posindex.go) built by scanning the already-valid
+// source. Lines and columns are 1-based; a column counts characters (runes), a
+// tab counting as one.
+//
+// Names: agent names and task ids become parts of file names in the state dir
+// ("checkpoints/{agent}-{task}.json", "logs/{agent}.log"), so both must match
+// [A-Za-z0-9._-]+, be at most 100 characters, and not be "." or "..". Two agents
+// (or two tasks) whose names differ only in letter case are duplicates, because
+// a state dir may live on a case-insensitive file system.
+package config
+
+import (
+	"fmt"
+	"time"
+)
+
+// Defaults for keys a team file may leave out.
+const (
+	DefaultStateDir            = ".warden"
+	DefaultCheckpointInterval  = 5 * time.Minute
+	DefaultCheckpointTimeout   = 30 * time.Second
+	DefaultShutdownTimeout     = 30 * time.Second
+	DefaultStaleWarning        = 10 * time.Minute
+	DefaultStaleFailure        = 30 * time.Minute
+	DefaultSignalFile          = "checkpoint-needed"
+	DefaultContextThreshold    = 80
+	DefaultAfterTeamCheckpoint = AfterRehydrate
+	DefaultProfile             = ProfilePlain
+	DefaultRestart             = RestartOnFailure
+	DefaultMaxRestarts         = 5
+)
+
+// Values of after_team_checkpoint.
+const (
+	AfterRehydrate = "rehydrate"
+	AfterExit      = "exit"
+)
+
+// Values of an agent's profile.
+const (
+	ProfilePlain  = "plain"
+	ProfileClaude = "claude"
+	ProfileCodex  = "codex"
+	ProfileGemini = "gemini"
+)
+
+// Values of an agent's restart policy.
+const (
+	RestartNever     = "never"
+	RestartOnFailure = "on-failure"
+	RestartAlways    = "always"
+)
+
+// Team is a validated team file with every default filled in and every path
+// made absolute.
+type Team struct {
+	Path                string        // absolute path of the team file
+	Name                string        // default: the file's base name without extension
+	StateDir            string        // absolute; relative to the team file's dir; default ".warden"
+	CheckpointInterval  time.Duration // default 5m
+	CheckpointTimeout   time.Duration // default 30s
+	ShutdownTimeout     time.Duration // default 30s
+	StaleWarning        time.Duration // default 10m
+	StaleFailure        time.Duration // default 30m; must be longer than StaleWarning
+	SignalFile          string        // absolute, inside StateDir; default "checkpoint-needed"
+	ContextThreshold    int           // default 80, 1..100
+	AfterTeamCheckpoint string        // "rehydrate" (default) | "exit"
+	Agents              []Agent
+	Tasks               []Task
+}
+
+// Agent is one [[agent]] slot.
+type Agent struct {
+	Name        string
+	Command     []string          // non-empty argv, argv[0] not blank
+	Profile     string            // plain (default) | claude | codex | gemini
+	Dir         string            // absolute; relative to the team file's dir; default "."
+	Env         map[string]string // nil when the file has no env
+	Restart     string            // never | on-failure (default) | always
+	MaxRestarts int               // default 5; 0 means "no restarts"
+	Prompt      string            // optional first prompt (a team with no tasks)
+	Pos         Position          // the [[agent]] header
+}
+
+// Task is one [[task]] of the task list.
+type Task struct {
+	ID         string
+	Title      string   // optional; empty when the file has none
+	Prompt     string   // prompt, or the content of prompt_file
+	PromptFile string   // absolute path if given
+	BlockedBy  []string // ids of tasks that must complete first
+	Agent      string   // optional: only this agent takes the task
+	Verify     []string // optional argv run when the agent says it is done
+	Pos        Position // the [[task]] header
+}
+
+// Agent returns the agent with the given name.
+func (t *Team) Agent(name string) (*Agent, bool) {
+	for i := range t.Agents {
+		if t.Agents[i].Name == name {
+			return &t.Agents[i], true
+		}
+	}
+	return nil, false
+}
+
+// Task returns the task with the given id.
+func (t *Team) Task(id string) (*Task, bool) {
+	for i := range t.Tasks {
+		if t.Tasks[i].ID == id {
+			return &t.Tasks[i], true
+		}
+	}
+	return nil, false
+}
+
+// Position is a place in a team file.
+type Position struct {
+	File      string // the path as given to Load or Parse
+	Line, Col int    // 1-based; Col counts characters
+}
+
+// String formats the position as "team.toml:12:3".
+func (p Position) String() string {
+	return fmt.Sprintf("%s:%d:%d", p.File, p.Line, p.Col)
+}
+
+// before orders positions by line, then column.
+func (p Position) before(q Position) bool {
+	if p.Line != q.Line {
+		return p.Line < q.Line
+	}
+	return p.Col < q.Col
+}
