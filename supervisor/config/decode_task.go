@@ -2,6 +2,7 @@ package config
 
 import (
 	"errors"
+	"io"
 	"os"
 )
 
@@ -41,19 +42,19 @@ func (d *decoder) task(t table) Task {
 	return task
 }
 
-// promptFile reads prompt_file, relative to the team file's directory.
+// maxPromptFile bounds the size of a prompt_file.
+const maxPromptFile = 1 << 20
+
+// promptFile reads prompt_file, relative to the team file's directory. It must
+// be a regular file (a FIFO would block, a device never end) of at most 1 MiB.
 func (d *decoder) promptFile(t table) (path, prompt string) {
 	name, ok := t.nonEmpty("prompt_file")
 	if !ok {
 		return "", ""
 	}
 	path = d.resolve(name)
-	data, err := os.ReadFile(path)
+	data, err := readPromptFile(path)
 	if err != nil {
-		var pe *os.PathError
-		if errors.As(err, &pe) {
-			err = pe.Err
-		}
 		d.errorf(t.key("prompt_file"), "cannot read prompt_file %q: %v", name, err)
 		return path, ""
 	}
@@ -61,6 +62,38 @@ func (d *decoder) promptFile(t table) (path, prompt string) {
 		d.errorf(t.key("prompt_file"), "prompt_file %q is empty", name)
 	}
 	return path, string(data)
+}
+
+// readPromptFile reads a regular file of at most maxPromptFile bytes; its
+// errors leave out the path, which the caller reports as written.
+func readPromptFile(path string) ([]byte, error) {
+	unwrap := func(err error) error {
+		var pe *os.PathError
+		if errors.As(err, &pe) {
+			return pe.Err
+		}
+		return err
+	}
+	info, err := os.Stat(path)
+	if err != nil {
+		return nil, unwrap(err)
+	}
+	if !info.Mode().IsRegular() {
+		return nil, errors.New("not a regular file")
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, unwrap(err)
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxPromptFile+1))
+	if err != nil {
+		return nil, unwrap(err)
+	}
+	if len(data) > maxPromptFile {
+		return nil, errors.New("larger than 1 MiB")
+	}
+	return data, nil
 }
 
 // crossCheck validates what tasks say about other tasks and agents: every

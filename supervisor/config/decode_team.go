@@ -25,12 +25,13 @@ func (d *decoder) team(abs string, doc map[string]any) *Team {
 	if dir, ok := top.nonEmpty("state_dir"); ok {
 		t.StateDir = d.resolve(dir)
 	}
-	t.CheckpointInterval = top.duration("checkpoint_interval", DefaultCheckpointInterval)
-	t.CheckpointTimeout = top.duration("checkpoint_timeout", DefaultCheckpointTimeout)
-	t.ShutdownTimeout = top.duration("shutdown_timeout", DefaultShutdownTimeout)
-	t.StaleWarning = top.duration("stale_warning", DefaultStaleWarning)
-	t.StaleFailure = top.duration("stale_failure", DefaultStaleFailure)
-	if t.StaleFailure <= t.StaleWarning {
+	t.CheckpointInterval, _ = top.duration("checkpoint_interval", DefaultCheckpointInterval)
+	t.CheckpointTimeout, _ = top.duration("checkpoint_timeout", DefaultCheckpointTimeout)
+	t.ShutdownTimeout, _ = top.duration("shutdown_timeout", DefaultShutdownTimeout)
+	var warnOK, failOK bool
+	t.StaleWarning, warnOK = top.duration("stale_warning", DefaultStaleWarning)
+	t.StaleFailure, failOK = top.duration("stale_failure", DefaultStaleFailure)
+	if warnOK && failOK && t.StaleFailure <= t.StaleWarning {
 		at := "stale_failure"
 		if _, ok := doc[at]; !ok {
 			at = "stale_warning"

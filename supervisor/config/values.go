@@ -107,22 +107,28 @@ func orList(words []string) string {
 	return strings.Join(words[:len(words)-1], ", ") + " or " + words[len(words)-1]
 }
 
-// duration returns the positive Go duration string at k, or def.
-func (t table) duration(k string, def time.Duration) time.Duration {
-	s, ok := t.str(k)
-	if !ok {
-		return def
+// duration returns the positive Go duration string at k, or def; ok is false
+// when the key is there but invalid (reported).
+func (t table) duration(k string, def time.Duration) (time.Duration, bool) {
+	v, present := t.vals[k]
+	if !present {
+		return def, true
 	}
-	v, err := time.ParseDuration(s)
+	s, isStr := v.(string)
+	if !isStr {
+		t.d.errorf(t.key(k), "%s must be a duration string such as \"5m\", not %s", k, tomlType(v))
+		return def, false
+	}
+	d, err := time.ParseDuration(s)
 	switch {
 	case err != nil:
 		t.d.errorf(t.key(k), "%s: invalid duration %q (want a Go duration such as \"30s\", \"5m\" or \"1h30m\")", k, s)
-		return def
-	case v <= 0:
+		return def, false
+	case d <= 0:
 		t.d.errorf(t.key(k), "%s must be positive, not %q", k, s)
-		return def
+		return def, false
 	}
-	return v
+	return d, true
 }
 
 // integer returns the integer at k within [lo, hi], or def.
