@@ -1,0 +1,135 @@
+package protocol
+
+// escFilter is a byte-level state machine over terminal output, kept across
+// writes. In screen mode it drops OSC strings (x/vt ends an OSC at byte 0x9C,
+// which occurs inside UTF-8 glyphs in titles, and prints the rest; see
+// charmbracelet/x#848) and reports erase-display CSI 2 J / CSI 3 J. In lines
+// mode it drops every escape sequence.
+type escFilter struct {
+	state  escState
+	params [8]byte // CSI parameter bytes, enough to tell "2" and "3"
+	np     int
+	csiAt  int // index in out where the current CSI began, -1 if in an earlier write
+}
+
+type escState uint8
+
+const (
+	stGround    escState = iota
+	stEsc                // after ESC
+	stEscInter           // ESC followed by an intermediate byte, e.g. ESC ( B
+	stCSI                // ESC [ ...
+	stString             // OSC, DCS, SOS, PM, APC body
+	stStringEsc          // ESC inside a string: maybe ST
+)
+
+// eraseKind is what an erase-display sequence asked for.
+type eraseKind uint8
+
+const (
+	eraseNone   eraseKind = iota
+	eraseScreen           // CSI 2 J
+	eraseSaved            // CSI 3 J: erase the scrollback too
+)
+
+// segmentFunc receives filtered bytes; erase is set when seg ends with an
+// erase-display sequence, which began at seg[csiAt] (csiAt < 0: in an earlier
+// segment).
+type segmentFunc func(seg []byte, erase eraseKind, csiAt int)
+
+// filter passes p through, minus OSC strings (and, with stripAll, minus every
+// escape sequence), appending kept bytes to buf. It calls emit for each
+// segment, ending a segment after CSI 2 J and CSI 3 J. It returns buf for reuse.
+func (f *escFilter) filter(buf, p []byte, stripAll bool, emit segmentFunc) []byte {
+	out := buf[:0]
+	f.csiAt = -1
+	for _, b := range p {
+		switch f.state {
+		case stGround:
+			if b == 0x1b {
+				f.state = stEsc // the ESC is kept once the next byte says what it starts
+				continue
+			}
+			out = append(out, b)
+		case stEsc:
+			switch {
+			case b == ']' || b == 'P' || b == 'X' || b == '^' || b == '_':
+				f.state = stString
+				continue
+			case b == 0x1b:
+				continue
+			case b == '[':
+				f.state = stCSI
+				f.np = 0
+			case b >= 0x20 && b <= 0x2f:
+				f.state = stEscInter
+			default:
+				f.state = stGround
+			}
+			if !stripAll {
+				f.csiAt = len(out)
+				out = append(out, 0x1b, b)
+			}
+		case stEscInter:
+			if b == 0x1b {
+				f.state = stEsc
+				continue
+			}
+			if b < 0x20 || b > 0x2f {
+				f.state = stGround
+			}
+			if !stripAll {
+				out = append(out, b)
+			}
+		case stCSI:
+			if b == 0x1b {
+				f.state = stEsc
+				continue
+			}
+			if !stripAll {
+				out = append(out, b)
+			}
+			switch {
+			case b >= 0x30 && b <= 0x3f:
+				if f.np < len(f.params) {
+					f.params[f.np] = b
+				}
+				f.np++
+			case b >= 0x20 && b <= 0x2f, b < 0x20:
+				// intermediates; control bytes inside CSI are executed
+			case b >= 0x40 && b <= 0x7e:
+				f.state = stGround
+				if b == 'J' && f.np == 1 && !stripAll && (f.params[0] == '2' || f.params[0] == '3') {
+					kind := eraseScreen
+					if f.params[0] == '3' {
+						kind = eraseSaved
+					}
+					emit(out, kind, f.csiAt)
+					out = out[:0]
+					f.csiAt = -1
+				}
+			default:
+				f.state = stGround
+			}
+		case stString:
+			switch b {
+			case 0x07, 0x18, 0x1a: // BEL ends an OSC; CAN and SUB abort any string
+				f.state = stGround
+			case 0x1b:
+				f.state = stStringEsc
+			}
+		case stStringEsc:
+			switch b {
+			case '\\':
+				f.state = stGround
+			case 0x1b:
+			default:
+				f.state = stString
+			}
+		}
+	}
+	if len(out) > 0 {
+		emit(out, eraseNone, f.csiAt)
+	}
+	return out
+}

@@ -1,0 +1,107 @@
+package protocol
+
+// ledger decides which sightings of a block are new answers. It is the
+// exactly-once rule of the Reader:
+//
+//   - Epochs. Every CHECKPOINT REQUEST warden types (Reader.Typed) starts a new
+//     epoch. Within one epoch each distinct content (Block.Key: task, status,
+//     lists, progress, notes; independent of wraps, markers and indentation)
+//     yields at most one record, however often it is repainted or re-read.
+//   - Copies. In screen mode the Reader counts the copies of each content in
+//     its view (captured scrolled-off rows plus the visible screen) at every
+//     parse. A content is new only when its count rises above its baseline;
+//     the baseline then becomes the count. A count that falls (a copy scrolled
+//     out of the view, a TUI scrolled its transcript) lowers the baseline, so
+//     a later fresh copy counts again.
+//   - Requests. When warden types a request, the baseline of every content is
+//     set to its count at that moment, without recording anything: a block
+//     visible before the request is never the answer to it. The same content
+//     answered again after the request adds a copy, and counts.
+//   - Echo. Blocks (valid or not) inside text warden typed are remembered;
+//     the same content in the output is warden's own echo, and is ignored for
+//     good. An agent that answers with exactly the content of a block warden
+//     typed to it (e.g. an unchanged checkpoint from a handoff) is therefore
+//     not recorded; any change to any field makes it a new answer.
+//
+// In lines mode every finished block is a fresh copy (plain output is never
+// repainted), so only the epoch and echo rules apply.
+type ledger struct {
+	epoch    int
+	base     map[string]int // copies accounted for, per content key
+	recorded map[string]int // content key -> epoch it was last reported in
+	echo     map[string]struct{}
+	echoFIFO []string
+}
+
+const maxEcho = 256
+
+func newLedger() *ledger {
+	return &ledger{base: map[string]int{}, recorded: map[string]int{}, echo: map[string]struct{}{}}
+}
+
+// newRequest starts a new epoch; counts is the current view (screen mode).
+func (l *ledger) newRequest(counts map[string]int) {
+	l.epoch++
+	clear(l.recorded)
+	if counts != nil {
+		clear(l.base)
+		for k, n := range counts {
+			l.base[k] = n
+		}
+	}
+}
+
+// addEcho remembers content warden typed.
+func (l *ledger) addEcho(key string) {
+	if _, ok := l.echo[key]; ok {
+		return
+	}
+	l.echo[key] = struct{}{}
+	l.echoFIFO = append(l.echoFIFO, key)
+	if len(l.echoFIFO) > maxEcho {
+		delete(l.echo, l.echoFIFO[0])
+		l.echoFIFO = l.echoFIFO[1:]
+	}
+}
+
+func (l *ledger) isEcho(key string) bool {
+	_, ok := l.echo[key]
+	return ok
+}
+
+// once reports whether key has not been reported in this epoch, and marks it.
+func (l *ledger) once(key string) bool {
+	if e, ok := l.recorded[key]; ok && e == l.epoch {
+		return false
+	}
+	l.recorded[key] = l.epoch
+	return true
+}
+
+// grown is a content that gained copies above its baseline.
+type grown struct {
+	key string
+	n   int // copies above the baseline
+}
+
+// observe takes the copy counts of a whole view, with its keys in the order
+// they first appear, and returns the keys that gained copies, in that order.
+func (l *ledger) observe(order []string, counts map[string]int) []grown {
+	for k, b := range l.base {
+		if n := counts[k]; n < b {
+			if n == 0 {
+				delete(l.base, k)
+			} else {
+				l.base[k] = n
+			}
+		}
+	}
+	var out []grown
+	for _, k := range order {
+		if n := counts[k]; n > l.base[k] {
+			out = append(out, grown{key: k, n: n - l.base[k]})
+			l.base[k] = n
+		}
+	}
+	return out
+}

@@ -1,0 +1,169 @@
+package protocol
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// lineKind is what one line of agent output is, as far as blocks go.
+type lineKind int
+
+const (
+	kindBlank lineKind = iota
+	kindKey            // "Status: implementing"
+	kindItem           // "- parsed config"
+	kindText           // anything else
+	kindFrame          // a row of box-drawing characters: a TUI frame edge
+)
+
+// field names one line of a block.
+type field int
+
+const (
+	fieldNone field = iota
+	fieldTask
+	fieldStatus
+	fieldCompleted
+	fieldRemaining
+	fieldFiles
+	fieldProgress
+	fieldBlockers
+	fieldNotes
+	fieldResume
+)
+
+var fieldNames = [...]string{"", "CHECKPOINT:", "Status:", "Completed:", "Remaining:",
+	"Files Modified:", "Estimated Progress:", "Blockers:", "Notes:", "Resume:"}
+
+func (f field) String() string { return fieldNames[f] }
+
+// keyPrefixes maps the lower-cased key text to its field. CHECKPOINT: is
+// matched separately, upper case only.
+var keyPrefixes = []struct {
+	prefix string
+	f      field
+}{
+	{"status:", fieldStatus},
+	{"completed:", fieldCompleted},
+	{"remaining:", fieldRemaining},
+	{"files modified:", fieldFiles},
+	{"estimated progress:", fieldProgress},
+	{"blockers:", fieldBlockers},
+	{"notes:", fieldNotes},
+	{"resume instructions:", fieldResume},
+	{"resume:", fieldResume},
+}
+
+// line is one classified line.
+type line struct {
+	kind  lineKind
+	field field  // kindKey
+	value string // kindKey: the value after the key; kindItem: the item text
+	text  string // the line without reply markers and surrounding spaces
+}
+
+// replyMarker reports whether r is a glyph the agent CLIs draw in front of a
+// reply or a quoted line (Claude ⏺ ●, Codex •, Gemini ✦, frames │, echo > ❯ ›).
+func replyMarker(r rune) bool {
+	switch r {
+	case '⏺', '●', '•', '✦', '│', '┃', '║', '▌', '▎', '>', '❯', '›', '⎿', '◆', '◇', '✻', '✳', '✶', '✽', '✢', '·', '∙', '*':
+		return true
+	}
+	return false
+}
+
+// stripMarkers removes leading reply markers (each followed by a space or
+// the end of the line) and spaces. bulletsToo=false keeps list bullets.
+func stripMarkers(s string, bulletsToo bool) string {
+	for range 4 {
+		s = strings.TrimLeftFunc(s, unicode.IsSpace)
+		r, size := utf8.DecodeRuneInString(s)
+		if size == 0 || !replyMarker(r) {
+			return s
+		}
+		if !bulletsToo && (r == '•' || r == '*' || r == '·') {
+			return s
+		}
+		rest := s[size:]
+		if rest != "" && rest[0] != ' ' && rest[0] != '\t' {
+			return s
+		}
+		s = rest
+	}
+	return strings.TrimLeftFunc(s, unicode.IsSpace)
+}
+
+// trimFrameRight drops a right-hand frame edge ("… │") and trailing spaces.
+func trimFrameRight(s string) string {
+	s = strings.TrimRightFunc(s, unicode.IsSpace)
+	for _, edge := range []string{"│", "┃", "║"} {
+		if t, ok := strings.CutSuffix(s, edge); ok {
+			return strings.TrimRightFunc(t, unicode.IsSpace)
+		}
+	}
+	return s
+}
+
+func isFrame(s string) bool {
+	n := 0
+	for _, r := range s {
+		switch {
+		case r >= 0x2500 && r <= 0x257F:
+			n++
+		case r == ' ':
+		default:
+			return false
+		}
+	}
+	return n >= 3
+}
+
+// classify reads one line of rendered text.
+func classify(raw string) line {
+	s := trimFrameRight(raw)
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return line{kind: kindBlank}
+	}
+	if isFrame(s) {
+		return line{kind: kindFrame, text: s}
+	}
+	k := stripMarkers(s, true)
+	if strings.HasPrefix(k, "**") {
+		k = strings.Replace(strings.Replace(k, "**", "", 1), "**", "", 1)
+	}
+	if v, ok := strings.CutPrefix(k, "CHECKPOINT:"); ok {
+		return line{kind: kindKey, field: fieldTask, value: strings.TrimSpace(v), text: k}
+	}
+	if len(k) > 6 {
+		lower := strings.ToLower(k[:min(len(k), 22)])
+		for _, p := range keyPrefixes {
+			if strings.HasPrefix(lower, p.prefix) {
+				return line{kind: kindKey, field: p.f, value: strings.TrimSpace(k[len(p.prefix):]), text: k}
+			}
+		}
+	}
+	it := stripMarkers(s, false)
+	if item, ok := listItem(it); ok {
+		return line{kind: kindItem, value: item, text: it}
+	}
+	return line{kind: kindText, text: k}
+}
+
+// listItem recognises "- x", "* x", "• x", "1. x" and "1) x".
+func listItem(s string) (string, bool) {
+	for _, b := range []string{"- ", "* ", "• ", "‣ ", "◦ ", "· ", "– "} {
+		if rest, ok := strings.CutPrefix(s, b); ok {
+			return strings.TrimSpace(rest), true
+		}
+	}
+	i := 0
+	for i < len(s) && i < 4 && s[i] >= '0' && s[i] <= '9' {
+		i++
+	}
+	if i > 0 && i+1 < len(s) && (s[i] == '.' || s[i] == ')') && s[i+1] == ' ' {
+		return strings.TrimSpace(s[i+2:]), true
+	}
+	return "", false
+}

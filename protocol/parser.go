@@ -1,0 +1,323 @@
+package protocol
+
+import (
+	"hash/fnv"
+	"strconv"
+	"strings"
+)
+
+// candidate is one CHECKPOINT: block found in text, valid or not.
+type candidate struct {
+	block  Block
+	reason string   // why it was rejected; empty when valid
+	lines  []string // its text lines, markers stripped
+	open   bool     // it ran to the end of the text: it may still be growing
+}
+
+func (c *candidate) valid() bool { return c.reason == "" }
+
+// key identifies the candidate's content: equal for repaints and re-wraps.
+func (c *candidate) key() string {
+	if c.valid() {
+		return c.block.Key()
+	}
+	return rejectKey(c.reason, c.lines)
+}
+
+// text is the candidate as one string, for OnReject.
+func (c *candidate) text() string { return strings.Join(c.lines, "\n") }
+
+// blockParser reads classified lines one at a time. Rules:
+//   - a block starts at a "CHECKPOINT: <id>" line;
+//   - a key line (at any indentation, after any reply marker) sets its field;
+//     a repeated key rejects the block;
+//   - a list item belongs to the last list field (Completed, Remaining,
+//     Files Modified, Blockers);
+//   - a text line right after a list item, Files Modified, Notes or Resume
+//     continues it (a hard wrap); after any other line it ends the block;
+//   - one blank line may sit inside a block, two end it; a frame line or a
+//     new CHECKPOINT: line ends it.
+type blockParser struct {
+	active bool
+	c      candidate
+	seen   [fieldResume + 1]bool
+	last   field
+	blanks int
+	prog   string // the raw Estimated Progress value
+	done   []candidate
+}
+
+func (p *blockParser) start(l line) {
+	p.active = true
+	p.c = candidate{lines: []string{l.text}}
+	p.seen = [fieldResume + 1]bool{}
+	p.seen[fieldTask] = true
+	p.c.block.Task = l.value
+	p.last = fieldTask
+	p.blanks = 0
+	p.prog = ""
+}
+
+// feed takes the next line.
+func (p *blockParser) feed(l line) {
+	if !p.active {
+		if l.kind == kindKey && l.field == fieldTask {
+			p.start(l)
+		}
+		return
+	}
+	switch l.kind {
+	case kindBlank:
+		p.blanks++
+		if p.blanks >= 2 {
+			p.end(false, "")
+		}
+		return
+	case kindFrame:
+		p.end(false, "block cut off by a frame line")
+		return
+	case kindKey:
+		if l.field == fieldTask {
+			p.end(false, "")
+			p.start(l)
+			return
+		}
+		if p.seen[l.field] {
+			p.c.lines = append(p.c.lines, l.text)
+			p.c.reason = "duplicate " + l.field.String() + " line"
+			p.end(false, "")
+			return
+		}
+		p.seen[l.field] = true
+		p.last = l.field
+		p.setField(l.field, l.value)
+	case kindItem:
+		switch {
+		case isList(p.last):
+			p.appendItem(l.value)
+		case (p.last == fieldNotes || p.last == fieldResume) && p.blanks == 0:
+			p.appendText(l.text)
+		default:
+			p.end(false, "")
+			return
+		}
+	case kindText:
+		if p.blanks > 0 || !p.continues() {
+			p.end(false, "")
+			return
+		}
+		p.appendText(l.text)
+	}
+	p.blanks = 0
+	p.c.lines = append(p.c.lines, l.text)
+}
+
+func isList(f field) bool {
+	return f == fieldCompleted || f == fieldRemaining || f == fieldFiles || f == fieldBlockers
+}
+
+// continues reports whether a text line right now would be a hard-wrapped
+// continuation of the last field.
+func (p *blockParser) continues() bool {
+	b := &p.c.block
+	switch p.last {
+	case fieldCompleted:
+		return len(b.Completed) > 0
+	case fieldRemaining:
+		return len(b.Remaining) > 0
+	case fieldBlockers:
+		return len(b.Blockers) > 0
+	case fieldFiles:
+		return len(b.FilesModified) > 0
+	case fieldNotes, fieldResume:
+		return true
+	}
+	return false
+}
+
+func (p *blockParser) setField(f field, v string) {
+	b := &p.c.block
+	switch f {
+	case fieldStatus:
+		b.Status = v
+	case fieldProgress:
+		p.prog = v
+	case fieldNotes:
+		b.Notes = v
+	case fieldResume:
+		b.Resume = v
+	case fieldFiles:
+		if isPlaceholder(v) && p.c.reason == "" {
+			p.c.reason = "placeholder in Files Modified: " + strconv.Quote(v)
+		}
+		b.FilesModified = splitFiles(v)
+	default: // Completed, Remaining, Blockers may carry one inline item
+		if v != "" && !isNone(v) {
+			p.appendItem(v)
+		}
+	}
+}
+
+func (p *blockParser) list() *[]string {
+	b := &p.c.block
+	switch p.last {
+	case fieldCompleted:
+		return &b.Completed
+	case fieldRemaining:
+		return &b.Remaining
+	case fieldBlockers:
+		return &b.Blockers
+	case fieldFiles:
+		return &b.FilesModified
+	}
+	return nil
+}
+
+func (p *blockParser) appendItem(v string) {
+	l := p.list()
+	if p.last == fieldFiles {
+		*l = append(*l, splitFiles(v)...)
+		return
+	}
+	if isNone(v) {
+		return
+	}
+	*l = append(*l, v)
+}
+
+// appendText joins a hard-wrapped continuation line to the last field.
+func (p *blockParser) appendText(t string) {
+	b := &p.c.block
+	switch p.last {
+	case fieldNotes:
+		b.Notes = joinSpace(b.Notes, t)
+	case fieldResume:
+		b.Resume = joinSpace(b.Resume, t)
+	case fieldFiles:
+		b.FilesModified = append(b.FilesModified, splitFiles(t)...)
+	default:
+		l := p.list()
+		(*l)[len(*l)-1] = joinSpace((*l)[len(*l)-1], t)
+	}
+}
+
+func joinSpace(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a + " " + b
+}
+
+// end closes the current block; open means the text ran out before it ended.
+func (p *blockParser) end(open bool, reason string) {
+	if !p.active {
+		return
+	}
+	p.active = false
+	if p.c.reason == "" {
+		p.c.reason = p.validate(reason, open)
+	}
+	p.c.open = open
+	p.done = append(p.done, p.c)
+}
+
+// flush ends a block still open at the end of the text.
+func (p *blockParser) flush() { p.end(true, "") }
+
+// take returns and forgets the finished candidates.
+func (p *blockParser) take() []candidate {
+	d := p.done
+	p.done = nil
+	return d
+}
+
+var required = []field{fieldStatus, fieldCompleted, fieldRemaining, fieldFiles, fieldProgress}
+
+func (p *blockParser) validate(cut string, open bool) string {
+	var missing []string
+	for _, f := range required {
+		if !p.seen[f] {
+			missing = append(missing, f.String())
+		}
+	}
+	if len(missing) > 0 {
+		m := "missing " + strings.Join(missing, ", ")
+		switch {
+		case cut != "":
+			return cut + " (" + m + ")"
+		case open:
+			return "incomplete block (" + m + ")"
+		}
+		return m
+	}
+	b := &p.c.block
+	if b.Task == "" || isPlaceholder(b.Task) || strings.ContainsAny(b.Task, "<>[]") {
+		return "placeholder or empty task id: " + strconv.Quote(b.Task)
+	}
+	if strings.ContainsAny(b.Task, " \t") {
+		return "task id with spaces: " + strconv.Quote(b.Task)
+	}
+	if isPlaceholder(b.Status) || strings.HasPrefix(b.Status, "<") {
+		return "placeholder in Status: " + strconv.Quote(b.Status)
+	}
+	if !validStatus(b.Status) {
+		return "unknown status: " + strconv.Quote(b.Status)
+	}
+	n, why := parseProgress(p.prog)
+	if why != "" {
+		return why
+	}
+	b.Progress = n
+	for _, l := range []struct {
+		f     field
+		items []string
+	}{{fieldCompleted, b.Completed}, {fieldRemaining, b.Remaining}, {fieldFiles, b.FilesModified}, {fieldBlockers, b.Blockers}} {
+		for _, it := range l.items {
+			if isPlaceholder(it) {
+				return "placeholder in " + l.f.String() + " " + strconv.Quote(it)
+			}
+		}
+	}
+	if isPlaceholder(b.Notes) || isPlaceholder(b.Resume) {
+		return "placeholder in Notes: or Resume:"
+	}
+	return ""
+}
+
+// rejectKey identifies a rejected candidate independent of hard wraps.
+func rejectKey(reason string, lines []string) string {
+	h := fnv.New64a()
+	h.Write([]byte(reason))
+	for _, l := range lines {
+		for _, w := range strings.Fields(l) {
+			h.Write([]byte{0})
+			h.Write([]byte(w))
+		}
+	}
+	return "reject:" + strconv.FormatUint(h.Sum64(), 16)
+}
+
+// parseLines finds every block candidate in rendered lines.
+func parseLines(lines []string) []candidate {
+	var p blockParser
+	for _, s := range lines {
+		p.feed(classify(s))
+	}
+	p.flush()
+	return p.take()
+}
+
+// ParseBlocks returns the valid blocks in text and the reasons the other
+// CHECKPOINT: blocks in it were rejected.
+func ParseBlocks(text string) ([]Block, []string) {
+	var blocks []Block
+	var reasons []string
+	for _, c := range parseLines(strings.Split(text, "\n")) {
+		if c.valid() {
+			blocks = append(blocks, c.block)
+		} else {
+			reasons = append(reasons, c.reason)
+		}
+	}
+	return blocks, reasons
+}

@@ -1,0 +1,69 @@
+// Package protocol is warden's text protocol with an agent: the preamble that
+// opens every first prompt, the CHECKPOINT REQUEST line warden types, the
+// CHECKPOINT block parser, and the Reader that turns raw pty output (plain
+// lines or a TUI drawn with cursor moves) into exactly one record per answer.
+package protocol
+
+import (
+	"fmt"
+	"strings"
+)
+
+// CompleteMarker is the line a team lead agent prints, alone on a line, when
+// it has finished a team checkpoint itself. warden never types it.
+const CompleteMarker = "CHECKPOINT COMPLETE"
+
+// RequestPrefix starts the line warden types to ask for a checkpoint.
+const RequestPrefix = "CHECKPOINT REQUEST:"
+
+// Task is what the preamble needs to know about the agent's work.
+type Task struct {
+	ID    string // task id, e.g. "T060"; empty for an agent without a task
+	Title string // one-line title, optional
+	Lead  bool   // a team lead may end a team checkpoint with CompleteMarker
+}
+
+// Request returns the line warden types to ask for a checkpoint of taskID.
+func Request(taskID string) string {
+	return RequestPrefix + " " + taskID
+}
+
+// Preamble returns the short text that goes first into an agent's first
+// prompt. Its template block uses placeholders ("<...>", "[N]%") that can
+// never parse as a valid block, so its echo can never yield a record, and it
+// never holds CompleteMarker alone on a line.
+func Preamble(task Task) string {
+	id := task.ID
+	if id == "" {
+		id = "<task id>"
+	}
+	var b strings.Builder
+	b.WriteString("You are running under warden, a supervisor for coding agents. ")
+	b.WriteString("warden records your progress so that your work can be resumed by a fresh session ")
+	b.WriteString("if this one stops or its context fills up.\n")
+	if task.ID != "" {
+		fmt.Fprintf(&b, "Your task: %s", task.ID)
+		if task.Title != "" {
+			fmt.Fprintf(&b, " - %s", task.Title)
+		}
+		b.WriteString(".\n")
+	}
+	b.WriteString("\nWhenever you receive a line \"" + RequestPrefix + " <task id>\", finish the step you are on, ")
+	b.WriteString("then reply with a checkpoint block in exactly this form, each line at the start of a line, ")
+	b.WriteString("every value filled in:\n\n")
+	fmt.Fprintf(&b, "CHECKPOINT: %s\n", id)
+	b.WriteString("Status: <implementing | testing | awaiting-verification | blocked | complete>\n")
+	b.WriteString("Completed:\n- <concrete deliverable>\n")
+	b.WriteString("Remaining:\n- <specific next step>\n")
+	b.WriteString("Files Modified: <comma-separated paths, or none>\n")
+	b.WriteString("Estimated Progress: [N]%\n\n")
+	b.WriteString("Status is one of the five words shown; Estimated Progress is a whole number from 0 to 100 ")
+	b.WriteString("followed by %. You may add these optional lines: \"Blockers:\" (a list), \"Notes:\" ")
+	b.WriteString("(one paragraph) and \"Resume:\" (instructions for whoever resumes this task). ")
+	b.WriteString("You may also print a checkpoint block unasked whenever you finish a milestone.\n")
+	if task.Lead {
+		b.WriteString("As the team lead, when you have finished a team checkpoint yourself, print the line ")
+		b.WriteString("\"" + CompleteMarker + "\" (without the quotes) on a line of its own.\n")
+	}
+	return b.String()
+}

@@ -1,0 +1,242 @@
+package protocol
+
+import (
+	"strings"
+	"sync"
+
+	"github.com/hashicorp/go-hclog"
+)
+
+// Mode says how a Reader reads an agent's output.
+type Mode int
+
+const (
+	// ModeLines parses complete lines as they arrive, escape sequences
+	// stripped; for plain, line-oriented programs.
+	ModeLines Mode = iota
+	// ModeScreen feeds a terminal emulator and parses what a person would see:
+	// rows scrolled off the top plus the visible screen, when Quiet is called.
+	ModeScreen
+)
+
+// ReaderOptions configures a Reader. Callbacks run on the goroutine that
+// called Write, Quiet, Typed or Flush, after the Reader's lock is released;
+// Reply runs on the Reader's own goroutine.
+type ReaderOptions struct {
+	Mode       Mode
+	Rows, Cols int // screen size, as given to the pty; default 50×200
+	// ScrollKeep is how many scrolled-off rows stay in the parsed view
+	// (default 500): enough for a block that scrolled away while drawn.
+	ScrollKeep int
+	OnBlock    func(Block)
+	OnReject   func(reason string, text string)
+	OnComplete func()
+	// Reply gets the emulator's answers to terminal queries (ModeScreen);
+	// write them to the pty. It must not block for long.
+	Reply func([]byte)
+}
+
+// Reader is the object the supervisor feeds with one agent's raw pty output.
+// It reports each complete, valid CHECKPOINT block exactly once (see ledger
+// for the rule), rejected blocks with their reason, and CompleteMarker alone
+// on a line. Its methods are safe for concurrent use.
+type Reader struct {
+	mu   sync.Mutex
+	log  hclog.Logger
+	opts ReaderOptions
+	led  *ledger
+	ev   []event
+	done bool
+
+	// echoComplete counts CompleteMarker lines in typed text whose echo is
+	// still to come.
+	echoComplete int
+
+	// ModeLines
+	esc    escFilter
+	fbuf   []byte
+	cur    []byte
+	cr     bool
+	parser blockParser
+
+	// ModeScreen
+	scr    Screen
+	scroll []Row
+	dirty  bool
+	view   []string
+}
+
+type event struct {
+	block    *Block
+	reason   string
+	text     string
+	complete bool
+}
+
+const maxLine = 64 << 10
+
+// NewReader returns a Reader. In ModeScreen it starts a goroutine for the
+// emulator's replies; Flush or Close stops it.
+func NewReader(logger hclog.Logger, opts ReaderOptions) *Reader {
+	if opts.ScrollKeep <= 0 {
+		opts.ScrollKeep = 500
+	}
+	r := &Reader{log: logger.Named("protocol"), opts: opts, led: newLedger()}
+	if opts.Mode == ModeScreen {
+		r.scr = NewScreen(r.log, opts.Cols, opts.Rows, opts.Reply)
+	}
+	return r
+}
+
+// Write takes raw pty output. It never fails.
+func (r *Reader) Write(p []byte) (int, error) {
+	r.mu.Lock()
+	if r.done {
+		r.mu.Unlock()
+		return len(p), nil
+	}
+	if r.scr != nil {
+		r.writeScreen(p)
+	} else {
+		r.fbuf = r.esc.filter(r.fbuf, p, true, r.lineBytes)
+	}
+	r.unlockAndDispatch()
+	return len(p), nil
+}
+
+// Typed tells the Reader what warden just typed into the agent. Blocks and
+// CompleteMarker lines in it are warden's own, so their echo never counts. A
+// text holding a CHECKPOINT REQUEST line starts a new request: what is on
+// screen now is never its answer.
+func (r *Reader) Typed(text string) {
+	r.mu.Lock()
+	if r.done {
+		r.mu.Unlock()
+		return
+	}
+	lines := strings.Split(text, "\n")
+	request := false
+	for _, s := range lines {
+		l := classify(s)
+		if l.kind == kindText && l.text == CompleteMarker {
+			r.echoComplete++
+		}
+		if strings.HasPrefix(strings.TrimSpace(s), RequestPrefix) {
+			request = true
+		}
+	}
+	for _, c := range parseLines(lines) {
+		r.led.addEcho(c.key())
+	}
+	if request {
+		if r.scr != nil {
+			_, counts := r.parseView(false)
+			r.led.newRequest(counts)
+		} else {
+			r.parser.end(false, "")
+			r.handleAll(r.parser.take())
+			r.led.newRequest(nil)
+		}
+		r.log.Debug("checkpoint request typed", "epoch", r.led.epoch)
+	}
+	r.unlockAndDispatch()
+}
+
+// Quiet tells the Reader that output has been quiet for a while: in
+// ModeScreen it reads the screen now; in ModeLines it takes a valid block
+// whose last line has arrived.
+func (r *Reader) Quiet() {
+	r.mu.Lock()
+	if !r.done {
+		if r.scr != nil {
+			r.quietScreen(false)
+		} else {
+			r.quietLines()
+		}
+	}
+	r.unlockAndDispatch()
+}
+
+// Flush reads whatever is left at EOF, reports blocks cut off by the end of
+// output as rejected, and releases the emulator. Later calls do nothing.
+func (r *Reader) Flush() {
+	r.mu.Lock()
+	if !r.done {
+		if r.scr != nil {
+			r.quietScreen(true)
+		} else {
+			if len(r.cur) > 0 {
+				r.endLine()
+			}
+			r.parser.flush()
+			r.handleAll(r.parser.take())
+		}
+		r.close()
+	}
+	r.unlockAndDispatch()
+}
+
+// Close releases the emulator without reading further. Safe to call twice.
+func (r *Reader) Close() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.close()
+	return nil
+}
+
+func (r *Reader) close() {
+	r.done = true
+	if r.scr != nil {
+		_ = r.scr.Close()
+	}
+}
+
+func (r *Reader) unlockAndDispatch() {
+	ev := r.ev
+	r.ev = nil
+	r.mu.Unlock()
+	for _, e := range ev {
+		switch {
+		case e.complete:
+			if r.opts.OnComplete != nil {
+				r.opts.OnComplete()
+			}
+		case e.block != nil:
+			if r.opts.OnBlock != nil {
+				r.opts.OnBlock(*e.block)
+			}
+		default:
+			if r.opts.OnReject != nil {
+				r.opts.OnReject(e.reason, e.text)
+			}
+		}
+	}
+}
+
+// report queues the event for candidate c if it is not echo and not yet
+// reported in this epoch.
+func (r *Reader) report(c *candidate, key string) {
+	if r.led.isEcho(key) || !r.led.once(key) {
+		return
+	}
+	if c.valid() {
+		b := c.block
+		r.log.Debug("checkpoint block read", "task", b.Task, "status", b.Status, "progress", b.Progress)
+		r.ev = append(r.ev, event{block: &b})
+		return
+	}
+	r.log.Debug("checkpoint block rejected", "reason", c.reason)
+	r.ev = append(r.ev, event{reason: c.reason, text: c.text()})
+}
+
+// complete queues OnComplete for n new CompleteMarker lines, after echoes.
+func (r *Reader) complete(n int) {
+	used := min(n, r.echoComplete)
+	r.echoComplete -= used
+	if n-used > 0 && r.led.once(completeKey) {
+		r.log.Debug("checkpoint complete read")
+		r.ev = append(r.ev, event{complete: true})
+	}
+}
+
+const completeKey = "complete"

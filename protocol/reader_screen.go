@@ -1,0 +1,72 @@
+package protocol
+
+// ModeScreen: bytes go through the emulator; rows that scroll off the top
+// are kept (the last ScrollKeep of them) and parsed together with the visible
+// screen at Quiet, as one view.
+
+func (r *Reader) writeScreen(p []byte) {
+	_, _ = r.scr.Write(p)
+	rows, cleared := r.scr.ScrolledOff()
+	if cleared {
+		r.scroll = r.scroll[:0]
+	}
+	r.scroll = append(r.scroll, rows...)
+	if keep := r.opts.ScrollKeep; len(r.scroll) > 2*keep {
+		n := copy(r.scroll, r.scroll[len(r.scroll)-keep:])
+		r.scroll = r.scroll[:n]
+	}
+	r.dirty = true
+}
+
+// parseView parses scrolled-off rows plus the screen. It returns the
+// candidates and the copy count of each content key (and of completeKey).
+// Without final, blocks that run to the end of the view and do not parse are
+// left out: they may still be drawing.
+func (r *Reader) parseView(final bool) ([]candidate, map[string]int) {
+	start := max(0, len(r.scroll)-r.opts.ScrollKeep)
+	r.view = joinRows(r.scroll[start:], r.view[:0])
+	r.view = joinRows(r.scr.Rows(), r.view)
+	counts := map[string]int{}
+	for _, s := range r.view {
+		if l := classify(s); l.kind == kindText && l.text == CompleteMarker {
+			counts[completeKey]++
+		}
+	}
+	cands := parseLines(r.view)
+	kept := cands[:0]
+	for _, c := range cands {
+		if c.open && !c.valid() && !final {
+			continue
+		}
+		counts[c.key()]++
+		kept = append(kept, c)
+	}
+	return kept, counts
+}
+
+func (r *Reader) quietScreen(final bool) {
+	if !r.dirty && !final {
+		return
+	}
+	r.dirty = false
+	cands, counts := r.parseView(final)
+	order := make([]string, 0, len(cands)+1)
+	byKey := make(map[string]*candidate, len(cands))
+	if counts[completeKey] > 0 {
+		order = append(order, completeKey)
+	}
+	for i := range cands {
+		k := cands[i].key()
+		if _, ok := byKey[k]; !ok {
+			byKey[k] = &cands[i]
+			order = append(order, k)
+		}
+	}
+	for _, g := range r.led.observe(order, counts) {
+		if g.key == completeKey {
+			r.complete(g.n)
+			continue
+		}
+		r.report(byKey[g.key], g.key)
+	}
+}
