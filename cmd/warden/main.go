@@ -1,0 +1,73 @@
+// Command warden supervises LLM coding agents: it runs each agent under its
+// own pseudo-terminal, restarts it by its policy, and stops the team cleanly.
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+)
+
+const usage = `usage: warden COMMAND [ARGS]
+
+commands:
+  run TEAM.toml          run the team until every agent is done, or until stopped
+  validate TEAM.toml     check a team file; every error with file:line:col
+
+exit codes: 0 done, 1 an agent or task failed, 2 bad usage or team file, 130 stopped by the user
+`
+
+// exitError carries a process exit code up to main, the one place that exits.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string {
+	if e.err == nil {
+		return fmt.Sprintf("exit %d", e.code)
+	}
+	return e.err.Error()
+}
+
+func usageError(format string, a ...any) error {
+	return &exitError{code: 2, err: fmt.Errorf(format, a...)}
+}
+
+func main() {
+	os.Exit(realMain(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// realMain dispatches a subcommand and turns its error into an exit code.
+func realMain(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return 2
+	}
+	var err error
+	switch args[0] {
+	case "run":
+		err = cmdRun(args[1:], stdout, stderr)
+	case "validate":
+		err = cmdValidate(args[1:], stdout)
+	case "help", "-h", "--help":
+		fmt.Fprint(stdout, usage)
+		return 0
+	default:
+		err = usageError("unknown command %q\n%s", args[0], usage)
+	}
+	var ee *exitError
+	switch {
+	case err == nil:
+		return 0
+	case errors.As(err, &ee):
+		if ee.err != nil {
+			fmt.Fprintln(stderr, "warden:", ee.err)
+		}
+		return ee.code
+	default:
+		fmt.Fprintln(stderr, "warden:", err)
+		return 1
+	}
+}

@@ -1,0 +1,99 @@
+package main
+
+import (
+	"flag"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/hashicorp/go-hclog"
+	"github.com/oklog/run"
+
+	"github.com/wardenhq/warden/internal/clock"
+	"github.com/wardenhq/warden/supervisor"
+)
+
+// cmdRun runs a team: one actor owns the team, one turns signals into a
+// clean stop (first) or a forced one (second).
+func cmdRun(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	logLevel := fs.String("log-level", envOr("WARDEN_LOG_LEVEL", "info"), "log level: trace, debug, info, warn, error")
+	if err := fs.Parse(args); err != nil {
+		return &exitError{code: 2}
+	}
+	if fs.NArg() != 1 {
+		return usageError("usage: warden run TEAM.toml")
+	}
+	cfg, err := loadTeam(fs.Arg(0))
+	if err != nil {
+		return err
+	}
+	logger := newLogger(stderr, *logLevel)
+	team, err := supervisor.New(logger, cfg, clock.Real{})
+	if err != nil {
+		return &exitError{code: 2, err: err}
+	}
+
+	var result supervisor.Result
+	var g run.Group
+	{
+		// The team: returns when every agent is done for good, or stopped.
+		g.Add(func() error {
+			result = team.Run()
+			return nil
+		}, func(error) {
+			team.Stop(false)
+		})
+	}
+	{
+		// Signals: the first INT/TERM stops the team cleanly, a second forces.
+		// The registration lives until the team is done, so a second Ctrl-C
+		// reaches us instead of killing warden and orphaning the agents.
+		sigs := make(chan os.Signal, 2)
+		signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+		done := make(chan struct{})
+		g.Add(func() error {
+			defer signal.Stop(sigs)
+			for n := 0; ; n++ {
+				select {
+				case sig := <-sigs:
+					if n == 0 {
+						logger.Warn("received signal, stopping the team", "signal", sig.String())
+						team.Stop(true)
+					} else {
+						logger.Warn("received second signal, forcing", "signal", sig.String())
+						team.Force()
+					}
+				case <-done:
+					return nil
+				}
+			}
+		}, func(error) {
+			close(done)
+		})
+	}
+	if err := g.Run(); err != nil {
+		return err
+	}
+	if code := result.ExitCode(); code != 0 {
+		return &exitError{code: code}
+	}
+	return nil
+}
+
+func newLogger(w io.Writer, level string) hclog.Logger {
+	return hclog.New(&hclog.LoggerOptions{
+		Name:   "warden",
+		Level:  hclog.LevelFromString(level),
+		Output: w,
+	})
+}
+
+func envOr(key, def string) string {
+	if v := os.Getenv(key); v != "" {
+		return v
+	}
+	return def
+}

@@ -1,0 +1,94 @@
+package supervisor
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/wardenhq/warden/internal/fakeagent"
+	"github.com/wardenhq/warden/supervisor/config"
+)
+
+func TestMain(m *testing.M) {
+	fakeagent.Main()
+	os.Exit(m.Run())
+}
+
+// fakeAgent is one [[agent]] running the test binary as a fake agent.
+type fakeAgent struct {
+	name, mode, restart string
+	maxRestarts         int
+}
+
+// writeTeam writes a team file of fake agents into a temp dir and loads it
+// through the real decoder.
+func writeTeam(t *testing.T, header string, agents ...fakeAgent) *config.Team {
+	t.Helper()
+	dir := t.TempDir()
+	var b strings.Builder
+	fmt.Fprintf(&b, "name = %q\n%s\n", t.Name(), header)
+	for _, a := range agents {
+		argv := fakeagent.Command(a.mode)
+		q := make([]string, len(argv))
+		for i, s := range argv {
+			q[i] = fmt.Sprintf("%q", s)
+		}
+		fmt.Fprintf(&b, "\n[[agent]]\nname = %q\ncommand = [%s]\n", a.name, strings.Join(q, ", "))
+		fmt.Fprintf(&b, "env = {")
+		for i, kv := range fakeagent.Env(a.mode) {
+			k, v, _ := strings.Cut(kv, "=")
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			fmt.Fprintf(&b, "%s = %q", k, v)
+		}
+		b.WriteString("}\n")
+		if a.restart != "" {
+			fmt.Fprintf(&b, "restart = %q\nmax_restarts = %d\n", a.restart, a.maxRestarts)
+		}
+	}
+	path := filepath.Join(dir, "team.toml")
+	if err := os.WriteFile(path, []byte(b.String()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := config.Load(path)
+	if err != nil {
+		t.Fatalf("team file:\n%s\n%v", b.String(), err)
+	}
+	return cfg
+}
+
+func testLogger(t *testing.T) hclog.Logger {
+	return hclog.New(&hclog.LoggerOptions{Name: t.Name(), Level: hclog.Debug, Output: testWriter{t}})
+}
+
+type testWriter struct{ t *testing.T }
+
+func (w testWriter) Write(p []byte) (int, error) {
+	w.t.Log(strings.TrimRight(string(p), "\n"))
+	return len(p), nil
+}
+
+// eventsOf returns the events of a state dir as (event, agent) pairs.
+func eventsOf(t *testing.T, cfg *config.Team) []map[string]any {
+	t.Helper()
+	evs, err := ReadEvents(filepath.Join(cfg.StateDir, "events.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return evs
+}
+
+func countEvents(evs []map[string]any, event, agent string) int {
+	n := 0
+	for _, e := range evs {
+		if e["event"] == event && (agent == "" || e["agent"] == agent) {
+			n++
+		}
+	}
+	return n
+}

@@ -1,0 +1,102 @@
+package supervisor
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/wardenhq/warden/internal/clock"
+)
+
+// Restart modes of the team file's `restart` key.
+const (
+	RestartNever     = "never"
+	RestartOnFailure = "on-failure"
+	RestartAlways    = "always"
+)
+
+// Decision is what a RestartPolicy says after an exit.
+type Decision struct {
+	Restart bool          // start the agent again
+	Delay   time.Duration // after this backoff
+	Failed  bool          // give up: the agent is failed
+	Reason  string        // why, for the log and events
+}
+
+// RestartPolicy decides whether and when an exited agent starts again:
+// exponential backoff between restarts (Initial, doubled up to Max), reset
+// once a run has lasted StableAfter, and a burst limit: more than Burst
+// restarts within Window ends in failed. It is a plain object driven by an
+// injected clock, so it is tested without processes or sleeps.
+type RestartPolicy struct {
+	Mode        string
+	Burst       int // the team file's max_restarts
+	Window      time.Duration
+	Initial     time.Duration
+	Max         time.Duration
+	StableAfter time.Duration
+
+	clock    clock.Clock
+	started  time.Time
+	backoff  time.Duration
+	restarts []time.Time
+}
+
+// NewRestartPolicy returns the policy with warden's defaults: backoff 1s
+// doubling to 1m, reset after 30s of stable running, and max_restarts
+// restarts allowed within 10 minutes.
+func NewRestartPolicy(mode string, maxRestarts int, clk clock.Clock) *RestartPolicy {
+	return &RestartPolicy{
+		Mode:        mode,
+		Burst:       maxRestarts,
+		Window:      10 * time.Minute,
+		Initial:     time.Second,
+		Max:         time.Minute,
+		StableAfter: 30 * time.Second,
+		clock:       clk,
+	}
+}
+
+// Started records that a run began now.
+func (p *RestartPolicy) Started() { p.started = p.clock.Now() }
+
+// Exited decides what follows an exit; success is whether the process
+// exited with code 0. A stopping team never restarts anything.
+func (p *RestartPolicy) Exited(success, stopping bool) Decision {
+	now := p.clock.Now()
+	switch {
+	case stopping:
+		return Decision{Reason: "team is stopping"}
+	case p.Mode == RestartNever:
+		return Decision{Failed: !success, Reason: "restart = never"}
+	case p.Mode == RestartOnFailure && success:
+		return Decision{Reason: "exited successfully"}
+	}
+	if !p.started.IsZero() && now.Sub(p.started) >= p.StableAfter {
+		p.backoff = 0 // a stable run resets the backoff
+	}
+	p.restarts = p.recent(now)
+	if len(p.restarts) >= p.Burst {
+		return Decision{Failed: true, Reason: fmt.Sprintf(
+			"restart limit reached: %d restarts within %s (max_restarts = %d)",
+			len(p.restarts), p.Window, p.Burst)}
+	}
+	if p.backoff == 0 {
+		p.backoff = p.Initial
+	} else {
+		p.backoff = min(2*p.backoff, p.Max)
+	}
+	p.restarts = append(p.restarts, now)
+	return Decision{Restart: true, Delay: p.backoff,
+		Reason: fmt.Sprintf("restart %d of %d within %s", len(p.restarts), p.Burst, p.Window)}
+}
+
+// recent keeps the restarts that are still inside the burst window.
+func (p *RestartPolicy) recent(now time.Time) []time.Time {
+	kept := p.restarts[:0]
+	for _, t := range p.restarts {
+		if now.Sub(t) < p.Window {
+			kept = append(kept, t)
+		}
+	}
+	return kept
+}

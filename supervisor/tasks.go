@@ -1,0 +1,163 @@
+package supervisor
+
+import (
+	"sync"
+
+	"github.com/wardenhq/warden/supervisor/config"
+)
+
+// Task states.
+const (
+	TaskPending   = "pending"   // waiting for a free agent
+	TaskBlocked   = "blocked"   // a blocked_by task is not complete yet
+	TaskRunning   = "running"   // an agent works on it
+	TaskVerifying = "verifying" // the agent said it is done; verify runs
+	TaskComplete  = "complete"
+	TaskFailed    = "failed"
+)
+
+// taskState is one [[task]] and where it stands.
+type taskState struct {
+	cfg      config.Task
+	state    string
+	owner    string // agent working on it, or last one that did
+	attempt  int    // sessions started for it
+	progress int
+	summary  string // last checkpoint's status line
+	verify   string // last verify result
+	reason   string // why it failed
+}
+
+// Queue hands tasks to free agents in file order, respecting blocked_by and
+// a task's `agent`. It is a plain object; the supervisor serialises use.
+type Queue struct {
+	mu    sync.Mutex
+	tasks []*taskState
+	byID  map[string]*taskState
+}
+
+// NewQueue builds the queue from the team's tasks.
+func NewQueue(tasks []config.Task) *Queue {
+	q := &Queue{byID: map[string]*taskState{}}
+	for _, t := range tasks {
+		ts := &taskState{cfg: t, state: TaskPending}
+		q.tasks = append(q.tasks, ts)
+		q.byID[t.ID] = ts
+	}
+	q.refresh()
+	return q
+}
+
+// refresh marks tasks blocked or pending by their dependencies.
+func (q *Queue) refresh() {
+	for _, t := range q.tasks {
+		if t.state != TaskPending && t.state != TaskBlocked {
+			continue
+		}
+		t.state = TaskPending
+		for _, dep := range t.cfg.BlockedBy {
+			if d := q.byID[dep]; d == nil || d.state != TaskComplete {
+				t.state = TaskBlocked
+			}
+		}
+	}
+}
+
+// Take gives agent the next available task, marking it running, or nil.
+func (q *Queue) Take(agent string) *config.Task {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	for _, t := range q.tasks {
+		if t.state == TaskPending && (t.cfg.Agent == "" || t.cfg.Agent == agent) {
+			t.state, t.owner = TaskRunning, agent
+			t.attempt++
+			c := t.cfg
+			return &c
+		}
+	}
+	return nil
+}
+
+// Set moves a task to a new state; complete tasks unblock their dependents.
+func (q *Queue) Set(id, state, reason string) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if t := q.byID[id]; t != nil {
+		t.state, t.reason = state, reason
+		q.refresh()
+	}
+}
+
+// Progress records a task's last checkpoint summary.
+func (q *Queue) Progress(id string, progress int, summary string) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if t := q.byID[id]; t != nil {
+		t.progress, t.summary = progress, summary
+	}
+}
+
+// Verified records the result of a task's verify command.
+func (q *Queue) Verified(id, result string) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if t := q.byID[id]; t != nil {
+		t.verify = result
+	}
+}
+
+// Release puts a running task back in the queue (its agent stopped without
+// finishing it); the next free agent resumes it from its checkpoint.
+func (q *Queue) Release(id string) {
+	q.Set(id, TaskPending, "")
+}
+
+// Open reports whether any task can still make progress: pending, running
+// or verifying, or blocked behind one of those.
+func (q *Queue) Open() bool {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	for _, t := range q.tasks {
+		switch t.state {
+		case TaskPending, TaskRunning, TaskVerifying:
+			return true
+		}
+	}
+	return false
+}
+
+// TaskStatus is one task as the dashboard and status see it.
+type TaskStatus struct {
+	ID        string   `json:"id"`
+	Title     string   `json:"title"`
+	State     string   `json:"state"`
+	Owner     string   `json:"owner,omitempty"`
+	Attempt   int      `json:"attempt"`
+	Progress  int      `json:"progress"`
+	Summary   string   `json:"summary,omitempty"`
+	BlockedBy []string `json:"blocked_by,omitempty"`
+	Verify    string   `json:"verify,omitempty"`
+	Reason    string   `json:"reason,omitempty"`
+}
+
+// Snapshot lists every task in file order.
+func (q *Queue) Snapshot() []TaskStatus {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	out := make([]TaskStatus, 0, len(q.tasks))
+	for _, t := range q.tasks {
+		out = append(out, TaskStatus{ID: t.cfg.ID, Title: t.cfg.Title, State: t.state, Owner: t.owner,
+			Attempt: t.attempt, Progress: t.progress, Summary: t.summary,
+			BlockedBy: t.cfg.BlockedBy, Verify: t.verify, Reason: t.reason})
+	}
+	return out
+}
+
+// counts returns how many tasks are in each state.
+func counts(ts []TaskStatus) map[string]int {
+	m := map[string]int{}
+	for _, t := range ts {
+		m[t.State]++
+	}
+	return m
+}
