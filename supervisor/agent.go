@@ -109,6 +109,9 @@ func (a *agent) runOnce() (exit runner.Exit, stopped bool) {
 	select {
 	case <-proc.Done():
 		exit = proc.Exit()
+		if proc.Alive() {
+			a.stopLeftovers(proc)
+		}
 	case <-a.team.stopping:
 		exit = a.stop(proc)
 		stopped = true
@@ -137,6 +140,29 @@ func (a *agent) stop(proc *runner.Process) runner.Exit {
 		proc.Kill()
 	}
 	return exit
+}
+
+// stopLeftovers ends what an exited agent left running in its group or
+// escaped from it (a background server, a stray grandchild): TERM now, KILL
+// after shutdown_timeout, or at the team's own deadline if that comes first.
+func (a *agent) stopLeftovers(proc *runner.Process) {
+	a.log.Warn("agent exited and left processes behind, stopping them", "pgid", proc.Pid())
+	ctx, cancel := context.WithTimeout(context.Background(), a.team.cfg.ShutdownTimeout)
+	defer cancel()
+	go func() {
+		select {
+		case <-a.team.stopping:
+			select {
+			case <-a.team.shutdownCtx().Done():
+				cancel()
+			case <-ctx.Done():
+			}
+		case <-ctx.Done():
+		}
+	}()
+	if proc.Stop(ctx); ctx.Err() != nil {
+		a.team.events.Emit(EvAgentForceTerminated, a.cfg.Name, "", "pid", proc.Pid(), "reason", "left processes behind")
+	}
 }
 
 func (a *agent) setState(state string, exit runner.Exit, reason string) {
