@@ -1,5 +1,7 @@
 package protocol
 
+import "strings"
+
 // ledger decides which sightings of a block are new answers. It is the
 // exactly-once rule of the Reader:
 //
@@ -17,11 +19,13 @@ package protocol
 //     set to its count at that moment, without recording anything: a block
 //     visible before the request is never the answer to it. The same content
 //     answered again after the request adds a copy, and counts.
-//   - Echo. Blocks (valid or not) inside text warden typed are remembered;
-//     the same content in the output is warden's own echo, and is ignored for
-//     good. An agent that answers with exactly the content of a block warden
-//     typed to it (e.g. an unchanged checkpoint from a handoff) is therefore
-//     not recorded; any change to any field makes it a new answer.
+//   - Echo. The text warden typed (Reader.Typed) is remembered, in canonical
+//     form (markers, bullets, wraps and spacing removed), for the last 16
+//     texts. A block, valid or not, whose canonical text occurs inside one of
+//     them is warden's own echo and is never reported. An agent that answers
+//     with exactly the text of a block warden typed to it (an unchanged
+//     checkpoint quoted in a handoff) is therefore not recorded; any change
+//     to any field makes it a new answer.
 //
 // In lines mode every finished block is a fresh copy (plain output is never
 // repainted), so only the epoch and echo rules apply.
@@ -29,14 +33,16 @@ type ledger struct {
 	epoch    int
 	base     map[string]int // copies accounted for, per content key
 	recorded map[string]int // content key -> epoch it was last reported in
-	echo     map[string]struct{}
-	echoFIFO []string
+	typed    []string       // canonical words of recently typed texts
 }
 
-const maxEcho = 256
+const (
+	maxTyped      = 16
+	maxTypedBytes = 1 << 20
+)
 
 func newLedger() *ledger {
-	return &ledger{base: map[string]int{}, recorded: map[string]int{}, echo: map[string]struct{}{}}
+	return &ledger{base: map[string]int{}, recorded: map[string]int{}}
 }
 
 // newRequest starts a new epoch; counts is the current view (screen mode).
@@ -51,22 +57,28 @@ func (l *ledger) newRequest(counts map[string]int) {
 	}
 }
 
-// addEcho remembers content warden typed.
-func (l *ledger) addEcho(key string) {
-	if _, ok := l.echo[key]; ok {
-		return
+// addTyped remembers text warden typed, as canonical words.
+func (l *ledger) addTyped(words string) {
+	if len(words) > maxTypedBytes {
+		words = words[len(words)-maxTypedBytes:]
 	}
-	l.echo[key] = struct{}{}
-	l.echoFIFO = append(l.echoFIFO, key)
-	if len(l.echoFIFO) > maxEcho {
-		delete(l.echo, l.echoFIFO[0])
-		l.echoFIFO = l.echoFIFO[1:]
+	l.typed = append(l.typed, words)
+	if len(l.typed) > maxTyped {
+		l.typed = l.typed[1:]
 	}
 }
 
-func (l *ledger) isEcho(key string) bool {
-	_, ok := l.echo[key]
-	return ok
+// isEcho reports whether a candidate's canonical words occur in typed text.
+func (l *ledger) isEcho(words string) bool {
+	if words == "" {
+		return false
+	}
+	for _, t := range l.typed {
+		if strings.Contains(t, words) {
+			return true
+		}
+	}
+	return false
 }
 
 // once reports whether key has not been reported in this epoch, and marks it.

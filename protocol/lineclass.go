@@ -167,3 +167,30 @@ func listItem(s string) (string, bool) {
 	}
 	return "", false
 }
+
+// canonical is the line as the protocol means it: reply markers, bullet
+// style, key case and spacing removed. Two renderings of one line agree.
+func (l line) canonical() string {
+	switch l.kind {
+	case kindKey:
+		return l.field.String() + " " + l.value
+	case kindItem:
+		return "- " + l.value
+	}
+	return l.text
+}
+
+// canonicalWords is text in canonical form as one string of words.
+func canonicalWords(lines []string, classified bool) string {
+	var b strings.Builder
+	for _, s := range lines {
+		if !classified {
+			s = classify(s).canonical()
+		}
+		for _, w := range strings.Fields(s) {
+			b.WriteString(w)
+			b.WriteByte(' ')
+		}
+	}
+	return b.String()
+}

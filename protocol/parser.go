@@ -10,7 +10,7 @@ import (
 type candidate struct {
 	block  Block
 	reason string   // why it was rejected; empty when valid
-	lines  []string // its text lines, markers stripped
+	lines  []string // its lines in canonical form (line.canonical)
 	open   bool     // it ran to the end of the text: it may still be growing
 }
 
@@ -35,8 +35,9 @@ func (c *candidate) text() string { return strings.Join(c.lines, "\n") }
 //     Files Modified, Blockers);
 //   - a text line right after a list item, Files Modified, Notes or Resume
 //     continues it (a hard wrap); after any other line it ends the block;
-//   - one blank line may sit inside a block, two end it; a frame line or a
-//     new CHECKPOINT: line ends it.
+//   - one blank line may sit inside a block, two end it, and once every
+//     required line is there one ends it (unless a list key still waits for
+//     its items); a frame line or a new CHECKPOINT: line ends it.
 type blockParser struct {
 	active bool
 	c      candidate
@@ -49,7 +50,7 @@ type blockParser struct {
 
 func (p *blockParser) start(l line) {
 	p.active = true
-	p.c = candidate{lines: []string{l.text}}
+	p.c = candidate{lines: []string{l.canonical()}}
 	p.seen = [fieldResume + 1]bool{}
 	p.seen[fieldTask] = true
 	p.c.block.Task = l.value
@@ -69,7 +70,7 @@ func (p *blockParser) feed(l line) {
 	switch l.kind {
 	case kindBlank:
 		p.blanks++
-		if p.blanks >= 2 {
+		if p.blanks >= 2 || p.complete() && !p.awaitsItems() {
 			p.end(false, "")
 		}
 		return
@@ -83,7 +84,7 @@ func (p *blockParser) feed(l line) {
 			return
 		}
 		if p.seen[l.field] {
-			p.c.lines = append(p.c.lines, l.text)
+			p.c.lines = append(p.c.lines, l.canonical())
 			p.c.reason = "duplicate " + l.field.String() + " line"
 			p.end(false, "")
 			return
@@ -109,7 +110,24 @@ func (p *blockParser) feed(l line) {
 		p.appendText(l.text)
 	}
 	p.blanks = 0
-	p.c.lines = append(p.c.lines, l.text)
+	p.c.lines = append(p.c.lines, l.canonical())
+}
+
+// complete reports whether every required line has been seen.
+func (p *blockParser) complete() bool {
+	for _, f := range required {
+		if !p.seen[f] {
+			return false
+		}
+	}
+	return true
+}
+
+// awaitsItems reports whether the last line was a list key with no items yet
+// (Codex puts a blank line between a list key and its items).
+func (p *blockParser) awaitsItems() bool {
+	l := p.list()
+	return l != nil && len(*l) == 0
 }
 
 func isList(f field) bool {

@@ -125,9 +125,7 @@ func (r *Reader) Typed(text string) {
 			request = true
 		}
 	}
-	for _, c := range parseLines(lines) {
-		r.led.addEcho(c.key())
-	}
+	r.led.addTyped(canonicalWords(lines, false))
 	if request {
 		if r.scr != nil {
 			_, counts := r.parseView(false)
@@ -216,7 +214,7 @@ func (r *Reader) unlockAndDispatch() {
 // report queues the event for candidate c if it is not echo and not yet
 // reported in this epoch.
 func (r *Reader) report(c *candidate, key string) {
-	if r.led.isEcho(key) || !r.led.once(key) {
+	if r.led.isEcho(canonicalWords(c.lines, true)) || !r.led.once(key) {
 		return
 	}
 	if c.valid() {

@@ -1,0 +1,238 @@
+package fakeagent
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// Modes that answer CHECKPOINT REQUEST lines (added by the protocol package):
+//
+//	answer[:same]      plain: print "ready", read stdin lines (tty echo stays on);
+//	                   on "CHECKPOINT REQUEST: X" print a valid block for X (progress
+//	                   10, 20, …; with "same" always the same block); on "complete"
+//	                   print "CHECKPOINT COMPLETE"; on "quit" or end of input exit 0
+//	tui-answer[:same]  the same, drawn like a TUI: raw mode, alternate screen, a
+//	                   composer box that echoes typed text, a title and a spinner
+//	                   (OSC 0 with ✳), words placed with cursor moves instead of
+//	                   spaces, partial frames, the whole screen repainted 10 times
+//	                   per answer, items hard-wrapped at the terminal width; it asks
+//	                   the terminal for device attributes at start
+func init() {
+	Register("answer", modeAnswer)
+	Register("tui-answer", modeTUIAnswer)
+}
+
+// AnswerBlock is the block the answer modes print for task on their n-th
+// answer (n from 1); same keeps n at 1.
+func AnswerBlock(task string, n int) []string {
+	return []string{
+		"CHECKPOINT: " + task,
+		"Status: implementing",
+		"Completed:",
+		"- wrote the parser for the checkpoint blocks that agents print, with a table of tests",
+		"Remaining:",
+		"- wire the reader",
+		"Files Modified: protocol/parser.go, protocol/reader.go",
+		fmt.Sprintf("Estimated Progress: %d%%", min(10*n, 100)),
+		"Notes: answer number " + fmt.Sprint(n) + " from the fake agent, long enough to be wrapped by a narrow terminal window",
+	}
+}
+
+func requestTask(line string) (string, bool) {
+	_, after, ok := strings.Cut(line, "CHECKPOINT REQUEST:")
+	if !ok {
+		return "", false
+	}
+	return strings.TrimSpace(after), true
+}
+
+func modeAnswer(args []string) int {
+	same := len(args) > 0 && args[0] == "same"
+	write([]byte("ready\n"))
+	sc := bufio.NewScanner(os.Stdin)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	n := 0
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if task, ok := requestTask(line); ok {
+			if !same {
+				n++
+			}
+			write([]byte("Working on it.\n" + strings.Join(AnswerBlock(task, max(n, 1)), "\n") + "\n\n"))
+			continue
+		}
+		switch line {
+		case "complete":
+			write([]byte("CHECKPOINT COMPLETE\n"))
+		case "quit":
+			return 0
+		}
+	}
+	return 0
+}
+
+// tui is the fake TUI's state: a transcript and a composer on the alt screen.
+type tui struct {
+	rows, cols int
+	transcript []string
+	composer   string
+}
+
+func (t *tui) frame(spin string) {
+	var b strings.Builder
+	b.WriteString("\x1b[?2026h\x1b[H")
+	top := t.rows - 4 // rows for the header and transcript; 3 for the composer
+	view := t.transcript
+	if len(view) > top-1 {
+		view = view[len(view)-(top-1):]
+	}
+	b.WriteString("\x1b[1;1H\x1b[2K\x1b[1mfake tui\x1b[0m " + spin)
+	for i := range top - 1 {
+		fmt.Fprintf(&b, "\x1b[%d;1H\x1b[2K", i+2)
+		if i < len(view) {
+			b.WriteString(spaced(view[i]))
+		}
+	}
+	bar := strings.Repeat("─", max(t.cols-2, 1))
+	fmt.Fprintf(&b, "\x1b[%d;1H\x1b[2K╭%s╮", t.rows-2, bar)
+	fmt.Fprintf(&b, "\x1b[%d;1H\x1b[2K│ > %s\x1b[%dG│", t.rows-1, t.composer, t.cols)
+	fmt.Fprintf(&b, "\x1b[%d;1H\x1b[2K╰%s╯", t.rows, bar)
+	b.WriteString("\x1b[?2026l")
+	write([]byte(b.String()))
+}
+
+// spaced draws s with each run of spaces replaced by a cursor move (CHA), as
+// Claude Code's renderer does.
+func spaced(s string) string {
+	var b strings.Builder
+	col := 1
+	for i, w := range strings.Split(s, " ") {
+		if i > 0 {
+			col++
+			if w != "" {
+				fmt.Fprintf(&b, "\x1b[%dG", col)
+			}
+		}
+		b.WriteString("\x1b[38;5;252m" + w + "\x1b[39m")
+		col += len([]rune(w))
+	}
+	return b.String()
+}
+
+// wrap hard-wraps s at width with a two-space hanging indent.
+func wrap(s string, width int) []string {
+	var out []string
+	for len([]rune(s)) > width {
+		r := []rune(s)
+		cut := strings.LastIndex(string(r[:width]), " ")
+		if cut <= 2 {
+			cut = len(string(r[:width]))
+		}
+		out = append(out, s[:cut])
+		s = "  " + strings.TrimLeft(s[cut:], " ")
+	}
+	return append(out, s)
+}
+
+func modeTUIAnswer(args []string) int {
+	same := len(args) > 0 && args[0] == "same"
+	old, err := unix.IoctlGetTermios(0, unix.TCGETS)
+	if err == nil {
+		raw := *old
+		raw.Lflag &^= unix.ECHO | unix.ICANON | unix.ISIG
+		raw.Iflag &^= unix.ICRNL
+		_ = unix.IoctlSetTermios(0, unix.TCSETS, &raw)
+		defer func() { _ = unix.IoctlSetTermios(0, unix.TCSETS, old) }()
+	}
+	t := &tui{rows: 24, cols: 80}
+	if ws, err := unix.IoctlGetWinsize(0, unix.TIOCGWINSZ); err == nil && ws.Row >= 8 && ws.Col >= 20 {
+		t.rows, t.cols = int(ws.Row), int(ws.Col)
+	}
+	write([]byte("\x1b[?1049h\x1b[?2004h\x1b[c\x1b]0;\u2733 fake tui\x07\x1b[2J"))
+	t.transcript = []string{"ready"}
+	t.frame("")
+	n := 0
+	in := bufio.NewReader(os.Stdin)
+	for {
+		c, err := in.ReadByte()
+		if err != nil {
+			break
+		}
+		switch {
+		case c == 0x1b: // a reply or a bracketed-paste marker: skip the sequence
+			skipEscape(in)
+		case c == '\r' || c == '\n':
+			line := strings.TrimSpace(t.composer)
+			t.composer = ""
+			if line == "" {
+				continue
+			}
+			t.transcript = append(t.transcript, "", "> "+line)
+			if line == "quit" {
+				write([]byte("\x1b[?2004l\x1b[?1049l"))
+				return 0
+			}
+			if task, ok := requestTask(line); ok {
+				if !same {
+					n++
+				}
+				t.answer(AnswerBlock(task, max(n, 1)))
+			} else if line == "complete" {
+				t.transcript = append(t.transcript, "", "⏺ CHECKPOINT COMPLETE")
+			}
+			t.frame("")
+		case c >= 0x20:
+			t.composer += string(c)
+			t.frame("")
+		}
+	}
+	write([]byte("\x1b[?2004l\x1b[?1049l"))
+	return 0
+}
+
+// answer streams the block into the transcript: a spinner, then each line
+// drawn first half-way and then whole, then ten full repaints.
+func (t *tui) answer(block []string) {
+	for i, s := range []string{"⠋", "⠙", "⠹"} {
+		write([]byte(fmt.Sprintf("\x1b]0;%s working %d\x07", s, i)))
+		t.frame(s + " Thinking…")
+	}
+	t.transcript = append(t.transcript, "")
+	for i, l := range block {
+		prefix := "  "
+		if i == 0 {
+			prefix = "⏺ "
+		}
+		l = strings.Replace(l, "- ", "• ", 1)
+		wrapped := wrap(prefix+l, t.cols-4)
+		first := []rune(wrapped[0])
+		half := string(first[:len(first)/2])
+		t.transcript = append(t.transcript, half)
+		t.frame("⠸")
+		t.transcript = append(t.transcript[:len(t.transcript)-1], wrapped...)
+		t.frame("⠼")
+		time.Sleep(time.Millisecond)
+	}
+	for range 10 {
+		write([]byte("\x1b[2J"))
+		t.frame("")
+	}
+}
+
+func skipEscape(in *bufio.Reader) {
+	c, err := in.ReadByte()
+	if err != nil || c != '[' {
+		return
+	}
+	for {
+		c, err := in.ReadByte()
+		if err != nil || (c >= 0x40 && c <= 0x7e) {
+			return
+		}
+	}
+}
