@@ -45,6 +45,7 @@ type blockParser struct {
 	last   field
 	blanks int
 	prog   string // the raw Estimated Progress value
+	comma  bool   // the Files Modified text so far ended with a comma
 	done   []candidate
 }
 
@@ -169,6 +170,7 @@ func (p *blockParser) setField(f field, v string) {
 			p.c.reason = "placeholder in Files Modified: " + strconv.Quote(v)
 		}
 		b.FilesModified = splitFiles(v)
+		p.comma = strings.HasSuffix(v, ",")
 	default: // Completed, Remaining, Blockers may carry one inline item
 		if v != "" && !isNone(v) {
 			p.appendItem(v)
@@ -212,7 +214,15 @@ func (p *blockParser) appendText(t string) {
 	case fieldResume:
 		b.Resume = joinSpace(b.Resume, t)
 	case fieldFiles:
-		b.FilesModified = append(b.FilesModified, splitFiles(t)...)
+		// A path wrapped inside itself ("docs/" + "trails/index.md", as Codex
+		// wraps) continues the last path unless the line before ended in a comma.
+		more := splitFiles(t)
+		if n := len(b.FilesModified); n > 0 && !p.comma && len(more) > 0 && !strings.HasPrefix(t, ",") {
+			b.FilesModified[n-1] += more[0]
+			more = more[1:]
+		}
+		b.FilesModified = append(b.FilesModified, more...)
+		p.comma = strings.HasSuffix(t, ",")
 	default:
 		l := p.list()
 		(*l)[len(*l)-1] = joinSpace((*l)[len(*l)-1], t)

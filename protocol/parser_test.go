@@ -36,6 +36,8 @@ func TestParseValidVariants(t *testing.T) {
 		{"framed", "│ CHECKPOINT: T060            │\n│ Status: implementing        │\n│ Completed:                  │\n│ * wrote parser              │\n│ 2. added tests              │\n│ Remaining:                  │\n│ 1) wire reader              │\n│ Files Modified: a.go, b.go  │\n│ Estimated Progress: 65 %    │", wantValid},
 		{"hard wrapped item", strings.Replace(validBlock, "- wrote parser", "- wrote\n  parser", 1), wantValid},
 		{"hard wrapped files", strings.Replace(validBlock, "a.go, b.go", "a.go,\n  b.go", 1), wantValid},
+		{"files wrapped inside a path", strings.Replace(validBlock, "a.go, b.go", "a.go, docs/\n    trails/b.md", 1),
+			func() Block { b := wantValid; b.FilesModified = []string{"a.go", "docs/trails/b.md"}; return b }()},
 		{"files as list, lower-case keys", "CHECKPOINT: T1\nstatus: complete\ncompleted: none\nremaining: none\nfiles modified:\n- x.go\nestimated progress: 100%",
 			Block{Task: "T1", Status: "complete", FilesModified: []string{"x.go"}, Progress: 100}},
 		{"files none, optional lines", "CHECKPOINT: T2\nStatus: blocked\nCompleted:\nRemaining:\n- ask for key\nFiles Modified: none\nEstimated Progress: 0%\nBlockers:\n- no API key\nNotes: waited for the key\n  since noon\nResume: run make,\n  then retry\n\nSome prose after the block.",
