@@ -40,7 +40,7 @@ func (d *decoder) team(abs string, doc map[string]any) *Team {
 	}
 	t.SignalFile = filepath.Join(t.StateDir, DefaultSignalFile)
 	if sf, ok := top.nonEmpty("signal_file"); ok {
-		if !filepath.IsLocal(sf) {
+		if !filepath.IsLocal(sf) || filepath.Clean(sf) == "." {
 			d.errorf("signal_file", "signal_file %q must be a relative path inside state_dir", sf)
 		} else {
 			t.SignalFile = filepath.Join(t.StateDir, sf)
@@ -54,7 +54,7 @@ func (d *decoder) team(abs string, doc map[string]any) *Team {
 		t.Agents = append(t.Agents, d.agent(a))
 	}
 	if agentsOK && len(agents) == 0 {
-		d.errorf("", "a team needs at least one [[agent]]")
+		d.errorf("agent", "a team needs at least one [[agent]]") // at agent = [] if written so
 	}
 	tasks, _ := d.tableArray(top, "task")
 	for _, tk := range tasks {

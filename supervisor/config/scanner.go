@@ -3,6 +3,7 @@ package config
 import (
 	"bytes"
 	"strconv"
+	"strings"
 )
 
 // maxDepth bounds nesting of arrays and inline tables the scanner follows.
@@ -241,7 +242,7 @@ func (s *scanner) inlineTable(path string) {
 // separated by one space).
 func (s *scanner) scalar() {
 	start := s.i
-	for !s.eof() && !bytes.ContainsRune([]byte(" \t\r\n,]}#"), rune(s.src[s.i])) {
+	for !s.eof() && strings.IndexByte(" \t\r\n,]}#", s.src[s.i]) < 0 {
 		s.i++
 	}
 	if s.i-start == 10 && s.src[start+4] == '-' && s.src[start+7] == '-' &&
