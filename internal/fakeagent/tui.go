@@ -44,7 +44,7 @@ func AnswerBlock(task string, n int) []string {
 }
 
 func requestTask(line string) (string, bool) {
-	_, after, ok := strings.Cut(line, "CHECKPOINT REQUEST:")
+	after, ok := strings.CutPrefix(strings.TrimSpace(line), "CHECKPOINT REQUEST:")
 	if !ok {
 		return "", false
 	}
@@ -100,10 +100,20 @@ func (t *tui) frame(spin string) {
 	}
 	bar := strings.Repeat("─", max(t.cols-2, 1))
 	fmt.Fprintf(&b, "\x1b[%d;1H\x1b[2K╭%s╮", t.rows-2, bar)
-	fmt.Fprintf(&b, "\x1b[%d;1H\x1b[2K│ > %s\x1b[%dG│", t.rows-1, t.composer, t.cols)
+	b.WriteString(t.composerRow())
 	fmt.Fprintf(&b, "\x1b[%d;1H\x1b[2K╰%s╯", t.rows, bar)
 	b.WriteString("\x1b[?2026l")
 	write([]byte(b.String()))
+}
+
+// composerRow draws the input line: the tail of what was typed, clipped to
+// the box.
+func (t *tui) composerRow() string {
+	r := []rune(t.composer)
+	if w := t.cols - 6; len(r) > w {
+		r = r[len(r)-w:]
+	}
+	return fmt.Sprintf("\x1b[%d;1H\x1b[2K│ > %s\x1b[%dG│", t.rows-1, string(r), t.cols)
 }
 
 // spaced draws s with each run of spaces replaced by a cursor move (CHA), as
@@ -172,7 +182,8 @@ func modeTUIAnswer(args []string) int {
 			if line == "" {
 				continue
 			}
-			t.transcript = append(t.transcript, "", "> "+line)
+			t.transcript = append(t.transcript, "")
+			t.transcript = append(t.transcript, wrap("> "+line, t.cols-4)...)
 			if line == "quit" {
 				write([]byte("\x1b[?2004l\x1b[?1049l"))
 				return 0
@@ -188,7 +199,7 @@ func modeTUIAnswer(args []string) int {
 			t.frame("")
 		case c >= 0x20:
 			t.composer += string(c)
-			t.frame("")
+			write([]byte(t.composerRow()))
 		}
 	}
 	write([]byte("\x1b[?2004l\x1b[?1049l"))
