@@ -1,0 +1,208 @@
+package fakeagent
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+func init() {
+	Register("exit", modeExit)
+	Register("lines", modeLines)
+	Register("partial", modePartial)
+	Register("longline", modeLongLine)
+	Register("flood", modeFlood)
+	Register("idle", modeIdle)
+	Register("ignore", modeIgnore)
+	Register("winsize", modeWinsize)
+	Register("grandchild", func(args []string) int { return modeSpawn(args, false) })
+	Register("escape", func(args []string) int { return modeSpawn(args, true) })
+	Register("crash", modeCrash)
+}
+
+// LongLine returns the n bytes "longline:n" prints before its newline:
+// the decimal digits repeated.
+func LongLine(n int) []byte {
+	b := make([]byte, n)
+	for i := range b {
+		b[i] = '0' + byte(i%10)
+	}
+	return b
+}
+
+// FloodLine is the 64-byte line (63 characters and '\n') "flood" repeats.
+var FloodLine = []byte("flood flood flood flood flood flood flood flood flood flood f..\n")
+
+func intArg(args []string, i, def int) int {
+	if i >= len(args) || args[i] == "" {
+		return def
+	}
+	n, err := strconv.Atoi(args[i])
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "fakeagent: bad number %q\n", args[i])
+		os.Exit(98)
+	}
+	return n
+}
+
+func write(b []byte) {
+	if _, err := os.Stdout.Write(b); err != nil {
+		os.Exit(99)
+	}
+}
+
+func modeExit(args []string) int {
+	code := intArg(args, 0, 0)
+	fmt.Printf("exiting with code %d\n", code)
+	return code
+}
+
+func modeLines(args []string) int {
+	w := bufio.NewWriterSize(os.Stdout, 32<<10)
+	for i := 1; i <= intArg(args, 0, 10); i++ {
+		fmt.Fprintf(w, "line %d\n", i)
+	}
+	if err := w.Flush(); err != nil {
+		return 99
+	}
+	return 0
+}
+
+func modePartial(args []string) int {
+	write([]byte(strings.Join(args, ":")))
+	return 0
+}
+
+func modeLongLine(args []string) int {
+	write(append(LongLine(intArg(args, 0, 1<<20)), '\n'))
+	return 0
+}
+
+func modeFlood(args []string) int {
+	chunk := make([]byte, 0, 64<<10)
+	for len(chunk) < cap(chunk) {
+		chunk = append(chunk, FloodLine...)
+	}
+	total := intArg(args, 0, 1) << 20
+	for total > 0 {
+		n := min(total, len(chunk))
+		write(chunk[:n])
+		total -= n
+	}
+	return 0
+}
+
+// echoOff turns off the terminal's own echo so that only what the mode
+// writes appears on the master side.
+func echoOff() {
+	t, err := unix.IoctlGetTermios(0, unix.TCGETS)
+	if err != nil {
+		return // stdin is not a terminal
+	}
+	t.Lflag &^= unix.ECHO
+	_ = unix.IoctlSetTermios(0, unix.TCSETS, t)
+}
+
+func modeIdle(args []string) int {
+	echoOff()
+	write([]byte("ready\n"))
+	buf := make([]byte, 64<<10)
+	for {
+		n, err := os.Stdin.Read(buf)
+		if n > 0 {
+			write(buf[:n])
+		}
+		if err != nil {
+			return 0
+		}
+	}
+}
+
+func modeIgnore(args []string) int {
+	signal.Ignore(syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
+	write([]byte("ready\n"))
+	for {
+		time.Sleep(time.Hour)
+	}
+}
+
+func modeWinsize(args []string) int {
+	winch := make(chan os.Signal, 1)
+	signal.Notify(winch, syscall.SIGWINCH)
+	for {
+		ws, err := unix.IoctlGetWinsize(0, unix.TIOCGWINSZ)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "fakeagent: TIOCGWINSZ: %v\n", err)
+			return 1
+		}
+		fmt.Printf("size %d %d\n", ws.Row, ws.Col)
+		<-winch
+	}
+}
+
+// modeSpawn starts the binary again in args[0] (default "idle"), optionally in
+// a new session, then exits or idles per args[1] (default "exit").
+func modeSpawn(args []string, setsid bool) int {
+	mode, then := "idle", "exit"
+	if len(args) > 0 && args[0] != "" {
+		mode = args[0]
+	}
+	if len(args) > 1 && args[1] != "" {
+		then = args[1]
+	}
+	pid, err := spawn(mode, setsid)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "fakeagent: spawn: %v\n", err)
+		return 1
+	}
+	fmt.Printf("grandchild %d\n", pid)
+	if then == "idle" {
+		return modeIdle(nil)
+	}
+	return 0
+}
+
+func spawn(mode string, setsid bool) (int, error) {
+	env := make([]string, 0, len(os.Environ())+1)
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, EnvMode+"=") {
+			env = append(env, kv)
+		}
+	}
+	env = append(env, EnvMode+"="+mode)
+	attr := &os.ProcAttr{
+		Env:   env,
+		Files: []*os.File{os.Stdin, os.Stdout, os.Stderr},
+		Sys:   &syscall.SysProcAttr{Setsid: setsid},
+	}
+	p, err := os.StartProcess(self(), []string{self(), "-test.run=^$"}, attr)
+	if err != nil {
+		return 0, fmt.Errorf("start %s grandchild: %w", mode, err)
+	}
+	pid := p.Pid
+	_ = p.Release() // its new parent (us or the subreaper) reaps it
+	return pid, nil
+}
+
+func modeCrash(args []string) int {
+	delay := 50 * time.Millisecond
+	if len(args) > 0 && args[0] != "" {
+		d, err := time.ParseDuration(args[0])
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "fakeagent: bad duration %q\n", args[0])
+			return 98
+		}
+		delay = d
+	}
+	write([]byte("running\n"))
+	time.Sleep(delay)
+	write([]byte("crashing\n"))
+	return intArg(args, 1, 2)
+}

@@ -1,0 +1,111 @@
+package fakeagent
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+)
+
+// worker: a scripted agent working on one task, for the supervisor's end to
+// end tests. Parameters are key=value pairs after the mode name:
+//
+//	worker:steps=3:final=complete:crash=1:unasked=1:silent=1:done=FILE
+//
+//	steps=N    it answers N checkpoint requests; the Nth reports `final`
+//	final=S    complete (default) or awaiting-verification
+//	crash=K    on its first session (a prompt without "You are resuming"),
+//	           exit 1 right after answering request K
+//	unasked=1  print a valid block unasked as soon as the first prompt is in
+//	silent=1   read input but never print anything
+//	done=FILE  on "VERIFY FAILED" create FILE (fixing the work) and answer
+//	           with a complete block at once
+//
+// It prints "RESUME-SEEN: <line>" for every prompt line that carries resume
+// information, so tests can check what a resumed session was told.
+func init() { Register("worker", modeWorker) }
+
+func modeWorker(args []string) int {
+	opt := map[string]string{"steps": "3", "final": "complete"}
+	for _, a := range args {
+		if k, v, ok := strings.Cut(a, "="); ok {
+			opt[k] = v
+		}
+	}
+	steps, _ := strconv.Atoi(opt["steps"])
+	crash, _ := strconv.Atoi(opt["crash"])
+	silent := opt["silent"] == "1"
+	resumed := false
+	answered := 0
+	say := func(format string, a ...any) {
+		if !silent {
+			fmt.Printf(format, a...)
+		}
+	}
+	in := bufio.NewScanner(os.Stdin)
+	in.Buffer(make([]byte, 64<<10), 1<<20)
+	for in.Scan() {
+		line := strings.TrimSpace(in.Text())
+		switch {
+		case strings.HasPrefix(line, "You are resuming"):
+			resumed = true
+			say("RESUME-SEEN: %s\n", line)
+		case strings.HasPrefix(line, "Resume instructions") || strings.HasPrefix(line, "* ") ||
+			strings.HasPrefix(line, "The team handoff"):
+			say("RESUME-SEEN: %s\n", line)
+		case strings.HasPrefix(line, "Your task:"):
+			say("working on it\n")
+			if opt["unasked"] == "1" {
+				printWorkerBlock(say, taskOf(line), 0, steps, "implementing")
+			}
+		case strings.HasPrefix(line, "VERIFY FAILED") && opt["done"] != "":
+			os.WriteFile(opt["done"], []byte("fixed\n"), 0o600)
+			say("fixed what verify found\n")
+			printWorkerBlock(say, strings.TrimSuffix(strings.Fields(line)[3], ":"), steps, steps, opt["final"])
+		case strings.HasPrefix(line, "CHECKPOINT REQUEST:"):
+			task := strings.TrimSpace(strings.TrimPrefix(line, "CHECKPOINT REQUEST:"))
+			answered++
+			status := "implementing"
+			if answered >= steps {
+				status = opt["final"]
+			}
+			printWorkerBlock(say, task, min(answered, steps), steps, status)
+			if crash > 0 && answered == crash && !resumed {
+				say("crashing now\n")
+				return 1
+			}
+		}
+	}
+	return 0
+}
+
+// taskOf returns the task id of a "Your task: T1 - title." line.
+func taskOf(line string) string {
+	f := strings.Fields(strings.TrimPrefix(line, "Your task:"))
+	if len(f) == 0 {
+		return ""
+	}
+	return strings.TrimSuffix(f[0], ".")
+}
+
+func printWorkerBlock(say func(string, ...any), task string, done, steps int, status string) {
+	var b strings.Builder
+	fmt.Fprintf(&b, "CHECKPOINT: %s\nStatus: %s\nCompleted:\n", task, status)
+	if done == 0 {
+		b.WriteString("- read the task\n")
+	}
+	for i := 1; i <= done; i++ {
+		fmt.Fprintf(&b, "- step %d\n", i)
+	}
+	b.WriteString("Remaining:\n")
+	if done >= steps {
+		b.WriteString("- nothing\n")
+	}
+	for i := done + 1; i <= steps; i++ {
+		fmt.Fprintf(&b, "- step %d\n", i)
+	}
+	fmt.Fprintf(&b, "Files Modified: step%d.go\nEstimated Progress: %d%%\n", done, done*100/max(steps, 1))
+	fmt.Fprintf(&b, "Resume: continue with step %d\n\n", done+1)
+	say("%s", b.String())
+}
