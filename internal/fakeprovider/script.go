@@ -1,0 +1,128 @@
+// Package fakeprovider is a scripted stand-in for the model APIs that the
+// real agent CLIs talk to: the Anthropic Messages API (Claude Code), the
+// OpenAI Responses API (Codex CLI) and the Gemini generateContent API (Gemini
+// CLI). It listens on 127.0.0.1, streams each scripted answer the way the
+// real API does (server-sent events, with token usage so context gauges
+// move), and can answer with a usage-limit or rate-limit error in each
+// provider's real shape. Side calls that the CLIs make on their own (thread
+// titles, Gemini's model router) carry a JSON schema; they get a minimal
+// object that fits it and never consume a scripted answer.
+package fakeprovider
+
+import (
+	"time"
+)
+
+// Provider names the API family a request was made to.
+type Provider string
+
+// The three API families the server speaks.
+const (
+	Anthropic Provider = "anthropic"
+	OpenAI    Provider = "openai"
+	Gemini    Provider = "gemini"
+)
+
+// Clock is the time source for reset times and streaming pace;
+// internal/clock's Real and Fake satisfy it.
+type Clock interface {
+	Now() time.Time
+	After(d time.Duration) <-chan time.Time
+}
+
+type realClock struct{}
+
+func (realClock) Now() time.Time                         { return time.Now() }
+func (realClock) After(d time.Duration) <-chan time.Time { return time.After(d) }
+
+// LimitKind tells which error an Answer stands for.
+type LimitKind int
+
+const (
+	// UsageLimit is the hard quota: Claude's unified 5-hour limit rejected,
+	// Codex's usage_limit_reached, Gemini's per-day RESOURCE_EXHAUSTED.
+	// The CLIs show it and do not retry.
+	UsageLimit LimitKind = iota + 1
+	// RateLimit is the transient per-minute limit with a retry delay; the
+	// CLIs retry it on their own.
+	RateLimit
+)
+
+// String names the kind for logs.
+func (k LimitKind) String() string {
+	switch k {
+	case UsageLimit:
+		return "usage_limit"
+	case RateLimit:
+		return "rate_limit"
+	}
+	return "none"
+}
+
+// Limit makes an Answer an error response instead of a model reply.
+type Limit struct {
+	Kind LimitKind
+	// ResetIn is how long until the limit resets, from the script's clock;
+	// zero means 5 hours for UsageLimit and 2 seconds for RateLimit.
+	ResetIn time.Duration
+}
+
+func (l Limit) resetIn() time.Duration {
+	if l.ResetIn > 0 {
+		return l.ResetIn
+	}
+	if l.Kind == RateLimit {
+		return 2 * time.Second
+	}
+	return 5 * time.Hour
+}
+
+// Answer is what the fake model replies to one main request.
+type Answer struct {
+	// Text is the assistant's reply, streamed in chunks.
+	Text string
+	// InputTokens is the prompt size reported in usage; zero estimates it
+	// from the request body (4 bytes a token).
+	InputTokens int
+	// OutputTokens is the reply size reported in usage; zero estimates it
+	// from Text.
+	OutputTokens int
+	// Limit, when set, replaces the reply with the provider's error.
+	Limit *Limit
+}
+
+// Request is what the server saw of one API call; Script.Decide gets it and
+// Server.Requests lists them.
+type Request struct {
+	Provider  Provider
+	Method    string
+	Path      string
+	UserAgent string
+	Model     string
+	Stream    bool
+	// Prompt is the text of the last user message.
+	Prompt string
+	// Side is true for schema-constrained calls the CLI makes on its own
+	// (titles, routing); they are answered from the schema.
+	Side bool
+	// BodyBytes is the size of the request body.
+	BodyBytes int
+	// Answered says what the server sent: "text", "json", "usage_limit",
+	// "rate_limit", "static" or "not_found".
+	Answered string
+}
+
+// Script decides the answers. With Decide set, it answers every main
+// request; otherwise Answers are used in order and the last one repeats.
+// With neither, the reply is "OK".
+type Script struct {
+	Answers []Answer
+	Decide  func(Request) Answer
+	// Clock defaults to the wall clock.
+	Clock Clock
+	// ChunkRunes is how many characters go in one streamed delta
+	// (default 24).
+	ChunkRunes int
+	// Pace is the pause between streamed deltas (default none).
+	Pace time.Duration
+}

@@ -1,0 +1,132 @@
+// Command record runs a real agent CLI (Claude Code, Codex CLI or Gemini
+// CLI) under a pseudo-terminal against internal/fakeprovider, types a first
+// prompt and a CHECKPOINT REQUEST, and writes every byte the CLI wrote to
+// DIR/NAME.raw with a DIR/NAME.json sidecar: what was typed when, and the
+// checkpoint blocks a correct parser must extract. scripts/record-clis.sh
+// runs it for every CLI and scenario.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/wardenhq/warden/internal/fakeprovider"
+)
+
+type options struct {
+	cli, binDir, outDir, name, scenario string
+	cols, rows                          int
+}
+
+func main() {
+	var o options
+	flag.StringVar(&o.cli, "cli", "", "claude, codex or gemini")
+	flag.StringVar(&o.binDir, "bin", "", "directory holding the CLI binaries (scripts/install-clis.sh prints it)")
+	flag.StringVar(&o.outDir, "out", "", "output directory (default protocol/testdata/cli-CLI)")
+	flag.StringVar(&o.scenario, "scenario", "checkpoint", "checkpoint, repeat or usage-limit")
+	flag.StringVar(&o.name, "name", "", "file name without extension (default SCENARIO-COLSxROWS)")
+	flag.IntVar(&o.cols, "cols", 200, "terminal columns")
+	flag.IntVar(&o.rows, "rows", 50, "terminal rows")
+	flag.Parse()
+	logger := hclog.New(&hclog.LoggerOptions{Name: "record", Level: hclog.Info, Output: os.Stderr})
+	if err := run(context.Background(), logger, o); err != nil {
+		logger.Error("recording failed", "error", err)
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context, logger hclog.Logger, o options) error {
+	p, ok := profiles[o.cli]
+	if !ok || o.binDir == "" {
+		return fmt.Errorf("usage: record -cli claude|codex|gemini -bin DIR [-scenario S] [-cols N]")
+	}
+	if o.outDir == "" {
+		o.outDir = filepath.Join("protocol", "testdata", "cli-"+o.cli)
+	}
+	if o.name == "" {
+		o.name = fmt.Sprintf("%s-%dx%d", o.scenario, o.cols, o.rows)
+	}
+	bin := filepath.Join(o.binDir, o.cli)
+	version, err := exec.Command(bin, "--version").Output()
+	if err != nil {
+		return fmt.Errorf("%s --version: %w", bin, err)
+	}
+
+	// A fixed, neutral place (not under /tmp, where Codex refuses to put its
+	// helper links and warns): no home path in the recording, and the
+	// same paths every time so re-recordings diff cleanly.
+	root := filepath.Join("/var/tmp", "warden-record-"+o.cli)
+	if err := os.RemoveAll(root); err != nil {
+		return fmt.Errorf("clean %s: %w", root, err)
+	}
+	home, project := filepath.Join(root, "home"), filepath.Join(root, "project")
+	for _, d := range []string{home, project} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			return fmt.Errorf("create %s: %w", d, err)
+		}
+	}
+	defer os.RemoveAll(root)
+
+	sc := newScenario(o.scenario)
+	srv := fakeprovider.New(logger, fakeprovider.Script{Decide: sc.decide, ChunkRunes: 12, Pace: 15 * time.Millisecond})
+	defer srv.Close()
+
+	extra, err := p.setup(home, project, srv.URL())
+	if err != nil {
+		return fmt.Errorf("set up %s: %w", o.cli, err)
+	}
+	env := append(baseEnv(o.binDir, home), extra...)
+	argv := append([]string{bin}, p.args...)
+	s, err := startSession(logger, argv, env, project, o.cols, o.rows)
+	if err != nil {
+		return err
+	}
+	logger.Info("started", "cli", o.cli, "version", strings.TrimSpace(string(version)), "cols", o.cols)
+	rec := recording{CLI: o.cli, Version: strings.TrimSpace(string(version)), Scenario: o.scenario,
+		Cols: o.cols, Rows: o.rows, Command: append([]string{o.cli}, p.args...), Env: envNames(env),
+		Blocks: []block{}}
+	screen, steps := sc.drive(ctx, logger, s, srv, p)
+	rec.ScreenBeforeQuit = screen
+	quit := p.quit
+	if o.scenario == "usage-limit" {
+		quit = append(append([]string(nil), p.dismiss...), quit...)
+	}
+	for _, q := range quit {
+		_ = s.write(q)
+		_ = sleep(ctx, 700*time.Millisecond)
+	}
+	rec.ExitCode = s.stop(10 * time.Second)
+	raw, tp := s.output()
+	rec.Typed, rec.Bytes = tp, len(raw)
+	rec.Requests = summarize(srv.Requests())
+	sc.fill(&rec)
+	if steps != nil {
+		rec.Error = steps.Error()
+		logger.Error("scenario incomplete", "error", steps)
+	}
+	if err := writeFile(filepath.Join(o.outDir, o.name+".raw"), string(raw)); err != nil {
+		return err
+	}
+	if err := writeFile(filepath.Join(o.outDir, o.name+".json"), string(mustIndent(rec))+"\n"); err != nil {
+		return err
+	}
+	logger.Info("recorded", "file", filepath.Join(o.outDir, o.name+".raw"), "bytes", len(raw), "exit", rec.ExitCode)
+	return steps
+}
+
+func envNames(env []string) []string {
+	var out []string
+	for _, kv := range env {
+		name, _, _ := strings.Cut(kv, "=")
+		out = append(out, name)
+	}
+	return out
+}
