@@ -1,0 +1,98 @@
+package runner
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"sync/atomic"
+	"syscall"
+)
+
+// RunnerTagEnv is set in every started process's environment to a value
+// unique to that Process within this supervisor process.
+const RunnerTagEnv = "WARDEN_RUNNER_TAG"
+
+// Default window size, used for a zero Size.
+const (
+	DefaultRows = 50
+	DefaultCols = 200
+)
+
+// Size is a terminal window size; the zero value means 50 rows x 200 cols.
+type Size struct{ Rows, Cols uint16 }
+
+func (s Size) orDefault() Size {
+	if s.Rows == 0 {
+		s.Rows = DefaultRows
+	}
+	if s.Cols == 0 {
+		s.Cols = DefaultCols
+	}
+	return s
+}
+
+// Config describes the process to start.
+type Config struct {
+	Name    string   // agent name, for logs
+	Argv    []string // argv[0] looked up in PATH; no shell
+	Dir     string   // working dir ("" = current)
+	Env     []string // extra "K=V" appended to os.Environ(); TERM=xterm-256color and COLORTERM=truecolor set unless given
+	Size    Size
+	LogPath string // raw output appended here (created 0600, parent dirs 0700); "" = no log
+	// Output, if set, gets every chunk in order from the reader goroutine and
+	// must not retain the slice. If it has a Flush() method (like *Lines), that
+	// is called once after the last chunk, before Done is closed.
+	Output io.Writer
+}
+
+// Exit is how a process ended.
+type Exit struct {
+	Code   int            // exit code, -1 if killed by a signal
+	Signal syscall.Signal // 0 unless killed by a signal
+	Err    error          // start/wait error, if any
+}
+
+// String is "exit code 3", "signal: killed" or "error: …".
+func (e Exit) String() string {
+	switch {
+	case e.Err != nil:
+		return "error: " + e.Err.Error()
+	case e.Signal != 0:
+		return "signal: " + e.Signal.String()
+	default:
+		return fmt.Sprintf("exit code %d", e.Code)
+	}
+}
+
+// Success reports a clean exit with code 0.
+func (e Exit) Success() bool { return e.Err == nil && e.Signal == 0 && e.Code == 0 }
+
+func exitFromStatus(ws syscall.WaitStatus, err error) Exit {
+	switch {
+	case err != nil:
+		return Exit{Code: -1, Err: err}
+	case ws.Signaled():
+		return Exit{Code: -1, Signal: ws.Signal()}
+	default:
+		return Exit{Code: ws.ExitStatus()}
+	}
+}
+
+var tagSeq atomic.Uint64
+
+func newTag() string {
+	return strconv.Itoa(os.Getpid()) + "." + strconv.FormatUint(tagSeq.Add(1), 10)
+}
+
+// buildEnv is os.Environ(), the terminal defaults, cfg.Env, then the tag;
+// exec.Cmd keeps the last value of a repeated key, so cfg.Env overrides the
+// defaults.
+func buildEnv(extra []string, tag string) []string {
+	base := os.Environ()
+	env := make([]string, 0, len(base)+len(extra)+3)
+	env = append(env, base...)
+	env = append(env, "TERM=xterm-256color", "COLORTERM=truecolor")
+	env = append(env, extra...)
+	return append(env, RunnerTagEnv+"="+tag)
+}
