@@ -53,7 +53,11 @@ func syntaxError(file string, data []byte, err error) Error {
 		return Error{Pos: Position{File: file, Line: 1, Col: 1}, Msg: "syntax error: " + err.Error()}
 	}
 	pos := Position{File: file, Line: max(pe.Position.Line, 1), Col: 1}
-	if start := pe.Position.Start; start >= 0 && start <= len(data) {
+	start := pe.Position.Start
+	for k := 1; k < pe.Position.Len && start >= 0 && start < len(data) && (data[start] == ' ' || data[start] == '\t'); k++ {
+		start++ // toml's span may begin at the blank before the offending text
+	}
+	if start >= 0 && start <= len(data) {
 		line := 1 + strings.Count(string(data[:start]), "\n")
 		if line == pos.Line || pe.Position.Line == 0 {
 			lineStart := strings.LastIndexByte(string(data[:start]), '\n') + 1
