@@ -66,7 +66,7 @@ func (d *decoder) team(abs string, doc map[string]any) *Team {
 
 // tableArray returns the tables of [[name]] (or name = [{…}, …]); ok is false
 // when name has another type (reported).
-func (d *decoder) tableArray(top table, name string) (tables []table, ok bool) {
+func (d *decoder) tableArray(top table, name string) ([]table, bool) {
 	v, present := top.vals[name]
 	if !present {
 		return nil, true
@@ -80,7 +80,6 @@ func (d *decoder) tableArray(top table, name string) (tables []table, ok bool) {
 			m, isMap := e.(map[string]any)
 			if !isMap {
 				d.errorf(pathIndex(name, i), "%s[%d] must be a table, not %s", name, i, tomlType(e))
-				ok = false
 				continue
 			}
 			maps = append(maps, m)
@@ -92,6 +91,7 @@ func (d *decoder) tableArray(top table, name string) (tables []table, ok bool) {
 		d.errorf(name, "%s must be an array of tables ([[%s]]), not %s", name, name, tomlType(v))
 		return nil, false
 	}
+	tables := make([]table, 0, len(maps))
 	for i, m := range maps {
 		tables = append(tables, table{d: d, vals: m, path: pathIndex(name, i), where: " in [[" + name + "]]"})
 	}
@@ -102,8 +102,7 @@ func (d *decoder) tableArray(top table, name string) (tables []table, ok bool) {
 // badly typed, unusable or duplicate one. An unusable or duplicate name is
 // still returned, so that references to it do not add errors of their own.
 func (d *decoder) name(t table, k, kind string) (string, bool) {
-	v, present := t.vals[k]
-	if !present {
+	if _, present := t.vals[k]; !present {
 		d.errorf(t.path, "missing key %q%s", k, t.where)
 		return "", false
 	}
@@ -112,7 +111,7 @@ func (d *decoder) name(t table, k, kind string) (string, bool) {
 		return "", false
 	}
 	if p := nameProblem(s); p != "" {
-		d.errorf(t.key(k), "%s %q %s", kind, v, p)
+		d.errorf(t.key(k), "%s %q %s", kind, s, p)
 		return s, false
 	}
 	if d.dup(kind, s, t.key(k)) {

@@ -34,11 +34,7 @@ func Parse(path string, data []byte) (*Team, error) {
 	if _, err := toml.Decode(string(data), &doc); err != nil {
 		return nil, Errors{syntaxError(path, data, err)}
 	}
-	d := &decoder{
-		file: path,
-		dir:  filepath.Dir(abs),
-		ix:   newPosIndex(path, data),
-	}
+	d := &decoder{dir: filepath.Dir(abs), ix: newPosIndex(path, data)}
 	team := d.team(abs, doc)
 	if len(d.errs) > 0 {
 		return nil, d.errs.sorted()
@@ -70,7 +66,6 @@ func syntaxError(file string, data []byte, err error) Error {
 
 // decoder validates the decoded document, collecting every problem.
 type decoder struct {
-	file string    // team file path as given
 	dir  string    // absolute directory of the team file
 	ix   *posIndex // where every key is
 	errs Errors    // problems so far
