@@ -113,6 +113,7 @@ func echoOff() {
 func modeIdle(args []string) int {
 	echoOff()
 	write([]byte("ready\n"))
+	signalReady()
 	buf := make([]byte, 64<<10)
 	for {
 		n, err := os.Stdin.Read(buf)
@@ -128,6 +129,7 @@ func modeIdle(args []string) int {
 func modeIgnore(args []string) int {
 	signal.Ignore(syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
 	write([]byte("ready\n"))
+	signalReady()
 	for {
 		time.Sleep(time.Hour)
 	}
@@ -177,18 +179,45 @@ func spawn(mode string, setsid bool) (int, error) {
 		}
 	}
 	env = append(env, EnvMode+"="+mode)
+	env = append(env, envReadyFD+"=3")
+	r, w, err := os.Pipe()
+	if err != nil {
+		return 0, fmt.Errorf("ready pipe: %w", err)
+	}
+	defer r.Close()
 	attr := &os.ProcAttr{
 		Env:   env,
-		Files: []*os.File{os.Stdin, os.Stdout, os.Stderr},
+		Files: []*os.File{os.Stdin, os.Stdout, os.Stderr, w},
 		Sys:   &syscall.SysProcAttr{Setsid: setsid},
 	}
 	p, err := os.StartProcess(self(), []string{self(), "-test.run=^$"}, attr)
+	_ = w.Close()
 	if err != nil {
 		return 0, fmt.Errorf("start %s grandchild: %w", mode, err)
 	}
 	pid := p.Pid
 	_ = p.Release() // its new parent (us or the subreaper) reaps it
+	// Wait until the grandchild has set up (e.g. ignores SIGHUP) so that
+	// our exit cannot kill it half-started. EOF means it did not get there.
+	var b [1]byte
+	_, _ = r.Read(b[:])
 	return pid, nil
+}
+
+// envReadyFD names the descriptor a spawned grandchild writes one byte to
+// once it is set up.
+const envReadyFD = "WARDEN_FAKE_READY_FD"
+
+// signalReady tells the spawning fake agent, if any, that this mode is set up.
+func signalReady() {
+	fd, err := strconv.Atoi(os.Getenv(envReadyFD))
+	if err != nil {
+		return
+	}
+	_ = os.Unsetenv(envReadyFD)
+	f := os.NewFile(uintptr(fd), "ready")
+	_, _ = f.Write([]byte{1})
+	_ = f.Close()
 }
 
 func modeCrash(args []string) int {
