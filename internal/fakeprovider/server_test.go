@@ -1,0 +1,73 @@
+package fakeprovider
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+)
+
+func TestAnswersAreUsedInOrderAndTheLastRepeats(t *testing.T) {
+	s := newTestServer(t, Script{Answers: []Answer{{Text: "one"}, {Text: "two"}}})
+	var got []string
+	for range 3 {
+		_, body := post(t, s.URL()+"/v1/messages", `{"model":"m","messages":[{"role":"user","content":"x"}]}`, nil)
+		got = append(got, dig(decode(t, body), "content", 0, "text").(string))
+	}
+	if strings.Join(got, ",") != "one,two,two" {
+		t.Errorf("answers = %v", got)
+	}
+}
+
+func TestDecideSeesTheLastUserMessage(t *testing.T) {
+	var prompts []string
+	s := newTestServer(t, Script{Decide: func(r Request) Answer {
+		prompts = append(prompts, string(r.Provider)+":"+r.Prompt)
+		if strings.Contains(r.Prompt, "CHECKPOINT REQUEST") {
+			return Answer{Text: checkpointText}
+		}
+		return Answer{Text: "READY"}
+	}})
+	_, body := post(t, s.URL()+"/v1/messages", `{"model":"m","messages":[{"role":"user","content":"CHECKPOINT REQUEST: T1"},
+		{"role":"assistant","content":"x"},{"role":"user","content":[{"type":"text","text":"hello"}]}]}`, nil)
+	if dig(decode(t, body), "content", 0, "text") != "READY" {
+		t.Errorf("reply = %s", body)
+	}
+	_, body = post(t, s.URL()+"/v1/responses", `{"model":"m","input":"CHECKPOINT REQUEST: T1"}`, nil)
+	if dig(decode(t, body), "output", 0, "content", 0, "text") != checkpointText {
+		t.Errorf("reply = %s", body)
+	}
+	if strings.Join(prompts, "|") != "anthropic:hello|openai:CHECKPOINT REQUEST: T1" {
+		t.Errorf("prompts = %q", prompts)
+	}
+}
+
+func TestUnknownPathIsNotFoundAndLogged(t *testing.T) {
+	s := newTestServer(t, Script{})
+	resp, _ := post(t, s.URL()+"/v2/whatever", `{}`, nil)
+	if resp.StatusCode != http.StatusNotFound {
+		t.Errorf("status = %d", resp.StatusCode)
+	}
+	if r := s.Requests(); len(r) != 1 || r[0].Answered != "not_found" || r[0].Path != "/v2/whatever" {
+		t.Errorf("requests = %+v", r)
+	}
+	resp, _ = post(t, s.URL()+"/v1/messages", `not json`, nil)
+	if resp.StatusCode != http.StatusBadRequest {
+		t.Errorf("bad JSON status = %d", resp.StatusCode)
+	}
+}
+
+func TestFillSchemaRespectsBoundsAndAlternatives(t *testing.T) {
+	schema := map[string]any{"type": "OBJECT", "properties": map[string]any{
+		"n":    map[string]any{"type": "number", "minimum": 5.0},
+		"m":    map[string]any{"type": "integer", "maximum": 0.0},
+		"list": map[string]any{"type": "array", "items": map[string]any{"type": "string"}},
+		"alt":  map[string]any{"anyOf": []any{map[string]any{"type": "boolean"}, map[string]any{"type": "string"}}},
+		"opt":  map[string]any{"type": []any{"null", "string"}},
+		"c":    map[string]any{"const": "fixed"},
+	}}
+	got := fillSchema(schema, 0).(map[string]any)
+	if got["n"] != 5.0 || got["m"] != 0.0 || got["alt"] != false || got["opt"] != "fake" || got["c"] != "fixed" ||
+		len(got["list"].([]any)) != 1 {
+		t.Errorf("filled = %v", got)
+	}
+}
