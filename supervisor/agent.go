@@ -3,15 +3,19 @@ package supervisor
 import (
 	"context"
 	"sync"
+	"time"
 
 	"github.com/hashicorp/go-hclog"
 
+	"github.com/wardenhq/warden/handoff"
+	"github.com/wardenhq/warden/protocol"
 	"github.com/wardenhq/warden/runner"
 	"github.com/wardenhq/warden/supervisor/config"
 )
 
 // Agent states (DESIGN §6).
 const (
+	StateIdle     = "idle" // waiting for a task
 	StateStarting = "starting"
 	StateRunning  = "running"
 	StateBackoff  = "backoff"
@@ -21,21 +25,25 @@ const (
 	StateFailed   = "failed"
 )
 
-// agent supervises one [[agent]] of the team: it starts the process, waits
-// for it, and applies the restart policy until the agent is done or the
-// team stops.
+// agent supervises one [[agent]] of the team: it takes tasks from the queue,
+// runs a session for each, and applies the restart policy when a session's
+// process ends before its task is done, until the agent is done for good or
+// the team stops.
 type agent struct {
 	cfg    config.Agent
 	team   *Team
 	log    hclog.Logger
 	policy *RestartPolicy
 
-	mu       sync.Mutex
-	state    string
-	proc     *runner.Process
-	attempt  int
-	lastExit runner.Exit
-	reason   string
+	mu             sync.Mutex
+	state          string
+	proc           *runner.Process
+	task           string
+	attempt        int
+	lastExit       runner.Exit
+	reason         string
+	lastCheckpoint time.Time
+	feedback       string // a failed verify's output, for the next first prompt
 }
 
 func newAgent(t *Team, cfg config.Agent) *agent {
@@ -44,81 +52,91 @@ func newAgent(t *Team, cfg config.Agent) *agent {
 		team:   t,
 		log:    t.log.Named("agent").With("agent", cfg.Name),
 		policy: NewRestartPolicy(cfg.Restart, cfg.MaxRestarts, t.clock),
-		state:  StateStarting,
+		state:  StateIdle,
 	}
 }
 
 // run is the agent's loop; it returns when the agent is done for good.
 func (a *agent) run() {
+	if !a.team.hasTasks {
+		a.runTask(nil)
+		return
+	}
 	for {
-		exit, stopped := a.runOnce()
-		if stopped {
-			a.setState(StateStopped, exit, "team stopped")
+		task := a.team.nextTask(a)
+		if task == nil {
+			a.setState(StateExited, a.lastExitValue(), "no task left for this agent")
 			return
 		}
-		d := a.policy.Exited(exit.Success(), a.team.isStopping())
+		if !a.runTask(task) {
+			return
+		}
+	}
+}
+
+// runTask runs sessions for task until it is done (true) or the agent ends:
+// failed, stopped, or for a task-less agent exited (false).
+func (a *agent) runTask(task *config.Task) bool {
+	for {
+		attempt := a.team.queue.NextAttempt(taskID(task))
+		if task == nil {
+			a.mu.Lock()
+			a.attempt++
+			attempt = a.attempt
+			a.mu.Unlock()
+		}
+		exit, out := a.runSession(task, a.firstPrompt(task), attempt)
+		switch out {
+		case outDone:
+			a.policy.Started() // a finished task is a stable run
+			a.setState(StateIdle, exit, "task complete")
+			return true
+		case outStopped:
+			a.setState(StateStopped, exit, "team stopped")
+			return false
+		}
+		d := a.policy.Exited(task == nil && exit.Success() && out == outExited, a.team.isStopping())
 		switch {
 		case d.Failed:
 			a.log.Error("agent failed", "reason", d.Reason, "last_exit", exit.String())
-			a.team.events.Emit(EvAgentFailed, a.cfg.Name, "", "reason", d.Reason)
+			a.team.events.Emit(EvAgentFailed, a.cfg.Name, taskID(task), "reason", d.Reason)
 			a.setState(StateFailed, exit, d.Reason)
-			return
+			a.team.agentFailed(a, task, d.Reason)
+			return false
 		case !d.Restart:
 			a.setState(StateExited, exit, d.Reason)
-			return
+			if task != nil {
+				a.team.queue.Release(task.ID)
+			}
+			return false
 		}
 		a.setState(StateBackoff, exit, d.Reason)
-		a.log.Info("restarting agent", "backoff", d.Delay, "reason", d.Reason)
+		a.log.Info("restarting agent", "backoff", d.Delay, "reason", d.Reason, "task", taskID(task))
 		select {
 		case <-a.team.clock.After(d.Delay):
 		case <-a.team.stopping:
 			a.setState(StateStopped, exit, "team stopped during backoff")
-			return
+			return false
 		}
-		a.team.events.Emit(EvAgentRestarted, a.cfg.Name, "", "attempt", a.attempt+1, "backoff", d.Delay.String())
+		a.team.events.Emit(EvAgentRestarted, a.cfg.Name, taskID(task), "attempt", attempt+1, "backoff", d.Delay.String())
 	}
 }
 
-// runOnce starts the process and waits for it to exit, or stops it when the
-// team stops. stopped reports the latter.
-func (a *agent) runOnce() (exit runner.Exit, stopped bool) {
-	a.mu.Lock()
-	a.attempt++
-	attempt := a.attempt
-	a.mu.Unlock()
-	if a.team.isStopping() {
-		return runner.Exit{}, true
+// firstPrompt is the preamble, the task, and what to resume from: the
+// task's last checkpoint and a failed verify's output.
+func (a *agent) firstPrompt(task *config.Task) string {
+	if task == nil {
+		return ""
 	}
-	a.policy.Started()
-	proc, err := runner.Start(a.log, runner.Config{
-		Name:    a.cfg.Name,
-		Argv:    a.cfg.Command,
-		Dir:     a.cfg.Dir,
-		Env:     envList(a.cfg.Env),
-		LogPath: a.team.dir.LogPath(a.cfg.Name),
-	})
-	if err != nil {
-		a.log.Error("agent did not start", "error", err)
-		return runner.Exit{Code: -1, Err: err}, false
+	p := handoff.Prompt{
+		Preamble: protocol.Preamble(protocol.Task{ID: task.ID, Title: task.Title}),
+		Task:     task.Prompt,
+		Feedback: a.feedback,
 	}
-	a.mu.Lock()
-	a.proc, a.state = proc, StateRunning
-	a.mu.Unlock()
-	a.team.events.Emit(EvAgentStarted, a.cfg.Name, "", "pid", proc.Pid(), "attempt", attempt)
-
-	select {
-	case <-proc.Done():
-		exit = proc.Exit()
-		if proc.Alive() {
-			a.stopLeftovers(proc)
-		}
-	case <-a.team.stopping:
-		exit = a.stop(proc)
-		stopped = true
+	if cp := a.team.store.Latest(task.ID); cp != nil {
+		p.Checkpoint = cp
 	}
-	a.team.events.Emit(EvAgentExited, a.cfg.Name, "", "pid", proc.Pid(), "code", exit.Code,
-		"signal", signalName(exit.Signal), "exit", exit.String())
-	return exit, stopped
+	return p.Render()
 }
 
 // stop ends the process for a stopping team: TERM to its group now, then
@@ -133,55 +151,11 @@ func (a *agent) stop(proc *runner.Process) runner.Exit {
 			why = "forced by a second signal"
 		}
 		a.log.Warn("agent force terminated", "pid", proc.Pid(), "reason", why)
-		a.team.events.Emit(EvAgentForceTerminated, a.cfg.Name, "", "pid", proc.Pid(), "reason", why)
+		a.team.events.Emit(EvAgentForceTerminated, a.cfg.Name, a.currentTask(), "pid", proc.Pid(), "reason", why)
 	}
 	if proc.Alive() {
 		a.log.Error("process group still has members after kill", "pgid", proc.Pid())
 		proc.Kill()
 	}
 	return exit
-}
-
-// stopLeftovers ends what an exited agent left running in its group or
-// escaped from it (a background server, a stray grandchild): TERM now, KILL
-// after shutdown_timeout, or at the team's own deadline if that comes first.
-func (a *agent) stopLeftovers(proc *runner.Process) {
-	a.log.Warn("agent exited and left processes behind, stopping them", "pgid", proc.Pid())
-	ctx, cancel := context.WithTimeout(context.Background(), a.team.cfg.ShutdownTimeout)
-	defer cancel()
-	go func() {
-		select {
-		case <-a.team.stopping:
-			select {
-			case <-a.team.shutdownCtx().Done():
-				cancel()
-			case <-ctx.Done():
-			}
-		case <-ctx.Done():
-		}
-	}()
-	if proc.Stop(ctx); ctx.Err() != nil {
-		a.team.events.Emit(EvAgentForceTerminated, a.cfg.Name, "", "pid", proc.Pid(), "reason", "left processes behind")
-	}
-}
-
-func (a *agent) setState(state string, exit runner.Exit, reason string) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	a.state = state
-	if state != StateStopping {
-		a.lastExit, a.reason = exit, reason
-	}
-}
-
-// snapshot is the agent's state for the dashboard and the result.
-func (a *agent) snapshot() AgentStatus {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	s := AgentStatus{Name: a.cfg.Name, State: a.state, Attempt: a.attempt,
-		Exit: a.lastExit.String(), Reason: a.reason}
-	if a.proc != nil {
-		s.Pid = a.proc.Pid()
-	}
-	return s
 }

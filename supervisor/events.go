@@ -16,6 +16,16 @@ const (
 	EvAgentRestarted       = "agent_restarted"
 	EvAgentFailed          = "agent_failed"
 	EvAgentForceTerminated = "agent_force_terminated"
+	EvAgentStale           = "agent_stale"
+	EvAgentStalled         = "agent_stalled"
+	EvCheckpointRequested  = "checkpoint_requested"
+	EvCheckpointReceived   = "checkpoint_received"
+	EvCheckpointTimeout    = "checkpoint_timeout"
+	EvCheckpointRejected   = "checkpoint_rejected"
+	EvTaskDispatched       = "task_dispatched"
+	EvTaskCompleted        = "task_completed"
+	EvTaskFailed           = "task_failed"
+	EvTaskVerifyFailed     = "task_verify_failed"
 )
 
 // Event is one line of events.jsonl.

@@ -30,7 +30,7 @@ func writeTeam(t *testing.T, header string, agents ...fakeAgent) *config.Team {
 	t.Helper()
 	dir := t.TempDir()
 	var b strings.Builder
-	fmt.Fprintf(&b, "name = %q\n%s\n", t.Name(), header)
+	fmt.Fprintf(&b, "name = %q\n%s\n", strings.ReplaceAll(t.Name(), "/", "_"), header)
 	for _, a := range agents {
 		argv := fakeagent.Command(a.mode)
 		q := make([]string, len(argv))

@@ -31,14 +31,15 @@ type taskState struct {
 // Queue hands tasks to free agents in file order, respecting blocked_by and
 // a task's `agent`. It is a plain object; the supervisor serialises use.
 type Queue struct {
-	mu    sync.Mutex
-	tasks []*taskState
-	byID  map[string]*taskState
+	mu      sync.Mutex
+	tasks   []*taskState
+	byID    map[string]*taskState
+	changed chan struct{} // closed and replaced on every change
 }
 
 // NewQueue builds the queue from the team's tasks.
 func NewQueue(tasks []config.Task) *Queue {
-	q := &Queue{byID: map[string]*taskState{}}
+	q := &Queue{byID: map[string]*taskState{}, changed: make(chan struct{})}
 	for _, t := range tasks {
 		ts := &taskState{cfg: t, state: TaskPending}
 		q.tasks = append(q.tasks, ts)
@@ -48,8 +49,11 @@ func NewQueue(tasks []config.Task) *Queue {
 	return q
 }
 
-// refresh marks tasks blocked or pending by their dependencies.
+// refresh marks tasks blocked or pending by their dependencies, and wakes
+// whoever waits for a change.
 func (q *Queue) refresh() {
+	close(q.changed)
+	q.changed = make(chan struct{})
 	for _, t := range q.tasks {
 		if t.state != TaskPending && t.state != TaskBlocked {
 			continue
@@ -70,7 +74,7 @@ func (q *Queue) Take(agent string) *config.Task {
 	for _, t := range q.tasks {
 		if t.state == TaskPending && (t.cfg.Agent == "" || t.cfg.Agent == agent) {
 			t.state, t.owner = TaskRunning, agent
-			t.attempt++
+			q.refresh()
 			c := t.cfg
 			return &c
 		}
@@ -86,6 +90,41 @@ func (q *Queue) Set(id, state, reason string) {
 		t.state, t.reason = state, reason
 		q.refresh()
 	}
+}
+
+// Changed returns a channel that is closed at the queue's next change.
+func (q *Queue) Changed() <-chan struct{} {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.changed
+}
+
+// NextAttempt counts a new session for task id and returns its number.
+func (q *Queue) NextAttempt(id string) int {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if t := q.byID[id]; t != nil {
+		t.attempt++
+		return t.attempt
+	}
+	return 0
+}
+
+// AgentFailed fails the task the agent was on and every open task that only
+// that agent may take; it returns the ids it failed.
+func (q *Queue) AgentFailed(agent, current, reason string) []string {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	var failed []string
+	for _, t := range q.tasks {
+		open := t.state == TaskPending || t.state == TaskBlocked || t.state == TaskRunning || t.state == TaskVerifying
+		if open && (t.cfg.ID == current || t.cfg.Agent == agent) {
+			t.state, t.reason = TaskFailed, reason
+			failed = append(failed, t.cfg.ID)
+		}
+	}
+	q.refresh()
+	return failed
 }
 
 // Progress records a task's last checkpoint summary.

@@ -6,6 +6,7 @@ package supervisor
 import (
 	"context"
 	"fmt"
+	"io"
 	"sort"
 	"sync"
 	"syscall"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/wardenhq/warden/internal/clock"
 	"github.com/wardenhq/warden/supervisor/config"
+	"github.com/wardenhq/warden/supervisor/store"
 )
 
 // Team supervises the agents of one team file.
@@ -24,7 +26,16 @@ type Team struct {
 	clock  clock.Clock
 	dir    *StateDir
 	events *EventLog
+	store  *store.Store
+	queue  *Queue
 	agents []*agent
+	out    *lockedWriter
+
+	// hasTasks: agents take tasks from the queue; else each runs on its own
+	// (with its prompt as a task of its own, if it has one).
+	hasTasks  bool
+	startedAt time.Time
+	pubMu     sync.Mutex
 
 	stopOnce  sync.Once
 	stopping  chan struct{} // closed when the team begins to stop
@@ -51,6 +62,7 @@ type AgentStatus struct {
 // Result is how a team run ended.
 type Result struct {
 	Agents  []AgentStatus
+	Tasks   []TaskStatus
 	Stopped bool // stopped by the user (signal)
 }
 
@@ -59,6 +71,14 @@ type Result struct {
 func (r Result) ExitCode() int {
 	if r.Stopped {
 		return 130
+	}
+	if len(r.Tasks) > 0 {
+		for _, t := range r.Tasks {
+			if t.State != TaskComplete {
+				return 1
+			}
+		}
+		return 0
 	}
 	for _, a := range r.Agents {
 		if a.State == StateFailed || (a.State == StateExited && a.Exit != "exit code 0") {
@@ -69,8 +89,9 @@ func (r Result) ExitCode() int {
 }
 
 // New prepares a team: it opens and locks the state directory and opens the
-// event log. Nothing starts until Run.
-func New(logger hclog.Logger, cfg *config.Team, clk clock.Clock) (*Team, error) {
+// event log. Nothing starts until Run. Progress lines (CHECKPOINT: …,
+// warnings, the dashboard) go to out.
+func New(logger hclog.Logger, cfg *config.Team, clk clock.Clock, out io.Writer) (*Team, error) {
 	dir, err := OpenStateDir(cfg.StateDir)
 	if err != nil {
 		return nil, err
@@ -83,8 +104,17 @@ func New(logger hclog.Logger, cfg *config.Team, clk clock.Clock) (*Team, error) 
 		dir.Unlock()
 		return nil, err
 	}
-	t := &Team{cfg: cfg, log: logger.Named("supervisor").With("team", cfg.Name), clock: clk,
-		dir: dir, events: events, stopping: make(chan struct{})}
+	log := logger.Named("supervisor").With("team", cfg.Name)
+	st, err := store.New(log, dir.Path("checkpoints"), clk.Now)
+	if err != nil {
+		events.Close()
+		dir.Unlock()
+		return nil, err
+	}
+	t := &Team{cfg: cfg, log: log, clock: clk, dir: dir, events: events, store: st,
+		out: &lockedWriter{w: out}, stopping: make(chan struct{})}
+	t.queue = NewQueue(teamTasks(cfg))
+	t.hasTasks = len(t.queue.tasks) > 0
 	for _, a := range cfg.Agents {
 		t.agents = append(t.agents, newAgent(t, a))
 	}
@@ -95,7 +125,9 @@ func New(logger hclog.Logger, cfg *config.Team, clk clock.Clock) (*Team, error) 
 // when the team was stopped and every process group is gone.
 func (t *Team) Run() Result {
 	defer t.close()
-	t.log.Info("team starting", "agents", len(t.agents), "state_dir", t.dir.Root)
+	t.log.Info("team starting", "agents", len(t.agents), "tasks", len(t.queue.tasks), "state_dir", t.dir.Root)
+	t.startedAt = t.clock.Now()
+	t.publish()
 	var wg sync.WaitGroup
 	for _, a := range t.agents {
 		wg.Add(1)
@@ -106,11 +138,8 @@ func (t *Team) Run() Result {
 	}
 	wg.Wait()
 	t.Stop(false) // nothing runs any more; a late signal has nothing to stop
-	res := Result{Stopped: t.stoppedByUser()}
-	for _, a := range t.agents {
-		res.Agents = append(res.Agents, a.snapshot())
-	}
-	sort.Slice(res.Agents, func(i, j int) bool { return res.Agents[i].Name < res.Agents[j].Name })
+	snap := t.publishFinal()
+	res := Result{Stopped: t.stoppedByUser(), Agents: snap.Agents, Tasks: snap.Tasks}
 	t.log.Info("team done", "exit_code", res.ExitCode())
 	return res
 }

@@ -15,7 +15,7 @@ func TestTeamRunsToCompletion(t *testing.T) {
 	cfg := writeTeam(t, "",
 		fakeAgent{name: "quick", mode: "lines:3", restart: "never"},
 		fakeAgent{name: "partial", mode: "partial:no newline at the end", restart: "never"})
-	team, err := New(testLogger(t), cfg, clock.Real{})
+	team, err := New(testLogger(t), cfg, clock.Real{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,7 +43,7 @@ func TestCrashingAgentRestartsThenFails(t *testing.T) {
 	defer proctest.AssertNone(t)
 	cfg := writeTeam(t, "", fakeAgent{name: "crasher", mode: "exit:3", restart: "on-failure", maxRestarts: 2})
 	clk := clock.NewFake(time.Now())
-	team, err := New(testLogger(t), cfg, clk)
+	team, err := New(testLogger(t), cfg, clk, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,7 +107,7 @@ func TestStopKillsStubbornAgentsAndEscapeesAtTheDeadline(t *testing.T) {
 		fakeAgent{name: "stubborn", mode: "ignore"},
 		fakeAgent{name: "family", mode: "grandchild:ignore:idle"},
 		fakeAgent{name: "escaper", mode: "escape:ignore:exit"})
-	team, err := New(testLogger(t), cfg, clock.Real{})
+	team, err := New(testLogger(t), cfg, clock.Real{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -133,7 +133,7 @@ func TestStopKillsStubbornAgentsAndEscapeesAtTheDeadline(t *testing.T) {
 func TestForceKillsAtOnce(t *testing.T) {
 	defer proctest.AssertNone(t)
 	cfg := writeTeam(t, `shutdown_timeout = "60s"`, fakeAgent{name: "stubborn", mode: "ignore"})
-	team, err := New(testLogger(t), cfg, clock.Real{})
+	team, err := New(testLogger(t), cfg, clock.Real{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -156,12 +156,12 @@ func TestForceKillsAtOnce(t *testing.T) {
 
 func TestSecondWardenOnTheSameTeamIsRefused(t *testing.T) {
 	cfg := writeTeam(t, "", fakeAgent{name: "a", mode: "exit:0"})
-	first, err := New(testLogger(t), cfg, clock.Real{})
+	first, err := New(testLogger(t), cfg, clock.Real{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer first.close()
-	if _, err := New(testLogger(t), cfg, clock.Real{}); err == nil || !strings.Contains(err.Error(), "another warden") {
+	if _, err := New(testLogger(t), cfg, clock.Real{}, nil); err == nil || !strings.Contains(err.Error(), "another warden") {
 		t.Fatalf("second supervisor: %v, want a lock error", err)
 	}
 }

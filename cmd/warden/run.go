@@ -31,7 +31,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	logger := newLogger(stderr, *logLevel)
-	team, err := supervisor.New(logger, cfg, clock.Real{})
+	team, err := supervisor.New(logger, cfg, clock.Real{}, stdout)
 	if err != nil {
 		return &exitError{code: 2, err: err}
 	}

@@ -21,6 +21,8 @@ import (
 //	silent=1   read input but never print anything
 //	done=FILE  on "VERIFY FAILED" create FILE (fixing the work) and answer
 //	           with a complete block at once
+//	bad=1      answer the first request with a block whose progress is 250%,
+//	           the second with a placeholder "[N]%", and only then validly
 //
 // It prints "RESUME-SEEN: <line>" for every prompt line that carries resume
 // information, so tests can check what a resumed session was told.
@@ -37,7 +39,7 @@ func modeWorker(args []string) int {
 	crash, _ := strconv.Atoi(opt["crash"])
 	silent := opt["silent"] == "1"
 	resumed := false
-	answered := 0
+	answered, badSent := 0, 0
 	say := func(format string, a ...any) {
 		if !silent {
 			fmt.Printf(format, a...)
@@ -65,6 +67,12 @@ func modeWorker(args []string) int {
 			printWorkerBlock(say, strings.TrimSuffix(strings.Fields(line)[3], ":"), steps, steps, opt["final"])
 		case strings.HasPrefix(line, "CHECKPOINT REQUEST:"):
 			task := strings.TrimSpace(strings.TrimPrefix(line, "CHECKPOINT REQUEST:"))
+			if opt["bad"] == "1" && badSent < 2 {
+				badSent++
+				progress := map[int]string{1: "250%", 2: "[N]%"}[badSent]
+				say("CHECKPOINT: %s\nStatus: implementing\nCompleted:\n- a\nRemaining:\n- b\nFiles Modified: none\nEstimated Progress: %s\n\n", task, progress)
+				continue
+			}
 			answered++
 			status := "implementing"
 			if answered >= steps {

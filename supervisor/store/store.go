@@ -84,7 +84,10 @@ func (s *Store) backups(agent, task string) ([]string, error) {
 // there is none. A file that does not parse is restored from its newest
 // backup that does, and the restored version is written back.
 func (s *Store) Load(agent, task string) (*Checkpoint, error) {
-	p := s.path(agent, task)
+	return s.loadFile(s.path(agent, task))
+}
+
+func (s *Store) loadFile(p string) (*Checkpoint, error) {
 	data, err := os.ReadFile(p)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
@@ -97,10 +100,12 @@ func (s *Store) Load(agent, task string) (*Checkpoint, error) {
 		return &cp, nil
 	}
 	s.log.Warn("checkpoint does not parse, restoring from backup", "file", p)
-	backups, err := s.backups(agent, task)
+	base := strings.TrimSuffix(filepath.Base(p), ".json")
+	backups, err := filepath.Glob(filepath.Join(s.dir, "backups", base+"_*.json"))
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("list backups: %w", err)
 	}
+	sort.Strings(backups)
 	for i := len(backups) - 1; i >= 0; i-- {
 		b, err := os.ReadFile(backups[i])
 		if err != nil || json.Unmarshal(b, &cp) != nil {
@@ -135,14 +140,28 @@ func (s *Store) All() (map[string]*Checkpoint, error) {
 	}
 	out := map[string]*Checkpoint{}
 	for _, n := range names {
-		b, err := os.ReadFile(n)
-		if err != nil {
-			continue
-		}
-		var cp Checkpoint
-		if json.Unmarshal(b, &cp) == nil {
-			out[filepath.Base(n)] = &cp
+		if cp, err := s.loadFile(n); err == nil && cp != nil {
+			out[filepath.Base(n)] = cp
 		}
 	}
 	return out, nil
+}
+
+// Latest returns the newest open (not archived) checkpoint of task, whichever
+// agent wrote it, or nil.
+func (s *Store) Latest(task string) *Checkpoint {
+	all, err := s.All()
+	if err != nil {
+		return nil
+	}
+	var best *Checkpoint
+	for name, cp := range all {
+		if cp.TaskID != task || strings.HasSuffix(name, "-complete.json") {
+			continue
+		}
+		if best == nil || cp.UpdatedAt.After(best.UpdatedAt) {
+			best = cp
+		}
+	}
+	return best
 }

@@ -1,0 +1,83 @@
+package supervisor
+
+import (
+	"context"
+	"time"
+
+	"github.com/wardenhq/warden/runner"
+)
+
+// stopLeftovers ends what an exited agent left running in its group or
+// escaped from it (a background server, a stray grandchild): TERM now, KILL
+// after shutdown_timeout, or at the team's own deadline if that comes first.
+func (a *agent) stopLeftovers(proc *runner.Process) {
+	a.log.Warn("agent exited and left processes behind, stopping them", "pgid", proc.Pid())
+	ctx, cancel := context.WithTimeout(context.Background(), a.team.cfg.ShutdownTimeout)
+	defer cancel()
+	go func() {
+		select {
+		case <-a.team.stopping:
+			select {
+			case <-a.team.shutdownCtx().Done():
+				cancel()
+			case <-ctx.Done():
+			}
+		case <-ctx.Done():
+		}
+	}()
+	if proc.Stop(ctx); ctx.Err() != nil {
+		a.team.events.Emit(EvAgentForceTerminated, a.cfg.Name, a.currentTask(), "pid", proc.Pid(), "reason", "left processes behind")
+	}
+}
+
+// started records a session's process as the agent's current one.
+func (a *agent) started(s *session) {
+	a.mu.Lock()
+	a.proc, a.state, a.task, a.attempt = s.proc, StateRunning, taskID(s.task), s.attempt
+	a.mu.Unlock()
+	a.team.publish()
+}
+
+// checkpointed records the time of the agent's last checkpoint.
+func (a *agent) checkpointed(now time.Time) {
+	a.mu.Lock()
+	a.lastCheckpoint = now
+	a.mu.Unlock()
+}
+
+func (a *agent) setState(state string, exit runner.Exit, reason string) {
+	a.mu.Lock()
+	a.state = state
+	if state != StateStopping {
+		a.lastExit, a.reason = exit, reason
+	}
+	if state == StateIdle || state == StateExited {
+		a.task = ""
+	}
+	a.mu.Unlock()
+	a.team.publish()
+}
+
+func (a *agent) currentTask() string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.task
+}
+
+func (a *agent) lastExitValue() runner.Exit {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.lastExit
+}
+
+// snapshot is the agent's state for the dashboard and the result.
+func (a *agent) snapshot() AgentStatus {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	s := AgentStatus{Name: a.cfg.Name, State: a.state, Attempt: a.attempt, Task: a.task,
+		Exit: a.lastExit.String(), Reason: a.reason, LastCheckpoint: a.lastCheckpoint}
+	if a.proc != nil {
+		s.Pid = a.proc.Pid()
+	}
+	return s
+}

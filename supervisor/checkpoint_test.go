@@ -1,0 +1,253 @@
+package supervisor
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/wardenhq/warden/internal/clock"
+	"github.com/wardenhq/warden/internal/proctest"
+	"github.com/wardenhq/warden/supervisor/config"
+	"github.com/wardenhq/warden/supervisor/store"
+)
+
+// syncBuffer is warden's stdout in tests.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// runTeam runs a team to its end (or stops it after limit) and returns the
+// result and warden's stdout.
+func runTeam(t *testing.T, cfg *config.Team, limit time.Duration) (Result, string, *Team) {
+	t.Helper()
+	out := &syncBuffer{}
+	team, err := New(testLogger(t), cfg, clock.Real{}, out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan Result)
+	go func() { done <- team.Run() }()
+	select {
+	case res := <-done:
+		return res, out.String(), team
+	case <-time.After(limit):
+		team.Stop(true)
+		res := <-done
+		return res, out.String(), team
+	}
+}
+
+const fastTimers = `checkpoint_interval = "150ms"
+checkpoint_timeout = "2s"
+shutdown_timeout = "2s"
+stale_warning = "1m"
+stale_failure = "2m"
+`
+
+func TestTaskChainRunsInOrderWithCheckpoints(t *testing.T) {
+	defer proctest.AssertNone(t)
+	cfg := writeTeam(t, fastTimers+`
+[[task]]
+id = "T1"
+title = "first"
+prompt = "Do the first thing."
+[[task]]
+id = "T2"
+title = "second"
+prompt = "Do the second thing."
+blocked_by = ["T1"]
+[[task]]
+id = "T3"
+title = "third"
+prompt = "Do the third thing."
+blocked_by = ["T2"]
+`, fakeAgent{name: "w1", mode: "worker:steps=2"}, fakeAgent{name: "w2", mode: "worker:steps=2"})
+	res, stdout, _ := runTeam(t, cfg, 60*time.Second)
+	if res.ExitCode() != 0 {
+		t.Fatalf("exit %d, tasks %+v\nstdout:\n%s", res.ExitCode(), res.Tasks, stdout)
+	}
+	var order []string
+	for _, e := range eventsOf(t, cfg) {
+		if e["event"] == EvTaskCompleted {
+			order = append(order, e["task"].(string))
+		}
+	}
+	if strings.Join(order, ",") != "T1,T2,T3" {
+		t.Fatalf("completion order %v, want T1,T2,T3", order)
+	}
+	for _, line := range []string{"CHECKPOINT: T1 - implementing (50%)", "CHECKPOINT: T1 - complete (100%)", "CHECKPOINT: T3 - complete (100%)"} {
+		if !strings.Contains(stdout, line+"\n") {
+			t.Errorf("stdout lacks %q:\n%s", line, stdout)
+		}
+	}
+	// Each task's record was archived on completion, with the DESIGN §5 fields.
+	for _, id := range []string{"T1", "T2", "T3"} {
+		matches, _ := filepath.Glob(filepath.Join(cfg.StateDir, "checkpoints", "*-"+id+"-complete.json"))
+		if len(matches) != 1 {
+			t.Fatalf("%s: archived checkpoints %v", id, matches)
+		}
+		data, _ := os.ReadFile(matches[0])
+		for _, field := range []string{`"checkpoint_id"`, `"session_id"`, `"attempt": 1`, `"trigger": "request"`,
+			`"status": "complete"`, `"progress_percent": 100`, `"completed_at": "`, `"resumable": false`, `"files_modified"`} {
+			if !bytes.Contains(data, []byte(field)) {
+				t.Errorf("%s lacks %s:\n%s", matches[0], field, data)
+			}
+		}
+	}
+	status, err := os.ReadFile(filepath.Join(cfg.StateDir, "STATUS.md"))
+	if err != nil || !bytes.Contains(status, []byte("| Agent | Task | Progress | Last Update | Status |")) ||
+		!bytes.Contains(status, []byte("| T3 | third | complete |")) {
+		t.Errorf("STATUS.md:\n%s (%v)", status, err)
+	}
+}
+
+func TestCrashedAgentResumesFromItsCheckpoint(t *testing.T) {
+	defer proctest.AssertNone(t)
+	cfg := writeTeam(t, fastTimers+`
+[[task]]
+id = "T1"
+title = "resumable"
+prompt = "Build it in three steps."
+`, fakeAgent{name: "w1", mode: "worker:steps=3:crash=1", restart: "on-failure", maxRestarts: 3})
+	res, stdout, team := runTeam(t, cfg, 60*time.Second)
+	if res.ExitCode() != 0 {
+		t.Fatalf("exit %d: %+v\n%s", res.ExitCode(), res.Tasks, stdout)
+	}
+	log, _ := os.ReadFile(team.dir.LogPath("w1"))
+	for _, want := range []string{
+		"RESUME-SEEN: You are resuming task T1 (attempt 2). The previous session reached 33%",
+		"RESUME-SEEN: Resume instructions from the previous session: continue with step 2",
+		"RESUME-SEEN: * step 2", "RESUME-SEEN: * step 3", // its Remaining
+	} {
+		if !bytes.Contains(log, []byte(want)) {
+			t.Errorf("the restarted session was not told %q; log:\n%s", want, log)
+		}
+	}
+	evs := eventsOf(t, cfg)
+	if countEvents(evs, EvAgentStarted, "w1") != 2 || countEvents(evs, EvAgentRestarted, "w1") != 1 {
+		t.Errorf("want one crash and one restart: %v", evs)
+	}
+	data, _ := os.ReadFile(filepath.Join(cfg.StateDir, "checkpoints", "w1-T1-complete.json"))
+	if !bytes.Contains(data, []byte(`"attempt": 2`)) {
+		t.Errorf("final checkpoint not from attempt 2:\n%s", data)
+	}
+}
+
+func TestGarbageAndPlaceholdersAreRejected(t *testing.T) {
+	defer proctest.AssertNone(t)
+	cfg := writeTeam(t, fastTimers+`
+[[task]]
+id = "T1"
+prompt = "Work."
+`, fakeAgent{name: "w1", mode: "worker:steps=1:bad=1"})
+	res, stdout, _ := runTeam(t, cfg, 60*time.Second)
+	if res.ExitCode() != 0 {
+		t.Fatalf("exit %d\n%s", res.ExitCode(), stdout)
+	}
+	evs := eventsOf(t, cfg)
+	var reasons []string
+	for _, e := range evs {
+		if e["event"] == EvCheckpointRejected {
+			reasons = append(reasons, e["reason"].(string))
+		}
+	}
+	if len(reasons) != 2 {
+		t.Fatalf("rejections %q, want 2 (250%% and the [N]%% placeholder)", reasons)
+	}
+	if n := countEvents(evs, EvCheckpointReceived, "w1"); n != 1 {
+		t.Errorf("%d records, want exactly the one valid block", n)
+	}
+}
+
+func TestSilentAgentTimesOutButKeepsRunning(t *testing.T) {
+	defer proctest.AssertNone(t)
+	cfg := writeTeam(t, `checkpoint_interval = "100ms"
+checkpoint_timeout = "200ms"
+shutdown_timeout = "1s"
+[[task]]
+id = "T1"
+prompt = "Work."
+`, fakeAgent{name: "w1", mode: "worker:silent=1"})
+	res, stdout, _ := runTeam(t, cfg, 2*time.Second)
+	if !res.Stopped {
+		t.Fatalf("the silent agent ended the team: %+v", res)
+	}
+	evs := eventsOf(t, cfg)
+	if countEvents(evs, EvCheckpointTimeout, "w1") == 0 || countEvents(evs, EvCheckpointRequested, "w1") == 0 {
+		t.Fatalf("no request/timeout: %v", evs)
+	}
+	if countEvents(evs, EvAgentStarted, "w1") != 1 {
+		t.Errorf("a late answer from a running agent restarted it: %v", evs)
+	}
+	if !strings.Contains(stdout, "WARNING: w1 did not answer") {
+		t.Errorf("no warning on stdout:\n%s", stdout)
+	}
+}
+
+func TestStalledAgentRestartsFromCheckpoint(t *testing.T) {
+	defer proctest.AssertNone(t)
+	cfg := writeTeam(t, `checkpoint_interval = "1h"
+stale_warning = "300ms"
+stale_failure = "900ms"
+shutdown_timeout = "1s"
+[[task]]
+id = "T1"
+prompt = "Work."
+`, fakeAgent{name: "w1", mode: "worker:silent=1", restart: "on-failure", maxRestarts: 5})
+	_, _, _ = runTeam(t, cfg, 2500*time.Millisecond)
+	evs := eventsOf(t, cfg)
+	if countEvents(evs, EvAgentStale, "w1") == 0 || countEvents(evs, EvAgentStalled, "w1") == 0 {
+		t.Fatalf("no stale/stalled events: %v", evs)
+	}
+	if countEvents(evs, EvAgentStarted, "w1") < 2 {
+		t.Errorf("the stalled agent was not restarted: %v", evs)
+	}
+}
+
+func TestTornCheckpointIsRestoredBeforeResuming(t *testing.T) {
+	defer proctest.AssertNone(t)
+	cfg := writeTeam(t, fastTimers+`
+[[task]]
+id = "T1"
+prompt = "Work."
+`, fakeAgent{name: "w1", mode: "worker:steps=1"})
+	// A good checkpoint in backups/, and a torn latest file beside it.
+	st, err := store.New(testLogger(t), filepath.Join(cfg.StateDir, "checkpoints"), time.Now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	good := &store.Checkpoint{Agent: "w1", TaskID: "T1", Status: "implementing", ProgressPercent: 40,
+		Remaining: []string{"finish the parser"}, ResumeInstructions: "run make first", UpdatedAt: time.Now()}
+	st.Save(good)
+	st.Save(good) // the first version is now a backup
+	os.WriteFile(filepath.Join(cfg.StateDir, "checkpoints", "w1-T1.json"), []byte(`{"agent": "w1", "task_`), 0o600)
+	os.Chmod(cfg.StateDir, 0o700)
+
+	res, stdout, team := runTeam(t, cfg, 60*time.Second)
+	if res.ExitCode() != 0 {
+		t.Fatalf("exit %d\n%s", res.ExitCode(), stdout)
+	}
+	log, _ := os.ReadFile(team.dir.LogPath("w1"))
+	for _, want := range []string{"RESUME-SEEN: Resume instructions from the previous session: run make first", "RESUME-SEEN: * finish the parser"} {
+		if !bytes.Contains(log, []byte(want)) {
+			t.Errorf("restored checkpoint not used: want %q in\n%s", want, log)
+		}
+	}
+}

@@ -1,0 +1,160 @@
+package supervisor
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/wardenhq/warden/protocol"
+	"github.com/wardenhq/warden/runner"
+	"github.com/wardenhq/warden/supervisor/config"
+)
+
+// outcome is how a session ended.
+type outcome int
+
+const (
+	outExited  outcome = iota // the process exited on its own
+	outStopped                // the team stopped it
+	outStalled                // stale_failure: warden stopped it, to restart from its checkpoint
+	outDone                   // its task is complete; warden stopped it
+)
+
+// session is one process of an agent working on one task (or, for an agent
+// with neither task nor prompt, just running): it types the first prompt,
+// reads the screen, asks for checkpoints on the monitor's timer and records
+// every answer.
+type session struct {
+	a       *agent
+	task    *config.Task // nil: no task, no checkpoints
+	id      string       // session_id: new for every process
+	attempt int
+	prof    profile
+	proc    *runner.Process
+	reader  *protocol.Reader
+	mon     *monitor
+	started time.Time
+	lastOut atomic.Int64 // unix nanos of the last output
+	settle  *settler
+
+	mu      sync.Mutex
+	pending []readerEvent // from the reader's callbacks, for the session loop
+	notify  chan struct{}
+}
+
+// readerEvent is one callback of the protocol reader.
+type readerEvent struct {
+	block    *protocol.Block
+	reason   string
+	text     string
+	complete bool
+}
+
+func newSessionID() string {
+	b := make([]byte, 8)
+	rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+// Write takes the agent's raw output from the runner's reader goroutine.
+func (s *session) Write(p []byte) (int, error) {
+	s.lastOut.Store(time.Now().UnixNano())
+	s.reader.Write(p)
+	s.settle.poke()
+	return len(p), nil
+}
+
+func (s *session) push(e readerEvent) {
+	s.mu.Lock()
+	s.pending = append(s.pending, e)
+	s.mu.Unlock()
+	select {
+	case s.notify <- struct{}{}:
+	default:
+	}
+}
+
+func (s *session) take() []readerEvent {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ev := s.pending
+	s.pending = nil
+	return ev
+}
+
+// lastOutput is the time of the last output, or the start.
+func (s *session) lastOutput() time.Time {
+	if n := s.lastOut.Load(); n != 0 {
+		return time.Unix(0, n)
+	}
+	return s.started
+}
+
+// typeText submits text the profile's way and tells the reader, so that its
+// echo is never read as an answer.
+func (s *session) typeText(text string) {
+	s.reader.Typed(text)
+	for i, chunk := range s.prof.submit(text) {
+		if i > 0 {
+			time.Sleep(submitGap(s.prof))
+		}
+		if _, err := s.proc.Write(chunk); err != nil {
+			s.a.log.Warn("typing into the agent failed", "error", err)
+			return
+		}
+	}
+}
+
+// submitGap is the pause between a paste and its Enter (pty-terminal.md §4).
+func submitGap(p profile) time.Duration {
+	if p.mode == protocol.ModeScreen {
+		return 700 * time.Millisecond
+	}
+	return 0
+}
+
+// settler calls fn once output has been quiet for d: the reader then parses
+// what a person would see. One timer per session, re-armed only when it fires
+// early, so a flood of output costs an atomic store per chunk.
+type settler struct {
+	d     time.Duration
+	fn    func()
+	last  atomic.Int64
+	armed atomic.Bool
+	timer *time.Timer
+	mu    sync.Mutex
+}
+
+func newSettler(d time.Duration, fn func()) *settler {
+	return &settler{d: d, fn: fn}
+}
+
+func (st *settler) poke() {
+	st.last.Store(time.Now().UnixNano())
+	if st.armed.CompareAndSwap(false, true) {
+		st.mu.Lock()
+		st.timer = time.AfterFunc(st.d, st.fire)
+		st.mu.Unlock()
+	}
+}
+
+func (st *settler) fire() {
+	if since := time.Since(time.Unix(0, st.last.Load())); since < st.d {
+		st.mu.Lock()
+		st.timer.Reset(st.d - since)
+		st.mu.Unlock()
+		return
+	}
+	st.armed.Store(false)
+	st.fn()
+}
+
+func (st *settler) stop() {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.timer != nil {
+		st.timer.Stop()
+	}
+}

@@ -1,0 +1,141 @@
+package supervisor
+
+import (
+	"context"
+	"time"
+
+	"github.com/wardenhq/warden/protocol"
+	"github.com/wardenhq/warden/runner"
+	"github.com/wardenhq/warden/supervisor/config"
+)
+
+// runSession starts one process for task (nil: no task) with prompt as its
+// first prompt, and supervises it until it ends. exit is the process's.
+func (a *agent) runSession(task *config.Task, prompt string, attempt int) (runner.Exit, outcome) {
+	t := a.team
+	s := &session{a: a, task: task, id: newSessionID(), attempt: attempt,
+		prof: profileFor(a.cfg.Profile), notify: make(chan struct{}, 1), started: t.clock.Now()}
+	s.reader = protocol.NewReader(a.log, protocol.ReaderOptions{
+		Mode: s.prof.mode, Rows: 50, Cols: 200,
+		OnBlock:    func(b protocol.Block) { s.push(readerEvent{block: &b}) },
+		OnReject:   func(reason, text string) { s.push(readerEvent{reason: reason, text: text}) },
+		OnComplete: func() { s.push(readerEvent{complete: true}) },
+		Reply:      func(b []byte) { s.proc.Write(b) },
+	})
+	s.settle = newSettler(s.prof.settle, s.reader.Quiet)
+	defer s.settle.stop()
+
+	proc, err := runner.Start(a.log, runner.Config{
+		Name: a.cfg.Name, Argv: a.cfg.Command, Dir: a.cfg.Dir, Env: envList(a.cfg.Env),
+		LogPath: t.dir.LogPath(a.cfg.Name), Output: s,
+	})
+	if err != nil {
+		a.log.Error("agent did not start", "error", err)
+		s.reader.Close()
+		return runner.Exit{Code: -1, Err: err}, outExited
+	}
+	s.proc = proc
+	a.started(s)
+	t.events.Emit(EvAgentStarted, a.cfg.Name, taskID(task), "pid", proc.Pid(), "attempt", attempt, "session_id", s.id)
+	if task != nil {
+		s.mon = newMonitor(t, s.prof.turnQuiet, s.started)
+		s.typeText(prompt)
+	}
+	exit, out := s.loop()
+	s.reader.Close()
+	t.events.Emit(EvAgentExited, a.cfg.Name, taskID(task), "pid", proc.Pid(), "code", exit.Code,
+		"signal", signalName(exit.Signal), "exit", exit.String(), "session_id", s.id)
+	return exit, out
+}
+
+// loop is the session's one goroutine: it owns the monitor and handles the
+// reader's events, the process's exit and the team's stop.
+func (s *session) loop() (runner.Exit, outcome) {
+	t := s.a.team
+	for {
+		var wake <-chan time.Time
+		if s.mon != nil {
+			if until, stalled := s.tick(); stalled {
+				return s.stopProc(t.shutdownTimeoutCtx()), outStalled
+			} else if !until.IsZero() {
+				wake = t.clock.After(until.Sub(t.clock.Now()))
+			}
+		}
+		select {
+		case <-s.proc.Done():
+			s.reader.Flush()
+			if s.handle(s.take()) {
+				return s.proc.Exit(), outDone
+			}
+			return s.afterExit(), outExited
+		case <-t.stopping:
+			return s.a.stop(s.proc), outStopped
+		case <-s.notify:
+			if s.handle(s.take()) {
+				s.quit()
+				return s.proc.Exit(), outDone
+			}
+		case <-wake:
+		}
+	}
+}
+
+// tick runs the monitor's due actions; it returns when to look again, or
+// stalled when the agent must be restarted.
+func (s *session) tick() (time.Time, bool) {
+	t, name, task := s.a.team, s.a.cfg.Name, s.task.ID
+	for {
+		act, until := s.mon.next(t.clock.Now(), s.lastOutput())
+		switch act {
+		case actNone:
+			return until, false
+		case actRequest:
+			s.a.log.Info("checkpoint requested", "task", task)
+			t.events.Emit(EvCheckpointRequested, name, task, "session_id", s.id)
+			s.typeText(protocol.Request(task))
+		case actTimeout:
+			s.a.log.Warn("checkpoint answer is late", "task", task, "checkpoint_timeout", t.cfg.CheckpointTimeout)
+			t.events.Emit(EvCheckpointTimeout, name, task, "checkpoint_timeout", t.cfg.CheckpointTimeout.String())
+			t.printf("WARNING: %s did not answer the checkpoint request for %s within %s\n", name, task, t.cfg.CheckpointTimeout)
+		case actStale:
+			s.a.log.Warn("agent is stale", "task", task, "stale_warning", t.cfg.StaleWarning)
+			t.events.Emit(EvAgentStale, name, task, "silent_for", t.cfg.StaleWarning.String())
+			t.printf("WARNING: %s has been silent for %s on %s\n", name, t.cfg.StaleWarning, task)
+		case actStalled:
+			s.a.log.Error("agent stalled, restarting it from its checkpoint", "task", task, "stale_failure", t.cfg.StaleFailure)
+			t.events.Emit(EvAgentStalled, name, task, "silent_for", t.cfg.StaleFailure.String())
+			return time.Time{}, true
+		}
+	}
+}
+
+// afterExit stops what an exited agent left behind and returns its exit.
+func (s *session) afterExit() runner.Exit {
+	if s.proc.Alive() {
+		s.a.stopLeftovers(s.proc)
+	}
+	return s.proc.Exit()
+}
+
+// quit ends the process of a finished task: the profile's quit, a short
+// grace, then TERM and KILL at shutdown_timeout.
+func (s *session) quit() {
+	s.proc.Write(s.prof.quit)
+	select {
+	case <-s.proc.Done():
+	case <-time.After(min(2*time.Second, s.a.team.cfg.ShutdownTimeout)):
+	}
+	s.stopProc(s.a.team.shutdownTimeoutCtx())
+}
+
+func (s *session) stopProc(ctx context.Context, cancel context.CancelFunc) runner.Exit {
+	defer cancel()
+	return s.proc.Stop(ctx)
+}
+
+func taskID(t *config.Task) string {
+	if t == nil {
+		return ""
+	}
+	return t.ID
+}
