@@ -251,3 +251,30 @@ prompt = "Work."
 		}
 	}
 }
+
+func TestFailingVerifySendsTheTaskBackWithItsOutput(t *testing.T) {
+	defer proctest.AssertNone(t)
+	dir := t.TempDir()
+	flag := filepath.Join(dir, "fixed.flag")
+	cfg := writeTeam(t, fastTimers+`
+[[task]]
+id = "T1"
+prompt = "Make the check pass."
+verify = ["sh", "-c", "test -f `+flag+` || { echo 'missing fixed.flag'; exit 7; }"]
+`, fakeAgent{name: "w1", mode: "worker:steps=1:done=" + flag})
+	res, stdout, team := runTeam(t, cfg, 60*time.Second)
+	if res.ExitCode() != 0 {
+		t.Fatalf("exit %d: %+v\n%s", res.ExitCode(), res.Tasks, stdout)
+	}
+	evs := eventsOf(t, cfg)
+	if countEvents(evs, EvTaskVerifyFailed, "w1") != 1 || countEvents(evs, EvTaskCompleted, "w1") != 1 {
+		t.Fatalf("want one failed verify then completion: %v", evs)
+	}
+	log, _ := os.ReadFile(team.dir.LogPath("w1"))
+	if !bytes.Contains(log, []byte("VERIFY FAILED for T1")) || !bytes.Contains(log, []byte("missing fixed.flag")) {
+		t.Errorf("the agent was not given the verify output:\n%s", log)
+	}
+	if res.Tasks[0].Verify != "passed" {
+		t.Errorf("verify result %q", res.Tasks[0].Verify)
+	}
+}

@@ -72,3 +72,17 @@ func (s *StateDir) Unlock() {
 		s.lock = nil
 	}
 }
+
+// LockHeld reports whether a warden holds the team lock of stateDir now.
+func LockHeld(stateDir string) bool {
+	f, err := os.OpenFile(filepath.Join(stateDir, "lock"), os.O_RDONLY, 0)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_SH|syscall.LOCK_NB); err != nil {
+		return errors.Is(err, syscall.EWOULDBLOCK)
+	}
+	syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+	return false
+}

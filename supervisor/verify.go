@@ -14,7 +14,7 @@ const verifyTimeout = 10 * time.Minute
 
 // verifyResult is what a verify command did.
 type verifyResult struct {
-	passed bool
+	passed  bool
 	summary string // "passed" or "exit code 1"
 	output  string // the tail of its combined output
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -75,39 +76,89 @@ func TestEveryExampleValidates(t *testing.T) {
 	}
 }
 
-// copyExample copies examples/NAME into a temp dir, so its state dir lands there.
-func copyExample(t *testing.T, name string) string {
+// copyExamples copies examples/ into a temp dir, so state dirs land there,
+// and returns the copy of examples/NAME.
+func copyExamples(t *testing.T, name string) string {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join("../../examples", name))
+	dst := t.TempDir()
+	err := filepath.WalkDir("../../examples", func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel("../../examples", p)
+		if d.IsDir() {
+			if strings.HasPrefix(d.Name(), ".warden") || d.Name() == "work" {
+				return filepath.SkipDir
+			}
+			return os.MkdirAll(filepath.Join(dst, rel), 0o700)
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(dst, rel), data, 0o600)
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := filepath.Join(t.TempDir(), name)
-	if err := os.WriteFile(p, data, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return p
+	return filepath.Join(dst, name)
 }
 
 func TestMainExampleRunsToCompletion(t *testing.T) {
 	defer proctest.AssertNone(t)
-	team := copyExample(t, "team.toml")
+	team := copyExamples(t, "team.toml")
 	var stdout, stderr bytes.Buffer
 	cmd := warden("run", team)
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
 		t.Fatalf("warden run examples/team.toml: %v\n%s", err, stderr.String())
 	}
-	state := filepath.Join(filepath.Dir(team), ".warden")
-	for agent, want := range map[string]string{"builder": "built in", "flaky": "recovered"} {
-		log, err := os.ReadFile(filepath.Join(state, "logs", agent+".log"))
-		if err != nil || !strings.Contains(string(log), want) {
-			t.Errorf("%s log %q (%v), want %q", agent, log, err, want)
+	for _, line := range []string{"CHECKPOINT: T1 - complete (100%)", "CHECKPOINT: T2 - complete (100%)",
+		"TASK COMPLETE: T3 (Summarise the inputs) verify: passed"} {
+		if !strings.Contains(stdout.String(), line+"\n") {
+			t.Errorf("stdout lacks %q:\n%s", line, stdout.String())
 		}
 	}
+	state := filepath.Join(filepath.Dir(team), ".warden")
 	events, _ := os.ReadFile(filepath.Join(state, "events.jsonl"))
 	if !strings.Contains(string(events), `"agent_restarted"`) {
-		t.Errorf("the flaky agent was not restarted: %s", events)
+		t.Errorf("worker-2 did not crash and restart: %s", events)
+	}
+
+	// warden status --json agrees with the files.
+	out, err := warden("status", "--json", "--state-dir", state).Output()
+	if err != nil {
+		t.Fatalf("status: %v", err)
+	}
+	var st struct {
+		Running     bool
+		Tasks       []struct{ ID, State, Owner string }
+		Agents      []struct{ Name, State string }
+		Checkpoints map[string]struct {
+			TaskID string `json:"task_id"`
+			Status string
+			Agent  string
+		}
+	}
+	if err := json.Unmarshal(out, &st); err != nil {
+		t.Fatalf("status --json: %v\n%s", err, out)
+	}
+	if st.Running || len(st.Tasks) != 3 || len(st.Agents) != 2 {
+		t.Fatalf("status: %+v", st)
+	}
+	for _, task := range st.Tasks {
+		name := task.Owner + "-" + task.ID + "-complete.json"
+		cp, ok := st.Checkpoints[name]
+		if task.State != "complete" || !ok || cp.Status != "complete" || cp.TaskID != task.ID {
+			t.Errorf("task %+v: checkpoint %s = %+v", task, name, cp)
+		}
+		if _, err := os.Stat(filepath.Join(state, "checkpoints", name)); err != nil {
+			t.Errorf("status names %s, which is not on disk: %v", name, err)
+		}
+	}
+	human, _ := warden("status", team).Output()
+	if !strings.Contains(string(human), "tasks done 3/3") {
+		t.Errorf("status dashboard:\n%s", human)
 	}
 }
 

@@ -1,0 +1,103 @@
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"github.com/wardenhq/warden/supervisor"
+	"github.com/wardenhq/warden/supervisor/store"
+)
+
+// statusJSON is what `warden status --json` prints: the team state and the
+// latest checkpoint files, as they are on disk.
+type statusJSON struct {
+	*supervisor.Snapshot
+	StateDir    string                       `json:"state_dir"`
+	Checkpoints map[string]*store.Checkpoint `json:"checkpoints"`
+}
+
+// cmdStatus shows the dashboard from a team's state dir, running or not.
+func cmdStatus(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("status", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	stateDir := fs.String("state-dir", "", "the team's state directory (instead of TEAM.toml)")
+	asJSON := fs.Bool("json", false, "print JSON")
+	watch := fs.Bool("watch", false, "redraw every 2s until interrupted")
+	dir, err := stateDirArg(fs, args, stateDir, "usage: warden status [TEAM.toml | --state-dir DIR] [--json] [--watch]")
+	if err != nil {
+		return err
+	}
+	show := func() error {
+		snap, err := supervisor.ReadSnapshot(dir)
+		if err != nil {
+			return &exitError{code: 1, err: err}
+		}
+		snap.Running = snap.Running && supervisor.LockHeld(dir)
+		if *asJSON {
+			st, err := store.New(newLogger(stderr, "error"), filepath.Join(dir, "checkpoints"), time.Now)
+			if err != nil {
+				return err
+			}
+			cps, err := st.All()
+			if err != nil {
+				return err
+			}
+			enc := json.NewEncoder(stdout)
+			enc.SetIndent("", "  ")
+			return enc.Encode(statusJSON{Snapshot: snap, StateDir: dir, Checkpoints: cps})
+		}
+		supervisor.RenderDashboard(stdout, *snap)
+		return nil
+	}
+	if !*watch {
+		return show()
+	}
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sigs)
+	for {
+		fmt.Fprint(stdout, "\x1b[H\x1b[2J")
+		if err := show(); err != nil {
+			return err
+		}
+		select {
+		case <-sigs:
+			return nil
+		case <-time.After(2 * time.Second):
+		}
+	}
+}
+
+// stateDirArg resolves the state dir from TEAM.toml or --state-dir; flags
+// may come before or after the file.
+func stateDirArg(fs *flag.FlagSet, args []string, stateDir *string, usage string) (string, error) {
+	var pos []string
+	for len(args) > 0 {
+		if err := fs.Parse(args); err != nil {
+			return "", &exitError{code: 2}
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		pos = append(pos, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
+	switch {
+	case *stateDir != "" && len(pos) == 0:
+		return *stateDir, nil
+	case *stateDir == "" && len(pos) == 1:
+		team, err := loadTeam(pos[0])
+		if err != nil {
+			return "", err
+		}
+		return team.StateDir, nil
+	}
+	return "", usageError("%s", usage)
+}
