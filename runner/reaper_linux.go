@@ -81,8 +81,14 @@ func startRegistered(logger hclog.Logger, p *Process, fork func() (int, error)) 
 	p.pid = pid
 	r.agents[pid] = p
 	r.sessions[pid] = p
+	// One pass right after registering, for this pid: a SIGCHLD that came
+	// before the registration found nothing to reap. The other pids have
+	// their own SIGCHLD, so this start costs O(1), not O(agents).
+	if ws, ok, err := wait4NoHang(pid); ok || err != nil {
+		delete(r.agents, pid)
+		p.leaderReaped(ws, err)
+	}
 	r.mu.Unlock()
-	r.poke()
 	return nil
 }
 
