@@ -99,17 +99,6 @@ func modeFlood(args []string) int {
 	return 0
 }
 
-// echoOff turns off the terminal's own echo so that only what the mode
-// writes appears on the master side.
-func echoOff() {
-	t, err := unix.IoctlGetTermios(0, unix.TCGETS)
-	if err != nil {
-		return // stdin is not a terminal
-	}
-	t.Lflag &^= unix.ECHO
-	_ = unix.IoctlSetTermios(0, unix.TCSETS, t)
-}
-
 func modeIdle(args []string) int {
 	echoOff()
 	write([]byte("ready\n"))
