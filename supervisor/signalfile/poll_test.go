@@ -1,0 +1,130 @@
+package signalfile
+
+import (
+	"path/filepath"
+	"runtime"
+	"testing"
+	"time"
+)
+
+func TestPollOnlyCatchesFile(t *testing.T) {
+	root := t.TempDir()
+	flag := filepath.Join(root, "state", "checkpoint-needed")
+	h := start(t, flag, false, nil)
+	h.tick()
+	h.quiet("nothing there")
+
+	mkdir(t, filepath.Dir(flag))
+	write(t, flag)
+	h.tick()
+	h.fired("poll saw the file")
+	h.tick()
+	h.quiet("same presence on the next poll")
+
+	remove(t, flag)
+	h.tick()
+	write(t, flag)
+	h.tick()
+	h.fired("poll saw the re-created file")
+}
+
+func TestFsnotifyFailingFallsBackToPolling(t *testing.T) {
+	flag := filepath.Join(t.TempDir(), "checkpoint-needed")
+	h := start(t, flag, true, failingFS)
+	if h.w.fs != nil {
+		t.Fatal("fsnotify in use though it failed to start")
+	}
+	write(t, flag)
+	h.tick()
+	h.fired("poll after fsnotify failed")
+}
+
+func TestPollRestoresLostWatch(t *testing.T) {
+	dir := t.TempDir()
+	flag := filepath.Join(dir, "checkpoint-needed")
+	h := start(t, flag, true, nil)
+	// The watch disappears without an event reaching the watcher (as after
+	// a queue overflow or an unmount): the file appears unseen...
+	if err := h.w.fs.Remove(dir); err != nil {
+		t.Fatal(err)
+	}
+	write(t, flag)
+	// ...until the next poll, which finds it and puts the watch back.
+	h.tick()
+	h.fired("poll after the watch was lost")
+	remove(t, flag)
+	h.settle(dir)
+	write(t, flag)
+	h.fired("fsnotify again after the poll re-added the watch")
+}
+
+func TestPublicConstructors(t *testing.T) {
+	t.Run("New", func(t *testing.T) {
+		noGoroutineLeft(t)
+		flag := filepath.Join(t.TempDir(), "a", "checkpoint-needed")
+		w, err := New(testLogger(t), flag, time.Hour)
+		if err != nil {
+			t.Fatal(err)
+		}
+		mkdir(t, filepath.Dir(flag))
+		write(t, flag)
+		waitC(t, w)
+		closeTwice(t, w)
+	})
+	t.Run("NewPolling", func(t *testing.T) {
+		noGoroutineLeft(t)
+		flag := filepath.Join(t.TempDir(), "checkpoint-needed")
+		w, err := NewPolling(testLogger(t), flag, 10*time.Millisecond)
+		if err != nil {
+			t.Fatal(err)
+		}
+		write(t, flag)
+		waitC(t, w)
+		closeTwice(t, w)
+	})
+	t.Run("empty path", func(t *testing.T) {
+		if _, err := New(testLogger(t), "", time.Second); err == nil {
+			t.Fatal("New accepted an empty path")
+		}
+	})
+}
+
+func TestCloseLeavesNoGoroutine(t *testing.T) {
+	before := runtime.NumGoroutine()
+	for range 5 {
+		flag := filepath.Join(t.TempDir(), "checkpoint-needed")
+		w, err := New(testLogger(t), flag, time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		write(t, flag)
+		waitC(t, w)
+		closeTwice(t, w)
+	}
+	deadline := time.Now().Add(waitLimit)
+	for runtime.NumGoroutine() > before {
+		if time.Now().After(deadline) {
+			t.Fatalf("goroutines: %d before, %d after five New/Close", before, runtime.NumGoroutine())
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+func waitC(t *testing.T, w *Watcher) {
+	t.Helper()
+	select {
+	case <-w.C():
+	case <-time.After(waitLimit):
+		t.Fatal("no signal on C")
+	}
+}
+
+func closeTwice(t *testing.T, w *Watcher) {
+	t.Helper()
+	if err := w.Close(); err != nil {
+		t.Fatalf("close: %v", err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatalf("second close: %v", err)
+	}
+}

@@ -1,0 +1,182 @@
+// Package signalfile tells the supervisor when a signal file (by default
+// <state_dir>/checkpoint-needed) appears, however it was written: a plain
+// write, an atomic rename over the name, a touch, or a file created inside a
+// directory that did not exist yet.
+//
+// Two sources feed one state machine: fsnotify on the file's parent directory
+// (or on its nearest existing ancestor while the parent is missing), and a
+// slow stat poll that covers file systems without inotify (NFS, FUSE), queue
+// overflows and an fsnotify that cannot start.
+package signalfile
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/fsnotify/fsnotify"
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/wardenhq/warden/internal/clock"
+)
+
+// DefaultPoll is the poll interval used when New or NewPolling get a
+// non-positive one.
+const DefaultPoll = 2 * time.Second
+
+// Watcher reports the appearance of one file.
+type Watcher struct {
+	log   hclog.Logger
+	path  string // absolute, cleaned
+	dir   string // filepath.Dir(path)
+	poll  time.Duration
+	clock clock.Clock
+	hooks hooks
+
+	c    chan struct{}
+	done chan struct{}
+	wg   sync.WaitGroup
+
+	fs     *fsnotify.Watcher // nil in poll-only mode
+	events <-chan fsnotify.Event
+	errs   <-chan error
+
+	closeOnce sync.Once
+	closeErr  error
+
+	// Owned by the run goroutine (and by the constructor before it starts).
+	present     bool
+	watched     string      // directory the fsnotify watch is on; "" when none
+	watchedInfo os.FileInfo // its stat at Add time, to notice a replaced directory
+	statErr     string      // last unexpected stat error, logged once
+}
+
+// options are the seams tests use; the public constructors fill them in.
+type options struct {
+	clock  clock.Clock
+	notify bool
+	newFS  func() (*fsnotify.Watcher, error)
+	hooks  hooks
+}
+
+// hooks let tests learn that the run goroutine has handled something, so
+// they can assert "nothing more was delivered" without sleeping.
+type hooks struct {
+	event func(fsnotify.Event) // after an fsnotify event was handled
+	poll  func()               // after a poll tick was handled
+}
+
+// New starts watching path with fsnotify on its parent directory (or the
+// nearest existing ancestor while the parent does not exist), a stat right
+// after every Add, and a stat poll every poll as a safety net. If fsnotify
+// cannot start, the Watcher polls only and says so in the log.
+func New(logger hclog.Logger, path string, poll time.Duration) (*Watcher, error) {
+	return newWatcher(logger, path, poll, options{clock: clock.Real{}, notify: true, newFS: fsnotify.NewWatcher})
+}
+
+// NewPolling starts watching path by stat every poll, without fsnotify.
+func NewPolling(logger hclog.Logger, path string, poll time.Duration) (*Watcher, error) {
+	return newWatcher(logger, path, poll, options{clock: clock.Real{}})
+}
+
+func newWatcher(logger hclog.Logger, path string, poll time.Duration, opt options) (*Watcher, error) {
+	if logger == nil {
+		logger = hclog.NewNullLogger()
+	}
+	if path == "" {
+		return nil, errors.New("watch signal file: empty path")
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, fmt.Errorf("watch signal file %s: %w", path, err)
+	}
+	if poll <= 0 {
+		poll = DefaultPoll
+	}
+	w := &Watcher{
+		log:   logger.Named("signalfile"),
+		path:  abs,
+		dir:   filepath.Dir(abs),
+		poll:  poll,
+		clock: opt.clock,
+		hooks: opt.hooks,
+		c:     make(chan struct{}, 1),
+		done:  make(chan struct{}),
+	}
+	if opt.notify {
+		fsw, err := opt.newFS()
+		if err != nil {
+			w.log.Warn("fsnotify unavailable, polling only", "path", w.path, "poll", poll, "error", err)
+		} else {
+			w.fs, w.events, w.errs = fsw, fsw.Events, fsw.Errors
+			w.rewatch()
+		}
+	}
+	w.check()
+	w.log.Debug("watching signal file", "path", w.path, "fsnotify", w.fs != nil, "poll", poll)
+	w.wg.Add(1)
+	go w.run()
+	return w, nil
+}
+
+// C delivers one value each time the file is seen present after having been
+// absent, or at start if it already exists. One presence is delivered once;
+// a value not yet received is not doubled. C is never closed.
+func (w *Watcher) C() <-chan struct{} { return w.c }
+
+// Close stops the goroutine and closes the fsnotify watcher. It is
+// idempotent and returns the first close error on every call.
+func (w *Watcher) Close() error {
+	w.closeOnce.Do(func() {
+		close(w.done)
+		w.wg.Wait()
+		if w.fs != nil {
+			if err := w.fs.Close(); err != nil {
+				w.closeErr = fmt.Errorf("close fsnotify watcher for %s: %w", w.path, err)
+			}
+		}
+	})
+	return w.closeErr
+}
+
+// run is the only goroutine: it handles fsnotify events as they come and a
+// poll tick every w.poll. The tick is re-armed only after it fires, so a
+// steady stream of unrelated events in the directory does not starve it.
+func (w *Watcher) run() {
+	defer w.wg.Done()
+	tick := w.clock.After(w.poll)
+	for {
+		select {
+		case <-w.done:
+			return
+		case ev, ok := <-w.events:
+			if !ok {
+				w.log.Warn("fsnotify events closed, polling only", "path", w.path)
+				w.events, w.errs = nil, nil
+				continue
+			}
+			w.handle(ev)
+			if w.hooks.event != nil {
+				w.hooks.event(ev)
+			}
+		case err, ok := <-w.errs:
+			if !ok {
+				w.errs = nil
+				continue
+			}
+			w.handleError(err)
+		case <-tick:
+			if w.fs != nil {
+				w.rewatch()
+			}
+			w.check()
+			if w.hooks.poll != nil {
+				w.hooks.poll()
+			}
+			tick = w.clock.After(w.poll)
+		}
+	}
+}
