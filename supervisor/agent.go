@@ -43,7 +43,10 @@ type agent struct {
 	lastExit       runner.Exit
 	reason         string
 	lastCheckpoint time.Time
+	lastTask       string
 	feedback       string // a failed verify's output, for the next first prompt
+	forced         bool   // its last stop needed SIGKILL
+	session        *session
 }
 
 func newAgent(t *Team, cfg config.Agent) *agent {
@@ -56,19 +59,25 @@ func newAgent(t *Team, cfg config.Agent) *agent {
 	}
 }
 
-// run is the agent's loop; it returns when the agent is done for good.
-func (a *agent) run() {
+// run is the agent's loop in generation g; it returns when the agent is
+// done for good or the generation stops.
+func (a *agent) run(g *generation) {
+	a.mu.Lock()
+	a.forced = false
+	a.mu.Unlock()
 	if !a.team.hasTasks {
-		a.runTask(nil)
+		a.runTask(g, nil)
 		return
 	}
 	for {
-		task := a.team.nextTask(a)
+		task := a.team.nextTask(g, a)
 		if task == nil {
-			a.setState(StateExited, a.lastExitValue(), "no task left for this agent")
+			if !g.isStopping() {
+				a.setState(StateExited, a.lastExitValue(), "no task left for this agent")
+			}
 			return
 		}
-		if !a.runTask(task) {
+		if !a.runTask(g, task) {
 			return
 		}
 	}
@@ -76,7 +85,7 @@ func (a *agent) run() {
 
 // runTask runs sessions for task until it is done (true) or the agent ends:
 // failed, stopped, or for a task-less agent exited (false).
-func (a *agent) runTask(task *config.Task) bool {
+func (a *agent) runTask(g *generation, task *config.Task) bool {
 	for {
 		attempt := a.team.queue.NextAttempt(taskID(task))
 		if task == nil {
@@ -85,7 +94,7 @@ func (a *agent) runTask(task *config.Task) bool {
 			attempt = a.attempt
 			a.mu.Unlock()
 		}
-		exit, out := a.runSession(task, a.firstPrompt(task), attempt)
+		exit, out := a.runSession(g, task, a.firstPrompt(g, task), attempt)
 		switch out {
 		case outDone:
 			a.policy.Started() // a finished task is a stable run
@@ -93,9 +102,12 @@ func (a *agent) runTask(task *config.Task) bool {
 			return true
 		case outStopped:
 			a.setState(StateStopped, exit, "team stopped")
+			if task != nil {
+				a.team.queue.Release(task.ID)
+			}
 			return false
 		}
-		d := a.policy.Exited(task == nil && exit.Success() && out == outExited, a.team.isStopping())
+		d := a.policy.Exited(task == nil && exit.Success() && out == outExited, g.isStopping())
 		switch {
 		case d.Failed:
 			a.log.Error("agent failed", "reason", d.Reason, "last_exit", exit.String())
@@ -114,8 +126,11 @@ func (a *agent) runTask(task *config.Task) bool {
 		a.log.Info("restarting agent", "backoff", d.Delay, "reason", d.Reason, "task", taskID(task))
 		select {
 		case <-a.team.clock.After(d.Delay):
-		case <-a.team.stopping:
+		case <-g.checkpointing:
 			a.setState(StateStopped, exit, "team stopped during backoff")
+			if task != nil {
+				a.team.queue.Release(task.ID)
+			}
 			return false
 		}
 		a.team.events.Emit(EvAgentRestarted, a.cfg.Name, taskID(task), "attempt", attempt+1, "backoff", d.Delay.String())
@@ -124,7 +139,7 @@ func (a *agent) runTask(task *config.Task) bool {
 
 // firstPrompt is the preamble, the task, and what to resume from: the
 // task's last checkpoint and a failed verify's output.
-func (a *agent) firstPrompt(task *config.Task) string {
+func (a *agent) firstPrompt(g *generation, task *config.Task) string {
 	if task == nil {
 		return ""
 	}
@@ -132,8 +147,9 @@ func (a *agent) firstPrompt(task *config.Task) string {
 		Preamble: protocol.Preamble(protocol.Task{ID: task.ID, Title: task.Title}),
 		Task:     task.Prompt,
 		Feedback: a.feedback,
+		Handoff:  g.handoff,
 	}
-	if cp := a.team.store.Latest(task.ID); cp != nil {
+	if cp := a.team.store.Latest(task.ID, a.team.resumeFrom); cp != nil {
 		p.Checkpoint = cp
 	}
 	return p.Render()
@@ -141,9 +157,13 @@ func (a *agent) firstPrompt(task *config.Task) string {
 
 // stop ends the process for a stopping team: TERM to its group now, then
 // KILL at the team's shared shutdown deadline (or at once when forced).
-func (a *agent) stop(proc *runner.Process) runner.Exit {
+func (a *agent) stop(g *generation, s *session) runner.Exit {
+	proc := s.proc
 	a.setState(StateStopping, runner.Exit{}, "")
-	ctx := a.team.shutdownCtx()
+	ctx := g.shutdownCtx()
+	if ctx.Err() == nil {
+		s.askToQuit(ctx)
+	}
 	exit := proc.Stop(ctx)
 	if ctx.Err() != nil {
 		why := "shutdown_timeout passed"
@@ -151,6 +171,9 @@ func (a *agent) stop(proc *runner.Process) runner.Exit {
 			why = "forced by a second signal"
 		}
 		a.log.Warn("agent force terminated", "pid", proc.Pid(), "reason", why)
+		a.mu.Lock()
+		a.forced = true
+		a.mu.Unlock()
 		a.team.events.Emit(EvAgentForceTerminated, a.cfg.Name, a.currentTask(), "pid", proc.Pid(), "reason", why)
 	}
 	if proc.Alive() {

@@ -10,15 +10,15 @@ import (
 // stopLeftovers ends what an exited agent left running in its group or
 // escaped from it (a background server, a stray grandchild): TERM now, KILL
 // after shutdown_timeout, or at the team's own deadline if that comes first.
-func (a *agent) stopLeftovers(proc *runner.Process) {
+func (a *agent) stopLeftovers(g *generation, proc *runner.Process) {
 	a.log.Warn("agent exited and left processes behind, stopping them", "pgid", proc.Pid())
 	ctx, cancel := context.WithTimeout(context.Background(), a.team.cfg.ShutdownTimeout)
 	defer cancel()
 	go func() {
 		select {
-		case <-a.team.stopping:
+		case <-g.stopping:
 			select {
-			case <-a.team.shutdownCtx().Done():
+			case <-g.shutdownCtx().Done():
 				cancel()
 			case <-ctx.Done():
 			}
@@ -33,7 +33,10 @@ func (a *agent) stopLeftovers(proc *runner.Process) {
 // started records a session's process as the agent's current one.
 func (a *agent) started(s *session) {
 	a.mu.Lock()
-	a.proc, a.state, a.task, a.attempt = s.proc, StateRunning, taskID(s.task), s.attempt
+	a.proc, a.state, a.task, a.attempt, a.session = s.proc, StateRunning, taskID(s.task), s.attempt, s
+	if s.task != nil {
+		a.lastTask = s.task.ID
+	}
 	a.mu.Unlock()
 	a.team.publish()
 }
@@ -51,11 +54,34 @@ func (a *agent) setState(state string, exit runner.Exit, reason string) {
 	if state != StateStopping {
 		a.lastExit, a.reason = exit, reason
 	}
+	if state != StateRunning && state != StateStopping {
+		a.session = nil
+	}
 	if state == StateIdle || state == StateExited {
 		a.task = ""
 	}
 	a.mu.Unlock()
 	a.team.publish()
+}
+
+// busy reports whether the agent runs a session on a task now.
+func (a *agent) busy() bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.session != nil && a.session.task != nil && a.state == StateRunning
+}
+
+func (a *agent) wasForced() bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.forced
+}
+
+// currentTaskOrLast is the task the agent works on, or last worked on.
+func (a *agent) currentTaskOrLast() string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.lastTask
 }
 
 func (a *agent) currentTask() string {

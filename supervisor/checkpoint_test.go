@@ -37,10 +37,21 @@ func (s *syncBuffer) String() string {
 // result and warden's stdout.
 func runTeam(t *testing.T, cfg *config.Team, limit time.Duration) (Result, string, *Team) {
 	t.Helper()
+	return runTeamWith(t, cfg, limit, nil)
+}
+
+// runTeamWith is runTeam with a step (e.g. Resume) between New and Run.
+func runTeamWith(t *testing.T, cfg *config.Team, limit time.Duration, prepare func(*Team) error) (Result, string, *Team) {
+	t.Helper()
 	out := &syncBuffer{}
 	team, err := New(testLogger(t), cfg, clock.Real{}, out)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if prepare != nil {
+		if err := prepare(team); err != nil {
+			t.Fatal(err)
+		}
 	}
 	done := make(chan Result)
 	go func() { done <- team.Run() }()
@@ -240,7 +251,7 @@ prompt = "Work."
 	os.WriteFile(filepath.Join(cfg.StateDir, "checkpoints", "w1-T1.json"), []byte(`{"agent": "w1", "task_`), 0o600)
 	os.Chmod(cfg.StateDir, 0o700)
 
-	res, stdout, team := runTeam(t, cfg, 60*time.Second)
+	res, stdout, team := runTeamWith(t, cfg, 60*time.Second, (*Team).Resume)
 	if res.ExitCode() != 0 {
 		t.Fatalf("exit %d\n%s", res.ExitCode(), stdout)
 	}

@@ -28,7 +28,10 @@ const (
 // every answer.
 type session struct {
 	a       *agent
+	g       *generation
 	task    *config.Task // nil: no task, no checkpoints
+	// lastAsked: the team asked for a last checkpoint; the next one answers it.
+	lastAsked bool
 	id      string       // session_id: new for every process
 	attempt int
 	prof    profile

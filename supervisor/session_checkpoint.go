@@ -17,7 +17,8 @@ func (s *session) handle(events []readerEvent) (done bool) {
 				done = true
 			}
 		case e.complete:
-			s.a.team.leadComplete(s.a)
+			s.a.team.trigger(trigger{source: "lead", lead: s.a,
+				reason: "agent " + s.a.cfg.Name + " printed CHECKPOINT COMPLETE"})
 		default:
 			s.reject(e.reason, e.text)
 		}
@@ -44,7 +45,10 @@ func (s *session) onBlock(b protocol.Block) bool {
 		return false
 	}
 	trigger := store.TriggerUnasked
-	if s.mon.awaiting {
+	switch {
+	case s.lastAsked:
+		trigger = store.TriggerTeamCheckpoint
+	case s.mon.awaiting:
 		trigger = store.TriggerRequest
 	}
 	now := t.clock.Now()
@@ -60,6 +64,10 @@ func (s *session) onBlock(b protocol.Block) bool {
 		"progress", b.Progress, "trigger", trigger, "session_id", s.id)
 	t.printf("CHECKPOINT: %s - %s (%d%%)\n", b.Task, b.Status, b.Progress)
 	t.publish()
+	if s.lastAsked {
+		s.lastAsked = false
+		s.g.answered <- name
+	}
 	if b.Status != protocol.StatusComplete && b.Status != protocol.StatusAwaitingVerification {
 		return false
 	}
@@ -98,7 +106,9 @@ func (s *session) verify() bool {
 	if len(task.Verify) > 0 {
 		t.queue.Set(task.ID, TaskVerifying, "")
 		t.publish()
-		v := runVerify(t.stopCtx(), task.Verify, s.a.cfg.Dir)
+		ctx, cancel := s.g.stopCtx()
+		v := runVerify(ctx, task.Verify, s.a.cfg.Dir)
+		cancel()
 		result = v.summary
 		t.queue.Verified(task.ID, v.summary)
 		if !v.passed {

@@ -11,9 +11,9 @@ import (
 
 // runSession starts one process for task (nil: no task) with prompt as its
 // first prompt, and supervises it until it ends. exit is the process's.
-func (a *agent) runSession(task *config.Task, prompt string, attempt int) (runner.Exit, outcome) {
+func (a *agent) runSession(g *generation, task *config.Task, prompt string, attempt int) (runner.Exit, outcome) {
 	t := a.team
-	s := &session{a: a, task: task, id: newSessionID(), attempt: attempt,
+	s := &session{a: a, g: g, task: task, id: newSessionID(), attempt: attempt,
 		prof: profileFor(a.cfg.Profile), notify: make(chan struct{}, 1), started: t.clock.Now()}
 	s.reader = protocol.NewReader(a.log, protocol.ReaderOptions{
 		Mode: s.prof.mode, Rows: 50, Cols: 200,
@@ -52,6 +52,10 @@ func (a *agent) runSession(task *config.Task, prompt string, attempt int) (runne
 // reader's events, the process's exit and the team's stop.
 func (s *session) loop() (runner.Exit, outcome) {
 	t := s.a.team
+	ask := s.g.checkpointing
+	if s.task == nil {
+		ask = nil
+	}
 	for {
 		var wake <-chan time.Time
 		if s.mon != nil {
@@ -68,8 +72,14 @@ func (s *session) loop() (runner.Exit, outcome) {
 				return s.proc.Exit(), outDone
 			}
 			return s.afterExit(), outExited
-		case <-t.stopping:
-			return s.a.stop(s.proc), outStopped
+		case <-s.g.stopping:
+			return s.a.stop(s.g, s), outStopped
+		case <-ask:
+			ask = nil
+			s.lastAsked = true
+			s.mon.awaiting = true
+			t.events.Emit(EvCheckpointRequested, s.a.cfg.Name, s.task.ID, "session_id", s.id, "trigger", "team_checkpoint")
+			s.typeText(protocol.Request(s.task.ID))
 		case <-s.notify:
 			if s.handle(s.take()) {
 				s.quit()
@@ -112,7 +122,7 @@ func (s *session) tick() (time.Time, bool) {
 // afterExit stops what an exited agent left behind and returns its exit.
 func (s *session) afterExit() runner.Exit {
 	if s.proc.Alive() {
-		s.a.stopLeftovers(s.proc)
+		s.a.stopLeftovers(s.g, s.proc)
 	}
 	return s.proc.Exit()
 }
@@ -127,6 +137,24 @@ func (s *session) quit() {
 	}
 	s.stopProc(s.a.team.shutdownTimeoutCtx())
 }
+
+// askToQuit types the profile's quit and gives the agent a moment to exit
+// on its own before the TERM, within the shared deadline.
+func (s *session) askToQuit(ctx context.Context) {
+	if _, err := s.proc.Write(s.prof.quit); err != nil {
+		return
+	}
+	grace := time.NewTimer(quitGrace)
+	defer grace.Stop()
+	select {
+	case <-s.proc.Done():
+	case <-grace.C:
+	case <-ctx.Done():
+	}
+}
+
+// quitGrace is how long an agent asked to quit has before SIGTERM.
+const quitGrace = 500 * time.Millisecond
 
 func (s *session) stopProc(ctx context.Context, cancel context.CancelFunc) runner.Exit {
 	defer cancel()

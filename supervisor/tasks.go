@@ -71,12 +71,26 @@ func (q *Queue) refresh() {
 func (q *Queue) Take(agent string) *config.Task {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	for _, t := range q.tasks {
-		if t.state == TaskPending && (t.cfg.Agent == "" || t.cfg.Agent == agent) {
+	// A task released by this agent (a stop, a team checkpoint) goes back to
+	// it first; then the others in file order.
+	for pass := 0; pass < 2; pass++ {
+		if t := q.takeable(agent, pass == 0); t != nil {
 			t.state, t.owner = TaskRunning, agent
 			q.refresh()
 			c := t.cfg
 			return &c
+		}
+	}
+	return nil
+}
+
+func (q *Queue) takeable(agent string, ownOnly bool) *taskState {
+	for _, t := range q.tasks {
+		if ownOnly && t.owner != agent {
+			continue
+		}
+		if t.state == TaskPending && (t.cfg.Agent == "" || t.cfg.Agent == agent) {
+			return t
 		}
 	}
 	return nil
@@ -127,6 +141,15 @@ func (q *Queue) AgentFailed(agent, current, reason string) []string {
 	return failed
 }
 
+// Prefer makes agent the first to be offered task id (it holds its checkpoint).
+func (q *Queue) Prefer(id, agent string) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if t := q.byID[id]; t != nil && (t.cfg.Agent == "" || t.cfg.Agent == agent) {
+		t.owner = agent
+	}
+}
+
 // Progress records a task's last checkpoint summary.
 func (q *Queue) Progress(id string, progress int, summary string) {
 	q.mu.Lock()
@@ -163,6 +186,19 @@ func (q *Queue) Open() bool {
 		}
 	}
 	return false
+}
+
+// openCount is how many tasks are not complete or failed.
+func (q *Queue) openCount() int {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	n := 0
+	for _, t := range q.tasks {
+		if t.state != TaskComplete && t.state != TaskFailed {
+			n++
+		}
+	}
+	return n
 }
 
 // TaskStatus is one task as the dashboard and status see it.

@@ -4,11 +4,11 @@
 package supervisor
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -35,15 +35,18 @@ type Team struct {
 	// (with its prompt as a task of its own, if it has one).
 	hasTasks  bool
 	startedAt time.Time
+	// resumeFrom: checkpoints older than this are not offered to sessions (a
+	// fresh run starts its tasks over; --resume sets it to zero).
+	resumeFrom time.Time
 	pubMu     sync.Mutex
 
-	stopOnce  sync.Once
-	stopping  chan struct{} // closed when the team begins to stop
-	forceOnce sync.Once
-	mu        sync.Mutex
-	shutdown  context.Context
-	cancel    context.CancelFunc
-	byUser    bool
+	triggers chan trigger // team checkpoint requests
+	userStop atomic.Bool   // a signal asked warden to stop
+	forced   atomic.Bool   // a second signal: kill now
+	finished atomic.Bool   // Run has returned
+	mu       sync.Mutex
+	gen      *generation // the current one
+	failure  error       // a team checkpoint that could not write its handoff
 }
 
 // AgentStatus is one agent's state as the dashboard and the result see it.
@@ -63,12 +66,16 @@ type AgentStatus struct {
 type Result struct {
 	Agents  []AgentStatus
 	Tasks   []TaskStatus
-	Stopped bool // stopped by the user (signal)
+	Stopped bool  // stopped by the user (signal)
+	Err     error // the team could not be checkpointed (no handoff)
 }
 
 // ExitCode maps a result to warden's exit codes (DESIGN §2): 0 every agent
 // finished well, 1 one failed, 130 stopped by the user.
 func (r Result) ExitCode() int {
+	if r.Err != nil {
+		return 1
+	}
 	if r.Stopped {
 		return 130
 	}
@@ -112,8 +119,9 @@ func New(logger hclog.Logger, cfg *config.Team, clk clock.Clock, out io.Writer) 
 		return nil, err
 	}
 	t := &Team{cfg: cfg, log: log, clock: clk, dir: dir, events: events, store: st,
-		out: &lockedWriter{w: out}, stopping: make(chan struct{})}
+		out: &lockedWriter{w: out}, triggers: make(chan trigger, 16)}
 	t.queue = NewQueue(teamTasks(cfg))
+	t.resumeFrom = clk.Now()
 	t.hasTasks = len(t.queue.tasks) > 0
 	for _, a := range cfg.Agents {
 		t.agents = append(t.agents, newAgent(t, a))
@@ -122,78 +130,121 @@ func New(logger hclog.Logger, cfg *config.Team, clk clock.Clock, out io.Writer) 
 }
 
 // Run starts every agent and returns when all of them are done for good, or
-// when the team was stopped and every process group is gone.
+// when the team was stopped and every process group is gone. A team
+// checkpoint in between stops the team, writes the handoff and, with
+// after_team_checkpoint = "rehydrate", starts a fresh generation of sessions.
 func (t *Team) Run() Result {
 	defer t.close()
 	t.log.Info("team starting", "agents", len(t.agents), "tasks", len(t.queue.tasks), "state_dir", t.dir.Root)
 	t.startedAt = t.clock.Now()
 	t.publish()
+	handoffText := ""
+	for n := 1; ; n++ {
+		g := newGeneration(n, handoffText, len(t.agents))
+		t.setGen(g)
+		done := t.startAgents(g)
+		var tr trigger
+		select {
+		case <-done:
+			g.release()
+			t.finish()
+			return t.result()
+		case tr = <-t.triggers:
+		}
+		text, err := t.teamCheckpoint(g, tr, done)
+		g.release()
+		if err != nil {
+			t.failure = err
+			break
+		}
+		if t.userStop.Load() || t.cfg.AfterTeamCheckpoint == config.AfterExit || !t.queue.Open() {
+			break
+		}
+		handoffText = text
+		t.events.Emit(EvTeamRehydrated, "", "", "generation", n+1, "open_tasks", t.queue.openCount())
+		t.log.Info("team rehydrating", "generation", n+1)
+	}
+	t.finish()
+	return t.result()
+}
+
+// startAgents runs every agent in generation g; done closes when all return.
+func (t *Team) startAgents(g *generation) <-chan struct{} {
 	var wg sync.WaitGroup
 	for _, a := range t.agents {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			a.run()
+			a.run(g)
 		}()
 	}
-	wg.Wait()
-	t.Stop(false) // nothing runs any more; a late signal has nothing to stop
+	done := make(chan struct{})
+	go func() {
+		wg.Wait()
+		close(done)
+	}()
+	return done
+}
+
+func (t *Team) finish() {
+	t.finished.Store(true)
+}
+
+func (t *Team) result() Result {
 	snap := t.publishFinal()
-	res := Result{Stopped: t.stoppedByUser(), Agents: snap.Agents, Tasks: snap.Tasks}
+	res := Result{Stopped: t.userStop.Load(), Agents: snap.Agents, Tasks: snap.Tasks, Err: t.failure}
 	t.log.Info("team done", "exit_code", res.ExitCode())
 	return res
 }
 
-// Stop begins a clean stop: TERM to every process group at once, one shared
-// shutdown_timeout deadline, then KILL. byUser marks a stop by signal.
+// Stop asks for a clean stop, as Ctrl-C or SIGTERM does: a team checkpoint,
+// then exit (130 when byUser). A stop during a team checkpoint is folded
+// into it.
 func (t *Team) Stop(byUser bool) {
-	t.stopOnce.Do(func() {
-		t.mu.Lock()
-		t.byUser = byUser
-		t.shutdown, t.cancel = context.WithTimeout(context.Background(), t.cfg.ShutdownTimeout)
-		t.mu.Unlock()
-		if byUser {
-			t.log.Info("team stopping", "shutdown_timeout", t.cfg.ShutdownTimeout)
-		}
-		close(t.stopping)
-	})
+	if t.finished.Load() {
+		return
+	}
+	if byUser {
+		t.userStop.Store(true)
+	}
+	t.trigger(trigger{source: "signal", reason: "stopped by the user"})
 }
 
 // Force kills every process group now (a second signal).
 func (t *Team) Force() {
 	t.Stop(true)
-	t.forceOnce.Do(func() {
-		t.log.Warn("forced stop: killing every process group now")
-		t.shutdownCtx()
-		t.cancel()
-	})
-}
-
-func (t *Team) shutdownCtx() context.Context {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return t.shutdown
-}
-
-func (t *Team) isStopping() bool {
-	select {
-	case <-t.stopping:
-		return true
-	default:
-		return false
+	if t.forced.Swap(true) {
+		return
+	}
+	t.log.Warn("forced stop: killing every process group now")
+	if g := t.currentGen(); g != nil {
+		g.force()
 	}
 }
 
-func (t *Team) stoppedByUser() bool {
+func (t *Team) trigger(tr trigger) {
+	select {
+	case t.triggers <- tr:
+	default: // one is pending already; this one folds into it
+	}
+}
+
+func (t *Team) setGen(g *generation) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	return t.byUser
+	t.gen = g
+	if t.forced.Load() {
+		g.force()
+	}
+}
+
+func (t *Team) currentGen() *generation {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.gen
 }
 
 func (t *Team) close() {
-	if t.cancel != nil {
-		t.cancel()
-	}
 	t.events.Close()
 	t.dir.Unlock()
 }

@@ -28,7 +28,7 @@ func teamTasks(cfg *config.Team) []config.Task {
 
 // nextTask waits for a task the agent may take; nil when none is left for it
 // or the team stops.
-func (t *Team) nextTask(a *agent) *config.Task {
+func (t *Team) nextTask(g *generation, a *agent) *config.Task {
 	for {
 		changed := t.queue.Changed()
 		if task := t.queue.Take(a.cfg.Name); task != nil {
@@ -36,12 +36,12 @@ func (t *Team) nextTask(a *agent) *config.Task {
 			t.log.Info("task dispatched", "agent", a.cfg.Name, "task", task.ID)
 			return task
 		}
-		if !t.queue.Open() || t.isStopping() {
+		if !t.queue.Open() || g.isStopping() {
 			return nil
 		}
 		select {
 		case <-changed:
-		case <-t.stopping:
+		case <-g.checkpointing:
 			return nil
 		}
 	}
@@ -54,24 +54,6 @@ func (t *Team) agentFailed(a *agent, task *config.Task, reason string) {
 		t.printf("TASK FAILED: %s (agent %s failed: %s)\n", id, a.cfg.Name, reason)
 	}
 	t.publish()
-}
-
-// leadComplete handles an agent that printed CHECKPOINT COMPLETE.
-func (t *Team) leadComplete(a *agent) {
-	t.log.Info("agent reported CHECKPOINT COMPLETE", "agent", a.cfg.Name)
-}
-
-// stopCtx is a context that ends when the team begins to stop.
-func (t *Team) stopCtx() context.Context {
-	ctx, cancel := context.WithCancel(context.Background())
-	go func() {
-		select {
-		case <-t.stopping:
-		case <-ctx.Done():
-		}
-		cancel()
-	}()
-	return ctx
 }
 
 // shutdownTimeoutCtx bounds stopping one agent's process by shutdown_timeout.

@@ -148,15 +148,15 @@ func (s *Store) All() (map[string]*Checkpoint, error) {
 }
 
 // Latest returns the newest open (not archived) checkpoint of task, whichever
-// agent wrote it, or nil.
-func (s *Store) Latest(task string) *Checkpoint {
+// agent wrote it, updated at or after since; or nil.
+func (s *Store) Latest(task string, since time.Time) *Checkpoint {
 	all, err := s.All()
 	if err != nil {
 		return nil
 	}
 	var best *Checkpoint
 	for name, cp := range all {
-		if cp.TaskID != task || strings.HasSuffix(name, "-complete.json") {
+		if cp.TaskID != task || strings.HasSuffix(name, "-complete.json") || cp.UpdatedAt.Before(since) {
 			continue
 		}
 		if best == nil || cp.UpdatedAt.After(best.UpdatedAt) {

@@ -1,0 +1,125 @@
+package handoff
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/wardenhq/warden/internal/atomicfile"
+	"github.com/wardenhq/warden/supervisor/store"
+)
+
+// Data is what a team handoff records (DESIGN §6).
+type Data struct {
+	Team   string
+	Reason string
+	Time   time.Time
+	Agents []Agent
+	Tasks  []Task
+	// Checkpoints holds the last checkpoint of each open task, by task id.
+	Checkpoints map[string]*store.Checkpoint
+	// Lead is the agent that ended the team checkpoint itself with
+	// CHECKPOINT COMPLETE, if one did, and LeadNotes its last notes.
+	Lead, LeadNotes string
+}
+
+// Agent is one line of the team composition.
+type Agent struct {
+	Name, Profile, State string
+	Command              []string
+	Forced               bool // needed SIGKILL to stop
+}
+
+// Task is one row of the task table.
+type Task struct {
+	ID, Title, Status, Owner string
+	Progress                 int
+	BlockedBy                []string
+	Verify                   string // last verify result, "" if none ran
+}
+
+// Open reports whether the task still needs work.
+func (t Task) Open() bool { return t.Status != "complete" }
+
+// Render writes the handoff as Markdown.
+func Render(d Data) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# Handoff: %s\n\n", d.Team)
+	fmt.Fprintf(&b, "- Time: %s\n- Reason: %s\n", d.Time.UTC().Format(time.RFC3339), d.Reason)
+	if d.Lead != "" {
+		fmt.Fprintf(&b, "- Ended by the team lead %s with CHECKPOINT COMPLETE\n", d.Lead)
+	}
+	b.WriteString("\n## Team\n\n| Agent | Profile | State | Command |\n|---|---|---|---|\n")
+	for _, a := range d.Agents {
+		state := a.State
+		if a.Forced {
+			state += " (killed after shutdown_timeout)"
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | `%s` |\n", a.Name, a.Profile, state, strings.Join(a.Command, " "))
+	}
+	b.WriteString("\n## Tasks\n\n| ID | Title | Status | Owner | Progress | Blocked by |\n|---|---|---|---|---|---|\n")
+	for _, t := range d.Tasks {
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %d%% | %s |\n", t.ID, cell(t.Title), t.Status, dash(t.Owner),
+			t.Progress, dash(strings.Join(t.BlockedBy, ", ")))
+	}
+	b.WriteString("\n## Verify results\n\n")
+	verified := false
+	for _, t := range d.Tasks {
+		if t.Verify != "" {
+			fmt.Fprintf(&b, "- %s: %s\n", t.ID, t.Verify)
+			verified = true
+		}
+	}
+	if !verified {
+		b.WriteString("No verify command has run.\n")
+	}
+	b.WriteString("\n## Resumption notes\n")
+	for _, t := range d.Tasks {
+		if !t.Open() {
+			continue
+		}
+		fmt.Fprintf(&b, "\n### %s: %s\n\n", t.ID, dash(t.Title))
+		if cp := d.Checkpoints[t.ID]; cp != nil {
+			b.WriteString(ResumeText(cp))
+		} else {
+			b.WriteString("No checkpoint yet: start the task from its prompt.\n")
+		}
+	}
+	if d.LeadNotes != "" {
+		fmt.Fprintf(&b, "\n## Notes from the team lead %s\n\n%s\n", d.Lead, d.LeadNotes)
+	}
+	return b.String()
+}
+
+// Write writes handoff.md in stateDir, atomically, and keeps a copy in
+// handoffs/; it returns the path of handoff.md.
+func Write(stateDir string, d Data) (string, error) {
+	text := []byte(Render(d))
+	dir := filepath.Join(stateDir, "handoffs")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", fmt.Errorf("write handoff: %w", err)
+	}
+	kept := filepath.Join(dir, "handoff-"+d.Time.UTC().Format("20060102T150405.000Z")+".md")
+	if err := atomicfile.Write(kept, text, 0o600); err != nil {
+		return "", fmt.Errorf("write handoff: %w", err)
+	}
+	p := filepath.Join(stateDir, "handoff.md")
+	if err := atomicfile.Write(p, text, 0o600); err != nil {
+		return "", fmt.Errorf("write handoff: %w", err)
+	}
+	return p, nil
+}
+
+func dash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+// cell keeps a table cell on one line.
+func cell(s string) string {
+	return strings.NewReplacer("\n", " ", "|", "\\|").Replace(dash(s))
+}

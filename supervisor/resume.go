@@ -1,0 +1,111 @@
+package supervisor
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/wardenhq/warden/runner"
+	"github.com/wardenhq/warden/supervisor/store"
+)
+
+// Resume prepares a run that continues a team whose supervisor died
+// (`warden run --resume`): it kills what the dead supervisor left running,
+// marks the tasks it completed as complete, and lets every open task resume
+// from its last checkpoint — unless that checkpoint's dir or git branch is
+// gone, which is reported and the task failed instead of resumed. Call it
+// before Run.
+func (t *Team) Resume() error {
+	t.resumeFrom = time.Time{}
+	prev, err := ReadSnapshot(t.dir.Root)
+	if os.IsNotExist(errors.Unwrap(err)) {
+		t.log.Warn("nothing to resume: no state.json, starting the team from its checkpoints")
+		prev = &Snapshot{}
+	} else if err != nil {
+		return fmt.Errorf("resume: %w", err)
+	}
+	if prev.Pid != 0 && prev.Pid != os.Getpid() {
+		ctx, cancel := context.WithTimeout(context.Background(), t.cfg.ShutdownTimeout)
+		killed, err := runner.KillLeftovers(ctx, prev.Pid)
+		cancel()
+		if err != nil {
+			t.log.Error("leftover processes of the dead supervisor not all killed", "error", err)
+		}
+		if len(killed) > 0 {
+			t.log.Warn("killed processes the dead supervisor left behind", "supervisor_pid", prev.Pid, "pids", killed)
+			t.events.Emit(EvAgentForceTerminated, "", "", "reason", "left behind by a dead supervisor",
+				"supervisor_pid", prev.Pid, "pids", killed)
+		}
+	}
+	complete := map[string]bool{}
+	for _, ts := range prev.Tasks {
+		complete[ts.ID] = ts.State == TaskComplete
+	}
+	archived, _ := filepath.Glob(filepath.Join(t.dir.Path("checkpoints"), "*-complete.json"))
+	all, _ := t.store.All()
+	for _, p := range archived {
+		if cp := all[filepath.Base(p)]; cp != nil {
+			complete[cp.TaskID] = true
+		}
+	}
+	for _, ts := range t.queue.Snapshot() {
+		if complete[ts.ID] {
+			t.queue.Set(ts.ID, TaskComplete, "completed before the supervisor died")
+			continue
+		}
+		cp := t.store.Latest(ts.ID, time.Time{})
+		if cp == nil {
+			continue
+		}
+		if why := t.unresumable(cp); why != "" {
+			t.log.Error("task cannot resume from its checkpoint", "task", ts.ID, "reason", why)
+			t.printf("WARNING: %s cannot resume: %s\n", ts.ID, why)
+			t.queue.Set(ts.ID, TaskFailed, "cannot resume: "+why)
+			t.events.Emit(EvTaskFailed, cp.Agent, ts.ID, "reason", "cannot resume: "+why)
+			continue
+		}
+		t.queue.Prefer(ts.ID, cp.Agent)
+		t.queue.Progress(ts.ID, cp.ProgressPercent, cp.Status)
+	}
+	t.log.Info("resuming team", "previous_supervisor", prev.Pid, "open_tasks", t.queue.openCount())
+	return nil
+}
+
+// unresumable says why a checkpoint cannot be resumed, or "".
+func (t *Team) unresumable(cp *store.Checkpoint) string {
+	var dir string
+	for _, a := range t.cfg.Agents {
+		if a.Name == cp.Agent {
+			dir = a.Dir
+		}
+	}
+	if dir == "" {
+		return fmt.Sprintf("its agent %q is no longer in the team", cp.Agent)
+	}
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		return fmt.Sprintf("the agent's dir %s no longer exists", dir)
+	}
+	if cp.Git != nil && cp.Git.Branch != "" && cp.Git.Branch != "HEAD" {
+		if !branchExists(dir, cp.Git.Branch) {
+			return fmt.Sprintf("its git branch %q is gone", cp.Git.Branch)
+		}
+	}
+	return ""
+}
+
+// branchExists reports whether the work tree at dir has branch.
+func branchExists(dir, branch string) bool {
+	gitDir := findGitDir(dir)
+	if gitDir == "" {
+		return false
+	}
+	if resolveRef(gitDir, "refs/heads/"+branch) != "" {
+		return true
+	}
+	packed, _ := os.ReadFile(filepath.Join(gitDir, "packed-refs"))
+	return strings.Contains(string(packed), " refs/heads/"+branch+"\n")
+}

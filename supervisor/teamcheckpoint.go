@@ -1,0 +1,125 @@
+package supervisor
+
+import (
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/wardenhq/warden/handoff"
+	"github.com/wardenhq/warden/supervisor/store"
+)
+
+// Team checkpoint events.
+const (
+	EvTeamCheckpointStarted = "team_checkpoint_started"
+	EvHandoffWritten        = "handoff_written"
+	EvCheckpointComplete    = "checkpoint_complete"
+	EvTeamRehydrated        = "team_rehydrated"
+)
+
+// trigger is why a team checkpoint runs.
+type trigger struct {
+	source string // signal_file, signal, lead, context
+	reason string
+	lead   *agent // the agent that printed CHECKPOINT COMPLETE
+}
+
+// teamCheckpoint runs the sequence of DESIGN §6 on generation g: a last
+// checkpoint from every busy agent, then every agent asked to quit and
+// stopped at once within shutdown_timeout, then handoff.md, then CHECKPOINT
+// COMPLETE. It returns the handoff's text, or an error when the handoff could
+// not be written (then there is no CHECKPOINT COMPLETE and the signal file
+// stays).
+func (t *Team) teamCheckpoint(g *generation, tr trigger, done <-chan struct{}) (string, error) {
+	start := t.clock.Now()
+	t.log.Info("team checkpoint started", "reason", tr.reason, "source", tr.source)
+	t.events.Emit(EvTeamCheckpointStarted, "", "", "reason", tr.reason, "source", tr.source)
+	t.printf("TEAM CHECKPOINT: %s\n", tr.reason)
+
+	t.collectLastCheckpoints(g, done)
+	g.stop(t.cfg.ShutdownTimeout)
+	<-done
+
+	d := t.handoffData(tr, start)
+	path, err := handoff.Write(t.dir.Root, d)
+	if err != nil {
+		t.log.Error("handoff not written: no CHECKPOINT COMPLETE", "error", err)
+		t.printf("ERROR: team checkpoint failed: %v\n", err)
+		return "", fmt.Errorf("team checkpoint: %w", err)
+	}
+	t.events.Emit(EvHandoffWritten, "", "", "path", path)
+	t.printf("%s\n", "CHECKPOINT COMPLETE")
+	t.events.Emit(EvCheckpointComplete, "", "", "reason", tr.reason,
+		"duration_ms", t.clock.Now().Sub(start).Milliseconds())
+	if err := os.Remove(t.cfg.SignalFile); err != nil && !os.IsNotExist(err) {
+		t.log.Warn("signal file not removed", "path", t.cfg.SignalFile, "error", err)
+	}
+	t.publish()
+	return handoff.Render(d), nil
+}
+
+// collectLastCheckpoints asks every busy agent for a last checkpoint and
+// waits, up to checkpoint_timeout, until each has answered or exited.
+func (t *Team) collectLastCheckpoints(g *generation, done <-chan struct{}) {
+	waiting := map[string]bool{}
+	for _, a := range t.agents {
+		if a.busy() {
+			waiting[a.cfg.Name] = true
+		}
+	}
+	g.askLastCheckpoint()
+	if len(waiting) == 0 {
+		return
+	}
+	timeout := t.clock.After(t.cfg.CheckpointTimeout)
+	recheck := time.NewTicker(50 * time.Millisecond) // agents that exited instead of answering
+	defer recheck.Stop()
+	for len(waiting) > 0 {
+		select {
+		case name := <-g.answered:
+			delete(waiting, name)
+		case <-recheck.C:
+			for _, a := range t.agents {
+				if waiting[a.cfg.Name] && !a.busy() {
+					delete(waiting, a.cfg.Name)
+				}
+			}
+		case <-timeout:
+			for name := range waiting {
+				t.log.Warn("no last checkpoint before the team checkpoint", "agent", name)
+				t.events.Emit(EvCheckpointTimeout, name, "", "phase", "team_checkpoint")
+			}
+			return
+		case <-g.stopping: // forced
+			return
+		case <-done:
+			return
+		}
+	}
+}
+
+// handoffData collects the team and task states for the handoff.
+func (t *Team) handoffData(tr trigger, at time.Time) handoff.Data {
+	d := handoff.Data{Team: t.cfg.Name, Reason: tr.reason, Time: at, Checkpoints: map[string]*store.Checkpoint{}}
+	for _, a := range t.agents {
+		s := a.snapshot()
+		d.Agents = append(d.Agents, handoff.Agent{Name: s.Name, Profile: a.cfg.Profile, State: s.State,
+			Command: a.cfg.Command, Forced: a.wasForced()})
+	}
+	for _, ts := range t.queue.Snapshot() {
+		d.Tasks = append(d.Tasks, handoff.Task{ID: ts.ID, Title: ts.Title, Status: ts.State, Owner: ts.Owner,
+			Progress: ts.Progress, BlockedBy: ts.BlockedBy, Verify: ts.Verify})
+		if ts.State != TaskComplete {
+			if cp := t.store.Latest(ts.ID, t.resumeFrom); cp != nil {
+				d.Checkpoints[ts.ID] = cp
+			}
+		}
+	}
+	if tr.lead != nil {
+		d.Lead = tr.lead.cfg.Name
+		if cp := t.store.Latest(tr.lead.currentTaskOrLast(), t.resumeFrom); cp != nil {
+			d.LeadNotes = cp.Notes
+		}
+	}
+	return d
+}
