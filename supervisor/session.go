@@ -27,20 +27,20 @@ const (
 // reads the screen, asks for checkpoints on the monitor's timer and records
 // every answer.
 type session struct {
-	a       *agent
-	g       *generation
-	task    *config.Task // nil: no task, no checkpoints
+	a    *agent
+	g    *generation
+	task *config.Task // nil: no task, no checkpoints
 	// lastAsked: the team asked for a last checkpoint; the next one answers it.
 	lastAsked bool
-	id      string       // session_id: new for every process
-	attempt int
-	prof    profile
-	proc    *runner.Process
-	reader  *protocol.Reader
-	mon     *monitor
-	started time.Time
-	lastOut atomic.Int64 // unix nanos of the last output
-	settle  *settler
+	id        string // session_id: new for every process
+	attempt   int
+	prof      profile
+	proc      *runner.Process
+	reader    *protocol.Reader
+	mon       *monitor
+	started   time.Time
+	lastOut   atomic.Int64 // unix nanos of the last output
+	settle    *settler
 
 	mu      sync.Mutex
 	pending []readerEvent // from the reader's callbacks, for the session loop

@@ -38,12 +38,12 @@ type Team struct {
 	// resumeFrom: checkpoints older than this are not offered to sessions (a
 	// fresh run starts its tasks over; --resume sets it to zero).
 	resumeFrom time.Time
-	pubMu     sync.Mutex
+	pubMu      sync.Mutex
 
 	triggers chan trigger // team checkpoint requests
-	userStop atomic.Bool   // a signal asked warden to stop
-	forced   atomic.Bool   // a second signal: kill now
-	finished atomic.Bool   // Run has returned
+	userStop atomic.Bool  // a signal asked warden to stop
+	forced   atomic.Bool  // a second signal: kill now
+	finished atomic.Bool  // Run has returned
 	mu       sync.Mutex
 	gen      *generation // the current one
 	failure  error       // a team checkpoint that could not write its handoff
