@@ -15,13 +15,14 @@ import (
 // Snapshot is the team's state as state.json holds it and `warden status`
 // shows it, while the team runs or after.
 type Snapshot struct {
-	Team      string        `json:"team"`
-	Pid       int           `json:"pid"`
-	Running   bool          `json:"running"`
-	StartedAt time.Time     `json:"started_at"`
-	UpdatedAt time.Time     `json:"updated_at"`
-	Agents    []AgentStatus `json:"agents"`
-	Tasks     []TaskStatus  `json:"tasks"`
+	Team       string        `json:"team"`
+	SignalFile string        `json:"signal_file"`
+	Pid        int           `json:"pid"`
+	Running    bool          `json:"running"`
+	StartedAt  time.Time     `json:"started_at"`
+	UpdatedAt  time.Time     `json:"updated_at"`
+	Agents     []AgentStatus `json:"agents"`
+	Tasks      []TaskStatus  `json:"tasks"`
 }
 
 // ReadSnapshot reads state.json from a state dir.

@@ -138,6 +138,8 @@ func (t *Team) Run() Result {
 	t.log.Info("team starting", "agents", len(t.agents), "tasks", len(t.queue.tasks), "state_dir", t.dir.Root)
 	t.startedAt = t.clock.Now()
 	t.publish()
+	stopWatch := t.watchSignalFile()
+	defer stopWatch()
 	handoffText := ""
 	for n := 1; ; n++ {
 		g := newGeneration(n, handoffText, len(t.agents))
@@ -153,6 +155,7 @@ func (t *Team) Run() Result {
 		}
 		text, err := t.teamCheckpoint(g, tr, done)
 		g.release()
+		t.drainTriggers() // what came during the checkpoint is folded into it
 		if err != nil {
 			t.failure = err
 			break

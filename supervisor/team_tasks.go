@@ -68,7 +68,7 @@ func (t *Team) printf(format string, a ...any) {
 
 // snapshotNow is the team's current state.
 func (t *Team) snapshotNow(running bool) Snapshot {
-	s := Snapshot{Team: t.cfg.Name, Pid: os.Getpid(), Running: running, StartedAt: t.startedAt,
+	s := Snapshot{Team: t.cfg.Name, SignalFile: t.cfg.SignalFile, Pid: os.Getpid(), Running: running, StartedAt: t.startedAt,
 		UpdatedAt: t.clock.Now(), Tasks: t.queue.Snapshot()}
 	for _, a := range t.agents {
 		s.Agents = append(s.Agents, a.snapshot())

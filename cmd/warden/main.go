@@ -14,8 +14,11 @@ const usage = `usage: warden COMMAND [ARGS]
 commands:
   run TEAM.toml          run the team until every agent is done, or until stopped
   validate TEAM.toml     check a team file; every error with file:line:col
+  run TEAM.toml --resume continue a team whose supervisor died, from its state dir
   status [TEAM.toml | --state-dir DIR] [--json] [--watch]
                          the dashboard, from the state dir, while running or after
+  checkpoint [TEAM.toml | --state-dir DIR]
+                         ask the running team for a team checkpoint (creates the signal file)
 
 exit codes: 0 done, 1 an agent or task failed, 2 bad usage or team file, 130 stopped by the user
 `
@@ -53,6 +56,8 @@ func realMain(args []string, stdout, stderr io.Writer) int {
 		err = cmdRun(args[1:], stdout, stderr)
 	case "status":
 		err = cmdStatus(args[1:], stdout, stderr)
+	case "checkpoint":
+		err = cmdCheckpoint(args[1:], stdout, stderr)
 	case "validate":
 		err = cmdValidate(args[1:], stdout)
 	case "help", "-h", "--help":

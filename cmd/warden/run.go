@@ -20,13 +20,15 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	logLevel := fs.String("log-level", envOr("WARDEN_LOG_LEVEL", "info"), "log level: trace, debug, info, warn, error")
-	if err := fs.Parse(args); err != nil {
-		return &exitError{code: 2}
+	resume := fs.Bool("resume", false, "continue a team whose supervisor died, from its state dir")
+	pos, err := parseArgs(fs, args)
+	if err != nil {
+		return err
 	}
-	if fs.NArg() != 1 {
-		return usageError("usage: warden run TEAM.toml")
+	if len(pos) != 1 {
+		return usageError("usage: warden run TEAM.toml [--resume]")
 	}
-	cfg, err := loadTeam(fs.Arg(0))
+	cfg, err := loadTeam(pos[0])
 	if err != nil {
 		return err
 	}
@@ -34,6 +36,11 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	team, err := supervisor.New(logger, cfg, clock.Real{}, stdout)
 	if err != nil {
 		return &exitError{code: 2, err: err}
+	}
+	if *resume {
+		if err := team.Resume(); err != nil {
+			return &exitError{code: 2, err: err}
+		}
 	}
 
 	var result supervisor.Result
@@ -78,7 +85,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if code := result.ExitCode(); code != 0 {
-		return &exitError{code: code}
+		return &exitError{code: code, err: result.Err}
 	}
 	return nil
 }

@@ -75,19 +75,29 @@ func cmdStatus(args []string, stdout, stderr io.Writer) error {
 	}
 }
 
-// stateDirArg resolves the state dir from TEAM.toml or --state-dir; flags
-// may come before or after the file.
-func stateDirArg(fs *flag.FlagSet, args []string, stateDir *string, usage string) (string, error) {
+// parseArgs parses flags that may come before or after the positional
+// arguments, which it returns.
+func parseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
 	var pos []string
 	for len(args) > 0 {
 		if err := fs.Parse(args); err != nil {
-			return "", &exitError{code: 2}
+			return nil, &exitError{code: 2}
 		}
 		if fs.NArg() == 0 {
 			break
 		}
 		pos = append(pos, fs.Arg(0))
 		args = fs.Args()[1:]
+	}
+	return pos, nil
+}
+
+// stateDirArg resolves the state dir from TEAM.toml or --state-dir; flags
+// may come before or after the file.
+func stateDirArg(fs *flag.FlagSet, args []string, stateDir *string, usage string) (string, error) {
+	pos, err := parseArgs(fs, args)
+	if err != nil {
+		return "", err
 	}
 	switch {
 	case *stateDir != "" && len(pos) == 0:

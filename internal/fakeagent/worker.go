@@ -21,6 +21,8 @@ import (
 //	silent=1   read input but never print anything
 //	done=FILE  on "VERIFY FAILED" create FILE (fixing the work) and answer
 //	           with a complete block at once
+//	lead=1     after its first answer (first session only) print
+//	           CHECKPOINT COMPLETE alone on a line, as a team lead does
 //	bad=1      answer the first request with a block whose progress is 250%,
 //	           the second with a placeholder "[N]%", and only then validly
 //
@@ -54,7 +56,7 @@ func modeWorker(args []string) int {
 			resumed = true
 			say("RESUME-SEEN: %s\n", line)
 		case strings.HasPrefix(line, "Resume instructions") || strings.HasPrefix(line, "* ") ||
-			strings.HasPrefix(line, "The team handoff"):
+			strings.HasPrefix(line, "The team was checkpointed") || strings.HasPrefix(line, "# Handoff:"):
 			say("RESUME-SEEN: %s\n", line)
 		case strings.HasPrefix(line, "Your task:"):
 			say("working on it\n")
@@ -79,6 +81,9 @@ func modeWorker(args []string) int {
 				status = opt["final"]
 			}
 			printWorkerBlock(say, task, min(answered, steps), steps, status)
+			if opt["lead"] == "1" && answered == 1 && !resumed {
+				say("Team handoff written.\nCHECKPOINT COMPLETE\n")
+			}
 			if crash > 0 && answered == crash && !resumed {
 				say("crashing now\n")
 				return 1

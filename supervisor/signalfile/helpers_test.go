@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -107,7 +108,22 @@ func (h *harness) waitEvent(name string) {
 				return
 			}
 		case <-deadline:
-			h.t.Fatalf("no fsnotify event handled for %s", name)
+			if ents, err := os.ReadDir("/proc/self/fd"); err == nil {
+				for _, e := range ents {
+					if l, _ := os.Readlink("/proc/self/fd/" + e.Name()); l == "anon_inode:inotify" {
+						b, _ := os.ReadFile("/proc/self/fdinfo/" + e.Name())
+						h.t.Logf("fd %s: %s", e.Name(), b)
+					}
+				}
+			}
+			h.t.Logf("watchlist %v", h.w.fs.WatchList())
+			for _, d := range []string{h.w.dir, h.w.dir + ".old", filepath.Dir(h.w.dir)} {
+				if fi, err := os.Stat(d); err == nil {
+					h.t.Logf("%s ino %d", d, fi.Sys().(*syscall.Stat_t).Ino)
+				}
+			}
+			buf := make([]byte, 1<<20)
+			h.t.Fatalf("no fsnotify event handled for %s\n%s", name, buf[:runtime.Stack(buf, true)])
 		}
 	}
 }

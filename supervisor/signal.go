@@ -1,0 +1,52 @@
+package supervisor
+
+import (
+	"fmt"
+	"path/filepath"
+	"time"
+
+	"github.com/wardenhq/warden/supervisor/signalfile"
+)
+
+// signalPoll is the safety-net poll of the signal file, beside fsnotify.
+const signalPoll = 2 * time.Second
+
+// watchSignalFile turns the appearance of the signal file into a team
+// checkpoint; it returns the function that stops watching.
+func (t *Team) watchSignalFile() func() {
+	w, err := signalfile.New(t.log, t.cfg.SignalFile, signalPoll)
+	if err != nil {
+		t.log.Warn("fsnotify unavailable, polling the signal file", "error", err)
+		if w, err = signalfile.NewPolling(t.log, t.cfg.SignalFile, signalPoll); err != nil {
+			t.log.Error("signal file not watched", "error", err)
+			return func() {}
+		}
+	}
+	stop := make(chan struct{})
+	go func() {
+		for {
+			select {
+			case <-w.C():
+				t.trigger(trigger{source: "signal_file",
+					reason: fmt.Sprintf("signal file %s appeared", filepath.Base(t.cfg.SignalFile))})
+			case <-stop:
+				return
+			}
+		}
+	}()
+	return func() {
+		close(stop)
+		w.Close()
+	}
+}
+
+// drainTriggers drops pending team checkpoint requests.
+func (t *Team) drainTriggers() {
+	for {
+		select {
+		case <-t.triggers:
+		default:
+			return
+		}
+	}
+}

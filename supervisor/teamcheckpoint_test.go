@@ -1,0 +1,211 @@
+package supervisor
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/wardenhq/warden/internal/clock"
+	"github.com/wardenhq/warden/internal/proctest"
+)
+
+const longTasks = `checkpoint_interval = "100ms"
+checkpoint_timeout = "2s"
+shutdown_timeout = "1s"
+[[task]]
+id = "T1"
+title = "first"
+prompt = "Work on the first."
+[[task]]
+id = "T2"
+title = "second"
+prompt = "Work on the second."
+`
+
+// startTeam runs a team in the background; wait returns its result.
+func startTeam(t *testing.T, header string, agents ...fakeAgent) (*Team, *syncBuffer, func() Result) {
+	t.Helper()
+	cfg := writeTeam(t, header, agents...)
+	out := &syncBuffer{}
+	team, err := New(testLogger(t), cfg, clock.Real{}, out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan Result, 1)
+	go func() { done <- team.Run() }()
+	return team, out, func() Result {
+		select {
+		case r := <-done:
+			return r
+		case <-time.After(30 * time.Second):
+			team.Force()
+			t.Fatal("team did not end")
+			return <-done
+		}
+	}
+}
+
+// waitFor polls cond for up to 20s.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if cond() {
+			return
+		}
+	}
+	t.Fatalf("timed out waiting for %s", what)
+}
+
+func TestSignalFileRunsTeamCheckpointAndRehydrates(t *testing.T) {
+	defer proctest.AssertNone(t)
+	team, out, wait := startTeam(t, longTasks,
+		fakeAgent{name: "w1", mode: "worker:steps=1000"},
+		fakeAgent{name: "w2", mode: "worker:steps=1000"})
+	waitFor(t, "both tasks checkpointed", func() bool {
+		s := out.String()
+		return strings.Contains(s, "CHECKPOINT: T1 - implementing") && strings.Contains(s, "CHECKPOINT: T2 - implementing")
+	})
+	// An atomic rename onto the signal file's name, as most tools write.
+	tmp := team.cfg.SignalFile + ".tmp"
+	os.WriteFile(tmp, []byte("please"), 0o600)
+	os.Rename(tmp, team.cfg.SignalFile)
+
+	waitFor(t, "rehydration", func() bool {
+		return countEvents(eventsOf(t, team.cfg), EvTeamRehydrated, "") == 1 &&
+			countEvents(eventsOf(t, team.cfg), EvAgentStarted, "") >= 4
+	})
+	if _, err := os.Stat(team.cfg.SignalFile); !os.IsNotExist(err) {
+		t.Errorf("signal file not deleted after the team checkpoint: %v", err)
+	}
+	handoffMD, err := os.ReadFile(filepath.Join(team.cfg.StateDir, "handoff.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"Reason: signal file checkpoint-needed appeared", "| T1 | first |", "| T2 | second |",
+		"### T1: first", "### T2: second", "Resume instructions from the previous session: continue with step"} {
+		if !bytes.Contains(handoffMD, []byte(want)) {
+			t.Errorf("handoff.md lacks %q:\n%s", want, handoffMD)
+		}
+	}
+	// The rehydrated sessions got the handoff and their last checkpoint.
+	waitFor(t, "the fresh sessions read their prompt", func() bool {
+		log, _ := os.ReadFile(team.dir.LogPath("w1"))
+		return bytes.Contains(log, []byte("RESUME-SEEN: # Handoff: ")) && bytes.Contains(log, []byte("RESUME-SEEN: You are resuming task"))
+	})
+	evs := eventsOf(t, team.cfg)
+	var triggers []string
+	for _, e := range evs {
+		if e["event"] == EvCheckpointReceived {
+			triggers = append(triggers, e["trigger"].(string))
+		}
+	}
+	if !strings.Contains(strings.Join(triggers, ","), "team_checkpoint") {
+		t.Errorf("no checkpoint recorded with trigger team_checkpoint: %v", triggers)
+	}
+
+	team.Stop(true) // Ctrl-C: a second team checkpoint, then exit 130
+	res := wait()
+	if res.ExitCode() != 130 {
+		t.Errorf("exit %d, want 130", res.ExitCode())
+	}
+	if n := strings.Count(out.String(), "\nCHECKPOINT COMPLETE\n"); n != 2 {
+		t.Errorf("CHECKPOINT COMPLETE printed %d times, want 2 (signal file, Ctrl-C):\n%s", n, out.String())
+	}
+	kept, _ := filepath.Glob(filepath.Join(team.cfg.StateDir, "handoffs", "*.md"))
+	if len(kept) != 2 {
+		t.Errorf("handoffs/ has %v, want 2", kept)
+	}
+}
+
+func TestAfterTeamCheckpointExit(t *testing.T) {
+	defer proctest.AssertNone(t)
+	team, out, wait := startTeam(t, `after_team_checkpoint = "exit"
+`+longTasks, fakeAgent{name: "w1", mode: "worker:steps=1000"})
+	waitFor(t, "a checkpoint", func() bool { return strings.Contains(out.String(), "CHECKPOINT: T1") })
+	os.WriteFile(team.cfg.SignalFile, nil, 0o600)
+	res := wait()
+	if res.ExitCode() != 1 || res.Stopped {
+		// tasks are open, so not 0; not a user stop
+		t.Errorf("result %+v", res)
+	}
+	if !strings.HasSuffix(out.String(), "CHECKPOINT COMPLETE\n") {
+		t.Errorf("stdout does not end with CHECKPOINT COMPLETE:\n%s", out.String())
+	}
+	if countEvents(eventsOf(t, team.cfg), EvTeamRehydrated, "") != 0 {
+		t.Error("rehydrated with after_team_checkpoint = exit")
+	}
+}
+
+func TestLeadCheckpointCompleteStopsAndRehydrates(t *testing.T) {
+	defer proctest.AssertNone(t)
+	team, out, wait := startTeam(t, longTasks,
+		fakeAgent{name: "lead", mode: "worker:steps=1000:lead=1"},
+		fakeAgent{name: "w2", mode: "worker:steps=1000"})
+	waitFor(t, "rehydration", func() bool {
+		return countEvents(eventsOf(t, team.cfg), EvTeamRehydrated, "") == 1
+	})
+	team.Stop(true)
+	wait()
+	md, _ := os.ReadFile(filepath.Join(team.cfg.StateDir, "handoffs"))
+	_ = md
+	kept, _ := filepath.Glob(filepath.Join(team.cfg.StateDir, "handoffs", "*.md"))
+	if len(kept) == 0 {
+		t.Fatal("no handoff")
+	}
+	first, _ := os.ReadFile(kept[0])
+	if !bytes.Contains(first, []byte("Ended by the team lead lead with CHECKPOINT COMPLETE")) {
+		t.Errorf("handoff does not name the lead:\n%s", first)
+	}
+	// warden printed CHECKPOINT COMPLETE for the lead's checkpoint; the lead's own
+	// line went to its log, not to warden's stdout.
+	if !strings.Contains(out.String(), "TEAM CHECKPOINT: agent lead printed CHECKPOINT COMPLETE") {
+		t.Errorf("stdout:\n%s", out.String())
+	}
+}
+
+func TestHandoffFailureGivesNoCheckpointComplete(t *testing.T) {
+	defer proctest.AssertNone(t)
+	team, out, wait := startTeam(t, longTasks, fakeAgent{name: "w1", mode: "worker:steps=1000"})
+	waitFor(t, "a checkpoint", func() bool { return strings.Contains(out.String(), "CHECKPOINT: T1") })
+	// handoffs/ cannot be created: a file is in its place (root ignores
+	// permission bits, so a read-only directory would not stop it).
+	os.WriteFile(filepath.Join(team.cfg.StateDir, "handoffs"), []byte("in the way"), 0o600)
+	os.WriteFile(team.cfg.SignalFile, nil, 0o600)
+	res := wait()
+	if res.Err == nil || res.ExitCode() == 0 {
+		t.Fatalf("result %+v, want the handoff error and a non-zero exit", res)
+	}
+	if strings.Contains(out.String(), "CHECKPOINT COMPLETE") {
+		t.Errorf("CHECKPOINT COMPLETE printed although no handoff was written:\n%s", out.String())
+	}
+	if _, err := os.Stat(team.cfg.SignalFile); err != nil {
+		t.Errorf("signal file removed after a failed team checkpoint: %v", err)
+	}
+}
+
+func TestStubbornAgentsAreKilledDuringTeamCheckpoint(t *testing.T) {
+	defer proctest.AssertNone(t)
+	team, out, wait := startTeam(t, `checkpoint_interval = "100ms"
+checkpoint_timeout = "300ms"
+shutdown_timeout = "500ms"
+after_team_checkpoint = "exit"
+`, fakeAgent{name: "a", mode: "grandchild:ignore:idle"}, fakeAgent{name: "b", mode: "escape:ignore:idle"},
+		fakeAgent{name: "c", mode: "idle"})
+	waitStarted(t, team)
+	os.WriteFile(team.cfg.SignalFile, nil, 0o600)
+	wait()
+	if !strings.Contains(out.String(), "CHECKPOINT COMPLETE\n") {
+		t.Errorf("stdout:\n%s", out.String())
+	}
+	evs := eventsOf(t, team.cfg)
+	if countEvents(evs, EvAgentForceTerminated, "a") != 1 || countEvents(evs, EvAgentForceTerminated, "c") != 0 {
+		t.Errorf("force events: %v", evs)
+	}
+	md, _ := os.ReadFile(filepath.Join(team.cfg.StateDir, "handoff.md"))
+	if !bytes.Contains(md, []byte("| a | plain | stopped (killed after shutdown_timeout) |")) {
+		t.Errorf("handoff does not say which agents needed force:\n%s", md)
+	}
+}
