@@ -1,9 +1,9 @@
 package protocol
 
 import (
+	"io"
 	"strings"
 	"sync"
-	"sync/atomic"
 
 	uv "github.com/charmbracelet/ultraviolet"
 	"github.com/charmbracelet/x/vt"
@@ -50,10 +50,9 @@ type vtScreen struct {
 	scroll  []Row
 	cleared bool
 
-	stopping atomic.Bool
-	done     chan struct{}
-	closeMu  sync.Mutex
-	closed   bool
+	done    chan struct{}
+	closeMu sync.Mutex
+	closed  bool
 }
 
 // NewScreen returns a Screen of cols×rows. reply receives the emulator's
@@ -81,9 +80,6 @@ func (s *vtScreen) drainReplies(reply func([]byte)) {
 	buf := make([]byte, 4096)
 	for {
 		n, err := s.em.Read(buf)
-		if s.stopping.Load() {
-			return
-		}
 		if n > 0 && reply != nil {
 			reply(append([]byte(nil), buf[:n]...))
 		}
@@ -172,9 +168,9 @@ func (s *vtScreen) Rows() []Row {
 
 func (s *vtScreen) AltScreen() bool { return s.em.IsAltScreen() }
 
-// Close stops the reply goroutine: it makes the emulator answer one device
-// attributes query, which the goroutine reads and then returns. (Closing the
-// emulator itself races with a pending Read inside x/vt.)
+// Close stops the reply goroutine by closing the emulator's reply pipe
+// (the emulator's own Close races with a pending Read inside x/vt); queries
+// that arrive later are not answered.
 func (s *vtScreen) Close() error {
 	s.closeMu.Lock()
 	defer s.closeMu.Unlock()
@@ -182,8 +178,9 @@ func (s *vtScreen) Close() error {
 		return nil
 	}
 	s.closed = true
-	s.stopping.Store(true)
-	_, _ = s.em.Write([]byte("\x1b[c"))
+	if c, ok := s.em.InputPipe().(io.Closer); ok {
+		_ = c.Close()
+	}
 	<-s.done
 	return nil
 }
