@@ -29,7 +29,7 @@ func TestMain(m *testing.M) {
 // warden returns a command that runs warden (this test binary) with args.
 func warden(args ...string) *exec.Cmd {
 	cmd := exec.Command(os.Args[0], args...)
-	cmd.Env = append(os.Environ(), "WARDEN_TEST_MAIN=1", fakeagent.Env("unused")[1])
+	cmd.Env = append(os.Environ(), "WARDEN_TEST_MAIN=1", fakeagent.Env("unused")[1], "GORACE=atexit_sleep_ms=0")
 	return cmd
 }
 

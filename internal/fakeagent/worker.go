@@ -21,6 +21,8 @@ import (
 //	silent=1   read input but never print anything
 //	done=FILE  on "VERIFY FAILED" create FILE (fixing the work) and answer
 //	           with a complete block at once
+//	spawn=1    start a grandchild that ignores SIGTERM, SIGINT and SIGHUP
+//	           (and so outlives a killed supervisor's hung-up terminal)
 //	lead=1     after its first answer (first session only) print
 //	           CHECKPOINT COMPLETE alone on a line, as a team lead does
 //	bad=1      answer the first request with a block whose progress is 250%,
@@ -47,6 +49,12 @@ func modeWorker(args []string) int {
 			fmt.Printf(format, a...)
 		}
 	}
+	if opt["spawn"] == "1" {
+		if _, err := spawn("ignore", false); err != nil {
+			fmt.Fprintf(os.Stderr, "fakeagent: spawn: %v\n", err)
+			return 1
+		}
+	}
 	in := bufio.NewScanner(os.Stdin)
 	in.Buffer(make([]byte, 64<<10), 1<<20)
 	for in.Scan() {
@@ -55,6 +63,12 @@ func modeWorker(args []string) int {
 		case strings.HasPrefix(line, "You are resuming"):
 			resumed = true
 			say("RESUME-SEEN: %s\n", line)
+			// "… The previous session reached 25% …": carry on from there.
+			if _, rest, ok := strings.Cut(line, "reached "); ok {
+				if pct, err := strconv.Atoi(strings.SplitN(rest, "%", 2)[0]); err == nil {
+					answered = pct * steps / 100
+				}
+			}
 		case strings.HasPrefix(line, "Resume instructions") || strings.HasPrefix(line, "* ") ||
 			strings.HasPrefix(line, "The team was checkpointed") || strings.HasPrefix(line, "# Handoff:"):
 			say("RESUME-SEEN: %s\n", line)
