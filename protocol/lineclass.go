@@ -109,7 +109,7 @@ func isFrame(s string) bool {
 	n := 0
 	for _, r := range s {
 		switch {
-		case r >= 0x2500 && r <= 0x257F:
+		case r >= 0x2500 && r <= 0x259F: // box drawing and block elements (Gemini draws ▄▄▄ ▀▀▀)
 			n++
 		case r == ' ':
 		default:
