@@ -10,6 +10,10 @@ type escFilter struct {
 	params [8]byte // CSI parameter bytes, enough to tell "2" and "3"
 	np     int
 	csiAt  int // index in out where the current CSI began, -1 if in an earlier write
+	// inFrame is set between CSI ?2026h and CSI ?2026l (synchronized output):
+	// the program is in the middle of drawing a frame.
+	inFrame bool
+	frames  uint64 // frames ended so far
 }
 
 type escState uint8
@@ -99,6 +103,12 @@ func (f *escFilter) filter(buf, p []byte, stripAll bool, emit segmentFunc) []byt
 				// intermediates; control bytes inside CSI are executed
 			case b >= 0x40 && b <= 0x7e:
 				f.state = stGround
+				if (b == 'h' || b == 'l') && f.np == 5 && string(f.params[:5]) == "?2026" {
+					if f.inFrame && b == 'l' {
+						f.frames++
+					}
+					f.inFrame = b == 'h'
+				}
 				if b == 'J' && f.np == 1 && !stripAll && (f.params[0] == '2' || f.params[0] == '3') {
 					kind := eraseScreen
 					if f.params[0] == '3' {

@@ -64,6 +64,8 @@ type Reader struct {
 	scroll []Row
 	dirty  bool
 	view   []string
+	defers int    // Quiet calls put off in a row because one frame was half drawn
+	frame  uint64 // the frame that was half drawn at the last Quiet put off
 }
 
 type event struct {

@@ -44,10 +44,24 @@ func (r *Reader) parseView(final bool) ([]candidate, map[string]int) {
 	return kept, counts
 }
 
+const maxDefers = 3
+
 func (r *Reader) quietScreen(final bool) {
 	if !r.dirty && !final {
 		return
 	}
+	// Never read a half-drawn synchronized frame; a program that never ends
+	// its frame is read anyway at the third Quiet during that one frame.
+	if in, frame := r.scr.InFrame(); in && !final {
+		if frame != r.frame {
+			r.frame, r.defers = frame, 0
+		}
+		if r.defers < maxDefers {
+			r.defers++
+			return
+		}
+	}
+	r.defers = 0
 	r.dirty = false
 	cands, counts := r.parseView(final)
 	order := make([]string, 0, len(cands)+1)

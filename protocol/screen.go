@@ -23,6 +23,10 @@ type Screen interface {
 	Rows() []Row
 	// AltScreen reports whether the program is on the alternate screen.
 	AltScreen() bool
+	// InFrame reports whether the program is between the start and the end
+	// of a synchronized update (CSI ?2026h … CSI ?2026l): the screen is half
+	// drawn. frame counts the frames completed so far.
+	InFrame() (in bool, frame uint64)
 	// Close stops the reply goroutine.
 	Close() error
 }
@@ -167,6 +171,8 @@ func (s *vtScreen) Rows() []Row {
 }
 
 func (s *vtScreen) AltScreen() bool { return s.em.IsAltScreen() }
+
+func (s *vtScreen) InFrame() (bool, uint64) { return s.filter.inFrame, s.filter.frames }
 
 // Close stops the reply goroutine by closing the emulator's reply pipe
 // (the emulator's own Close races with a pending Read inside x/vt); queries
