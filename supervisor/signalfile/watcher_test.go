@@ -85,7 +85,7 @@ func TestDeleteThenRecreateFiresEachTime(t *testing.T) {
 	dir := t.TempDir()
 	flag := filepath.Join(dir, "checkpoint-needed")
 	h := start(t, flag, true, nil)
-	for i := range 3 {
+	for range 3 {
 		write(t, flag)
 		h.fired("creation")
 		h.settle(dir)
@@ -93,7 +93,6 @@ func TestDeleteThenRecreateFiresEachTime(t *testing.T) {
 		remove(t, flag) // what the supervisor does after a team checkpoint
 		h.settle(dir)
 		h.quiet("removal")
-		_ = i
 	}
 }
 
