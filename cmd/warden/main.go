@@ -19,6 +19,7 @@ commands:
                          the dashboard, from the state dir, while running or after
   checkpoint [TEAM.toml | --state-dir DIR]
                          ask the running team for a team checkpoint (creates the signal file)
+  hook KIND [ARG]        called by an agent CLI's hook or status line; hands its JSON to the supervisor
 
 exit codes: 0 done, 1 an agent or task failed, 2 bad usage or team file, 130 stopped by the user
 `
@@ -60,6 +61,8 @@ func realMain(args []string, stdout, stderr io.Writer) int {
 		err = cmdCheckpoint(args[1:], stdout, stderr)
 	case "validate":
 		err = cmdValidate(args[1:], stdout)
+	case "hook":
+		err = cmdHook(args[1:], stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return 0

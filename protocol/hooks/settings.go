@@ -1,0 +1,113 @@
+package hooks
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+)
+
+// Environment variables warden sets on every agent process; `warden hook`
+// reads them. supervisor/hookbus re-exports them.
+const (
+	EnvAgent    = "WARDEN_AGENT"
+	EnvStateDir = "WARDEN_STATE_DIR"
+	EnvSocket   = "WARDEN_HOOK_SOCKET"
+)
+
+// Options say for which agent the settings are generated.
+type Options struct {
+	// WardenBin is the absolute path of the warden executable the hooks run.
+	WardenBin string
+	// StateDir is the team's state dir, Agent the agent's name.
+	StateDir string
+	Agent    string
+	// Dir is the per-agent directory, inside StateDir, that holds the
+	// generated files (the caller creates it 0700 and writes files 0600).
+	Dir string
+	// Socket is the hook bus socket path (hookbus.SocketPath(StateDir)).
+	Socket string
+	// Env is the agent's environment ("K=V"), read for HOME, CLAUDE_CONFIG_DIR,
+	// CODEX_HOME and GEMINI_CLI_SYSTEM_DEFAULTS_PATH to find the user's own
+	// settings. Values are never logged or copied into errors.
+	Env []string
+	// ReadFile reads the user's settings files; nil means os.ReadFile.
+	ReadFile func(path string) ([]byte, error)
+}
+
+// Settings returns what makes the agent's CLI report to warden: arguments to
+// put right after the program name, environment entries to add (always the
+// three WARDEN_* variables), and files to write (absolute paths inside
+// opts.Dir, 0600). Profile "plain" (or "") gets only the environment.
+func Settings(profile string, opts Options) (extraArgs []string, extraEnv []string, files map[string][]byte, err error) {
+	if err := opts.check(); err != nil {
+		return nil, nil, nil, fmt.Errorf("hook settings for %s: %w", opts.Agent, err)
+	}
+	extraEnv = []string{EnvAgent + "=" + opts.Agent, EnvStateDir + "=" + opts.StateDir, EnvSocket + "=" + opts.Socket}
+	files = map[string][]byte{}
+	switch profile {
+	case "", "plain":
+		return nil, extraEnv, files, nil
+	case "claude":
+		extraArgs, err = claudeSettings(opts, files)
+	case "codex":
+		extraArgs, err = codexSettings(opts)
+	case "gemini":
+		var env []string
+		env, err = geminiSettings(opts, files)
+		extraEnv = append(extraEnv, env...)
+	default:
+		err = fmt.Errorf("unknown profile %q", profile)
+	}
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("hook settings for %s (%s): %w", opts.Agent, profile, err)
+	}
+	return extraArgs, extraEnv, files, nil
+}
+
+func (o Options) check() error {
+	switch {
+	case o.Agent == "":
+		return fmt.Errorf("no agent name")
+	case !filepath.IsAbs(o.WardenBin):
+		return fmt.Errorf("warden binary path %q is not absolute", o.WardenBin)
+	case !filepath.IsAbs(o.Dir) || !filepath.IsAbs(o.StateDir):
+		return fmt.Errorf("state dir and agent dir must be absolute")
+	case o.Socket == "":
+		return fmt.Errorf("no hook socket path")
+	}
+	return nil
+}
+
+// env looks a variable up in the agent's environment.
+func (o Options) env(key string) string {
+	v := ""
+	for _, kv := range o.Env {
+		if k, val, ok := strings.Cut(kv, "="); ok && k == key {
+			v = val // the last one wins, as in exec.Cmd
+		}
+	}
+	return v
+}
+
+// hookEnv is the WARDEN_* variables as a map, for CLIs that let a hook
+// carry its own environment (Gemini sanitises the one it passes on).
+func (o Options) hookEnv() map[string]string {
+	return map[string]string{EnvAgent: o.Agent, EnvStateDir: o.StateDir, EnvSocket: o.Socket}
+}
+
+// shellQuote quotes s for a POSIX shell: the CLIs run hook commands with sh.
+func shellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./:=@%+,") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// hookCommand is the shell command line that runs `warden hook KIND ARGS…`.
+func (o Options) hookCommand(kind string, args ...string) string {
+	parts := []string{shellQuote(o.WardenBin), "hook", kind}
+	for _, a := range args {
+		parts = append(parts, shellQuote(a))
+	}
+	return strings.Join(parts, " ")
+}

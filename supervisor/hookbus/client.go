@@ -1,0 +1,168 @@
+package hookbus
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// SendTimeout bounds Send from dial to reply: a hook must never hang its CLI.
+const SendTimeout = 500 * time.Millisecond
+
+// ErrBusy is returned by Send when the server had no room for the message.
+var ErrBusy = errors.New("hook bus busy")
+
+// Send delivers m to the server at path and waits for its receipt, all
+// within SendTimeout.
+func Send(path string, m Message) error {
+	if m.At.IsZero() {
+		m.At = time.Now()
+	}
+	b, err := m.MarshalJSON()
+	if err != nil {
+		return fmt.Errorf("encode hook message: %w", err)
+	}
+	deadline := time.Now().Add(SendTimeout)
+	c, err := net.DialTimeout("unix", path, SendTimeout)
+	if err != nil {
+		return fmt.Errorf("connect to hook socket: %w", err)
+	}
+	defer c.Close()
+	_ = c.SetDeadline(deadline)
+	if _, err := c.Write(append(b, '\n')); err != nil {
+		return fmt.Errorf("send hook message: %w", err)
+	}
+	if uc, ok := c.(*net.UnixConn); ok {
+		_ = uc.CloseWrite()
+	}
+	reply, err := bufio.NewReader(c).ReadString('\n')
+	if err != nil {
+		return fmt.Errorf("read hook receipt: %w", err)
+	}
+	switch strings.TrimSpace(reply) {
+	case "ok":
+		return nil
+	case "busy":
+		return ErrBusy
+	default:
+		return fmt.Errorf("hook message refused: %q", strings.TrimSpace(reply))
+	}
+}
+
+// Spool appends m to the agent's spool file (STATE/hooks/AGENT.spool.jsonl,
+// 0600 in a 0700 dir), under an exclusive lock so that concurrent hooks
+// never interleave lines.
+func Spool(stateDir string, m Message) error {
+	path, err := SpoolPath(stateDir, m.Agent)
+	if err != nil {
+		return err
+	}
+	if m.At.IsZero() {
+		m.At = time.Now()
+	}
+	b, err := m.MarshalJSON()
+	if err != nil {
+		return fmt.Errorf("encode hook message: %w", err)
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return fmt.Errorf("create spool dir: %w", err)
+	}
+	f, err := openLocked(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	if _, err := f.Write(append(b, '\n')); err != nil {
+		return fmt.Errorf("append to spool: %w", err)
+	}
+	if err := f.Sync(); err != nil {
+		return fmt.Errorf("sync spool: %w", err)
+	}
+	return nil
+}
+
+// openLocked opens the spool for appending and locks it; if Drain removed
+// the file while we waited for the lock, it opens the new one.
+func openLocked(path string) (*os.File, error) {
+	for range 5 {
+		f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+		if err != nil {
+			return nil, fmt.Errorf("open spool: %w", err)
+		}
+		if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+			f.Close()
+			return nil, fmt.Errorf("lock spool: %w", err)
+		}
+		held, err1 := f.Stat()
+		now, err2 := os.Stat(path)
+		if err1 == nil && err2 == nil && os.SameFile(held, now) {
+			return f, nil
+		}
+		f.Close()
+	}
+	return nil, fmt.Errorf("open spool: file keeps being replaced")
+}
+
+// Drain reads every agent's spool file under STATE/hooks, removes them and
+// returns their messages oldest first. A line that does not parse (a torn
+// write by a killed hook) is skipped and counted in skipped.
+func Drain(stateDir string) (msgs []Message, skipped int, err error) {
+	files, err := filepath.Glob(filepath.Join(stateDir, "hooks", "*.spool.jsonl"))
+	if err != nil {
+		return nil, 0, fmt.Errorf("list spools: %w", err)
+	}
+	for _, path := range files {
+		got, bad, err := drainFile(path)
+		if err != nil {
+			return msgs, skipped, err
+		}
+		msgs, skipped = append(msgs, got...), skipped+bad
+	}
+	sort.SliceStable(msgs, func(i, j int) bool { return msgs[i].At.Before(msgs[j].At) })
+	return msgs, skipped, nil
+}
+
+func drainFile(path string) ([]Message, int, error) {
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, 0, nil
+	}
+	if err != nil {
+		return nil, 0, fmt.Errorf("open spool: %w", err)
+	}
+	defer f.Close()
+	// Under the writers' lock: read everything, then remove the file, so a
+	// hook appending now waits and then writes to a fresh file.
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+		return nil, 0, fmt.Errorf("lock spool: %w", err)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, 0, fmt.Errorf("read spool: %w", err)
+	}
+	if err := os.Remove(path); err != nil {
+		return nil, 0, fmt.Errorf("remove spool: %w", err)
+	}
+	var msgs []Message
+	bad := 0
+	for _, line := range bytes.Split(data, []byte{'\n'}) {
+		if len(bytes.TrimSpace(line)) == 0 {
+			continue
+		}
+		var m Message
+		if err := m.UnmarshalJSON(line); err != nil || m.Kind == "" {
+			bad++
+			continue
+		}
+		msgs = append(msgs, m)
+	}
+	return msgs, bad, nil
+}

@@ -1,0 +1,223 @@
+package hookbus
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/wardenhq/warden/protocol/hooks"
+)
+
+const (
+	// HookDeadline is how long `warden hook` may take in all; it returns
+	// then even if the work is not done (the process exits 0).
+	HookDeadline = 900 * time.Millisecond
+	// statusCmdTimeout bounds the user's own Claude status line command.
+	statusCmdTimeout = 400 * time.Millisecond
+	// rolloutWait is how long codex-notify looks for the session's
+	// token_count in its rollout file.
+	rolloutWait = 300 * time.Millisecond
+)
+
+// HookEnv is what a hook process knows about its agent, from the
+// environment warden set on the agent process.
+type HookEnv struct {
+	Agent, StateDir, Socket string
+	// Getenv reads the rest of the environment (HOME, CODEX_HOME).
+	Getenv func(string) string
+}
+
+// EnvFrom reads the WARDEN_* variables with getenv.
+func EnvFrom(getenv func(string) string) HookEnv {
+	return HookEnv{Agent: getenv(EnvAgent), StateDir: getenv(EnvStateDir), Socket: getenv(EnvSocket), Getenv: getenv}
+}
+
+// RunHook is `warden hook KIND [ARG…]`: it reads the payload (stdin, or for
+// codex-notify its last argument), sends it to the hook bus or spools it,
+// and writes to stdout only what the CLI shows (Claude's status line). It
+// returns within HookDeadline whatever happens; failures go to
+// STATE/logs/hook.log and come back as the error, which callers ignore
+// (the CLI must not see a failing hook).
+func RunHook(args []string, stdin io.Reader, stdout io.Writer, env HookEnv) error {
+	done := make(chan error, 1)
+	start := time.Now()
+	go func() { done <- runHook(args, stdin, stdout, env, start) }()
+	t := time.NewTimer(HookDeadline)
+	defer t.Stop()
+	select {
+	case err := <-done:
+		return err
+	case <-t.C:
+		err := fmt.Errorf("hook %s: gave up after %v", strings.Join(first(args), ""), HookDeadline)
+		logFailure(env, first(args), err)
+		return err
+	}
+}
+
+func first(args []string) []string {
+	if len(args) == 0 {
+		return []string{""}
+	}
+	return args[:1]
+}
+
+func runHook(args []string, stdin io.Reader, stdout io.Writer, env HookEnv, start time.Time) error {
+	err := hook(args, stdin, stdout, env, start)
+	if err != nil {
+		logFailure(env, first(args), err)
+	}
+	return err
+}
+
+func hook(args []string, stdin io.Reader, stdout io.Writer, env HookEnv, start time.Time) error {
+	if len(args) == 0 {
+		return fmt.Errorf("hook: no kind given")
+	}
+	kind := args[0]
+	if !slices.Contains(hooks.Kinds, kind) {
+		return fmt.Errorf("hook: unknown kind %q", kind)
+	}
+	if kind == hooks.KindCodexNotify {
+		if len(args) < 2 {
+			return fmt.Errorf("hook %s: no JSON argument", kind)
+		}
+		payload := []byte(args[len(args)-1])
+		startUserNotify(args[1:len(args)-1], args[len(args)-1])
+		return codexNotify(env, payload, start)
+	}
+	payload, err := io.ReadAll(io.LimitReader(stdin, maxMessage))
+	if err != nil {
+		return fmt.Errorf("hook %s: read stdin: %w", kind, err)
+	}
+	if kind == hooks.KindClaudeStatus {
+		fmt.Fprintln(stdout, statusLine(payload, args[1:]))
+	}
+	return deliver(env, Message{Agent: env.Agent, Kind: kind, Payload: payload, At: start})
+}
+
+// statusLine is what Claude shows: "warden: 42% context", after the first
+// line of the user's own status line command when there is one.
+func statusLine(payload []byte, userCmd []string) string {
+	line := "warden"
+	if pct, ok := hooks.ClaudeStatusLine(payload); ok {
+		line = fmt.Sprintf("warden: %.0f%% context", pct)
+	}
+	if len(userCmd) == 0 || userCmd[0] == "" {
+		return line
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), statusCmdTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "/bin/sh", "-c", userCmd[0])
+	cmd.Stdin = bytes.NewReader(payload)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = 50 * time.Millisecond
+	out, _ := cmd.Output()
+	user, _, _ := strings.Cut(strings.TrimRight(string(out), "\r\n"), "\n")
+	if user == "" {
+		return line
+	}
+	return user + " · " + line
+}
+
+// startUserNotify runs the user's own Codex notify program with the JSON
+// argument, detached: the hook does not wait for it.
+func startUserNotify(argv []string, payload string) {
+	if len(argv) == 0 {
+		return
+	}
+	cmd := exec.Command(argv[0], append(slices.Clone(argv[1:]), payload)...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if cmd.Start() == nil {
+		go func() { _ = cmd.Wait() }()
+	}
+}
+
+// codexNotify sends the notify payload and then, for the session's own
+// turns, the newest token_count line of its rollout file.
+func codexNotify(env HookEnv, payload []byte, start time.Time) error {
+	err := deliver(env, Message{Agent: env.Agent, Kind: hooks.KindCodexNotify, Payload: payload, At: start})
+	_, thread, title := hooks.CodexNotify(payload)
+	if title || thread == "" {
+		return err
+	}
+	home := hooks.CodexHome([]string{"CODEX_HOME=" + env.getenv("CODEX_HOME"), "HOME=" + env.getenv("HOME")})
+	line, rerr := waitTokenCount(home, thread)
+	if rerr != nil {
+		return errors.Join(err, fmt.Errorf("hook codex-notify: %w", rerr))
+	}
+	return errors.Join(err, deliver(env, Message{Agent: env.Agent, Kind: hooks.KindCodexTokenCount, Payload: line, At: time.Now()}))
+}
+
+func waitTokenCount(home, thread string) ([]byte, error) {
+	deadline := time.Now().Add(rolloutWait)
+	for {
+		var err error
+		if path := hooks.FindCodexRollout(home, thread); path == "" {
+			err = fmt.Errorf("no rollout file for the thread")
+		} else if line, lerr := hooks.LastCodexTokenCount(path, 0); lerr == nil {
+			return line, nil
+		} else {
+			err = lerr
+		}
+		if time.Now().After(deadline) {
+			return nil, err
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func (e HookEnv) getenv(k string) string {
+	if e.Getenv == nil {
+		return ""
+	}
+	return e.Getenv(k)
+}
+
+// deliver sends m, or spools it when the supervisor is not listening.
+func deliver(env HookEnv, m Message) error {
+	if env.Agent == "" || env.StateDir == "" {
+		return fmt.Errorf("hook %s: %s and %s must be set", m.Kind, EnvAgent, EnvStateDir)
+	}
+	sendErr := fmt.Errorf("no %s", EnvSocket)
+	if env.Socket != "" {
+		if sendErr = Send(env.Socket, m); sendErr == nil {
+			return nil
+		}
+	}
+	if err := Spool(env.StateDir, m); err != nil {
+		return fmt.Errorf("hook %s: send: %w; spool: %w", m.Kind, sendErr, err)
+	}
+	return nil
+}
+
+// logFailure appends one line to STATE/logs/hook.log (0600). Nothing is
+// logged when the state dir is unknown: stdout and stderr belong to the CLI
+// (Gemini reads a hook's stderr as its answer).
+func logFailure(env HookEnv, kind []string, err error) {
+	if env.StateDir == "" {
+		return
+	}
+	dir := filepath.Join(env.StateDir, "logs")
+	if os.MkdirAll(dir, 0o700) != nil {
+		return
+	}
+	f, ferr := os.OpenFile(filepath.Join(dir, "hook.log"), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	if ferr != nil {
+		return
+	}
+	defer f.Close()
+	logger := hclog.New(&hclog.LoggerOptions{Name: "warden", Output: f, Level: hclog.Info}).Named("hook")
+	logger.Error("hook failed", "kind", strings.Join(kind, ""), "agent", env.Agent, "error", err)
+}

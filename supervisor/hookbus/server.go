@@ -1,0 +1,174 @@
+package hookbus
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"path/filepath"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+)
+
+const (
+	// maxMessage caps one message on the wire (a Stop payload carries the
+	// whole answer).
+	maxMessage = 16 << 20
+	// queueLen is how many messages wait for the consumer.
+	queueLen = 1024
+	// enqueueWait is how long a connection waits for room in the queue
+	// before answering "busy"; the hook then spools the message.
+	enqueueWait = 300 * time.Millisecond
+	// connDeadline bounds one connection on the server side.
+	connDeadline = 2 * time.Second
+)
+
+// Server accepts hook messages on a unix socket.
+type Server struct {
+	logger hclog.Logger
+	path   string
+	ln     *net.UnixListener
+	msgs   chan Message
+	done   chan struct{}
+	wg     sync.WaitGroup
+	once   sync.Once
+}
+
+// Listen serves the hook socket at path (see SocketPath). The socket is
+// 0600 and its directory must be the state dir or a 0700 directory of ours.
+// A stale socket left by a dead supervisor is replaced; a live one is an
+// error (another supervisor runs this team).
+func Listen(logger hclog.Logger, path string) (*Server, error) {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("create hook socket dir: %w", err)
+	}
+	if err := checkDir(dir); err != nil {
+		return nil, err
+	}
+	if c, err := net.DialTimeout("unix", path, 200*time.Millisecond); err == nil {
+		c.Close()
+		return nil, fmt.Errorf("listen on hook socket %s: another process is listening", path)
+	}
+	if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("remove stale hook socket: %w", err)
+	}
+	ln, err := net.ListenUnix("unix", &net.UnixAddr{Name: path, Net: "unix"})
+	if err != nil {
+		return nil, fmt.Errorf("listen on hook socket %s: %w", path, err)
+	}
+	ln.SetUnlinkOnClose(true)
+	if err := os.Chmod(path, 0o600); err != nil {
+		ln.Close()
+		return nil, fmt.Errorf("chmod hook socket: %w", err)
+	}
+	s := &Server{logger: logger.Named("hookbus"), path: path, ln: ln,
+		msgs: make(chan Message, queueLen), done: make(chan struct{})}
+	s.wg.Add(1)
+	go s.accept()
+	s.logger.Debug("listening", "socket", path)
+	return s, nil
+}
+
+// checkDir refuses a socket directory that is not ours or that others may
+// write to or enter (a fallback dir under /tmp someone made before us).
+func checkDir(dir string) error {
+	st, err := os.Lstat(dir)
+	if err != nil {
+		return fmt.Errorf("stat hook socket dir: %w", err)
+	}
+	sys, ok := st.Sys().(*syscall.Stat_t)
+	if !st.IsDir() || (ok && int(sys.Uid) != os.Getuid()) {
+		return fmt.Errorf("hook socket dir %s is not a directory of ours", dir)
+	}
+	if st.Mode().Perm()&0o022 != 0 {
+		return fmt.Errorf("hook socket dir %s is writable by others (%v)", dir, st.Mode().Perm())
+	}
+	return nil
+}
+
+// Path is the socket path.
+func (s *Server) Path() string { return s.path }
+
+// Messages delivers every accepted message, in arrival order. It is closed
+// after Close.
+func (s *Server) Messages() <-chan Message { return s.msgs }
+
+// Close stops accepting, waits for open connections, removes the socket and
+// closes Messages. Messages still queued stay readable.
+func (s *Server) Close() {
+	s.once.Do(func() {
+		close(s.done)
+		s.ln.Close()
+		s.wg.Wait()
+		close(s.msgs)
+	})
+}
+
+func (s *Server) accept() {
+	defer s.wg.Done()
+	for {
+		c, err := s.ln.AcceptUnix()
+		if err != nil {
+			select {
+			case <-s.done:
+				return
+			default:
+			}
+			s.logger.Warn("accept failed", "error", err)
+			time.Sleep(10 * time.Millisecond)
+			continue
+		}
+		s.wg.Add(1)
+		go s.handle(c)
+	}
+}
+
+// handle reads one message a line until EOF and answers each with "ok" or
+// "busy" (no room: the client spools it).
+func (s *Server) handle(c *net.UnixConn) {
+	defer s.wg.Done()
+	defer c.Close()
+	_ = c.SetDeadline(time.Now().Add(connDeadline))
+	r := bufio.NewReaderSize(io.LimitReader(c, maxMessage), 64<<10)
+	for {
+		line, err := r.ReadBytes('\n')
+		if len(line) > 0 {
+			reply := s.take(line)
+			if _, werr := c.Write([]byte(reply + "\n")); werr != nil {
+				s.logger.Debug("reply failed", "error", werr)
+				return
+			}
+		}
+		if err != nil {
+			if !errors.Is(err, io.EOF) {
+				s.logger.Debug("read failed", "error", err)
+			}
+			return
+		}
+	}
+}
+
+func (s *Server) take(line []byte) string {
+	var m Message
+	if err := m.UnmarshalJSON(line); err != nil || m.Kind == "" {
+		s.logger.Warn("bad hook message", "bytes", len(line), "error", err)
+		return "bad"
+	}
+	t := time.NewTimer(enqueueWait)
+	defer t.Stop()
+	select {
+	case s.msgs <- m:
+		return "ok"
+	case <-t.C:
+		s.logger.Warn("hook queue full", "agent", m.Agent, "kind", m.Kind)
+		return "busy"
+	case <-s.done:
+		return "busy"
+	}
+}
