@@ -289,3 +289,31 @@ verify = ["sh", "-c", "test -f `+flag+` || { echo 'missing fixed.flag'; exit 7; 
 		t.Errorf("verify result %q", res.Tasks[0].Verify)
 	}
 }
+
+func TestTUIDrawnAnswersAreRecordedOnce(t *testing.T) {
+	defer proctest.AssertNone(t)
+	cfg := writeTeam(t, `checkpoint_interval = "1s"
+checkpoint_timeout = "3s"
+shutdown_timeout = "1s"
+[[task]]
+id = "T7"
+prompt = "Answer like a TUI."
+`, fakeAgent{name: "tui", mode: "tui-answer", profile: "claude"})
+	res, stdout, _ := runTeam(t, cfg, 6*time.Second)
+	if !res.Stopped {
+		t.Fatalf("result %+v", res)
+	}
+	evs := eventsOf(t, cfg)
+	requests, records := countEvents(evs, EvCheckpointRequested, "tui"), countEvents(evs, EvCheckpointReceived, "tui")
+	// Every request but possibly the one cut off by the stop is answered
+	// exactly once, although the fake TUI repaints each answer ten times.
+	if records < 2 || records > requests || records < requests-1 {
+		t.Fatalf("%d requests, %d records\n%s", requests, records, stdout)
+	}
+	if n := countEvents(evs, EvCheckpointRejected, "tui"); n != 0 {
+		t.Errorf("%d rejections of TUI-drawn answers", n)
+	}
+	if !strings.Contains(stdout, "CHECKPOINT: T7 - implementing (10%)") || !strings.Contains(stdout, "CHECKPOINT: T7 - implementing (20%)") {
+		t.Errorf("stdout:\n%s", stdout)
+	}
+}

@@ -22,11 +22,16 @@ func TestMain(m *testing.M) {
 type fakeAgent struct {
 	name, mode, restart string
 	maxRestarts         int
+	profile             string
 }
 
 // writeTeam writes a team file of fake agents into a temp dir and loads it
 // through the real decoder.
 func writeTeam(t *testing.T, header string, agents ...fakeAgent) *config.Team {
+	return writeTeamB(t, header, agents...)
+}
+
+func writeTeamB(t testing.TB, header string, agents ...fakeAgent) *config.Team {
 	t.Helper()
 	dir := t.TempDir()
 	var b strings.Builder
@@ -47,6 +52,9 @@ func writeTeam(t *testing.T, header string, agents ...fakeAgent) *config.Team {
 			fmt.Fprintf(&b, "%s = %q", k, v)
 		}
 		b.WriteString("}\n")
+		if a.profile != "" {
+			fmt.Fprintf(&b, "profile = %q\n", a.profile)
+		}
 		if a.restart != "" {
 			fmt.Fprintf(&b, "restart = %q\nmax_restarts = %d\n", a.restart, a.maxRestarts)
 		}

@@ -42,6 +42,8 @@ type session struct {
 	lastOut   atomic.Int64 // unix nanos of the last output
 	settle    *settler
 
+	typing chan string // texts for the typist
+
 	mu      sync.Mutex
 	pending []readerEvent // from the reader's callbacks, for the session loop
 	notify  chan struct{}
@@ -95,9 +97,23 @@ func (s *session) lastOutput() time.Time {
 	return s.started
 }
 
-// typeText submits text the profile's way and tells the reader, so that its
-// echo is never read as an answer.
+// typeText queues text for the typist: submitting may pause (a paste, then
+// Enter as a write of its own), and the session loop must keep recording
+// answers meanwhile.
 func (s *session) typeText(text string) {
+	s.typing <- text
+}
+
+// typist submits queued texts in order until the session ends.
+func (s *session) typist() {
+	for text := range s.typing {
+		s.submit(text)
+	}
+}
+
+// submit types text the profile's way and tells the reader, so that its
+// echo is never read as an answer.
+func (s *session) submit(text string) {
 	s.reader.Typed(text)
 	for i, chunk := range s.prof.submit(text) {
 		if i > 0 {

@@ -3,6 +3,7 @@ package supervisor
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/wardenhq/warden/protocol"
 	"github.com/wardenhq/warden/supervisor/store"
@@ -57,6 +58,9 @@ func (s *session) onBlock(b protocol.Block) bool {
 	if err := t.store.Save(cp); err != nil {
 		s.a.log.Error("checkpoint not saved", "task", b.Task, "error", err)
 		return false
+	}
+	if t.onRecord != nil {
+		t.onRecord(cp, time.Now())
 	}
 	s.a.checkpointed(now)
 	t.queue.Progress(b.Task, b.Progress, b.Status)

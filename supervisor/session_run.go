@@ -35,6 +35,9 @@ func (a *agent) runSession(g *generation, task *config.Task, prompt string, atte
 		return runner.Exit{Code: -1, Err: err}, outExited
 	}
 	s.proc = proc
+	s.typing = make(chan string, 16)
+	go s.typist()
+	defer close(s.typing)
 	a.started(s)
 	t.events.Emit(EvAgentStarted, a.cfg.Name, taskID(task), "pid", proc.Pid(), "attempt", attempt, "session_id", s.id)
 	if task != nil {

@@ -47,6 +47,9 @@ type Team struct {
 	mu       sync.Mutex
 	gen      *generation // the current one
 	failure  error       // a team checkpoint that could not write its handoff
+
+	// onRecord, for benchmarks, sees every checkpoint right after it is on disk.
+	onRecord func(cp *store.Checkpoint, at time.Time)
 }
 
 // AgentStatus is one agent's state as the dashboard and the result see it.

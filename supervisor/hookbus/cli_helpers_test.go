@@ -1,0 +1,285 @@
+package hookbus
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/charmbracelet/x/vt"
+	"github.com/creack/pty"
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/wardenhq/warden/internal/fakeagent"
+	"github.com/wardenhq/warden/internal/fakeprovider"
+	"github.com/wardenhq/warden/protocol/hooks"
+)
+
+// cliBinDir holds the real CLIs (scripts/install-clis.sh); WARDEN_CLI_BIN
+// overrides it.
+func cliBinDir() string {
+	if d := os.Getenv("WARDEN_CLI_BIN"); d != "" {
+		return d
+	}
+	home, _ := os.UserHomeDir()
+	return filepath.Join(home, ".cache", "warden-clis", "node_modules", ".bin")
+}
+
+// cliSetup is how one CLI runs offline against the fake provider in a
+// fresh HOME (the recipe of internal/tools/record).
+type cliSetup struct {
+	args  []string // after the program name, before warden's
+	ready string   // on screen when the prompt takes input
+	quit  []string // typed 700 ms apart to leave
+	setup func(t *testing.T, home, project, baseURL string) []string
+}
+
+var cliSetups = map[string]cliSetup{
+	"claude": {ready: "/effort", quit: []string{"/exit", "\r"},
+		setup: func(t *testing.T, home, project, baseURL string) []string {
+			writeTestFile(t, filepath.Join(home, ".claude.json"), fmt.Sprintf(
+				`{"hasCompletedOnboarding": true, "theme": "dark", "projects": {%q: {"hasTrustDialogAccepted": true}}}`, project))
+			return []string{"ANTHROPIC_BASE_URL=" + baseURL, "ANTHROPIC_AUTH_TOKEN=fake-token",
+				"DISABLE_AUTOUPDATER=1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1"}
+		}},
+	"codex": {args: []string{"--no-daemon", "--no-alt-screen"}, ready: "Ask Codex", quit: []string{"\x03", "\x03"},
+		setup: func(t *testing.T, home, project, baseURL string) []string {
+			codexHome := filepath.Join(home, ".codex")
+			writeTestFile(t, filepath.Join(codexHome, "config.toml"), strings.Join([]string{
+				`model = "fake-model"`, `model_provider = "fake"`, `check_for_update_on_startup = false`,
+				`[analytics]`, `enabled = false`, `[model_providers.fake]`, `name = "Fake"`,
+				fmt.Sprintf(`base_url = "%s/v1"`, baseURL), `env_key = "FAKE_API_KEY"`, `wire_api = "responses"`,
+				fmt.Sprintf(`[projects.%q]`, project), `trust_level = "trusted"`, ``}, "\n"))
+			return []string{"CODEX_HOME=" + codexHome, "FAKE_API_KEY=fake-key"}
+		}},
+	"gemini": {ready: "Type your message", quit: []string{"/quit", "\r"},
+		setup: func(t *testing.T, home, project, baseURL string) []string {
+			writeTestFile(t, filepath.Join(home, ".gemini", "settings.json"),
+				`{"security": {"auth": {"selectedType": "gemini-api-key"}, "folderTrust": {"enabled": false}},
+ "general": {"enableAutoUpdate": false, "enableAutoUpdateNotification": false},
+ "privacy": {"usageStatisticsEnabled": false}, "telemetry": {"enabled": false}, "ui": {"theme": "Default"}}`)
+			return []string{"GOOGLE_GEMINI_BASE_URL=" + baseURL, "GEMINI_API_KEY=fake-key"}
+		}},
+}
+
+func writeTestFile(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// cliRun is one real CLI under a pty with warden's generated hook settings,
+// its hook bus and its fake provider.
+type cliRun struct {
+	t        *testing.T
+	name     string
+	setup    cliSetup
+	home     string
+	state    string
+	server   *Server
+	provider *fakeprovider.Server
+	cmd      *exec.Cmd
+	ptmx     *os.File
+
+	mu       sync.Mutex
+	em       *vt.Emulator
+	readDone chan struct{}
+	waitDone chan struct{}
+}
+
+// startCLI starts the named CLI the way warden would: hooks.Settings
+// arguments, environment and files, the hook bus listening at SocketPath.
+func startCLI(t *testing.T, name string, answer fakeprovider.Answer) *cliRun {
+	t.Helper()
+	bin := filepath.Join(cliBinDir(), name)
+	if _, err := os.Stat(bin); err != nil {
+		t.Skipf("%s is not installed at %s (scripts/install-clis.sh installs it; WARDEN_CLI_BIN overrides the dir)", name, bin)
+	}
+	logger := hclog.New(&hclog.LoggerOptions{Name: "test", Level: hclog.Warn, Output: os.Stderr})
+	r := &cliRun{t: t, name: name, setup: cliSetups[name], home: t.TempDir(), state: t.TempDir(),
+		readDone: make(chan struct{}), waitDone: make(chan struct{})}
+	project, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.provider = fakeprovider.New(logger, fakeprovider.Script{Answers: []fakeprovider.Answer{answer}})
+	t.Cleanup(r.provider.Close)
+	r.server, err = Listen(logger, SocketPath(r.state))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(r.server.Close)
+
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := []string{"PATH=" + cliBinDir() + ":/usr/local/bin:/usr/bin:/bin", "HOME=" + r.home, "LANG=C.UTF-8",
+		"TZ=UTC", "TERM=xterm-256color", "COLORTERM=truecolor",
+		fakeagent.EnvOwner + "=" + strconv.Itoa(os.Getpid()), envTestHook + "=1"}
+	env = append(env, r.setup.setup(t, r.home, project, r.provider.URL())...)
+	agentDir := filepath.Join(r.state, "agents", "a1")
+	args, extraEnv, files, err := hooks.Settings(name, hooks.Options{WardenBin: self, StateDir: r.state,
+		Agent: "a1", Dir: agentDir, Socket: r.server.Path(), Env: env})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(agentDir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	for p, b := range files {
+		writeTestFile(t, p, string(b))
+	}
+	env = append(env, extraEnv...)
+	argv := append(append([]string{bin}, r.setup.args...), args...)
+	r.cmd = exec.Command(argv[0], argv[1:]...)
+	r.cmd.Env, r.cmd.Dir = env, project
+	r.em = vt.NewEmulator(160, 50)
+	r.ptmx, err = pty.StartWithSize(r.cmd, &pty.Winsize{Cols: 160, Rows: 50})
+	if err != nil {
+		t.Fatalf("start %s: %v", name, err)
+	}
+	go r.read()
+	go r.answerQueries()
+	go func() { _ = r.cmd.Wait(); close(r.waitDone) }()
+	t.Cleanup(r.stop)
+	return r
+}
+
+func (r *cliRun) read() {
+	defer close(r.readDone)
+	buf := make([]byte, 64<<10)
+	for {
+		n, err := r.ptmx.Read(buf)
+		if n > 0 {
+			r.mu.Lock()
+			_, _ = r.em.Write(dropOSC(buf[:n]))
+			r.mu.Unlock()
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// answerQueries replies to the CLI's terminal queries, as a terminal would.
+func (r *cliRun) answerQueries() {
+	buf := make([]byte, 4096)
+	for {
+		n, err := r.em.Read(buf)
+		if n > 0 {
+			_, _ = r.ptmx.Write(buf[:n])
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// dropOSC removes whole OSC strings within one read (x/vt leaks titles onto
+// the screen); the screen is only used to see that the prompt is ready.
+func dropOSC(p []byte) []byte {
+	for {
+		i := bytes.Index(p, []byte("\x1b]"))
+		if i < 0 {
+			return p
+		}
+		j := bytes.IndexAny(p[i:], "\x07\x1b\\")
+		if j < 0 {
+			return p[:i]
+		}
+		k := i + j + 1
+		if p[i+j] == 0x1b && k < len(p) && p[k] == '\\' {
+			k++
+		}
+		p = append(p[:i:i], p[k:]...)
+	}
+}
+
+func (r *cliRun) screen() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.em.String()
+}
+
+// waitReady polls the screen until the CLI's prompt shows.
+func (r *cliRun) waitReady(timeout time.Duration) {
+	r.t.Helper()
+	deadline := time.Now().Add(timeout)
+	for !strings.Contains(r.screen(), r.setup.ready) {
+		if time.Now().After(deadline) {
+			r.t.Fatalf("%s: prompt not ready after %v; screen:\n%s", r.name, timeout, r.screen())
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// submit types text, then after 700 ms "\r" as its own write.
+func (r *cliRun) submit(text string) {
+	r.t.Helper()
+	if _, err := r.ptmx.Write([]byte(text)); err != nil {
+		r.t.Fatal(err)
+	}
+	time.Sleep(700 * time.Millisecond)
+	if _, err := r.ptmx.Write([]byte("\r")); err != nil {
+		r.t.Fatal(err)
+	}
+}
+
+// stop quits the CLI politely, then kills its process group.
+func (r *cliRun) stop() {
+	for _, q := range r.setup.quit {
+		_, _ = r.ptmx.Write([]byte(q))
+		select {
+		case <-r.waitDone:
+		case <-time.After(700 * time.Millisecond):
+		}
+	}
+	select {
+	case <-r.waitDone:
+	case <-time.After(3 * time.Second):
+		_ = syscall.Kill(-r.cmd.Process.Pid, syscall.SIGTERM)
+		select {
+		case <-r.waitDone:
+		case <-time.After(2 * time.Second):
+			_ = syscall.Kill(-r.cmd.Process.Pid, syscall.SIGKILL)
+			<-r.waitDone
+		}
+	}
+	_ = syscall.Kill(-r.cmd.Process.Pid, syscall.SIGKILL)
+	_ = r.ptmx.Close()
+	<-r.readDone
+	_ = r.em.Close()
+}
+
+// collect reads hook messages until done says it has what it needs.
+func (r *cliRun) collect(timeout time.Duration, done func([]Message) bool) []Message {
+	r.t.Helper()
+	var got []Message
+	t := time.NewTimer(timeout)
+	defer t.Stop()
+	for !done(got) {
+		select {
+		case m := <-r.server.Messages():
+			got = append(got, m)
+		case <-t.C:
+			kinds := make([]string, len(got))
+			for i, m := range got {
+				kinds[i] = m.Kind
+			}
+			r.t.Fatalf("%s: hook messages after %v: %v; screen:\n%s", r.name, timeout, kinds, r.screen())
+		}
+	}
+	return got
+}
