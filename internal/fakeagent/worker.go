@@ -4,8 +4,11 @@ import (
 	"bufio"
 	"fmt"
 	"os"
+	"os/signal"
 	"strconv"
 	"strings"
+	"syscall"
+	"time"
 )
 
 // worker: a scripted agent working on one task, for the supervisor's end to
@@ -21,6 +24,8 @@ import (
 //	silent=1   read input but never print anything
 //	done=FILE  on "VERIFY FAILED" create FILE (fixing the work) and answer
 //	           with a complete block at once
+//	ignore=1   ignore SIGTERM, SIGINT and SIGHUP, and stay after the end of
+//	           input (only SIGKILL ends it)
 //	spawn=1    start a grandchild that ignores SIGTERM, SIGINT and SIGHUP
 //	           (and so outlives a killed supervisor's hung-up terminal)
 //	lead=1     after its first answer (first session only) print
@@ -48,6 +53,9 @@ func modeWorker(args []string) int {
 		if !silent {
 			fmt.Printf(format, a...)
 		}
+	}
+	if opt["ignore"] == "1" {
+		signal.Ignore(syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
 	}
 	if opt["spawn"] == "1" {
 		if _, err := spawn("ignore", false); err != nil {
@@ -102,6 +110,11 @@ func modeWorker(args []string) int {
 				say("crashing now\n")
 				return 1
 			}
+		}
+	}
+	if opt["ignore"] == "1" {
+		for { // deaf to the quit keys and to SIGTERM
+			time.Sleep(time.Hour)
 		}
 	}
 	return 0
