@@ -90,7 +90,13 @@ title = "third"
 prompt = "Do the third thing."
 blocked_by = ["T2"]
 `, fakeAgent{name: "w1", mode: "worker:steps=2"}, fakeAgent{name: "w2", mode: "worker:steps=2"})
+	defer func(d time.Duration) { DashboardEvery = d }(DashboardEvery)
+	DashboardEvery = 100 * time.Millisecond
 	res, stdout, _ := runTeam(t, cfg, 60*time.Second)
+	if !strings.Contains(stdout, "agents active 1/2, tasks done 1/3, available 0, blocked 1, pending verification 0") &&
+		!strings.Contains(stdout, "agents active 1/2, tasks done 2/3, available 0, blocked 0, pending verification 0") {
+		t.Errorf("no periodic dashboard on stdout:\n%s", stdout)
+	}
 	if res.ExitCode() != 0 {
 		t.Fatalf("exit %d, tasks %+v\nstdout:\n%s", res.ExitCode(), res.Tasks, stdout)
 	}

@@ -107,3 +107,34 @@ func dash(s string) string {
 	}
 	return s
 }
+
+// DashboardEvery is how often `warden run` prints the dashboard, when
+// something changed since the last one.
+var DashboardEvery = time.Minute
+
+// printDashboard prints the dashboard to stdout every interval while the
+// team changes; it returns the function that stops it.
+func (t *Team) printDashboard(every time.Duration) func() {
+	stop := make(chan struct{})
+	go func() {
+		printed := -1
+		for {
+			select {
+			case <-t.clock.After(every):
+			case <-stop:
+				return
+			}
+			t.pubMu.Lock()
+			changes := t.changes
+			t.pubMu.Unlock()
+			if changes == printed {
+				continue
+			}
+			printed = changes
+			var b strings.Builder
+			RenderDashboard(&b, t.snapshotNow(true))
+			t.printf("%s", b.String())
+		}
+	}()
+	return func() { close(stop) }
+}

@@ -39,6 +39,7 @@ type Team struct {
 	// fresh run starts its tasks over; --resume sets it to zero).
 	resumeFrom time.Time
 	pubMu      sync.Mutex
+	changes    int // publishes so far; the dashboard prints when it moved
 
 	triggers chan trigger // team checkpoint requests
 	userStop atomic.Bool  // a signal asked warden to stop
@@ -143,6 +144,8 @@ func (t *Team) Run() Result {
 	t.publish()
 	stopWatch := t.watchSignalFile()
 	defer stopWatch()
+	stopDashboard := t.printDashboard(DashboardEvery)
+	defer stopDashboard()
 	handoffText := ""
 	for n := 1; ; n++ {
 		g := newGeneration(n, handoffText, len(t.agents))
