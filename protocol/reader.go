@@ -176,6 +176,15 @@ func (r *Reader) Flush() {
 	r.unlockAndDispatch()
 }
 
+// Resize tells the Reader the pty's window changed (ModeScreen).
+func (r *Reader) Resize(rows, cols int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.scr != nil && !r.done {
+		r.scr.Resize(cols, rows)
+	}
+}
+
 // Close releases the emulator without reading further. Safe to call twice.
 func (r *Reader) Close() error {
 	r.mu.Lock()

@@ -27,6 +27,8 @@ type Screen interface {
 	// of a synchronized update (CSI ?2026h … CSI ?2026l): the screen is half
 	// drawn. frame counts the frames completed so far.
 	InFrame() (in bool, frame uint64)
+	// Resize changes the screen's size, as the pty's was changed.
+	Resize(cols, rows int)
 	// Close stops the reply goroutine.
 	Close() error
 }
@@ -57,6 +59,15 @@ type vtScreen struct {
 	done    chan struct{}
 	closeMu sync.Mutex
 	closed  bool
+}
+
+// Resize changes the emulator's size (the pty's window changed).
+func (s *vtScreen) Resize(cols, rows int) {
+	if cols <= 0 || rows <= 0 {
+		return
+	}
+	s.em.Resize(cols, rows)
+	s.cols = cols
 }
 
 // NewScreen returns a Screen of cols×rows. reply receives the emulator's

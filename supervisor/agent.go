@@ -35,6 +35,8 @@ type agent struct {
 	log    hclog.Logger
 	policy *RestartPolicy
 
+	inputMu sync.Mutex // one submission at a time: warden's typing or the user's keystrokes
+
 	mu             sync.Mutex
 	state          string
 	proc           *runner.Process
@@ -102,6 +104,14 @@ func (a *agent) runTask(g *generation, task *config.Task) bool {
 			return true
 		case outStopped:
 			a.setState(StateStopped, exit, "team stopped")
+			if task != nil {
+				a.team.queue.Release(task.ID)
+			}
+			return false
+		}
+		if a.team.wrap && out == outExited {
+			// warden wrap: the user ended the agent; warden ends with it.
+			a.setState(StateExited, exit, "the wrapped agent exited")
 			if task != nil {
 				a.team.queue.Release(task.ID)
 			}

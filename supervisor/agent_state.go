@@ -64,6 +64,16 @@ func (a *agent) setState(state string, exit runner.Exit, reason string) {
 	a.team.publish()
 }
 
+// currentSession is the agent's running session, or nil.
+func (a *agent) currentSession() *session {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.state != StateRunning {
+		return nil
+	}
+	return a.session
+}
+
 // busy reports whether the agent runs a session on a task now.
 func (a *agent) busy() bool {
 	a.mu.Lock()
@@ -101,7 +111,10 @@ func (a *agent) snapshot() AgentStatus {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	s := AgentStatus{Name: a.cfg.Name, State: a.state, Attempt: a.attempt, Task: a.task,
-		Exit: a.lastExit.String(), Reason: a.reason, LastCheckpoint: a.lastCheckpoint}
+		Exit: a.lastExit.String(), Reason: a.reason, LastCheckpoint: a.lastCheckpoint, ExitCode: a.lastExit.Code}
+	if a.lastExit.Signal != 0 {
+		s.ExitCode = 128 + int(a.lastExit.Signal)
+	}
 	if a.proc != nil {
 		s.Pid = a.proc.Pid()
 	}

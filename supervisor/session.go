@@ -2,6 +2,7 @@ package supervisor
 
 import (
 	"crypto/rand"
+	"io"
 	"encoding/hex"
 	"sync"
 	"sync/atomic"
@@ -43,6 +44,7 @@ type session struct {
 	settle    *settler
 
 	typing chan string // texts for the typist
+	term   io.Writer   // the user's terminal (warden wrap), or nil
 
 	mu      sync.Mutex
 	pending []readerEvent // from the reader's callbacks, for the session loop
@@ -65,6 +67,9 @@ func newSessionID() string {
 
 // Write takes the agent's raw output from the runner's reader goroutine.
 func (s *session) Write(p []byte) (int, error) {
+	if s.term != nil {
+		s.term.Write(p)
+	}
 	s.lastOut.Store(time.Now().UnixNano())
 	s.reader.Write(p)
 	s.settle.poke()
@@ -114,6 +119,8 @@ func (s *session) typist() {
 // submit types text the profile's way and tells the reader, so that its
 // echo is never read as an answer.
 func (s *session) submit(text string) {
+	s.a.inputMu.Lock()
+	defer s.a.inputMu.Unlock()
 	s.reader.Typed(text)
 	for i, chunk := range s.prof.submit(text) {
 		if i > 0 {

@@ -13,20 +13,25 @@ import (
 // first prompt, and supervises it until it ends. exit is the process's.
 func (a *agent) runSession(g *generation, task *config.Task, prompt string, attempt int) (runner.Exit, outcome) {
 	t := a.team
-	s := &session{a: a, g: g, task: task, id: newSessionID(), attempt: attempt,
+	s := &session{a: a, g: g, task: task, id: newSessionID(), attempt: attempt, term: t.termOutput(),
 		prof: profileFor(a.cfg.Profile), notify: make(chan struct{}, 1), started: t.clock.Now()}
+	size := t.windowSize()
+	reply := func(b []byte) { s.proc.Write(b) }
+	if s.term != nil {
+		reply = nil // the user's terminal answers the agent's queries itself
+	}
 	s.reader = protocol.NewReader(a.log, protocol.ReaderOptions{
-		Mode: s.prof.mode, Rows: 50, Cols: 200,
+		Mode: s.prof.mode, Rows: int(size.Rows), Cols: int(size.Cols),
 		OnBlock:    func(b protocol.Block) { s.push(readerEvent{block: &b}) },
 		OnReject:   func(reason, text string) { s.push(readerEvent{reason: reason, text: text}) },
 		OnComplete: func() { s.push(readerEvent{complete: true}) },
-		Reply:      func(b []byte) { s.proc.Write(b) },
+		Reply:      reply,
 	})
 	s.settle = newSettler(s.prof.settle, s.reader.Quiet)
 	defer s.settle.stop()
 
 	proc, err := runner.Start(a.log, runner.Config{
-		Name: a.cfg.Name, Argv: a.cfg.Command, Dir: a.cfg.Dir, Env: envList(a.cfg.Env),
+		Name: a.cfg.Name, Argv: a.cfg.Command, Dir: a.cfg.Dir, Env: envList(a.cfg.Env), Size: size,
 		LogPath: t.dir.LogPath(a.cfg.Name), Output: s,
 	})
 	if err != nil {

@@ -118,9 +118,12 @@ func (t *Team) printDashboard(every time.Duration) func() {
 	stop := make(chan struct{})
 	go func() {
 		printed := -1
+		// A display cadence on the wall clock, not a policy on the team's clock.
+		tick := time.NewTicker(every)
+		defer tick.Stop()
 		for {
 			select {
-			case <-t.clock.After(every):
+			case <-tick.C:
 			case <-stop:
 				return
 			}

@@ -49,6 +49,11 @@ type Team struct {
 	gen      *generation // the current one
 	failure  error       // a team checkpoint that could not write its handoff
 
+	// term is the user's terminal (warden wrap); wrap ends the run when the
+	// agent exits on its own, with its exit code.
+	term *terminal
+	wrap bool
+
 	// onRecord, for benchmarks, sees every checkpoint right after it is on disk.
 	onRecord func(cp *store.Checkpoint, at time.Time)
 }
@@ -62,6 +67,8 @@ type AgentStatus struct {
 	Exit    string `json:"exit,omitempty"`
 	Reason  string `json:"reason,omitempty"`
 	Task    string `json:"task,omitempty"`
+	// ExitCode is the last process's exit code (128+N when killed by signal N).
+	ExitCode int `json:"exit_code"`
 
 	LastCheckpoint time.Time `json:"last_checkpoint,omitzero"`
 }
@@ -146,6 +153,9 @@ func (t *Team) Run() Result {
 	defer stopWatch()
 	stopDashboard := t.printDashboard(DashboardEvery)
 	defer stopDashboard()
+	if t.term != nil {
+		go t.pumpInput()
+	}
 	handoffText := ""
 	for n := 1; ; n++ {
 		g := newGeneration(n, handoffText, len(t.agents))

@@ -81,6 +81,7 @@ func (t *Team) snapshotNow(running bool) Snapshot {
 func (t *Team) publish() {
 	t.pubMu.Lock()
 	defer t.pubMu.Unlock()
+	t.changes++
 	if err := writeStatus(t.dir, t.snapshotNow(true)); err != nil {
 		t.log.Error("status not written", "error", err)
 	}

@@ -14,6 +14,8 @@ const usage = `usage: warden COMMAND [ARGS]
 commands:
   run TEAM.toml          run the team until every agent is done, or until stopped
   validate TEAM.toml     check a team file; every error with file:line:col
+  wrap [--name N] [--task ID] [--profile P] [--state-dir DIR] -- CMD ARGS…
+                         one agent in your own terminal, with checkpoints, handoff and restart around it
   run TEAM.toml --resume continue a team whose supervisor died, from its state dir
   status [TEAM.toml | --state-dir DIR] [--json] [--watch]
                          the dashboard, from the state dir, while running or after
@@ -59,6 +61,8 @@ func realMain(args []string, stdout, stderr io.Writer) int {
 		err = cmdStatus(args[1:], stdout, stderr)
 	case "checkpoint":
 		err = cmdCheckpoint(args[1:], stdout, stderr)
+	case "wrap":
+		err = cmdWrap(args[1:], stdout, stderr)
 	case "validate":
 		err = cmdValidate(args[1:], stdout)
 	case "hook":

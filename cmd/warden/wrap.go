@@ -1,0 +1,182 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+
+	"github.com/charmbracelet/x/term"
+	"github.com/oklog/run"
+
+	"github.com/wardenhq/warden/internal/clock"
+	"github.com/wardenhq/warden/runner"
+	"github.com/wardenhq/warden/supervisor"
+	"github.com/wardenhq/warden/supervisor/config"
+)
+
+const wrapUsage = "usage: warden wrap [--name N] [--task ID] [--profile P] [--state-dir DIR] -- CMD ARGS…"
+
+// wrapPrompt is the wrapped agent's first prompt after the preamble: the
+// user drives the session; warden only keeps its checkpoints.
+const wrapPrompt = "The user works with you in this terminal session and will tell you what to do. " +
+	"Until then, reply with one word: ready."
+
+// cmdWrap runs one agent in the user's own terminal with the checkpoint
+// protocol around it, and returns the agent's exit code.
+func cmdWrap(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("wrap", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	name := fs.String("name", "", "agent name (default: the command's base name)")
+	task := fs.String("task", "wrap", "task id its checkpoints are recorded under")
+	profile := fs.String("profile", "", "plain | claude | codex | gemini (default: from the command's name)")
+	stateDir := fs.String("state-dir", config.DefaultStateDir, "state directory")
+	logLevel := fs.String("log-level", envOr("WARDEN_LOG_LEVEL", "info"), "log level (the log goes to STATE_DIR/logs/warden.log)")
+	if err := fs.Parse(args); err != nil {
+		return &exitError{code: 2}
+	}
+	argv := fs.Args()
+	if len(argv) == 0 {
+		return usageError("%s", wrapUsage)
+	}
+	cfg, err := wrapTeam(argv, *name, *task, *profile, *stateDir)
+	if err != nil {
+		return &exitError{code: 2, err: err}
+	}
+	logFile, err := openWrapLog(cfg.StateDir)
+	if err != nil {
+		return err
+	}
+	defer logFile.Close()
+	logger := newLogger(logFile, *logLevel)
+
+	in := os.Stdin
+	fd := in.Fd()
+	size := runner.Size{Rows: runner.DefaultRows, Cols: runner.DefaultCols}
+	if term.IsTerminal(fd) {
+		if w, h, err := term.GetSize(fd); err == nil && w > 0 && h > 0 {
+			size = runner.Size{Rows: uint16(h), Cols: uint16(w)}
+		}
+		state, err := term.MakeRaw(fd)
+		if err != nil {
+			return fmt.Errorf("wrap: raw mode: %w", err)
+		}
+		defer term.Restore(fd, state)
+	}
+	team, err := supervisor.New(logger, cfg, clock.Real{}, nil)
+	if err != nil {
+		return &exitError{code: 2, err: err}
+	}
+	team.AttachTerminal(in, stdout, size)
+
+	var result supervisor.Result
+	var g run.Group
+	{
+		g.Add(func() error {
+			result = team.Run()
+			return nil
+		}, func(error) {
+			team.Stop(true)
+		})
+	}
+	{
+		// SIGWINCH: the agent's window follows the user's terminal. The
+		// terminal is raw, so Ctrl-C reaches the agent as a byte; SIGTERM and
+		// SIGHUP to warden stop it cleanly, a second one forces.
+		sigs := make(chan os.Signal, 4)
+		signal.Notify(sigs, syscall.SIGWINCH, syscall.SIGTERM, syscall.SIGHUP, os.Interrupt)
+		done := make(chan struct{})
+		g.Add(func() error {
+			defer signal.Stop(sigs)
+			stops := 0
+			for {
+				select {
+				case sig := <-sigs:
+					if sig == syscall.SIGWINCH {
+						if w, h, err := term.GetSize(fd); err == nil && w > 0 && h > 0 {
+							team.Resize(runner.Size{Rows: uint16(h), Cols: uint16(w)})
+						}
+						continue
+					}
+					logger.Warn("received signal", "signal", sig.String())
+					if stops++; stops == 1 {
+						team.Stop(true)
+					} else {
+						team.Force()
+					}
+				case <-done:
+					return nil
+				}
+			}
+		}, func(error) { close(done) })
+	}
+	if err := g.Run(); err != nil {
+		return err
+	}
+	switch {
+	case result.Err != nil:
+		return &exitError{code: 1, err: result.Err}
+	case result.Stopped:
+		return &exitError{code: 130}
+	case len(result.Agents) == 1 && result.Agents[0].ExitCode != 0:
+		return &exitError{code: result.Agents[0].ExitCode}
+	}
+	return nil
+}
+
+// wrapTeam is the team of one agent that `warden wrap` runs.
+func wrapTeam(argv []string, name, task, profile, stateDir string) (*config.Team, error) {
+	base := filepath.Base(argv[0])
+	if name == "" {
+		name = strings.Map(func(r rune) rune {
+			if r == '.' || r == '-' || r == '_' || ('a' <= r && r <= 'z') || ('A' <= r && r <= 'Z') || ('0' <= r && r <= '9') {
+				return r
+			}
+			return '-'
+		}, base)
+	}
+	if profile == "" {
+		profile = config.ProfilePlain
+		for _, p := range []string{"claude", "codex", "gemini"} {
+			if strings.HasPrefix(base, p) {
+				profile = p
+			}
+		}
+	}
+	if !config.ValidName(name) || !config.ValidName(task) {
+		return nil, fmt.Errorf("wrap: --name %q and --task %q must match [A-Za-z0-9._-]+", name, task)
+	}
+	cwd, err := os.Getwd()
+	if err != nil {
+		return nil, fmt.Errorf("wrap: %w", err)
+	}
+	if !filepath.IsAbs(stateDir) {
+		stateDir = filepath.Join(cwd, stateDir)
+	}
+	return &config.Team{
+		Name: "wrap-" + name, StateDir: stateDir,
+		CheckpointInterval: config.DefaultCheckpointInterval, CheckpointTimeout: config.DefaultCheckpointTimeout,
+		ShutdownTimeout: config.DefaultShutdownTimeout, StaleWarning: config.DefaultStaleWarning,
+		StaleFailure: config.DefaultStaleFailure, SignalFile: filepath.Join(stateDir, config.DefaultSignalFile),
+		ContextThreshold: config.DefaultContextThreshold, AfterTeamCheckpoint: config.AfterRehydrate,
+		Agents: []config.Agent{{Name: name, Command: argv, Profile: profile, Dir: cwd,
+			Restart: supervisor.RestartNever}},
+		Tasks: []config.Task{{ID: task, Title: "wrapped session of " + base, Prompt: wrapPrompt, Agent: name}},
+	}, nil
+}
+
+// openWrapLog opens STATE_DIR/logs/warden.log: the terminal belongs to the agent.
+func openWrapLog(stateDir string) (*os.File, error) {
+	if err := os.MkdirAll(filepath.Join(stateDir, "logs"), 0o700); err != nil {
+		return nil, fmt.Errorf("wrap: %w", err)
+	}
+	f, err := os.OpenFile(filepath.Join(stateDir, "logs", "warden.log"), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("wrap: %w", err)
+	}
+	return f, nil
+}
