@@ -1,0 +1,35 @@
+package fakeagent
+
+import (
+	"os"
+
+	"github.com/charmbracelet/x/term"
+)
+
+// rawecho: put the terminal in raw mode, as the agent TUIs do, print
+// "ready", and echo every byte it reads back at once (an application-level
+// echo, like a TUI's input box); exit 0 on Ctrl-D. For keystroke latency
+// benchmarks.
+func init() { Register("rawecho", modeRawEcho) }
+
+func modeRawEcho([]string) int {
+	if state, err := term.MakeRaw(os.Stdin.Fd()); err == nil {
+		defer term.Restore(os.Stdin.Fd(), state)
+	}
+	write([]byte("ready\r\n"))
+	buf := make([]byte, 256)
+	for {
+		n, err := os.Stdin.Read(buf)
+		for _, c := range buf[:n] {
+			if c == 4 {
+				return 0
+			}
+		}
+		if n > 0 {
+			write(buf[:n])
+		}
+		if err != nil {
+			return 0
+		}
+	}
+}
