@@ -12,7 +12,7 @@ func (d *decoder) team(abs string, doc map[string]any) *Team {
 	top := table{d: d, vals: doc}
 	top.unknown("name", "state_dir", "checkpoint_interval", "checkpoint_timeout",
 		"shutdown_timeout", "stale_warning", "stale_failure", "signal_file",
-		"context_threshold", "after_team_checkpoint", "agent", "task")
+		"context_threshold", "after_team_checkpoint", "usage_limit_wait", "agent", "task")
 
 	t := &Team{
 		Path: abs,
@@ -46,6 +46,7 @@ func (d *decoder) team(abs string, doc map[string]any) *Team {
 			t.SignalFile = filepath.Join(t.StateDir, sf)
 		}
 	}
+	t.UsageLimitWait, _ = top.duration("usage_limit_wait", DefaultUsageLimitWait)
 	t.ContextThreshold = top.integer("context_threshold", DefaultContextThreshold, 1, 100, "between 1 and 100")
 	t.AfterTeamCheckpoint = top.oneOf("after_team_checkpoint", DefaultAfterTeamCheckpoint, AfterRehydrate, AfterExit)
 

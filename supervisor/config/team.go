@@ -37,6 +37,7 @@ const (
 	DefaultStaleFailure        = 30 * time.Minute
 	DefaultSignalFile          = "checkpoint-needed"
 	DefaultContextThreshold    = 80
+	DefaultUsageLimitWait      = time.Hour
 	DefaultAfterTeamCheckpoint = AfterRehydrate
 	DefaultProfile             = ProfilePlain
 	DefaultRestart             = RestartOnFailure
@@ -67,17 +68,20 @@ const (
 // Team is a validated team file with every default filled in and every path
 // made absolute.
 type Team struct {
-	Path                string        // absolute path of the team file
-	Name                string        // default: the file's base name without extension
-	StateDir            string        // absolute; relative to the team file's dir; default ".warden"
-	CheckpointInterval  time.Duration // default 5m
-	CheckpointTimeout   time.Duration // default 30s
-	ShutdownTimeout     time.Duration // default 30s
-	StaleWarning        time.Duration // default 10m
-	StaleFailure        time.Duration // default 30m; must be longer than StaleWarning
-	SignalFile          string        // absolute, inside StateDir; default "checkpoint-needed"
-	ContextThreshold    int           // default 80, 1..100
-	AfterTeamCheckpoint string        // "rehydrate" (default) | "exit"
+	Path               string        // absolute path of the team file
+	Name               string        // default: the file's base name without extension
+	StateDir           string        // absolute; relative to the team file's dir; default ".warden"
+	CheckpointInterval time.Duration // default 5m
+	CheckpointTimeout  time.Duration // default 30s
+	ShutdownTimeout    time.Duration // default 30s
+	StaleWarning       time.Duration // default 10m
+	StaleFailure       time.Duration // default 30m; must be longer than StaleWarning
+	SignalFile         string        // absolute, inside StateDir; default "checkpoint-needed"
+	ContextThreshold   int           // default 80, 1..100
+	// UsageLimitWait is how long an agent that hit a usage limit waits when
+	// the reset time cannot be read off its screen; default 1h.
+	UsageLimitWait      time.Duration
+	AfterTeamCheckpoint string // "rehydrate" (default) | "exit"
 	Agents              []Agent
 	Tasks               []Task
 }

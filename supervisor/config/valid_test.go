@@ -36,6 +36,7 @@ func TestLoadMinimalFillsDefaults(t *testing.T) {
 		StaleFailure:        30 * time.Minute,
 		SignalFile:          filepath.Join(dir, ".warden", "checkpoint-needed"),
 		ContextThreshold:    80,
+		UsageLimitWait:      time.Hour,
 		AfterTeamCheckpoint: "rehydrate",
 		Agents: []Agent{{
 			Name:        "solo",
@@ -70,6 +71,7 @@ func TestLoadFullKeepsEveryValue(t *testing.T) {
 		StaleFailure:        20 * time.Minute,
 		SignalFile:          filepath.Join(dir, "state", "signals", "now"),
 		ContextThreshold:    90,
+		UsageLimitWait:      90 * time.Minute,
 		AfterTeamCheckpoint: "exit",
 		Agents: []Agent{{
 			Name:        "worker-1",
@@ -79,7 +81,7 @@ func TestLoadFullKeepsEveryValue(t *testing.T) {
 			Env:         map[string]string{"ANTHROPIC_MODEL": "opus", "QUOTED.NAME": "q"},
 			Restart:     "always",
 			MaxRestarts: 0,
-			Pos:         Position{File: file, Line: 13, Col: 1},
+			Pos:         Position{File: file, Line: 14, Col: 1},
 		}, {
 			Name:        "worker_2.codex",
 			Command:     []string{"codex"},
@@ -88,13 +90,13 @@ func TestLoadFullKeepsEveryValue(t *testing.T) {
 			Restart:     "never",
 			MaxRestarts: 5,
 			Prompt:      "Review the repository.\n",
-			Pos:         Position{File: file, Line: 25, Col: 1},
+			Pos:         Position{File: file, Line: 26, Col: 1},
 		}},
 		Tasks: []Task{{
 			ID:     "T059",
 			Title:  "Collect the PDFs",
 			Prompt: "Find every PDF under docs/.",
-			Pos:    Position{File: file, Line: 35, Col: 1},
+			Pos:    Position{File: file, Line: 36, Col: 1},
 		}, {
 			ID:         "T060",
 			Title:      "Convert Nature Trail PDFs to Markdown",
@@ -103,7 +105,7 @@ func TestLoadFullKeepsEveryValue(t *testing.T) {
 			BlockedBy:  []string{"T059"},
 			Agent:      "worker-1",
 			Verify:     []string{"go", "test", "./..."},
-			Pos:        Position{File: file, Line: 40, Col: 1},
+			Pos:        Position{File: file, Line: 41, Col: 1},
 		}},
 	}
 	if !reflect.DeepEqual(team, want) {
