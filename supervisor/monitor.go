@@ -11,6 +11,7 @@ const (
 	actTimeout        // the answer to the last request is late
 	actStale          // no output and no checkpoint for stale_warning
 	actStalled        // … for stale_failure: restart from the checkpoint
+	actResume         // a usage-limit pause is over: tell the agent to continue
 )
 
 // monitor is the timer policy of one busy agent session, a plain object
@@ -28,7 +29,18 @@ type monitor struct {
 
 	start, lastCheckpoint, nextRequest, requestedAt time.Time
 	awaiting, warned                                bool
+	// pausedUntil: the agent hit a usage limit; no requests and no stale
+	// alarms until then. resumedAt counts as activity after the pause.
+	pausedUntil, resumedAt time.Time
 }
+
+// pause holds the agent (a usage limit) until until.
+func (m *monitor) pause(until time.Time) {
+	m.pausedUntil, m.awaiting = until, false
+}
+
+// paused reports whether a usage-limit pause is on.
+func (m *monitor) paused() bool { return !m.pausedUntil.IsZero() }
 
 func newMonitor(t *Team, turnQuiet time.Duration, start time.Time) *monitor {
 	c := t.cfg
@@ -46,7 +58,15 @@ func (m *monitor) checkpoint(now time.Time) {
 // next returns the action due at now, given the time of the last output, and
 // when to look again if there is none. Call it until it returns actNone.
 func (m *monitor) next(now, lastOutput time.Time) (action, time.Time) {
-	activity := latest(m.start, m.lastCheckpoint, lastOutput)
+	if m.paused() {
+		if now.Before(m.pausedUntil) {
+			return actNone, m.pausedUntil
+		}
+		m.pausedUntil, m.resumedAt, m.warned = time.Time{}, now, false
+		m.nextRequest = now.Add(m.interval)
+		return actResume, time.Time{}
+	}
+	activity := latest(m.start, m.lastCheckpoint, lastOutput, m.resumedAt)
 	idle := now.Sub(activity)
 	switch {
 	case idle >= m.staleFail:

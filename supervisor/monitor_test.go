@@ -61,3 +61,21 @@ func TestMonitorStaleThenStalled(t *testing.T) {
 		t.Fatalf("silent 30m: %v, want stalled", act)
 	}
 }
+
+func TestMonitorUsageLimitPauseSilencesAlarms(t *testing.T) {
+	t0 := time.Unix(1000, 0)
+	m := testMonitor(t0)
+	m.pause(t0.Add(3 * time.Hour))
+	// Hours of silence while paused: no request, no stale, no stalled.
+	if act, wake := m.next(t0.Add(2*time.Hour), t0); act != actNone || !wake.Equal(t0.Add(3*time.Hour)) {
+		t.Fatalf("paused: %v, wake %v", act, wake)
+	}
+	now := t0.Add(3 * time.Hour)
+	if act, _ := m.next(now, t0); act != actResume {
+		t.Fatalf("at the reset time: %v, want resume", act)
+	}
+	// After the pause the clocks start again from the resume.
+	if act, wake := m.next(now.Add(time.Minute), t0); act != actNone || !wake.Equal(now.Add(5*time.Minute)) {
+		t.Fatalf("after resume: %v, wake %v", act, wake)
+	}
+}
