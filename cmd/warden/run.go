@@ -4,8 +4,6 @@ import (
 	"flag"
 	"io"
 	"os"
-	"os/signal"
-	"syscall"
 
 	"github.com/hashicorp/go-hclog"
 	"github.com/oklog/run"
@@ -45,42 +43,8 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 
 	var result supervisor.Result
 	var g run.Group
-	{
-		// The team: returns when every agent is done for good, or stopped.
-		g.Add(func() error {
-			result = team.Run()
-			return nil
-		}, func(error) {
-			team.Stop(false)
-		})
-	}
-	{
-		// Signals: the first INT/TERM stops the team cleanly, a second forces.
-		// The registration lives until the team is done, so a second Ctrl-C
-		// reaches us instead of killing warden and orphaning the agents.
-		sigs := make(chan os.Signal, 2)
-		signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
-		done := make(chan struct{})
-		g.Add(func() error {
-			defer signal.Stop(sigs)
-			for n := 0; ; n++ {
-				select {
-				case sig := <-sigs:
-					if n == 0 {
-						logger.Warn("received signal, stopping the team", "signal", sig.String())
-						team.Stop(true)
-					} else {
-						logger.Warn("received second signal, forcing", "signal", sig.String())
-						team.Force()
-					}
-				case <-done:
-					return nil
-				}
-			}
-		}, func(error) {
-			close(done)
-		})
-	}
+	addTeamActor(&g, team, &result)
+	addSignalActor(&g, logger, team, nil)
 	if err := g.Run(); err != nil {
 		return err
 	}

@@ -5,10 +5,8 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"strings"
-	"syscall"
 
 	"github.com/charmbracelet/x/term"
 	"github.com/oklog/run"
@@ -75,45 +73,15 @@ func cmdWrap(args []string, stdout, stderr io.Writer) error {
 
 	var result supervisor.Result
 	var g run.Group
-	{
-		g.Add(func() error {
-			result = team.Run()
-			return nil
-		}, func(error) {
-			team.Stop(true)
-		})
-	}
-	{
-		// SIGWINCH: the agent's window follows the user's terminal. The
-		// terminal is raw, so Ctrl-C reaches the agent as a byte; SIGTERM and
-		// SIGHUP to warden stop it cleanly, a second one forces.
-		sigs := make(chan os.Signal, 4)
-		signal.Notify(sigs, syscall.SIGWINCH, syscall.SIGTERM, syscall.SIGHUP, os.Interrupt)
-		done := make(chan struct{})
-		g.Add(func() error {
-			defer signal.Stop(sigs)
-			stops := 0
-			for {
-				select {
-				case sig := <-sigs:
-					if sig == syscall.SIGWINCH {
-						if w, h, err := term.GetSize(fd); err == nil && w > 0 && h > 0 {
-							team.Resize(runner.Size{Rows: uint16(h), Cols: uint16(w)})
-						}
-						continue
-					}
-					logger.Warn("received signal", "signal", sig.String())
-					if stops++; stops == 1 {
-						team.Stop(true)
-					} else {
-						team.Force()
-					}
-				case <-done:
-					return nil
-				}
-			}
-		}, func(error) { close(done) })
-	}
+	addTeamActor(&g, team, &result)
+	// The terminal is raw, so Ctrl-C reaches the agent as a byte; SIGTERM
+	// and SIGHUP to warden stop it cleanly. SIGWINCH: the agent's window
+	// follows the user's terminal.
+	addSignalActor(&g, logger, team, func() {
+		if w, h, err := term.GetSize(fd); err == nil && w > 0 && h > 0 {
+			team.Resize(runner.Size{Rows: uint16(h), Cols: uint16(w)})
+		}
+	})
 	if err := g.Run(); err != nil {
 		return err
 	}

@@ -1,0 +1,60 @@
+package main
+
+import (
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/hashicorp/go-hclog"
+	"github.com/oklog/run"
+
+	"github.com/wardenhq/warden/supervisor"
+)
+
+// addTeamActor adds the team: it returns when every agent is done for good,
+// or the team was stopped; its result lands in *result.
+func addTeamActor(g *run.Group, team *supervisor.Team, result *supervisor.Result) {
+	g.Add(func() error {
+		*result = team.Run()
+		return nil
+	}, func(error) {
+		team.Stop(true)
+	})
+}
+
+// addSignalActor adds the signal handler: the first INT, TERM or HUP stops
+// the team cleanly (a team checkpoint), a second forces. The registration
+// lives until the team is done, so a second Ctrl-C reaches warden instead of
+// killing it and orphaning the agents. onWinch, when set, gets SIGWINCH.
+func addSignalActor(g *run.Group, logger hclog.Logger, team *supervisor.Team, onWinch func()) {
+	sigs := make(chan os.Signal, 4)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	if onWinch != nil {
+		signal.Notify(sigs, syscall.SIGWINCH)
+	}
+	done := make(chan struct{})
+	g.Add(func() error {
+		defer signal.Stop(sigs)
+		stops := 0
+		for {
+			select {
+			case sig := <-sigs:
+				if sig == syscall.SIGWINCH {
+					onWinch()
+					continue
+				}
+				if stops++; stops == 1 {
+					logger.Warn("received signal, stopping the team", "signal", sig.String())
+					team.Stop(true)
+				} else {
+					logger.Warn("received second signal, forcing", "signal", sig.String())
+					team.Force()
+				}
+			case <-done:
+				return nil
+			}
+		}
+	}, func(error) {
+		close(done)
+	})
+}
