@@ -2,40 +2,61 @@ package hooks
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"path/filepath"
 )
 
-// GeminiSettingsFile is the name of the generated Gemini CLI settings file
-// inside Options.Dir.
-const GeminiSettingsFile = "gemini-system-defaults.json"
+// GeminiHomeDir is the directory, inside Options.Dir, that warden gives
+// Gemini CLI as GEMINI_CLI_HOME; its .gemini/settings.json is generated.
+const GeminiHomeDir = "gemini-home"
 
-// geminiDefaultsEnv makes Gemini CLI read its "system defaults" settings
-// from our file. Of the four files it reads (system defaults < user <
-// workspace < system), system defaults has the lowest precedence, and its
-// hook lists are concatenated with the others' (mergeStrategy concat), so
-// ~/.gemini and the project's .gemini stay untouched and every hook the user
-// has still runs. The file this variable replaces
-// (/etc/gemini-cli/system-defaults.json, or the path the variable already
-// named) is copied into ours, so nothing of it is lost.
+// Why an overlay home. Gemini CLI 0.61.0 reads four settings files: system
+// defaults, user (~/.gemini/settings.json), workspace (.gemini/ in the
+// project) and system. GEMINI_CLI_SYSTEM_SETTINGS_PATH and
+// GEMINI_CLI_SYSTEM_DEFAULTS_PATH move the system files, but the CLI skips a
+// system file unless it and every directory above it are owned by root and
+// not writable by group or others ("Security Warning: Skipping system
+// defaults file …", measured), so they are no use to a normal user. A
+// project-level file would write into the user's repository and needs
+// folder trust. What is left is GEMINI_CLI_HOME, which moves ~/.gemini as a
+// whole: warden points it at D/gemini-home, whose .gemini/ holds a settings.json
+// that is the user's own plus warden's hooks, and a symlink to every other
+// entry of the user's ~/.gemini (login, accounts, history, extensions,
+// trusted folders), so the login and everything the CLI writes stay the
+// user's. The user's ~/.agents is linked too (the CLI looks for it beside
+// .gemini). Two consequences: a setting changed with /settings during a
+// warden session lands in the copy and is gone at the next start; and an
+// agent whose working directory is the user's home no longer sees it as
+// home, so ~/.gemini/settings.json is read as workspace settings too.
 //
-// Hooks from settings need no approval in Gemini CLI 0.61.0 (only project
-// hooks print a warning the first time), but none run in a folder the user
-// has not trusted when folder trust is on: that is the user's trust choice,
-// and the same dialog blocks the agent's first prompt anyway.
-const geminiDefaultsEnv = "GEMINI_CLI_SYSTEM_DEFAULTS_PATH"
+// Hooks from settings need no approval (only project hooks print a warning
+// the first time), but none run in a folder the user has not trusted when
+// folder trust is on; that is the user's choice, and the same trust dialog
+// would block the agent's first prompt anyway.
 
 // geminiHookTimeoutMS is the per-hook timeout Gemini enforces; warden hook
 // exits within 1 s on its own.
 const geminiHookTimeoutMS = 3000
 
 func geminiSettings(o Options, files map[string][]byte) ([]string, error) {
+	userHome := o.env("GEMINI_CLI_HOME")
+	if userHome == "" {
+		userHome = o.env("HOME")
+	}
+	if userHome == "" {
+		return nil, fmt.Errorf("no HOME in the agent's environment")
+	}
+	userDir := filepath.Join(userHome, ".gemini")
 	settings := map[string]any{}
-	orig := o.geminiDefaultsPath()
-	if b, err := o.readFile(orig); err == nil && len(b) > 0 {
-		if err := json.Unmarshal(b, &settings); err != nil {
-			return nil, fmt.Errorf("parse gemini system defaults %s: %w", orig, err)
+	if b, err := o.readFile(filepath.Join(userDir, "settings.json")); err == nil && len(b) > 0 {
+		if err := json.Unmarshal(stripJSONComments(b), &settings); err != nil {
+			return nil, fmt.Errorf("parse %s: %w", filepath.Join(userDir, "settings.json"), err)
 		}
+	} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, err
 	}
 	hooksMap, _ := settings["hooks"].(map[string]any)
 	if hooksMap == nil {
@@ -54,19 +75,91 @@ func geminiSettings(o Options, files map[string][]byte) ([]string, error) {
 	if err != nil {
 		return nil, fmt.Errorf("encode gemini settings: %w", err)
 	}
-	path := filepath.Join(o.Dir, GeminiSettingsFile)
-	files[path] = append(b, '\n')
-	return []string{geminiDefaultsEnv + "=" + path}, nil
+	home := filepath.Join(o.Dir, GeminiHomeDir)
+	if err := linkGeminiHome(home, userHome); err != nil {
+		return nil, err
+	}
+	files[filepath.Join(home, ".gemini", "settings.json")] = append(b, '\n')
+	return []string{"GEMINI_CLI_HOME=" + home}, nil
 }
 
-// geminiDefaultsPath is where Gemini CLI would read system defaults from.
-func (o Options) geminiDefaultsPath() string {
-	if p := o.env(geminiDefaultsEnv); p != "" {
-		return p
+// linkGeminiHome (re)creates the overlay: home/.gemini/ENTRY -> the user's
+// ~/.gemini/ENTRY for every entry but settings.json, and home/.agents.
+func linkGeminiHome(home, userHome string) error {
+	dir := filepath.Join(home, ".gemini")
+	if err := os.RemoveAll(home); err != nil {
+		return fmt.Errorf("clear gemini overlay home: %w", err)
 	}
-	sys := o.env("GEMINI_CLI_SYSTEM_SETTINGS_PATH")
-	if sys == "" {
-		sys = "/etc/gemini-cli/settings.json"
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("create gemini overlay home: %w", err)
 	}
-	return filepath.Join(filepath.Dir(sys), "system-defaults.json")
+	userDir := filepath.Join(userHome, ".gemini")
+	ents, err := os.ReadDir(userDir)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("list %s: %w", userDir, err)
+	}
+	for _, e := range ents {
+		if e.Name() == "settings.json" {
+			continue
+		}
+		if err := os.Symlink(filepath.Join(userDir, e.Name()), filepath.Join(dir, e.Name())); err != nil {
+			return fmt.Errorf("link gemini overlay: %w", err)
+		}
+	}
+	if _, err := os.Lstat(filepath.Join(userHome, ".agents")); err == nil {
+		if err := os.Symlink(filepath.Join(userHome, ".agents"), filepath.Join(home, ".agents")); err != nil {
+			return fmt.Errorf("link gemini overlay: %w", err)
+		}
+	}
+	return nil
+}
+
+// stripJSONComments blanks // and /* */ comments outside strings, as the
+// CLI's strip-json-comments does, keeping offsets for error messages.
+func stripJSONComments(b []byte) []byte {
+	out := append([]byte(nil), b...)
+	inStr, esc := false, false
+	for i := 0; i < len(out); i++ {
+		c := out[i]
+		switch {
+		case inStr:
+			switch {
+			case esc:
+				esc = false
+			case c == '\\':
+				esc = true
+			case c == '"':
+				inStr = false
+			}
+		case c == '"':
+			inStr = true
+		case c == '/' && i+1 < len(out) && out[i+1] == '/':
+			for ; i < len(out) && out[i] != '\n'; i++ {
+				out[i] = ' '
+			}
+		case c == '/' && i+1 < len(out) && out[i+1] == '*':
+			out[i], out[i+1] = ' ', ' '
+			for i += 2; i < len(out) && !(out[i] == '*' && i+1 < len(out) && out[i+1] == '/'); i++ {
+				if out[i] != '\n' {
+					out[i] = ' '
+				}
+			}
+			if i+1 < len(out) {
+				out[i], out[i+1] = ' ', ' '
+				i++
+			}
+		}
+	}
+	return out
+}
+
+// GeminiTokenLimit is Gemini CLI 0.61.0's tokenLimit(model): 256 000 for the
+// Gemma 4 models, 1 048 576 (its DEFAULT_TOKEN_LIMIT) for every other model.
+// The CLI does not report the limit, so this mirrors its table.
+func GeminiTokenLimit(model string) int {
+	switch model {
+	case "gemma-4-31b-it", "gemma-4-26b-a4b-it":
+		return 256000
+	}
+	return 1048576
 }

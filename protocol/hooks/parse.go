@@ -246,14 +246,3 @@ func geminiAfterModel(payload []byte) (tokens int, model string) {
 	}
 	return p.Response.Usage.PromptTokenCount, p.Request.Model
 }
-
-// GeminiTokenLimit is Gemini CLI 0.61.0's tokenLimit(model): 256 000 for the
-// Gemma 4 models, 1 048 576 (its DEFAULT_TOKEN_LIMIT) for every other model.
-// The CLI does not report the limit, so this mirrors its table.
-func GeminiTokenLimit(model string) int {
-	switch model {
-	case "gemma-4-31b-it", "gemma-4-26b-a4b-it":
-		return 256000
-	}
-	return 1048576
-}

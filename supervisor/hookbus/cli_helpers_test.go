@@ -2,6 +2,7 @@ package hookbus
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -225,6 +226,18 @@ func (r *cliRun) waitReady(timeout time.Duration) {
 	}
 }
 
+// waitScreen polls the screen for want; false after timeout.
+func (r *cliRun) waitScreen(want string, timeout time.Duration) bool {
+	deadline := time.Now().Add(timeout)
+	for !strings.Contains(r.screen(), want) {
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	return true
+}
+
 // submit types text, then after 700 ms "\r" as its own write.
 func (r *cliRun) submit(text string) {
 	r.t.Helper()
@@ -269,17 +282,48 @@ func (r *cliRun) collect(timeout time.Duration, done func([]Message) bool) []Mes
 	var got []Message
 	t := time.NewTimer(timeout)
 	defer t.Stop()
-	for !done(got) {
+	for {
 		select {
 		case m := <-r.server.Messages():
 			got = append(got, m)
+			if done(got) {
+				return got
+			}
 		case <-t.C:
 			kinds := make([]string, len(got))
 			for i, m := range got {
 				kinds[i] = m.Kind
 			}
 			r.t.Fatalf("%s: hook messages after %v: %v; screen:\n%s", r.name, timeout, kinds, r.screen())
+			return nil
 		}
 	}
-	return got
+}
+
+func contextWindowSize(t *testing.T, status []byte) int {
+	t.Helper()
+	var p struct {
+		ContextWindow struct {
+			Size int `json:"context_window_size"`
+		} `json:"context_window"`
+	}
+	if err := json.Unmarshal(status, &p); err != nil || p.ContextWindow.Size <= 0 {
+		t.Fatalf("status line payload without context_window_size: %v\n%s", err, status)
+	}
+	return p.ContextWindow.Size
+}
+
+func codexWindow(t *testing.T, line []byte) int {
+	t.Helper()
+	var p struct {
+		Payload struct {
+			Info struct {
+				Window int `json:"model_context_window"`
+			} `json:"info"`
+		} `json:"payload"`
+	}
+	if err := json.Unmarshal(line, &p); err != nil || p.Payload.Info.Window <= 0 {
+		t.Fatalf("token_count without model_context_window: %v\n%s", err, line)
+	}
+	return p.Payload.Info.Window
 }
