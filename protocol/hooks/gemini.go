@@ -84,12 +84,11 @@ func geminiSettings(o Options, files map[string][]byte) ([]string, error) {
 }
 
 // linkGeminiHome (re)creates the overlay: home/.gemini/ENTRY -> the user's
-// ~/.gemini/ENTRY for every entry but settings.json, and home/.agents.
+// ~/.gemini/ENTRY for every entry but settings.json, and home/.agents. Old
+// links are renewed; an entry the CLI created in the overlay because the
+// user had none (a first run's tmp/) is kept.
 func linkGeminiHome(home, userHome string) error {
 	dir := filepath.Join(home, ".gemini")
-	if err := os.RemoveAll(home); err != nil {
-		return fmt.Errorf("clear gemini overlay home: %w", err)
-	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return fmt.Errorf("create gemini overlay home: %w", err)
 	}
@@ -98,16 +97,25 @@ func linkGeminiHome(home, userHome string) error {
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("list %s: %w", userDir, err)
 	}
+	links := map[string]string{filepath.Join(home, ".agents"): filepath.Join(userHome, ".agents")}
 	for _, e := range ents {
-		if e.Name() == "settings.json" {
-			continue
-		}
-		if err := os.Symlink(filepath.Join(userDir, e.Name()), filepath.Join(dir, e.Name())); err != nil {
-			return fmt.Errorf("link gemini overlay: %w", err)
+		if e.Name() != "settings.json" {
+			links[filepath.Join(dir, e.Name())] = filepath.Join(userDir, e.Name())
 		}
 	}
-	if _, err := os.Lstat(filepath.Join(userHome, ".agents")); err == nil {
-		if err := os.Symlink(filepath.Join(userHome, ".agents"), filepath.Join(home, ".agents")); err != nil {
+	for link, target := range links {
+		if _, err := os.Lstat(target); err != nil {
+			continue
+		}
+		if st, err := os.Lstat(link); err == nil {
+			if st.Mode()&fs.ModeSymlink == 0 {
+				continue
+			}
+			if err := os.Remove(link); err != nil {
+				return fmt.Errorf("renew gemini overlay link: %w", err)
+			}
+		}
+		if err := os.Symlink(target, link); err != nil {
 			return fmt.Errorf("link gemini overlay: %w", err)
 		}
 	}
