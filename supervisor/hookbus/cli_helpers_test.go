@@ -128,7 +128,7 @@ func startCLI(t *testing.T, name string, answer fakeprovider.Answer) *cliRun {
 	}
 	env := []string{"PATH=" + cliBinDir() + ":/usr/local/bin:/usr/bin:/bin", "HOME=" + r.home, "LANG=C.UTF-8",
 		"TZ=UTC", "TERM=xterm-256color", "COLORTERM=truecolor",
-		fakeagent.EnvOwner + "=" + strconv.Itoa(os.Getpid()), envTestHook + "=1"}
+		fakeagent.EnvOwner + "=" + strconv.Itoa(os.Getpid()), envTestHook + "=1", "GORACE=atexit_sleep_ms=0"}
 	env = append(env, r.setup.setup(t, r.home, project, r.provider.URL())...)
 	agentDir := filepath.Join(r.state, "agents", "a1")
 	args, extraEnv, files, err := hooks.Settings(name, hooks.Options{WardenBin: self, StateDir: r.state,

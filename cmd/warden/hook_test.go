@@ -1,0 +1,119 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/wardenhq/warden/internal/proctest"
+	"github.com/wardenhq/warden/protocol/hooks"
+	"github.com/wardenhq/warden/supervisor/hookbus"
+)
+
+// TestHookEveryKind runs `warden hook KIND` as the CLIs do, on the payloads
+// captured from them, and checks what reaches the hook bus and what the
+// CLI gets on stdout.
+func TestHookEveryKind(t *testing.T) {
+	defer proctest.AssertNone(t)
+	state := t.TempDir()
+	srv, err := hookbus.Listen(hclog.NewNullLogger(), hookbus.SocketPath(state))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	td := func(name string) string {
+		b, err := os.ReadFile(filepath.Join("..", "..", "protocol", "hooks", "testdata", name+".json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return strings.TrimSpace(string(b))
+	}
+	// A Codex home whose rollout file the notify hook finds by thread id.
+	codexHome := t.TempDir()
+	_, thread, _ := hooks.CodexNotify([]byte(td("codex-notify")))
+	day := filepath.Join(codexHome, "sessions", "2026", "11", "22")
+	os.MkdirAll(day, 0o700)
+	os.WriteFile(filepath.Join(day, "rollout-2026-11-22T03-24-19-"+thread+".jsonl"), []byte(td("codex-token-count")+"\n"), 0o600)
+
+	cases := []struct {
+		kind, stdin, arg, stdout string
+		want                     []string // kinds that must arrive
+	}{
+		{kind: hooks.KindClaudeStop, stdin: td("claude-stop"), want: []string{hooks.KindClaudeStop}},
+		{kind: hooks.KindClaudeStopFailure, stdin: `{"hook_event_name":"StopFailure","error":"rate_limit"}`, want: []string{hooks.KindClaudeStopFailure}},
+		{kind: hooks.KindClaudeStatus, stdin: td("claude-status"), stdout: "warden: 15% context\n", want: []string{hooks.KindClaudeStatus}},
+		{kind: hooks.KindCodexNotify, arg: td("codex-notify"), want: []string{hooks.KindCodexNotify, hooks.KindCodexTokenCount}},
+		{kind: hooks.KindCodexNotify, arg: td("codex-notify-title"), want: []string{hooks.KindCodexNotify}},
+		{kind: hooks.KindGeminiAfterAgent, stdin: td("gemini-after-agent"), want: []string{hooks.KindGeminiAfterAgent}},
+		{kind: hooks.KindGeminiAfterModel, stdin: td("gemini-after-model"), want: []string{hooks.KindGeminiAfterModel}},
+	}
+	for _, c := range cases {
+		args := []string{"hook", c.kind}
+		if c.arg != "" {
+			args = append(args, c.arg)
+		}
+		cmd := warden(args...)
+		cmd.Env = append(cmd.Env, hookbus.EnvAgent+"=w1", hookbus.EnvStateDir+"="+state,
+			hookbus.EnvSocket+"="+srv.Path(), "CODEX_HOME="+codexHome)
+		cmd.Stdin = strings.NewReader(c.stdin)
+		var stdout, stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		start := time.Now()
+		if err := cmd.Run(); err != nil || stdout.String() != c.stdout || stderr.Len() != 0 {
+			t.Errorf("%s: %v, stdout %q (want %q), stderr %q", c.kind, err, stdout.String(), c.stdout, stderr.String())
+		}
+		if d := time.Since(start); d > time.Second {
+			t.Errorf("%s took %v", c.kind, d)
+		}
+		for _, want := range c.want {
+			select {
+			case m := <-srv.Messages():
+				if m.Kind != want || m.Agent != "w1" || len(m.Payload) == 0 {
+					t.Errorf("%s: got %s from %q (%d bytes), want %s", c.kind, m.Kind, m.Agent, len(m.Payload), want)
+				}
+				if want == hooks.KindCodexTokenCount {
+					if pct, ok := hooks.CodexTokenCount(m.Payload); !ok || pct != 50 {
+						t.Errorf("token count %v %v", pct, ok)
+					}
+				}
+			case <-time.After(3 * time.Second):
+				t.Fatalf("%s: no %s message", c.kind, want)
+			}
+		}
+	}
+	select {
+	case m := <-srv.Messages():
+		t.Errorf("unexpected message %s", m.Kind)
+	default:
+	}
+	if _, err := os.Stat(filepath.Join(state, "logs", "hook.log")); err == nil {
+		b, _ := os.ReadFile(filepath.Join(state, "logs", "hook.log"))
+		t.Errorf("hook logged failures:\n%s", b)
+	}
+}
+
+// TestHookWithoutSupervisorSpools: no server, no env: exit 0, nothing printed.
+func TestHookWithoutSupervisorSpools(t *testing.T) {
+	defer proctest.AssertNone(t)
+	state := t.TempDir()
+	cmd := warden("hook", hooks.KindClaudeStop)
+	cmd.Env = append(cmd.Env, hookbus.EnvAgent+"=w1", hookbus.EnvStateDir+"="+state,
+		hookbus.EnvSocket+"="+filepath.Join(state, "hooks.sock"))
+	cmd.Stdin = strings.NewReader(`{"last_assistant_message":"hi"}`)
+	if out, err := cmd.CombinedOutput(); err != nil || len(out) != 0 {
+		t.Fatalf("hook: %v, %q", err, out)
+	}
+	msgs, _, err := hookbus.Drain(state)
+	if err != nil || len(msgs) != 1 || hooks.ClaudeStop(msgs[0].Payload) != "hi" {
+		t.Errorf("spool: %+v, %v", msgs, err)
+	}
+	out, err := warden("hook").CombinedOutput()
+	if err != nil || len(out) != 0 {
+		t.Errorf("hook without kind or env: %v, %q", err, out)
+	}
+}
