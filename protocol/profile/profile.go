@@ -1,0 +1,223 @@
+// Package profile knows how warden types into and reads each agent CLI:
+// plain line-oriented programs, Claude Code, Codex CLI and Gemini CLI. A
+// Profile says how to start the CLI under a supervisor, when it is at its
+// input prompt, busy or done with a turn, how to submit text so that it is
+// really submitted, how to ask it to quit, and how to read its usage-limit
+// banner. Every piece of wording a new CLI version may change lives in the
+// one file of its profile (claude.go, codex.go, gemini.go, plain.go).
+package profile
+
+import (
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/wardenhq/warden/internal/clock"
+	"github.com/wardenhq/warden/protocol"
+)
+
+// Screen is what a profile looks at: the visible screen as text rows, top to
+// bottom (protocol.Screen's Rows, trailing spaces trimmed), and whether the
+// program enabled bracketed paste (CSI ?2004h; see ModeTracker).
+type Screen interface {
+	Rows() []string
+	Bracketed() bool
+}
+
+// Keys is one write to the agent, made after Pause.
+type Keys struct {
+	Bytes []byte
+	Pause time.Duration
+}
+
+// Names lists the profiles For knows, as the team file spells them.
+var Names = []string{"plain", "claude", "codex", "gemini"}
+
+// Profile is how warden drives one kind of agent CLI. For returns a fresh
+// one; its exported fields may be tuned before use.
+type Profile struct {
+	Name string
+	// Mode is how protocol.Reader reads the agent: ModeLines for plain
+	// programs, ModeScreen for the TUIs.
+	Mode protocol.Mode
+	// Settle is how long output must be quiet before the screen is parsed.
+	Settle time.Duration
+	// TurnQuiet (plain) is how long output must be quiet to count as the end
+	// of a turn; the TUIs say so on screen instead.
+	TurnQuiet time.Duration
+	// EnterDelay is the pause between typing the text and pressing Enter
+	// (Gemini needs ≥600 ms after a paste, Codex >120 ms).
+	EnterDelay time.Duration
+	// SubmitWindow is how long Submit waits for a turn to start after Enter
+	// before it presses Enter again; each retry waits twice as long.
+	SubmitWindow time.Duration
+	// EnterTries is how many times Submit presses Enter at most.
+	EnterTries int
+	// Poll is how often Submit looks at the screen.
+	Poll time.Duration
+	// LimitRetry is the wait UsageLimit reports when a banner gives no
+	// reset time ("Please try again later").
+	LimitRetry time.Duration
+	// Clock times Submit's pauses; the wall clock by default.
+	Clock clock.Clock
+
+	log     hclog.Logger
+	tui     *tuiRules // nil for plain
+	flags   []string  // added after the program name by Command
+	program []string  // base names of the CLI's executable
+	env     []string  // added by Env unless already set
+	quit    []Keys
+	cont    string
+}
+
+// For returns the profile called name (plain, claude, codex or gemini).
+func For(name string) (*Profile, error) {
+	var p *Profile
+	switch name {
+	case "plain", "":
+		p = plainProfile()
+	case "claude":
+		p = claudeProfile()
+	case "codex":
+		p = codexProfile()
+	case "gemini":
+		p = geminiProfile()
+	default:
+		return nil, fmt.Errorf("profile %q: unknown (want one of %s)", name, strings.Join(Names, ", "))
+	}
+	if p.Clock == nil {
+		p.Clock = clock.Real{}
+	}
+	if p.log == nil {
+		p.log = hclog.NewNullLogger()
+	}
+	return p, nil
+}
+
+// WithLogger returns a copy of p that logs to logger, named "profile".
+func (p *Profile) WithLogger(logger hclog.Logger) *Profile {
+	c := *p
+	c.log = logger.Named("profile").With("profile", p.Name)
+	return &c
+}
+
+// tuiDefaults fills the settings the three TUIs share.
+func tuiDefaults(p *Profile) *Profile {
+	p.Mode = protocol.ModeScreen
+	p.EnterDelay = 700 * time.Millisecond
+	p.SubmitWindow = 2 * time.Second
+	p.EnterTries = 3
+	p.Poll = 25 * time.Millisecond
+	p.LimitRetry = 15 * time.Minute
+	p.cont = "continue"
+	p.env = []string{"TERM=xterm-256color", "COLORTERM=truecolor"}
+	return p
+}
+
+// Command returns argv with what the CLI needs under a supervisor added
+// right after the CLI's program name (Codex: --no-alt-screen, --no-daemon),
+// each flag only if argv does not already carry it. argv is not modified.
+// A command that does not name the CLI (a shell wrapper) is left alone.
+func (p *Profile) Command(argv []string) []string {
+	out := slices.Clone(argv)
+	if len(p.flags) == 0 {
+		return out
+	}
+	at := -1
+	for i, a := range argv {
+		if slices.Contains(p.program, filepath.Base(a)) {
+			at = i
+			break
+		}
+	}
+	if at < 0 {
+		p.log.Debug("command does not name the CLI; flags not added", "program", argv[0])
+		return out
+	}
+	var add []string
+	for _, f := range p.flags {
+		if !hasFlag(argv[at+1:], f) {
+			add = append(add, f)
+		}
+	}
+	return slices.Insert(out, at+1, add...)
+}
+
+func hasFlag(args []string, flag string) bool {
+	for _, a := range args {
+		if a == "--" {
+			return false
+		}
+		if a == flag || strings.HasPrefix(a, flag+"=") {
+			return true
+		}
+	}
+	return false
+}
+
+// Env returns env with the variables the CLI needs under a supervisor
+// (TERM, COLORTERM for the TUIs) added unless env already sets them.
+func (p *Profile) Env(env []string) []string {
+	out := slices.Clone(env)
+	for _, kv := range p.env {
+		name := kv[:strings.IndexByte(kv, '=')+1]
+		if !slices.ContainsFunc(env, func(e string) bool { return strings.HasPrefix(e, name) }) {
+			out = append(out, kv)
+		}
+	}
+	return out
+}
+
+// FirstPromptAsArg reports whether the first prompt goes on the command
+// line. It is false for every profile: typing it is verified on screen
+// (Submit), while an argument is visible to every user in ps, limited to
+// 128 KiB (a handoff prompt can be larger) and takes a different flag per
+// CLI (gemini -i).
+func (p *Profile) FirstPromptAsArg() bool { return false }
+
+// Quit returns the keys that ask the CLI to exit, in order.
+func (p *Profile) Quit() []Keys { return slices.Clone(p.quit) }
+
+// Continue is what to type when a usage-limit wait is over.
+func (p *Profile) Continue() string { return p.cont }
+
+// Ready reports whether the CLI is at its input prompt: the input box is
+// drawn, no turn runs and no dialog waits for an answer. Plain programs are
+// always ready.
+func (p *Profile) Ready(s Screen) bool {
+	if p.tui == nil {
+		return true
+	}
+	return p.tui.view(s.Rows()).ready()
+}
+
+// Busy reports whether a turn is running.
+func (p *Profile) Busy(s Screen) bool {
+	if p.tui == nil {
+		return false
+	}
+	return p.tui.view(s.Rows()).busy()
+}
+
+// InputEmpty reports whether the input box is drawn and holds no text (a
+// placeholder counts as empty).
+func (p *Profile) InputEmpty(s Screen) bool {
+	if p.tui == nil {
+		return true
+	}
+	return p.tui.view(s.Rows()).inputEmpty()
+}
+
+// TurnEnded reports a turn boundary, where a checkpoint request may be
+// typed: ready, and nothing half-typed in the input box.
+func (p *Profile) TurnEnded(s Screen) bool {
+	if p.tui == nil {
+		return true
+	}
+	v := p.tui.view(s.Rows())
+	return v.ready() && v.inputEmpty()
+}

@@ -1,0 +1,147 @@
+package profile
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+)
+
+// Errors Submit returns (wrapped).
+var (
+	// ErrDraft: the input box already held text; nothing was typed.
+	ErrDraft = errors.New("input box holds a draft")
+	// ErrNotSubmitted: Enter was pressed EnterTries times and no turn
+	// started. The text may still sit in the input box.
+	ErrNotSubmitted = errors.New("text typed but no turn started")
+)
+
+const (
+	pasteStart = "\x1b[200~"
+	pasteEnd   = "\x1b[201~"
+)
+
+// Sanitize removes what must never reach an agent from typed text: every
+// control character except "\n" and "\t" (so no escape sequence, and no
+// end-of-paste marker, can be smuggled in), with "\r\n" and "\r" turned
+// into "\n".
+func Sanitize(text string) string {
+	text = strings.ReplaceAll(text, "\r\n", "\n")
+	text = strings.ReplaceAll(text, "\r", "\n")
+	return strings.Map(func(r rune) rune {
+		switch {
+		case r == '\n' || r == '\t':
+			return r
+		case r < 0x20, r == 0x7f, r >= 0x80 && r <= 0x9f:
+			return -1
+		}
+		return r
+	}, text)
+}
+
+// payload is what Submit writes before Enter: the text bracketed when the
+// app enabled bracketed paste; otherwise on one line (a bare LF may submit
+// early, a tab may complete) .
+func payload(text string, bracketed bool) string {
+	if bracketed {
+		return pasteStart + text + pasteEnd
+	}
+	text = strings.ReplaceAll(text, "\t", "    ")
+	return strings.ReplaceAll(text, "\n", " ")
+}
+
+// Submit types text the CLI's way and makes sure a turn started.
+//
+// Plain: the sanitized text and "\n" in one write. TUIs: refuse if the
+// input box already holds a draft (ErrDraft, nothing typed); write the
+// sanitized text once, bracketed if the app enabled bracketed paste; wait
+// EnterDelay; press Enter ("\r") as a write of its own; then watch the
+// screen until the turn starts (Busy, or the box that held the text is
+// empty). Without that, Enter is pressed again, up to EnterTries in all,
+// each wait twice the one before. The text is never typed twice and no
+// Ctrl-C is ever sent. screen returns the current screen.
+func (p *Profile) Submit(ctx context.Context, w io.Writer, screen func() Screen, text string) error {
+	text = Sanitize(text)
+	if p.tui == nil {
+		if _, err := io.WriteString(w, text+"\n"); err != nil {
+			return fmt.Errorf("submit to %s: %w", p.Name, err)
+		}
+		return nil
+	}
+	s := screen()
+	v := p.tui.view(s.Rows())
+	if v.hasBox && !v.inputEmpty() {
+		return fmt.Errorf("submit to %s: %w: %q", p.Name, ErrDraft, firstLine(v.text))
+	}
+	if _, err := io.WriteString(w, payload(text, s.Bracketed())); err != nil {
+		return fmt.Errorf("submit to %s: type: %w", p.Name, err)
+	}
+	if err := p.sleep(ctx, p.EnterDelay); err != nil {
+		return fmt.Errorf("submit to %s: %w", p.Name, err)
+	}
+	// The text should now be in the box; if the box shows empty (the CLI
+	// hid or dropped it), only a busy screen proves the submission.
+	landed := !p.InputEmpty(screen())
+	if !landed {
+		p.log.Warn("typed text not visible in the input box", "bytes", len(text))
+	}
+	window := p.SubmitWindow
+	for try := 1; try <= max(p.EnterTries, 1); try++ {
+		if _, err := io.WriteString(w, "\r"); err != nil {
+			return fmt.Errorf("submit to %s: enter: %w", p.Name, err)
+		}
+		started, err := p.waitStarted(ctx, screen, landed, window)
+		if err != nil {
+			return fmt.Errorf("submit to %s: %w", p.Name, err)
+		}
+		if started {
+			if try > 1 {
+				p.log.Info("turn started after Enter was repeated", "tries", try)
+			}
+			return nil
+		}
+		p.log.Debug("no turn yet after Enter", "try", try, "waited", window)
+		window *= 2
+	}
+	return fmt.Errorf("submit to %s: %w (Enter pressed %d times)", p.Name, ErrNotSubmitted, max(p.EnterTries, 1))
+}
+
+// waitStarted polls the screen for up to d until a turn has started.
+func (p *Profile) waitStarted(ctx context.Context, screen func() Screen, landed bool, d time.Duration) (bool, error) {
+	deadline := p.Clock.Now().Add(d)
+	for {
+		s := screen()
+		v := p.tui.view(s.Rows())
+		if v.busy() || (landed && v.inputEmpty()) {
+			return true, nil
+		}
+		if !p.Clock.Now().Before(deadline) {
+			return false, nil
+		}
+		if err := p.sleep(ctx, p.Poll); err != nil {
+			return false, err
+		}
+	}
+}
+
+func (p *Profile) sleep(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return ctx.Err()
+	}
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-p.Clock.After(d):
+		return nil
+	}
+}
+
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(s, "\n")
+	if len(s) > 60 {
+		s = s[:60] + "…"
+	}
+	return s
+}
