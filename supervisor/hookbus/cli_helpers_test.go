@@ -47,6 +47,11 @@ var cliSetups = map[string]cliSetup{
 		setup: func(t *testing.T, home, project, baseURL string) []string {
 			writeTestFile(t, filepath.Join(home, ".claude.json"), fmt.Sprintf(
 				`{"hasCompletedOnboarding": true, "theme": "dark", "projects": {%q: {"hasTrustDialogAccepted": true}}}`, project))
+			// The user's own settings: a Stop hook and a status line, both
+			// of which must keep working beside warden's.
+			writeTestFile(t, filepath.Join(home, ".claude", "settings.json"),
+				`{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "touch \"$HOME/user-stop-ran\""}]}]},
+ "statusLine": {"type": "command", "command": "echo user-line"}}`)
 			return []string{"ANTHROPIC_BASE_URL=" + baseURL, "ANTHROPIC_AUTH_TOKEN=fake-token",
 				"DISABLE_AUTOUPDATER=1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1"}
 		}},

@@ -63,8 +63,11 @@ func TestEndToEndClaude(t *testing.T) {
 	if want := 100 * float64(input) / float64(size); !near(pct, want) {
 		t.Errorf("claude used_percentage %v, want %v (%d input tokens of %d)", pct, want, input, size)
 	}
-	if !r.waitScreen("warden: 15% context", 10*time.Second) {
-		t.Errorf("status line does not show warden's gauge; screen:\n%s", r.screen())
+	if !r.waitScreen("user-line · warden: 15% context", 10*time.Second) {
+		t.Errorf("status line does not show the user's line and warden's gauge; screen:\n%s", r.screen())
+	}
+	if _, err := os.Stat(filepath.Join(r.home, "user-stop-ran")); err != nil {
+		t.Errorf("the user's own Stop hook did not run beside warden's: %v", err)
 	}
 }
 
