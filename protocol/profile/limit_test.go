@@ -1,0 +1,90 @@
+package profile
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestRecordedUsageLimit reads each CLI's usage-limit recording where the
+// recorder saw it (right before it dismissed the banner or quit), with
+// now = when the fake provider sent the 429 and the CLIs' time zone (UTC)
+// as time.Local. The fake said "resets in 5 h"; only Codex prints the time
+// ("try again at 8:02 AM", local wall time, minutes only). Claude (API key
+// login) and Gemini show no reset time, so their wait is LimitRetry.
+func TestRecordedUsageLimit(t *testing.T) {
+	defer setLocal(time.UTC)()
+	cases := []struct {
+		cli, before string // typed text the banner was on screen before
+		want        func(sent time.Time, p *Profile) time.Time
+		text        string
+	}{
+		{"claude", "/exit", func(sent time.Time, p *Profile) time.Time { return sent.Add(p.LimitRetry) },
+			"API Error: Request rejected (429)"},
+		{"codex", "\x1b", func(sent time.Time, _ *Profile) time.Time {
+			return sent.Add(5 * time.Hour).Truncate(time.Minute) // 03:02:07Z + 5 h, shown as 8:02 AM
+		}, "You’ve hit your usage limit"},
+		{"gemini", "2", func(sent time.Time, p *Profile) time.Time { return sent.Add(p.LimitRetry) },
+			"Usage limit reached for gemini-3.8-flash."},
+	}
+	for _, c := range cases {
+		t.Run(c.cli, func(t *testing.T) {
+			p := mustProfile(t, c.cli)
+			rec := loadRecording(t, c.cli, "usage-limit-200x50")
+			sent, err := time.Parse(time.RFC3339, rec.UsageLimit.SentAt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rec.UsageLimit.ResetInSeconds != 5*3600 {
+				t.Fatalf("sidecar reset_in_seconds = %d, the test expects 5 h", rec.UsageLimit.ResetInSeconds)
+			}
+			s := rec.screenAt(t, rec.typedAt(t, c.before, 0))
+			at, ok, text := p.UsageLimit(s, sent)
+			if !ok || !strings.Contains(text, c.text) {
+				t.Fatalf("UsageLimit = %v, %v, %q on\n%s", at, ok, text, s)
+			}
+			if want := c.want(sent, p); !at.Equal(want) {
+				t.Errorf("reset at %v, want %v (banner %q)", at, want, text)
+			}
+			// Read twice, the same answer: the caller's stability check holds.
+			if at2, ok2, _ := p.UsageLimit(s, sent); !ok2 || !at2.Equal(at) {
+				t.Errorf("second read differs: %v %v", at2, ok2)
+			}
+			// And never on the screens before the limit.
+			rp := rec.replay(t)
+			limitAt := rec.typedAt(t, "CHECKPOINT REQUEST", 0)
+			for off := 0; off <= limitAt; off += 512 {
+				if _, ok, text := p.UsageLimit(rp.to(off), sent); ok {
+					t.Fatalf("offset %d: a usage limit before there was one: %q", off, text)
+				}
+			}
+		})
+	}
+}
+
+// TestNoUsageLimitOnAnyNormalScreen: no screen of the normal recordings,
+// at any moment, reads as a usage limit.
+func TestNoUsageLimitOnAnyNormalScreen(t *testing.T) {
+	now := time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC)
+	for _, cli := range cliNames {
+		for _, name := range []string{"checkpoint-200x50", "checkpoint-80x50", "repeat-200x50"} {
+			t.Run(cli+"/"+name, func(t *testing.T) {
+				p := mustProfile(t, cli)
+				rec := loadRecording(t, cli, name)
+				rp := rec.replay(t)
+				for off := 0; off < len(rec.raw)+1024; off += 1024 {
+					if _, ok, text := p.UsageLimit(rp.to(off), now); ok {
+						t.Fatalf("offset %d: usage limit %q", off, text)
+					}
+				}
+			})
+		}
+	}
+}
+
+// setLocal sets time.Local for one test and returns the undo.
+func setLocal(loc *time.Location) func() {
+	old := time.Local
+	time.Local = loc
+	return func() { time.Local = old }
+}
