@@ -102,7 +102,9 @@ func (p *Profile) Submit(ctx context.Context, w io.Writer, screen func() Screen,
 			}
 			return nil
 		}
-		p.log.Debug("no turn yet after Enter", "try", try, "waited", window)
+		last := p.tui.view(screen().Rows())
+		p.log.Info("no turn yet after Enter", "try", try, "waited", window,
+			"box", firstLine(last.text), "has_box", last.hasBox, "busy", last.busy())
 		window *= 2
 	}
 	return fmt.Errorf("submit to %s: %w (Enter pressed %d times)", p.Name, ErrNotSubmitted, max(p.EnterTries, 1))

@@ -1,0 +1,290 @@
+package profile
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/creack/pty"
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/wardenhq/warden/internal/fakeagent"
+	"github.com/wardenhq/warden/internal/fakeprovider"
+	"github.com/wardenhq/warden/protocol"
+)
+
+// cliBin returns the installed real CLI, or skips: only when it is not
+// installed (CI installs them, so the skip never hides there).
+func cliBin(t testing.TB, cli string) string {
+	t.Helper()
+	dir := os.Getenv("WARDEN_CLIS_DIR")
+	if dir == "" {
+		home, _ := os.UserHomeDir()
+		dir = filepath.Join(home, ".cache", "warden-clis")
+	}
+	bin := filepath.Join(dir, "node_modules", ".bin", cli)
+	if _, err := os.Stat(bin); err != nil {
+		t.Skipf("real %s CLI not installed at %s: run scripts/install-clis.sh", cli, bin)
+	}
+	return bin
+}
+
+// mainUA is the User-Agent prefix of a CLI's own turns (not side calls).
+var mainUA = map[string]string{"claude": "claude-cli/", "codex": "codex-tui/", "gemini": "GeminiCLI-tui/"}
+
+// cliSession is one real CLI under a real pty (200x50), offline against
+// the fake provider, with its screen emulated.
+type cliSession struct {
+	t      testing.TB
+	cli    string
+	marker string
+	p      *Profile
+	srv    *fakeprovider.Server
+	cmd    *exec.Cmd
+	ptmx   *os.File
+
+	mu    sync.Mutex
+	scr   protocol.Screen
+	modes ModeTracker
+
+	readDone chan struct{}
+	waitDone chan struct{}
+}
+
+// startCLI starts cli with a fresh HOME holding the pre-seeded config of
+// research/real-clis.md, answering with decide.
+func startCLI(t testing.TB, cli string, decide func(fakeprovider.Request) fakeprovider.Answer) *cliSession {
+	t.Helper()
+	bin := cliBin(t, cli)
+	marker := fmt.Sprintf("%s=%s-%d", envSession, cli, time.Now().UnixNano())
+	t.Cleanup(func() { assertNoneLeft(t, marker) })
+	srv := fakeprovider.New(testLogger(t), fakeprovider.Script{Decide: decide})
+	t.Cleanup(srv.Close)
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	home, project := filepath.Join(root, "home"), filepath.Join(root, "project")
+	for _, d := range []string{home, project} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	extra := seedConfig(t, cli, home, project, srv.URL())
+	p := mustProfile(t, cli).WithLogger(hclog.New(&hclog.LoggerOptions{Name: t.Name(), Level: hclog.Info, Output: os.Stderr}))
+	env := append([]string{"PATH=" + filepath.Dir(bin) + ":/usr/local/bin:/usr/bin:/bin", "HOME=" + home,
+		"LANG=C.UTF-8", "TZ=UTC", fakeagent.EnvOwner + "=" + strconv.Itoa(os.Getpid()), marker}, extra...)
+	argv := p.Command([]string{bin})
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Env, cmd.Dir = p.Env(env), project
+	s := &cliSession{t: t, cli: cli, marker: marker, p: p, srv: srv, cmd: cmd, readDone: make(chan struct{}), waitDone: make(chan struct{})}
+	ptmx, err := pty.StartWithSize(cmd, &pty.Winsize{Cols: 200, Rows: 50})
+	if err != nil {
+		t.Fatalf("start %s: %v", cli, err)
+	}
+	s.ptmx = ptmx
+	s.scr = protocol.NewScreen(testLogger(t), 200, 50, func(b []byte) { _, _ = ptmx.Write(b) })
+	go s.read()
+	go func() { _ = cmd.Wait(); close(s.waitDone) }()
+	t.Cleanup(s.kill)
+	return s
+}
+
+func (s *cliSession) read() {
+	defer close(s.readDone)
+	buf := make([]byte, 64<<10)
+	for {
+		n, err := s.ptmx.Read(buf)
+		if n > 0 {
+			s.mu.Lock()
+			_, _ = s.scr.Write(buf[:n])
+			_, _ = s.modes.Write(buf[:n])
+			s.mu.Unlock()
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// screen is the current screen.
+func (s *cliSession) screen() Screen {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	rows := s.scr.Rows()
+	out := make([]string, len(rows))
+	for i, r := range rows {
+		out[i] = r.Text
+	}
+	return staticScreen{rows: out, bracketed: s.modes.Bracketed()}
+}
+
+// waitScreen polls the screen until cond holds or fails after d.
+func (s *cliSession) waitScreen(what string, d time.Duration, cond func(Screen) bool) {
+	s.t.Helper()
+	deadline := time.Now().Add(d)
+	for {
+		sc := s.screen()
+		if cond(sc) {
+			return
+		}
+		if time.Now().After(deadline) {
+			s.t.Fatalf("%s: %s not seen within %v; screen:\n%s", s.cli, what, d, sc)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// turns counts the CLI's own turns (path and User-Agent, not side calls)
+// whose prompt contains marker.
+func (s *cliSession) turns(marker string) int {
+	n := 0
+	for _, r := range s.srv.Requests() {
+		if !r.Side && strings.HasPrefix(r.UserAgent, mainUA[s.cli]) && strings.Contains(r.Prompt, marker) {
+			n++
+		}
+	}
+	return n
+}
+
+// quit types the profile's quit keys and waits for the CLI to exit.
+func (s *cliSession) quit() error {
+	for _, k := range s.p.Quit() {
+		time.Sleep(k.Pause)
+		if _, err := s.ptmx.Write(k.Bytes); err != nil {
+			return fmt.Errorf("write quit keys: %w", err)
+		}
+	}
+	select {
+	case <-s.waitDone:
+	case <-time.After(20 * time.Second):
+		return errors.New("still running 20 s after the quit keys")
+	}
+	if !s.cmd.ProcessState.Success() {
+		return fmt.Errorf("exit status %v", s.cmd.ProcessState)
+	}
+	return nil
+}
+
+// kill ends whatever is left of the session's process group and closes
+// the pty; the proctest check then finds any escaped descendant.
+func (s *cliSession) kill() {
+	select {
+	case <-s.waitDone:
+	default:
+		_ = syscall.Kill(-s.cmd.Process.Pid, syscall.SIGKILL)
+		<-s.waitDone
+	}
+	_ = s.ptmx.Close()
+	<-s.readDone
+	_ = s.scr.Close()
+}
+
+// seedConfig writes what each CLI needs to start offline without dialogs
+// and returns its environment (the keys are fake).
+func seedConfig(t testing.TB, cli, home, project, url string) []string {
+	t.Helper()
+	write := func(path, content string) {
+		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	switch cli {
+	case "claude":
+		write(filepath.Join(home, ".claude.json"), fmt.Sprintf(`{"hasCompletedOnboarding": true, "theme": "dark", `+
+			`"projects": {%q: {"hasTrustDialogAccepted": true}}}`, project))
+		return []string{"ANTHROPIC_BASE_URL=" + url, "ANTHROPIC_AUTH_TOKEN=fake-token",
+			"DISABLE_AUTOUPDATER=1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1"}
+	case "codex":
+		codexHome := filepath.Join(home, ".codex")
+		write(filepath.Join(codexHome, "config.toml"), fmt.Sprintf(`model = "fake-model"
+model_provider = "fake"
+check_for_update_on_startup = false
+[analytics]
+enabled = false
+[model_providers.fake]
+name = "Fake"
+base_url = "%s/v1"
+env_key = "FAKE_API_KEY"
+wire_api = "responses"
+[projects.%q]
+trust_level = "trusted"
+`, url, project))
+		return []string{"CODEX_HOME=" + codexHome, "FAKE_API_KEY=fake-key"}
+	case "gemini":
+		write(filepath.Join(home, ".gemini", "settings.json"), `{"security": {"auth": {"selectedType": "gemini-api-key"}, "folderTrust": {"enabled": false}},
+ "general": {"enableAutoUpdate": false, "enableAutoUpdateNotification": false},
+ "privacy": {"usageStatisticsEnabled": false}, "telemetry": {"enabled": false},
+ "ui": {"theme": "Default"}}
+`)
+		return []string{"GOOGLE_GEMINI_BASE_URL=" + url, "GEMINI_API_KEY=fake-key"}
+	}
+	t.Fatalf("no config for %s", cli)
+	return nil
+}
+
+// envSession marks every process of one session (descendants inherit it,
+// even those that leave the process group), so that tests running in
+// parallel each check only their own.
+const envSession = "WARDEN_PROFILE_SESSION"
+
+// leftovers lists the live processes carrying marker in their environment.
+func leftovers(marker string) []string {
+	var out []string
+	dirs, _ := os.ReadDir("/proc")
+	for _, d := range dirs {
+		pid, err := strconv.Atoi(d.Name())
+		if err != nil || pid == os.Getpid() {
+			continue
+		}
+		env, err := os.ReadFile("/proc/" + d.Name() + "/environ")
+		if err != nil || !slices.Contains(strings.Split(string(env), "\x00"), marker) {
+			continue
+		}
+		stat, err := os.ReadFile("/proc/" + d.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		if f := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+1:])); len(f) > 0 && (f[0] == "Z" || f[0] == "X") {
+			continue
+		}
+		cmd, _ := os.ReadFile("/proc/" + d.Name() + "/cmdline")
+		out = append(out, fmt.Sprintf("pid=%d %s", pid, strings.ReplaceAll(string(cmd), "\x00", " ")))
+	}
+	return out
+}
+
+// assertNoneLeft waits up to 3 s for the session's processes to vanish,
+// then fails listing them and kills them.
+func assertNoneLeft(t testing.TB, marker string) {
+	t.Helper()
+	deadline := time.Now().Add(3 * time.Second)
+	for {
+		left := leftovers(marker)
+		if len(left) == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			for _, l := range left {
+				var pid int
+				_, _ = fmt.Sscanf(l, "pid=%d", &pid)
+				_ = syscall.Kill(pid, syscall.SIGKILL)
+			}
+			t.Errorf("%d leftover process(es):\n%s", len(left), strings.Join(left, "\n"))
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
