@@ -46,8 +46,10 @@ type agent struct {
 	reason         string
 	lastCheckpoint time.Time
 	lastTask       string
-	feedback       string // a failed verify's output, for the next first prompt
-	forced         bool   // its last stop needed SIGKILL
+	feedback       string    // a failed verify's output, for the next first prompt
+	forced         bool      // its last stop needed SIGKILL
+	context        float64   // last context gauge, percent
+	pausedUntil    time.Time // a usage-limit wait
 	session        *session
 }
 

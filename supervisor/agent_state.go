@@ -64,6 +64,21 @@ func (a *agent) setState(state string, exit runner.Exit, reason string) {
 	a.team.publish()
 }
 
+// setPaused records a usage-limit wait (zero: none).
+func (a *agent) setPaused(until time.Time) {
+	a.mu.Lock()
+	a.pausedUntil = until
+	a.mu.Unlock()
+	a.team.publish()
+}
+
+// setContext records the agent's context gauge.
+func (a *agent) setContext(percent float64) {
+	a.mu.Lock()
+	a.context = percent
+	a.mu.Unlock()
+}
+
 // currentSession is the agent's running session, or nil.
 func (a *agent) currentSession() *session {
 	a.mu.Lock()
@@ -111,7 +126,8 @@ func (a *agent) snapshot() AgentStatus {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	s := AgentStatus{Name: a.cfg.Name, State: a.state, Attempt: a.attempt, Task: a.task,
-		Exit: a.lastExit.String(), Reason: a.reason, LastCheckpoint: a.lastCheckpoint, ExitCode: a.lastExit.Code}
+		Exit: a.lastExit.String(), Reason: a.reason, LastCheckpoint: a.lastCheckpoint, ExitCode: a.lastExit.Code,
+		Context: a.context, PausedUntil: a.pausedUntil}
 	if a.lastExit.Signal != 0 {
 		s.ExitCode = 128 + int(a.lastExit.Signal)
 	}

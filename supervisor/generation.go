@@ -3,6 +3,7 @@ package supervisor
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -16,6 +17,7 @@ type generation struct {
 	checkpointing chan struct{} // closed: ask every session for a last checkpoint
 	stopping      chan struct{} // closed: stop every session
 	answered      chan string   // agents that answered the team's last request
+	contextFired  atomic.Bool   // a context gauge already asked for a team checkpoint
 
 	mu       sync.Mutex
 	askOnce  sync.Once

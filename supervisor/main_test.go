@@ -10,6 +10,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/wardenhq/warden/internal/fakeagent"
+	_ "github.com/wardenhq/warden/internal/fakeagent/hooked" // the "hooked" mode
 	"github.com/wardenhq/warden/supervisor/config"
 )
 
@@ -99,4 +100,14 @@ func countEvents(evs []map[string]any, event, agent string) int {
 		}
 	}
 	return n
+}
+
+// firstEvent returns the first event of that name, or nil.
+func firstEvent(evs []map[string]any, event string) map[string]any {
+	for _, e := range evs {
+		if e["event"] == event {
+			return e
+		}
+	}
+	return nil
 }

@@ -23,17 +23,24 @@ type profile struct {
 	submit func(text string) [][]byte
 	// quit is typed to ask the agent to exit, before SIGTERM.
 	quit []byte
+	// continueText is typed after a usage-limit wait.
+	continueText string
 }
 
 func profileFor(name string) profile {
 	switch name {
 	case "claude", "codex", "gemini":
 		return profile{name: name, mode: protocol.ModeScreen, settle: 50 * time.Millisecond,
-			turnQuiet: 2 * time.Second, submit: pasteThenEnter, quit: []byte("/exit\r")}
+			turnQuiet: 2 * time.Second, submit: pasteThenEnter, quit: []byte("/exit\r"), continueText: "continue"}
 	default:
 		return profile{name: "plain", mode: protocol.ModeLines, settle: 5 * time.Millisecond,
-			turnQuiet: 250 * time.Millisecond, submit: typeLines, quit: []byte{4}}
+			turnQuiet: 250 * time.Millisecond, submit: typeLines, quit: []byte{4}, continueText: "continue"}
 	}
+}
+
+// profileArgs adds what a CLI needs under a supervisor to its argv.
+func profileArgs(name string, argv []string) []string {
+	return argv
 }
 
 // typeLines submits text to a line-oriented program: the lines, then Enter.

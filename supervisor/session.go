@@ -2,8 +2,8 @@ package supervisor
 
 import (
 	"crypto/rand"
-	"io"
 	"encoding/hex"
+	"io"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -11,6 +11,7 @@ import (
 	"github.com/wardenhq/warden/protocol"
 	"github.com/wardenhq/warden/runner"
 	"github.com/wardenhq/warden/supervisor/config"
+	"github.com/wardenhq/warden/supervisor/hookbus"
 )
 
 // outcome is how a session ended.
@@ -33,15 +34,20 @@ type session struct {
 	task *config.Task // nil: no task, no checkpoints
 	// lastAsked: the team asked for a last checkpoint; the next one answers it.
 	lastAsked bool
-	id        string // session_id: new for every process
-	attempt   int
-	prof      profile
-	proc      *runner.Process
-	reader    *protocol.Reader
-	mon       *monitor
-	started   time.Time
-	lastOut   atomic.Int64 // unix nanos of the last output
-	settle    *settler
+	// epoch counts the requests typed; recorded maps a block's content to
+	// the epoch it was recorded in, so that one answer seen on the screen and
+	// through a hook is one record.
+	epoch    int
+	recorded map[string]int
+	id       string // session_id: new for every process
+	attempt  int
+	prof     profile
+	proc     *runner.Process
+	reader   *protocol.Reader
+	mon      *monitor
+	started  time.Time
+	lastOut  atomic.Int64 // unix nanos of the last output
+	settle   *settler
 
 	typing chan string // texts for the typist
 	term   io.Writer   // the user's terminal (warden wrap), or nil
@@ -53,6 +59,7 @@ type session struct {
 
 // readerEvent is one callback of the protocol reader.
 type readerEvent struct {
+	hook     *hookbus.Message // from the CLI's own hooks
 	block    *protocol.Block
 	reason   string
 	text     string

@@ -17,6 +17,10 @@ func (s *session) handle(events []readerEvent) (done bool) {
 			if s.onBlock(*e.block) {
 				done = true
 			}
+		case e.hook != nil:
+			if s.onHook(*e.hook) {
+				done = true
+			}
 		case e.complete:
 			s.a.team.trigger(trigger{source: "lead", lead: s.a,
 				reason: "agent " + s.a.cfg.Name + " printed CHECKPOINT COMPLETE"})
@@ -45,6 +49,13 @@ func (s *session) onBlock(b protocol.Block) bool {
 		s.reject(fmt.Sprintf("checkpoint for task %q, but the agent works on %q", b.Task, s.task.ID), "")
 		return false
 	}
+	if e, seen := s.recorded[b.Key()]; seen && e == s.epoch {
+		return false // the same answer through the other channel
+	}
+	if s.recorded == nil {
+		s.recorded = map[string]int{}
+	}
+	s.recorded[b.Key()] = s.epoch
 	trigger := store.TriggerUnasked
 	switch {
 	case s.lastAsked:

@@ -30,8 +30,14 @@ func (a *agent) runSession(g *generation, task *config.Task, prompt string, atte
 	s.settle = newSettler(s.prof.settle, s.reader.Quiet)
 	defer s.settle.stop()
 
+	argv, env, err := a.commandLine()
+	if err != nil {
+		a.log.Error("agent command line", "error", err)
+		s.reader.Close()
+		return runner.Exit{Code: -1, Err: err}, outExited
+	}
 	proc, err := runner.Start(a.log, runner.Config{
-		Name: a.cfg.Name, Argv: a.cfg.Command, Dir: a.cfg.Dir, Env: envList(a.cfg.Env), Size: size,
+		Name: a.cfg.Name, Argv: argv, Dir: a.cfg.Dir, Env: env, Size: size,
 		LogPath: t.dir.LogPath(a.cfg.Name), Output: s,
 	})
 	if err != nil {
@@ -86,6 +92,7 @@ func (s *session) loop() (runner.Exit, outcome) {
 			ask = nil
 			s.lastAsked = true
 			s.mon.awaiting = true
+			s.epoch++
 			t.events.Emit(EvCheckpointRequested, s.a.cfg.Name, s.task.ID, "session_id", s.id, "trigger", "team_checkpoint")
 			s.typeText(protocol.Request(s.task.ID))
 		case <-s.notify:
@@ -109,6 +116,7 @@ func (s *session) tick() (time.Time, bool) {
 			return until, false
 		case actRequest:
 			s.a.log.Info("checkpoint requested", "task", task)
+			s.epoch++
 			t.events.Emit(EvCheckpointRequested, name, task, "session_id", s.id)
 			s.typeText(protocol.Request(task))
 		case actTimeout:
@@ -119,6 +127,8 @@ func (s *session) tick() (time.Time, bool) {
 			s.a.log.Warn("agent is stale", "task", task, "stale_warning", t.cfg.StaleWarning)
 			t.events.Emit(EvAgentStale, name, task, "silent_for", t.cfg.StaleWarning.String())
 			t.printf("WARNING: %s has been silent for %s on %s\n", name, t.cfg.StaleWarning, task)
+		case actResume:
+			s.resume()
 		case actStalled:
 			s.a.log.Error("agent stalled, restarting it from its checkpoint", "task", task, "stale_failure", t.cfg.StaleFailure)
 			t.events.Emit(EvAgentStalled, name, task, "silent_for", t.cfg.StaleFailure.String())

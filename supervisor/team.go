@@ -53,6 +53,8 @@ type Team struct {
 	// agent exits on its own, with its exit code.
 	term *terminal
 	wrap bool
+	// wardenBin is the warden executable the CLIs' hooks run.
+	wardenBin string
 
 	// onRecord, for benchmarks, sees every checkpoint right after it is on disk.
 	onRecord func(cp *store.Checkpoint, at time.Time)
@@ -69,6 +71,10 @@ type AgentStatus struct {
 	Task    string `json:"task,omitempty"`
 	// ExitCode is the last process's exit code (128+N when killed by signal N).
 	ExitCode int `json:"exit_code"`
+	// Context is the agent's context gauge in percent, where its CLI reports one.
+	Context float64 `json:"context_percent,omitempty"`
+	// PausedUntil: waiting for a usage limit to reset.
+	PausedUntil time.Time `json:"paused_until,omitzero"`
 
 	LastCheckpoint time.Time `json:"last_checkpoint,omitzero"`
 }
@@ -130,7 +136,7 @@ func New(logger hclog.Logger, cfg *config.Team, clk clock.Clock, out io.Writer) 
 		return nil, err
 	}
 	t := &Team{cfg: cfg, log: log, clock: clk, dir: dir, events: events, store: st,
-		out: &lockedWriter{w: out}, triggers: make(chan trigger, 16)}
+		out: &lockedWriter{w: out}, triggers: make(chan trigger, 16), wardenBin: wardenExecutable()}
 	t.queue = NewQueue(teamTasks(cfg))
 	t.resumeFrom = clk.Now()
 	t.hasTasks = len(t.queue.tasks) > 0
@@ -153,6 +159,8 @@ func (t *Team) Run() Result {
 	defer stopWatch()
 	stopDashboard := t.printDashboard(DashboardEvery)
 	defer stopDashboard()
+	stopBus := t.startHookBus()
+	defer stopBus()
 	if t.term != nil {
 		go t.pumpInput()
 	}

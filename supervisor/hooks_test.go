@@ -1,0 +1,89 @@
+package supervisor
+
+import (
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/wardenhq/warden/internal/proctest"
+)
+
+func TestAnswerOnScreenAndThroughHookIsOneRecord(t *testing.T) {
+	defer proctest.AssertNone(t)
+	team, out, wait := startTeam(t, `checkpoint_interval = "200ms"
+checkpoint_timeout = "2s"
+shutdown_timeout = "1s"
+[[task]]
+id = "T1"
+prompt = "Work."
+`, fakeAgent{name: "h", mode: "hooked"})
+	waitFor(t, "three answers", func() bool { return strings.Count(out.String(), "CHECKPOINT: T1") >= 3 })
+	team.Force()
+	wait()
+	evs := eventsOf(t, team.cfg)
+	requests := countEvents(evs, EvCheckpointRequested, "h")
+	records := countEvents(evs, EvCheckpointReceived, "h")
+	if records < 3 || records > requests {
+		t.Fatalf("%d requests, %d records: an answer seen on the screen and through the hook must be one record", requests, records)
+	}
+}
+
+func TestContextGaugeTriggersTeamCheckpoint(t *testing.T) {
+	defer proctest.AssertNone(t)
+	team, out, wait := startTeam(t, `checkpoint_interval = "200ms"
+checkpoint_timeout = "2s"
+shutdown_timeout = "1s"
+context_threshold = 80
+[[task]]
+id = "T1"
+prompt = "Work."
+`, fakeAgent{name: "h", mode: "hooked:pct=85"})
+	waitFor(t, "rehydration", func() bool { return countEvents(eventsOf(t, team.cfg), EvTeamRehydrated, "") == 1 })
+	team.Force()
+	wait()
+	evs := eventsOf(t, team.cfg)
+	if countEvents(evs, EvContextThreshold, "h") != 1 || countEvents(evs, EvCheckpointComplete, "") < 1 {
+		t.Fatalf("events: %v", evs)
+	}
+	if !strings.Contains(out.String(), "WARNING: h's context is 85% full") || !strings.Contains(out.String(), "\nCHECKPOINT COMPLETE\n") {
+		t.Errorf("stdout:\n%s", out.String())
+	}
+	if e := firstEvent(evs, EvTeamCheckpointStarted); e == nil || e["reason"] != "signal file checkpoint-needed appeared" {
+		t.Errorf("the team checkpoint was not started by the signal file: %v", e)
+	}
+}
+
+func TestStructuredUsageLimitPausesThenContinues(t *testing.T) {
+	defer proctest.AssertNone(t)
+	defer func(m time.Duration) { UsageLimitMargin = m }(UsageLimitMargin)
+	UsageLimitMargin = 0
+	team, out, wait := startTeam(t, `checkpoint_interval = "100ms"
+checkpoint_timeout = "2s"
+stale_warning = "500ms"
+stale_failure = "1s"
+shutdown_timeout = "1s"
+[[task]]
+id = "T1"
+prompt = "Work."
+`, fakeAgent{name: "h", mode: "hooked:limit=2"})
+	waitFor(t, "the pause", func() bool { return countEvents(eventsOf(t, team.cfg), EvUsageLimitWait, "h") == 1 })
+	snap, _ := ReadSnapshot(team.cfg.StateDir)
+	if snap == nil || snap.Agents[0].PausedUntil.IsZero() {
+		t.Errorf("state.json does not show the pause: %+v", snap)
+	}
+	waitFor(t, "the agent told to continue", func() bool {
+		log, _ := os.ReadFile(team.dir.LogPath("h"))
+		return strings.Contains(string(log), "CONTINUED")
+	})
+	team.Force()
+	wait()
+	evs := eventsOf(t, team.cfg)
+	// Silent for 2s while paused, with stale_failure 1s: no alarm, no restart.
+	if countEvents(evs, EvAgentStalled, "h") != 0 || countEvents(evs, EvAgentStarted, "h") != 1 {
+		t.Errorf("the paused agent was treated as stale: %v", evs)
+	}
+	if !strings.Contains(out.String(), "WARNING: h hit a usage limit; waiting until") {
+		t.Errorf("stdout:\n%s", out.String())
+	}
+}
