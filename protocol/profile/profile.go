@@ -213,11 +213,28 @@ func (p *Profile) InputEmpty(s Screen) bool {
 }
 
 // TurnEnded reports a turn boundary, where a checkpoint request may be
-// typed: ready, and nothing half-typed in the input box.
+// typed: ready, and nothing half-typed in the input box. Read it on a
+// settled screen (output quiet for Settle): right after Enter, Claude
+// empties its box a moment before its busy footer appears.
 func (p *Profile) TurnEnded(s Screen) bool {
 	if p.tui == nil {
 		return true
 	}
 	v := p.tui.view(s.Rows())
 	return v.ready() && v.inputEmpty()
+}
+
+// plainProfile drives a line-oriented program: its output is read line by
+// line, a line of text followed by "\n" is a submission, and EOF (Ctrl-D)
+// asks it to end. No screen is read.
+func plainProfile() *Profile {
+	return &Profile{
+		Name:      "plain",
+		Mode:      protocol.ModeLines,
+		Settle:    100 * time.Millisecond,
+		TurnQuiet: 1500 * time.Millisecond,
+		Poll:      25 * time.Millisecond,
+		quit:      []Keys{{Bytes: []byte{0x04}}},
+		cont:      "continue",
+	}
 }

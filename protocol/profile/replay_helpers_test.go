@@ -7,6 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/wardenhq/warden/internal/fakeagent"
 	"github.com/wardenhq/warden/protocol"
 )
 
@@ -114,4 +117,13 @@ func (r *recording) typedAt(t testing.TB, prefix string, nth int) int {
 	}
 	t.Fatalf("no typed entry %q", prefix)
 	return 0
+}
+
+func TestMain(m *testing.M) {
+	fakeagent.Main()
+	os.Exit(m.Run())
+}
+
+func testLogger(t testing.TB) hclog.Logger {
+	return hclog.New(&hclog.LoggerOptions{Name: t.Name(), Level: hclog.Warn, Output: os.Stderr})
 }
