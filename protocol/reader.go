@@ -176,6 +176,22 @@ func (r *Reader) Flush() {
 	r.unlockAndDispatch()
 }
 
+// Rows returns the visible screen as text rows (ModeScreen), nil in
+// ModeLines: what a profile looks at to tell ready, busy or a banner.
+func (r *Reader) Rows() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.scr == nil || r.done {
+		return nil
+	}
+	rows := r.scr.Rows()
+	out := make([]string, len(rows))
+	for i, row := range rows {
+		out[i] = row.Text
+	}
+	return out
+}
+
 // Resize tells the Reader the pty's window changed (ModeScreen).
 func (r *Reader) Resize(rows, cols int) {
 	r.mu.Lock()

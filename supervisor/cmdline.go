@@ -35,7 +35,8 @@ func (a *agent) commandLine() (argv, env []string, err error) {
 	}
 	argv = append([]string{a.cfg.Command[0]}, extraArgs...)
 	argv = append(argv, a.cfg.Command[1:]...)
-	return profileArgs(a.cfg.Profile, argv), append(env, extraEnv...), nil
+	p := profileFor(a.cfg.Profile, a.log)
+	return p.Command(argv), p.Env(append(env, extraEnv...)), nil
 }
 
 // wardenExecutable is the binary the CLIs' hooks run (`warden hook KIND`).

@@ -1,69 +1,68 @@
 package supervisor
 
 import (
-	"strings"
+	"sync"
 	"time"
 
+	"github.com/hashicorp/go-hclog"
+
 	"github.com/wardenhq/warden/protocol"
+	"github.com/wardenhq/warden/protocol/profile"
 )
 
-// profile is how warden types into an agent CLI and reads it (DESIGN §7).
-// This is the plain profile's shape; the CLI profiles refine it.
-type profile struct {
-	name string
-	// mode is how the protocol reader reads the screen.
-	mode protocol.Mode
-	// settle is how long output must be quiet before the reader parses what
-	// is on screen (a block's end, a settled TUI frame).
-	settle time.Duration
-	// turnQuiet is how long output must be quiet to call it a turn
-	// boundary, where a request may be typed.
-	turnQuiet time.Duration
-	// submit turns text into the bytes that submit it.
-	submit func(text string) [][]byte
-	// quit is typed to ask the agent to exit, before SIGTERM.
-	quit []byte
-	// continueText is typed after a usage-limit wait.
-	continueText string
-}
+// plainSettle is how long a plain agent's output must be quiet before the
+// reader takes a block whose last line has arrived: lines are never
+// repainted, so a few milliseconds suffice (detection latency, README).
+const plainSettle = 5 * time.Millisecond
 
-func profileFor(name string) profile {
-	switch name {
-	case "claude", "codex", "gemini":
-		return profile{name: name, mode: protocol.ModeScreen, settle: 50 * time.Millisecond,
-			turnQuiet: 2 * time.Second, submit: pasteThenEnter, quit: []byte("/exit\r"), continueText: "continue"}
-	default:
-		return profile{name: "plain", mode: protocol.ModeLines, settle: 5 * time.Millisecond,
-			turnQuiet: 250 * time.Millisecond, submit: typeLines, quit: []byte{4}, continueText: "continue"}
+// profileFor returns the agent's profile (protocol/profile), tuned for the
+// supervisor. The team file was validated, so the name is known.
+func profileFor(name string, logger hclog.Logger) *profile.Profile {
+	p, err := profile.For(name)
+	if err != nil {
+		p, _ = profile.For("plain")
 	}
+	if p.Mode == protocol.ModeLines {
+		p.Settle = plainSettle
+	}
+	return p.WithLogger(logger)
 }
 
-// profileArgs adds what a CLI needs under a supervisor to its argv.
-func profileArgs(name string, argv []string) []string {
-	return argv
+// turnQuiet is the output silence after which the monitor may type a
+// request: the plain profile's TurnQuiet; a TUI's settle time, after which
+// the screen itself must show the turn ended.
+func turnQuiet(p *profile.Profile) time.Duration {
+	if p.Mode == protocol.ModeLines {
+		return p.TurnQuiet
+	}
+	return p.Settle
 }
 
-// typeLines submits text to a line-oriented program: the lines, then Enter.
-func typeLines(text string) [][]byte {
-	return [][]byte{[]byte(sanitize(text) + "\n")}
+// screenView is what the profile sees of a session: the reader's visible
+// rows and whether the agent enabled bracketed paste.
+type screenView struct {
+	rows      []string
+	bracketed bool
 }
 
-// pasteThenEnter submits text to a TUI: a bracketed paste, then Enter as a
-// write of its own (the pause between them is the caller's).
-func pasteThenEnter(text string) [][]byte {
-	return [][]byte{[]byte("\x1b[200~" + sanitize(text) + "\x1b[201~"), []byte("\r")}
+func (v screenView) Rows() []string  { return v.rows }
+func (v screenView) Bracketed() bool { return v.bracketed }
+
+// modes follows the agent's terminal modes (bracketed paste) in its raw
+// output, safely for the reader and the typist goroutines.
+type modes struct {
+	mu sync.Mutex
+	t  profile.ModeTracker
 }
 
-// sanitize removes control characters from text warden types (an escape in
-// a task prompt must not drive the agent's terminal), keeping newlines and tabs.
-func sanitize(text string) string {
-	return strings.Map(func(r rune) rune {
-		switch {
-		case r == '\n' || r == '\t':
-			return r
-		case r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0):
-			return -1
-		}
-		return r
-	}, strings.ReplaceAll(text, "\r\n", "\n"))
+func (m *modes) Write(p []byte) {
+	m.mu.Lock()
+	m.t.Write(p)
+	m.mu.Unlock()
+}
+
+func (m *modes) bracketed() bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.t.Bracketed()
 }

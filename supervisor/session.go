@@ -1,6 +1,7 @@
 package supervisor
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"io"
@@ -9,6 +10,7 @@ import (
 	"time"
 
 	"github.com/wardenhq/warden/protocol"
+	"github.com/wardenhq/warden/protocol/profile"
 	"github.com/wardenhq/warden/runner"
 	"github.com/wardenhq/warden/supervisor/config"
 	"github.com/wardenhq/warden/supervisor/hookbus"
@@ -34,6 +36,9 @@ type session struct {
 	task *config.Task // nil: no task, no checkpoints
 	// lastAsked: the team asked for a last checkpoint; the next one answers it.
 	lastAsked bool
+	// banner is a usage-limit banner seen once on the screen, at bannerAt.
+	banner   string
+	bannerAt time.Time
 	// epoch counts the requests typed; recorded maps a block's content to
 	// the epoch it was recorded in, so that one answer seen on the screen and
 	// through a hook is one record.
@@ -41,7 +46,8 @@ type session struct {
 	recorded map[string]int
 	id       string // session_id: new for every process
 	attempt  int
-	prof     profile
+	prof     *profile.Profile
+	modes    modes
 	proc     *runner.Process
 	reader   *protocol.Reader
 	mon      *monitor
@@ -59,6 +65,7 @@ type session struct {
 
 // readerEvent is one callback of the protocol reader.
 type readerEvent struct {
+	settled  bool             // the screen has been quiet: look for a banner
 	hook     *hookbus.Message // from the CLI's own hooks
 	block    *protocol.Block
 	reason   string
@@ -77,6 +84,7 @@ func (s *session) Write(p []byte) (int, error) {
 	if s.term != nil {
 		s.term.Write(p)
 	}
+	s.modes.Write(p)
 	s.lastOut.Store(time.Now().UnixNano())
 	s.reader.Write(p)
 	s.settle.poke()
@@ -116,36 +124,55 @@ func (s *session) typeText(text string) {
 	s.typing <- text
 }
 
-// typist submits queued texts in order until the session ends.
-func (s *session) typist() {
+// typist submits queued texts in order until the session ends; the first
+// waits until the CLI is at its input prompt.
+func (s *session) typist(ctx context.Context) {
+	first := true
 	for text := range s.typing {
-		s.submit(text)
+		if first {
+			s.waitReady(ctx)
+			first = false
+		}
+		s.submit(ctx, text)
 	}
 }
 
-// submit types text the profile's way and tells the reader, so that its
-// echo is never read as an answer.
-func (s *session) submit(text string) {
+// readyTimeout bounds the wait for a CLI's first input prompt; after it the
+// first prompt is typed anyway (and Submit verifies it).
+const readyTimeout = 60 * time.Second
+
+// waitReady waits until the profile sees the CLI ready for input.
+func (s *session) waitReady(ctx context.Context) {
+	deadline := time.Now().Add(readyTimeout)
+	for !s.prof.Ready(s.screen()) {
+		if time.Now().After(deadline) {
+			s.a.log.Warn("the CLI never showed its input prompt; typing anyway", "waited", readyTimeout)
+			return
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
+// screen is the session as the profile sees it.
+func (s *session) screen() profile.Screen {
+	return screenView{rows: s.reader.Rows(), bracketed: s.modes.bracketed()}
+}
+
+// submit types text the profile's way (bracketed paste, a pause, Enter as a
+// write of its own, verified and retried) and tells the reader first, so
+// that its echo is never read as an answer. The user's keystrokes (warden
+// wrap) wait meanwhile.
+func (s *session) submit(ctx context.Context, text string) {
 	s.a.inputMu.Lock()
 	defer s.a.inputMu.Unlock()
 	s.reader.Typed(text)
-	for i, chunk := range s.prof.submit(text) {
-		if i > 0 {
-			time.Sleep(submitGap(s.prof))
-		}
-		if _, err := s.proc.Write(chunk); err != nil {
-			s.a.log.Warn("typing into the agent failed", "error", err)
-			return
-		}
+	if err := s.prof.Submit(ctx, s.proc, s.screen, text); err != nil && ctx.Err() == nil {
+		s.a.log.Warn("submission not confirmed", "error", err)
 	}
-}
-
-// submitGap is the pause between a paste and its Enter (pty-terminal.md §4).
-func submitGap(p profile) time.Duration {
-	if p.mode == protocol.ModeScreen {
-		return 700 * time.Millisecond
-	}
-	return 0
 }
 
 // settler calls fn once output has been quiet for d: the reader then parses

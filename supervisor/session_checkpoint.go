@@ -17,6 +17,8 @@ func (s *session) handle(events []readerEvent) (done bool) {
 			if s.onBlock(*e.block) {
 				done = true
 			}
+		case e.settled:
+			s.checkBanner()
 		case e.hook != nil:
 			if s.onHook(*e.hook) {
 				done = true

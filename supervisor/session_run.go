@@ -14,20 +14,20 @@ import (
 func (a *agent) runSession(g *generation, task *config.Task, prompt string, attempt int) (runner.Exit, outcome) {
 	t := a.team
 	s := &session{a: a, g: g, task: task, id: newSessionID(), attempt: attempt, term: t.termOutput(),
-		prof: profileFor(a.cfg.Profile), notify: make(chan struct{}, 1), started: t.clock.Now()}
+		prof: profileFor(a.cfg.Profile, a.log), notify: make(chan struct{}, 1), started: t.clock.Now()}
 	size := t.windowSize()
 	reply := func(b []byte) { s.proc.Write(b) }
 	if s.term != nil {
 		reply = nil // the user's terminal answers the agent's queries itself
 	}
 	s.reader = protocol.NewReader(a.log, protocol.ReaderOptions{
-		Mode: s.prof.mode, Rows: int(size.Rows), Cols: int(size.Cols),
+		Mode: s.prof.Mode, Rows: int(size.Rows), Cols: int(size.Cols),
 		OnBlock:    func(b protocol.Block) { s.push(readerEvent{block: &b}) },
 		OnReject:   func(reason, text string) { s.push(readerEvent{reason: reason, text: text}) },
 		OnComplete: func() { s.push(readerEvent{complete: true}) },
 		Reply:      reply,
 	})
-	s.settle = newSettler(s.prof.settle, s.reader.Quiet)
+	s.settle = newSettler(s.prof.Settle, s.settled)
 	defer s.settle.stop()
 
 	argv, env, err := a.commandLine()
@@ -47,12 +47,16 @@ func (a *agent) runSession(g *generation, task *config.Task, prompt string, atte
 	}
 	s.proc = proc
 	s.typing = make(chan string, 16)
-	go s.typist()
-	defer close(s.typing)
+	typistCtx, stopTypist := context.WithCancel(context.Background())
+	go s.typist(typistCtx)
+	defer func() {
+		stopTypist()
+		close(s.typing)
+	}()
 	a.started(s)
 	t.events.Emit(EvAgentStarted, a.cfg.Name, taskID(task), "pid", proc.Pid(), "attempt", attempt, "session_id", s.id)
 	if task != nil {
-		s.mon = newMonitor(t, s.prof.turnQuiet, s.started)
+		s.mon = newMonitor(t, turnQuiet(s.prof), s.started)
 		s.typeText(prompt)
 	}
 	exit, out := s.loop()
@@ -148,19 +152,26 @@ func (s *session) afterExit() runner.Exit {
 // quit ends the process of a finished task: the profile's quit, a short
 // grace, then TERM and KILL at shutdown_timeout.
 func (s *session) quit() {
-	s.proc.Write(s.prof.quit)
-	select {
-	case <-s.proc.Done():
-	case <-time.After(min(2*time.Second, s.a.team.cfg.ShutdownTimeout)):
-	}
-	s.stopProc(s.a.team.shutdownTimeoutCtx())
+	ctx, cancel := s.a.team.shutdownTimeoutCtx()
+	s.askToQuit(ctx)
+	s.proc.Stop(ctx)
+	cancel()
 }
 
-// askToQuit types the profile's quit and gives the agent a moment to exit
-// on its own before the TERM, within the shared deadline.
+// askToQuit types the profile's quit keys and gives the agent a moment to
+// exit on its own before the TERM, within the shared deadline.
 func (s *session) askToQuit(ctx context.Context) {
-	if _, err := s.proc.Write(s.prof.quit); err != nil {
-		return
+	for _, k := range s.prof.Quit() {
+		select {
+		case <-s.proc.Done():
+			return
+		case <-ctx.Done():
+			return
+		case <-time.After(k.Pause):
+		}
+		if _, err := s.proc.Write(k.Bytes); err != nil {
+			return
+		}
 	}
 	grace := time.NewTimer(quitGrace)
 	defer grace.Stop()

@@ -1,6 +1,10 @@
 package supervisor
 
-import "time"
+import (
+	"time"
+
+	"github.com/wardenhq/warden/protocol"
+)
 
 // EvUsageLimitWait: an agent hit a usage limit and waits for its reset.
 const EvUsageLimitWait = "usage_limit_wait"
@@ -30,11 +34,45 @@ func (s *session) usageLimit(reset time.Time, text string) {
 	s.a.setPaused(until)
 }
 
+// settled runs when the agent's output has been quiet for the profile's
+// settle time: the reader parses the screen, and a TUI's screen is checked
+// for a usage-limit banner.
+func (s *session) settled() {
+	s.reader.Quiet()
+	if s.prof.Mode == protocol.ModeScreen && s.task != nil {
+		s.push(readerEvent{settled: true})
+	}
+}
+
+// bannerRecheck is when a banner seen once is read again: it counts only
+// when it is still there, the same, on a later read.
+const bannerRecheck = 2 * time.Second
+
+// checkBanner reads the profile's usage-limit banner off the screen; the
+// same banner on two reads bannerRecheck apart pauses the agent.
+func (s *session) checkBanner() {
+	if s.mon == nil || s.mon.paused() {
+		return
+	}
+	now := s.a.team.clock.Now()
+	reset, ok, text := s.prof.UsageLimit(s.screen(), now)
+	switch {
+	case !ok:
+		s.banner = ""
+	case s.banner == text && now.Sub(s.bannerAt) >= bannerRecheck/2:
+		s.banner = ""
+		s.usageLimit(reset, text)
+	case s.banner != text:
+		s.banner, s.bannerAt = text, now
+		time.AfterFunc(bannerRecheck, func() { s.push(readerEvent{settled: true}) })
+	}
+}
+
 // resume tells the agent to continue after a usage-limit pause.
 func (s *session) resume() {
 	s.a.log.Info("usage limit over: telling the agent to continue")
 	s.a.setPaused(time.Time{})
-	s.typeText(s.prof.continueText)
+	s.typeText(s.prof.Continue())
 }
 
 func formatTime(t time.Time) string {

@@ -86,22 +86,26 @@ type tui struct {
 func (t *tui) frame(spin string) {
 	var b strings.Builder
 	b.WriteString("\x1b[?2026h\x1b[H")
-	top := t.rows - 4 // rows for the header and transcript; 3 for the composer
+	top := t.rows - 4 // rows for the transcript; 4 for the composer and footer
 	view := t.transcript
-	if len(view) > top-1 {
-		view = view[len(view)-(top-1):]
+	if len(view) > top {
+		view = view[len(view)-top:]
 	}
-	b.WriteString("\x1b[1;1H\x1b[2K\x1b[1mfake tui\x1b[0m " + spin)
-	for i := range top - 1 {
-		fmt.Fprintf(&b, "\x1b[%d;1H\x1b[2K", i+2)
+	for i := range top {
+		fmt.Fprintf(&b, "\x1b[%d;1H\x1b[2K", i+1)
 		if i < len(view) {
 			b.WriteString(spaced(view[i]))
 		}
 	}
-	bar := strings.Repeat("─", max(t.cols-2, 1))
-	fmt.Fprintf(&b, "\x1b[%d;1H\x1b[2K╭%s╮", t.rows-2, bar)
+	// The composer as Claude Code draws it: a "❯ " row between two rules,
+	// and a footer that says whether a turn runs.
+	bar := strings.Repeat("─", max(t.cols, 1))
+	fmt.Fprintf(&b, "\x1b[%d;1H\x1b[2K%s", t.rows-3, bar)
 	b.WriteString(t.composerRow())
-	fmt.Fprintf(&b, "\x1b[%d;1H\x1b[2K╰%s╯", t.rows, bar)
+	fmt.Fprintf(&b, "\x1b[%d;1H\x1b[2K%s", t.rows-1, bar)
+	if spin != "" {
+		fmt.Fprintf(&b, "\x1b[%d;1H\x1b[2K  %s fake tui · esc to interrupt", t.rows, spin)
+	}
 	b.WriteString("\x1b[?2026l")
 	write([]byte(b.String()))
 }
@@ -110,10 +114,14 @@ func (t *tui) frame(spin string) {
 // the box.
 func (t *tui) composerRow() string {
 	r := []rune(t.composer)
-	if w := t.cols - 6; len(r) > w {
+	if w := t.cols - 4; len(r) > w {
 		r = r[len(r)-w:]
 	}
-	return fmt.Sprintf("\x1b[%d;1H\x1b[2K│ > %s\x1b[%dG│", t.rows-1, string(r), t.cols)
+	footer := "" // Claude shows its shortcut hint only while the box is empty
+	if len(r) == 0 {
+		footer = "  ? for shortcuts"
+	}
+	return fmt.Sprintf("\x1b[%d;1H\x1b[2K❯ %s\x1b[%d;1H\x1b[2K%s", t.rows-2, string(r), t.rows, footer)
 }
 
 // spaced draws s with each run of spaces replaced by a cursor move (CHA), as
@@ -167,6 +175,7 @@ func modeTUIAnswer(args []string) int {
 	t.transcript = []string{"ready"}
 	t.frame("")
 	n := 0
+	pasting := false
 	in := bufio.NewReader(os.Stdin)
 	for {
 		c, err := in.ReadByte()
@@ -174,8 +183,15 @@ func modeTUIAnswer(args []string) int {
 			break
 		}
 		switch {
-		case c == 0x1b: // a reply or a bracketed-paste marker: skip the sequence
-			skipEscape(in)
+		case c == 0x1b: // a reply or a bracketed-paste marker
+			switch skipEscape(in) {
+			case "[200~":
+				pasting = true
+			case "[201~":
+				pasting = false
+			}
+		case pasting && (c == '\r' || c == '\n'):
+			t.composer += " " // a pasted newline is text, as in the real TUIs
 		case c == '\r' || c == '\n':
 			line := strings.TrimSpace(t.composer)
 			t.composer = ""
@@ -235,15 +251,21 @@ func (t *tui) answer(block []string) {
 	}
 }
 
-func skipEscape(in *bufio.Reader) {
+// skipEscape reads the rest of an escape sequence and returns it ("[200~").
+func skipEscape(in *bufio.Reader) string {
 	c, err := in.ReadByte()
 	if err != nil || c != '[' {
-		return
+		return ""
 	}
+	seq := []byte{c}
 	for {
 		c, err := in.ReadByte()
-		if err != nil || (c >= 0x40 && c <= 0x7e) {
-			return
+		if err != nil {
+			return string(seq)
+		}
+		seq = append(seq, c)
+		if c >= 0x40 && c <= 0x7e {
+			return string(seq)
 		}
 	}
 }
