@@ -51,7 +51,7 @@ func (g *generation) stop(timeout time.Duration) {
 
 // force makes every stop kill at once.
 func (g *generation) force() {
-	g.stop(0)
+	g.stop(time.Hour) // then cancelled: the stops see Canceled, "forced"
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	g.cancel()

@@ -10,6 +10,7 @@ import (
 
 	"github.com/wardenhq/warden/internal/clock"
 	"github.com/wardenhq/warden/internal/proctest"
+	"github.com/wardenhq/warden/supervisor/config"
 )
 
 const longTasks = `checkpoint_interval = "100ms"
@@ -28,7 +29,12 @@ prompt = "Work on the second."
 // startTeam runs a team in the background; wait returns its result.
 func startTeam(t *testing.T, header string, agents ...fakeAgent) (*Team, *syncBuffer, func() Result) {
 	t.Helper()
-	cfg := writeTeam(t, header, agents...)
+	return startTeamCfg(t, writeTeam(t, header, agents...))
+}
+
+// startTeamCfg runs the team of cfg in the background; wait returns its result.
+func startTeamCfg(t *testing.T, cfg *config.Team) (*Team, *syncBuffer, func() Result) {
+	t.Helper()
 	out := &syncBuffer{}
 	team, err := New(testLogger(t), cfg, clock.Real{}, out)
 	if err != nil {
@@ -51,7 +57,13 @@ func startTeam(t *testing.T, header string, agents ...fakeAgent) (*Team, *syncBu
 // waitFor polls cond for up to 20s.
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+	waitForD(t, what, 20*time.Second, cond)
+}
+
+// waitForD polls cond for up to d.
+func waitForD(t *testing.T, what string, d time.Duration, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(d); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
 		if cond() {
 			return
 		}

@@ -1,0 +1,189 @@
+package supervisor
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/wardenhq/warden/internal/fakeprovider"
+	"github.com/wardenhq/warden/internal/proctest"
+)
+
+// realCLI returns an installed agent CLI, or skips when it is not installed
+// (`.ci/run` installs them, so in CI this never skips).
+func realCLI(t *testing.T, cli string) string {
+	dir := os.Getenv("WARDEN_CLIS_DIR")
+	if dir == "" {
+		home, _ := os.UserHomeDir()
+		dir = filepath.Join(home, ".cache", "warden-clis")
+	}
+	bin := filepath.Join(dir, "node_modules", ".bin", cli)
+	if _, err := os.Stat(bin); err != nil {
+		t.Skipf("real %s not installed at %s: run scripts/install-clis.sh", cli, bin)
+	}
+	return bin
+}
+
+var buildWarden = sync.OnceValues(func() (string, error) {
+	dir, err := os.MkdirTemp("", "warden-bin-")
+	if err != nil {
+		return "", err
+	}
+	bin := filepath.Join(dir, "warden")
+	out, err := exec.Command("go", "build", "-o", bin, "../cmd/warden").CombinedOutput()
+	if err != nil {
+		return "", fmt.Errorf("go build: %v\n%s", err, out)
+	}
+	return bin, nil
+})
+
+// realSetup is what one CLI needs to run offline here (research/real-clis.md):
+// its config seeded in a fresh HOME, its environment, and how many input
+// tokens make 85 % of its context window.
+type realSetup struct {
+	seed   func(t *testing.T, home, project, url string) map[string]string
+	tokens int
+}
+
+var realSetups = map[string]realSetup{
+	"claude": {tokens: 850000, seed: func(t *testing.T, home, project, url string) map[string]string {
+		os.WriteFile(filepath.Join(home, ".claude.json"), []byte(fmt.Sprintf(
+			`{"hasCompletedOnboarding": true, "theme": "dark", "projects": {%q: {"hasTrustDialogAccepted": true}}}`, project)), 0o600)
+		return map[string]string{"ANTHROPIC_BASE_URL": url, "ANTHROPIC_AUTH_TOKEN": "fake-token",
+			"DISABLE_AUTOUPDATER": "1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1"}
+	}},
+	"codex": {tokens: 220000, seed: func(t *testing.T, home, project, url string) map[string]string {
+		codexHome := filepath.Join(home, ".codex")
+		os.MkdirAll(codexHome, 0o700)
+		os.WriteFile(filepath.Join(codexHome, "config.toml"), []byte(fmt.Sprintf(`model = "fake-model"
+model_provider = "fake"
+check_for_update_on_startup = false
+[analytics]
+enabled = false
+[model_providers.fake]
+name = "Fake"
+base_url = "%s/v1"
+env_key = "FAKE_API_KEY"
+wire_api = "responses"
+[projects.%q]
+trust_level = "trusted"
+`, url, project)), 0o600)
+		return map[string]string{"CODEX_HOME": codexHome, "FAKE_API_KEY": "fake-key"}
+	}},
+	"gemini": {tokens: 900000, seed: func(t *testing.T, home, project, url string) map[string]string {
+		os.MkdirAll(filepath.Join(home, ".gemini"), 0o700)
+		os.WriteFile(filepath.Join(home, ".gemini", "settings.json"), []byte(`{"security": {"auth": {"selectedType": "gemini-api-key"}, "folderTrust": {"enabled": false}},
+ "general": {"enableAutoUpdate": false, "enableAutoUpdateNotification": false},
+ "privacy": {"usageStatisticsEnabled": false}, "telemetry": {"enabled": false}, "ui": {"theme": "Default"}}
+`), 0o600)
+		return map[string]string{"GOOGLE_GEMINI_BASE_URL": url, "GEMINI_API_KEY": "fake-key"}
+	}},
+}
+
+// TestRealCLIsThroughWarden runs each real agent CLI as a team agent,
+// offline against its fake provider API: its first prompt is submitted, each
+// checkpoint request gets one record with the right fields (the answer comes
+// on the screen and through the CLI's own hook), and a context gauge above
+// the threshold leads to CHECKPOINT COMPLETE and a fresh session whose first
+// prompt carries the handoff.
+func TestRealCLIsThroughWarden(t *testing.T) {
+	for _, cli := range []string{"claude", "codex", "gemini"} {
+		t.Run(cli, func(t *testing.T) { testRealCLI(t, cli) })
+	}
+}
+
+func testRealCLI(t *testing.T, cli string) {
+	bin := realCLI(t, cli)
+	warden, err := buildWarden()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("WARDEN_BIN", warden)
+	defer proctest.AssertNone(t)
+	setup := realSetups[cli]
+
+	var mu sync.Mutex
+	requests := 0
+	srv := fakeprovider.New(testLogger(t), fakeprovider.Script{Decide: func(r fakeprovider.Request) fakeprovider.Answer {
+		if !strings.Contains(r.Prompt, "CHECKPOINT REQUEST: T1") {
+			return fakeprovider.Answer{Text: "ready", InputTokens: 2000}
+		}
+		mu.Lock()
+		requests++
+		n := requests
+		mu.Unlock()
+		tokens := 5000 // the second answer fills the context to 85 %
+		if n == 2 {
+			tokens = setup.tokens
+		}
+		return fakeprovider.Answer{InputTokens: tokens, Text: fmt.Sprintf(
+			"CHECKPOINT: T1\nStatus: implementing\nCompleted:\n- parsed the config\nRemaining:\n- write tests\n"+
+				"Files Modified: a.go, b.go\nEstimated Progress: %d%%\nResume: run go test first\n", 30+10*n)}
+	}})
+	defer srv.Close()
+	root, _ := filepath.EvalSymlinks(t.TempDir())
+	home, project := filepath.Join(root, "home"), filepath.Join(root, "project")
+	os.MkdirAll(home, 0o700)
+	os.MkdirAll(project, 0o700)
+	env := setup.seed(t, home, project, srv.URL())
+
+	cfg := writeTeamB(t, `checkpoint_interval = "4s"
+checkpoint_timeout = "30s"
+shutdown_timeout = "10s"
+context_threshold = 80
+[[task]]
+id = "T1"
+title = "real cli"
+prompt = "Say ready."
+`, fakeAgent{name: cli, mode: "unused"})
+	a := &cfg.Agents[0]
+	env["HOME"], env["LANG"], env["TZ"] = home, "C.UTF-8", "UTC"
+	env["WARDEN_TEST_OWNER"] = a.Env["WARDEN_TEST_OWNER"]
+	a.Command, a.Profile, a.Dir, a.Env = []string{bin}, cli, project, env
+
+	team, out, wait := startTeamCfg(t, cfg)
+	waitForD(t, "a fresh session after the team checkpoint", 150*time.Second, func() bool {
+		for _, r := range srv.Requests() {
+			if strings.Contains(r.Prompt, "The team was checkpointed") {
+				return true
+			}
+		}
+		return false
+	})
+	team.Force()
+	wait()
+
+	evs := eventsOf(t, cfg)
+	var first bool
+	for _, r := range srv.Requests() {
+		first = first || strings.Contains(r.Prompt, "You are running under warden")
+	}
+	if !first {
+		t.Error("the first prompt (the preamble) never reached the model")
+	}
+	mu.Lock()
+	answered := requests
+	mu.Unlock()
+	if got := countEvents(evs, EvCheckpointReceived, cli); got < 2 || got > answered {
+		t.Errorf("%d checkpoint records for %d answers: want one each", got, answered)
+	}
+	if countEvents(evs, EvContextThreshold, cli) != 1 || !strings.Contains(out.String(), "\nCHECKPOINT COMPLETE\n") {
+		t.Errorf("the context gauge did not lead to a team checkpoint:\n%s", out.String())
+	}
+	for _, want := range []string{"CHECKPOINT: T1 - implementing (40%)", "CHECKPOINT: T1 - implementing (50%)"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("stdout lacks %q:\n%s", want, out.String())
+		}
+	}
+	cp, _ := os.ReadFile(filepath.Join(cfg.StateDir, "checkpoints", cli+"-T1.json"))
+	for _, field := range []string{`"files_modified": [`, `"a.go"`, `"resume_instructions": "run go test first"`, `"remaining": [`} {
+		if !strings.Contains(string(cp), field) {
+			t.Errorf("checkpoint lacks %s:\n%s", field, cp)
+		}
+	}
+}
