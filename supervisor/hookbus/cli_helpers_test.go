@@ -23,14 +23,18 @@ import (
 	"github.com/wardenhq/warden/protocol/hooks"
 )
 
-// cliBinDir holds the real CLIs (scripts/install-clis.sh); WARDEN_CLI_BIN
-// overrides it.
+// cliBinDir holds the real CLIs (scripts/install-clis.sh into
+// WARDEN_CLIS_DIR, default ~/.cache/warden-clis); WARDEN_CLI_BIN overrides it.
 func cliBinDir() string {
 	if d := os.Getenv("WARDEN_CLI_BIN"); d != "" {
 		return d
 	}
-	home, _ := os.UserHomeDir()
-	return filepath.Join(home, ".cache", "warden-clis", "node_modules", ".bin")
+	dir := os.Getenv("WARDEN_CLIS_DIR")
+	if dir == "" {
+		home, _ := os.UserHomeDir()
+		dir = filepath.Join(home, ".cache", "warden-clis")
+	}
+	return filepath.Join(dir, "node_modules", ".bin")
 }
 
 // cliSetup is how one CLI runs offline against the fake provider in a
