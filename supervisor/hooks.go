@@ -89,6 +89,12 @@ func (s *session) onHook(m hookbus.Message) (done bool) {
 	}
 	blocks, _ := protocol.ParseBlocks(text)
 	for _, b := range blocks {
+		// A hook reports the turn that just ended; it may arrive after the
+		// next request was typed, so an answer recorded in the epoch before
+		// is the same answer, not a new one.
+		if e, seen := s.recorded[b.Key()]; seen && e >= s.epoch-1 {
+			continue
+		}
 		if s.onBlock(b) {
 			done = true
 		}

@@ -143,6 +143,9 @@ prompt = "Say ready."
 `, fakeAgent{name: cli, mode: "unused"})
 	a := &cfg.Agents[0]
 	env["HOME"], env["LANG"], env["TZ"] = home, "C.UTF-8", "UTC"
+	// CI runs set CI=true, and Gemini CLI then refuses to be interactive
+	// (exit 42): an agent under warden has a terminal, so it is not "in CI".
+	env["CI"] = "false"
 	env["WARDEN_TEST_OWNER"] = a.Env["WARDEN_TEST_OWNER"]
 	a.Command, a.Profile, a.Dir, a.Env = []string{bin}, cli, project, env
 
