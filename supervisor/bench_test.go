@@ -26,7 +26,7 @@ func benchDetection(b *testing.B, n int, tui bool) []time.Duration {
 	if tui {
 		// A TUI block is read once the screen has been quiet for the
 		// profile's settle time: the blocks come further apart than that.
-		mode = "blocks:" + strconv.Itoa(n) + ":200ms:" + stamps + ":tui"
+		mode = "blocks:" + strconv.Itoa(n) + ":500ms:" + stamps + ":tui"
 		profile = "claude"
 	}
 	cfg := writeTeamB(b, `checkpoint_interval = "1h"
@@ -36,7 +36,11 @@ shutdown_timeout = "1s"
 id = "T1"
 prompt = "Print blocks."
 `, fakeAgent{name: "w1", mode: mode, profile: profile})
-	team, err := New(hclog.NewNullLogger(), cfg, clock.Real{}, nil)
+	logger := hclog.NewNullLogger()
+	if os.Getenv("WARDEN_BENCH_LOG") != "" {
+		logger = hclog.New(&hclog.LoggerOptions{Level: hclog.Debug, Output: os.Stderr})
+	}
+	team, err := New(logger, cfg, clock.Real{}, nil)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -100,7 +104,7 @@ func BenchmarkDetectionPlain(b *testing.B) {
 func BenchmarkDetectionTUI(b *testing.B) {
 	var all []time.Duration
 	for i := 0; i < b.N; i++ {
-		all = append(all, benchDetection(b, 30, true)...)
+		all = append(all, benchDetection(b, 20, true)...)
 	}
 	reportLatency(b, all)
 }

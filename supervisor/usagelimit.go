@@ -27,11 +27,11 @@ func (s *session) usageLimit(reset time.Time, text string) {
 		until = now.Add(t.cfg.UsageLimitWait)
 	}
 	s.mon.pause(until)
+	s.a.setPaused(until) // state.json shows it before the event says so
 	s.a.log.Warn("usage limit: agent paused", "until", until, "banner", text)
 	t.events.Emit(EvUsageLimitWait, s.a.cfg.Name, taskID(s.task), "until", until.UTC().Format(time.RFC3339),
 		"reset", formatTime(reset), "text", text)
 	t.printf("WARNING: %s hit a usage limit; waiting until %s\n", s.a.cfg.Name, until.Local().Format("2006-01-02 15:04 MST"))
-	s.a.setPaused(until)
 }
 
 // settled runs when the agent's output has been quiet for the profile's

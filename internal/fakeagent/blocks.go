@@ -27,6 +27,13 @@ func modeBlocks(args []string) int {
 		return 1
 	}
 	defer f.Close()
+	// A TUI shows its input box (as Claude Code draws it) before the prompt.
+	composer := "\x1b[21;1H" + strings.Repeat("─", 80) + "\x1b[22;1H❯ \x1b[23;1H" + strings.Repeat("─", 80) +
+		"\x1b[24;1H  ? for shortcuts\x1b[22;3H"
+	if tui {
+		echoOff() // a TUI draws its own input; the terminal does not echo
+		write([]byte("\x1b[?1049h\x1b[?2004h\x1b[2J" + composer))
+	}
 	in := bufio.NewScanner(os.Stdin)
 	in.Buffer(make([]byte, 64<<10), 1<<20)
 	task := ""
@@ -34,9 +41,6 @@ func modeBlocks(args []string) int {
 		if line := strings.TrimSpace(in.Text()); strings.HasPrefix(line, "Your task:") {
 			task = taskOf(line)
 		}
-	}
-	if tui {
-		write([]byte("\x1b[?1049h\x1b[2J"))
 	}
 	for i := 1; i <= n; i++ {
 		time.Sleep(gap)
@@ -60,7 +64,7 @@ func modeBlocks(args []string) int {
 					b.WriteString(w)
 				}
 			}
-			b.WriteString("\x1b[20;1H> ")
+			b.WriteString(composer)
 		} else {
 			b.WriteString(strings.Join(lines, "\n") + "\n\n")
 		}
