@@ -190,3 +190,70 @@ prompt = "Say ready."
 		}
 	}
 }
+
+// TestRealClaudeUsageLimitPausesAndResumes: the real Claude Code's turn
+// ends on a usage-limit error (HTTP 429 from the fake API). warden pauses the
+// agent — no restart, no stale alarm — and when the wait is over (here
+// usage_limit_wait, as an API-key login shows no reset time) tells it to
+// continue, and the agent's next turn reaches the model.
+func TestRealClaudeUsageLimitPausesAndResumes(t *testing.T) {
+	bin := realCLI(t, "claude")
+	warden, err := buildWarden()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("WARDEN_BIN", warden)
+	defer proctest.AssertNone(t)
+
+	var limited sync.Once
+	srv := fakeprovider.New(testLogger(t), fakeprovider.Script{Decide: func(r fakeprovider.Request) fakeprovider.Answer {
+		answer := fakeprovider.Answer{Text: "ready"}
+		if strings.Contains(r.Prompt, "CHECKPOINT REQUEST: T1") {
+			limited.Do(func() { // the first checkpoint request hits the limit
+				answer = fakeprovider.Answer{Limit: &fakeprovider.Limit{Kind: fakeprovider.UsageLimit, ResetIn: 2 * time.Second}}
+			})
+		}
+		return answer
+	}})
+	defer srv.Close()
+	root, _ := filepath.EvalSymlinks(t.TempDir())
+	home, project := filepath.Join(root, "home"), filepath.Join(root, "project")
+	os.MkdirAll(home, 0o700)
+	os.MkdirAll(project, 0o700)
+	env := realSetups["claude"].seed(t, home, project, srv.URL())
+	cfg := writeTeamB(t, `checkpoint_interval = "3s"
+checkpoint_timeout = "60s"
+stale_warning = "4s"
+stale_failure = "6s"
+shutdown_timeout = "10s"
+usage_limit_wait = "8s"
+[[task]]
+id = "T1"
+prompt = "Say ready."
+`, fakeAgent{name: "claude", mode: "unused"})
+	a := &cfg.Agents[0]
+	env["HOME"], env["LANG"], env["CI"] = home, "C.UTF-8", "false"
+	env["WARDEN_TEST_OWNER"] = a.Env["WARDEN_TEST_OWNER"]
+	a.Command, a.Profile, a.Dir, a.Env = []string{bin}, "claude", project, env
+
+	team, out, wait := startTeamCfg(t, cfg)
+	waitForD(t, "the pause", 90*time.Second, func() bool { return countEvents(eventsOf(t, cfg), EvUsageLimitWait, "claude") == 1 })
+	waitForD(t, "continue reaching the model", 60*time.Second, func() bool {
+		for _, r := range srv.Requests() {
+			if strings.HasSuffix(strings.TrimSpace(r.Prompt), "continue") {
+				return true
+			}
+		}
+		return false
+	})
+	team.Force()
+	wait()
+	evs := eventsOf(t, cfg)
+	// 8 s paused with stale_failure 6 s: neither a stall nor a restart.
+	if countEvents(evs, EvAgentStalled, "claude") != 0 || countEvents(evs, EvAgentStarted, "claude") != 1 {
+		t.Errorf("the paused agent was treated as stalled or restarted: %v", evs)
+	}
+	if !strings.Contains(out.String(), "WARNING: claude hit a usage limit; waiting until") {
+		t.Errorf("stdout:\n%s", out.String())
+	}
+}

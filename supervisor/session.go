@@ -37,8 +37,9 @@ type session struct {
 	// lastAsked: the team asked for a last checkpoint; the next one answers it.
 	lastAsked bool
 	// banner is a usage-limit banner seen once on the screen, at bannerAt.
-	banner   string
-	bannerAt time.Time
+	banner    string
+	bannerAt  time.Time
+	oldBanner string // on screen when the last pause ended: not a new limit
 	// epoch counts the requests typed; recorded maps a block's content to
 	// the epoch it was recorded in, so that one answer seen on the screen and
 	// through a hook is one record.

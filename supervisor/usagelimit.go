@@ -58,7 +58,9 @@ func (s *session) checkBanner() {
 	reset, ok, text := s.prof.UsageLimit(s.screen(), now)
 	switch {
 	case !ok:
-		s.banner = ""
+		s.banner, s.oldBanner = "", ""
+	case text == s.oldBanner:
+		// the banner of the limit already waited out, still in the transcript
 	case s.banner == text && now.Sub(s.bannerAt) >= bannerRecheck/2:
 		s.banner = ""
 		s.usageLimit(reset, text)
@@ -72,6 +74,10 @@ func (s *session) checkBanner() {
 func (s *session) resume() {
 	s.a.log.Info("usage limit over: telling the agent to continue")
 	s.a.setPaused(time.Time{})
+	if _, ok, text := s.prof.UsageLimit(s.screen(), s.a.team.clock.Now()); ok {
+		s.oldBanner = text
+	}
+	s.banner = ""
 	s.typeText(s.prof.Continue())
 }
 
