@@ -92,7 +92,7 @@ func (s *session) onHook(m hookbus.Message) (done bool) {
 		// A hook reports the turn that just ended; it may arrive after the
 		// next request was typed, so an answer recorded in the epoch before
 		// is the same answer, not a new one.
-		if e, seen := s.recorded[b.Key()]; seen && e >= s.epoch-1 {
+		if e, seen := s.recorded[b.Key()]; seen && e >= int(s.epoch.Load())-1 {
 			continue
 		}
 		if s.onBlock(b) {

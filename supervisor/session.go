@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"io"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -43,7 +44,7 @@ type session struct {
 	// epoch counts the requests typed; recorded maps a block's content to
 	// the epoch it was recorded in, so that one answer seen on the screen and
 	// through a hook is one record.
-	epoch    int
+	epoch    atomic.Int32 // advanced by the typist as it types each request
 	recorded map[string]int
 	id       string // session_id: new for every process
 	attempt  int
@@ -171,6 +172,11 @@ func (s *session) submit(ctx context.Context, text string) {
 	s.a.inputMu.Lock()
 	defer s.a.inputMu.Unlock()
 	s.reader.Typed(text)
+	if strings.HasPrefix(text, protocol.RequestPrefix) {
+		// A new request starts a new epoch now, when the reader learns of
+		// it too, not when the monitor queued it.
+		s.epoch.Add(1)
+	}
 	if err := s.prof.Submit(ctx, s.proc, s.screen, text); err != nil && ctx.Err() == nil {
 		s.a.log.Warn("submission not confirmed", "error", err)
 	}

@@ -51,13 +51,14 @@ func (s *session) onBlock(b protocol.Block) bool {
 		s.reject(fmt.Sprintf("checkpoint for task %q, but the agent works on %q", b.Task, s.task.ID), "")
 		return false
 	}
-	if e, seen := s.recorded[b.Key()]; seen && e == s.epoch {
+	epoch := int(s.epoch.Load())
+	if e, seen := s.recorded[b.Key()]; seen && e == epoch {
 		return false // the same answer through the other channel
 	}
 	if s.recorded == nil {
 		s.recorded = map[string]int{}
 	}
-	s.recorded[b.Key()] = s.epoch
+	s.recorded[b.Key()] = epoch
 	trigger := store.TriggerUnasked
 	switch {
 	case s.lastAsked:

@@ -96,7 +96,6 @@ func (s *session) loop() (runner.Exit, outcome) {
 			ask = nil
 			s.lastAsked = true
 			s.mon.awaiting = true
-			s.epoch++
 			t.events.Emit(EvCheckpointRequested, s.a.cfg.Name, s.task.ID, "session_id", s.id, "trigger", "team_checkpoint")
 			s.typeText(protocol.Request(s.task.ID))
 		case <-s.notify:
@@ -120,7 +119,6 @@ func (s *session) tick() (time.Time, bool) {
 			return until, false
 		case actRequest:
 			s.a.log.Info("checkpoint requested", "task", task)
-			s.epoch++
 			t.events.Emit(EvCheckpointRequested, name, task, "session_id", s.id)
 			s.typeText(protocol.Request(task))
 		case actTimeout:
