@@ -12,19 +12,15 @@ import (
 
 	"github.com/wardenhq/warden/internal/fakeprovider"
 	"github.com/wardenhq/warden/internal/proctest"
+	"github.com/wardenhq/warden/internal/realcli"
 )
 
 // realCLI returns an installed agent CLI, or skips when it is not installed
 // (`.ci/run` installs them, so in CI this never skips).
 func realCLI(t *testing.T, cli string) string {
-	dir := os.Getenv("WARDEN_CLIS_DIR")
-	if dir == "" {
-		home, _ := os.UserHomeDir()
-		dir = filepath.Join(home, ".cache", "warden-clis")
-	}
-	bin := filepath.Join(dir, "node_modules", ".bin", cli)
-	if _, err := os.Stat(bin); err != nil {
-		t.Skipf("real %s not installed at %s: run scripts/install-clis.sh", cli, bin)
+	bin, err := realcli.Bin(cli)
+	if err != nil {
+		t.Skip(err)
 	}
 	return bin
 }
@@ -42,47 +38,23 @@ var buildWarden = sync.OnceValues(func() (string, error) {
 	return bin, nil
 })
 
-// realSetup is what one CLI needs to run offline here (research/real-clis.md):
-// its config seeded in a fresh HOME, its environment, and how many input
-// tokens make 85 % of its context window.
-type realSetup struct {
-	seed   func(t *testing.T, home, project, url string) map[string]string
-	tokens int
-}
+// contextTokens is how many input tokens make 85 % of each CLI's context
+// window with the fake provider's model.
+var contextTokens = map[string]int{"claude": 850000, "codex": 220000, "gemini": 900000}
 
-var realSetups = map[string]realSetup{
-	"claude": {tokens: 850000, seed: func(t *testing.T, home, project, url string) map[string]string {
-		os.WriteFile(filepath.Join(home, ".claude.json"), []byte(fmt.Sprintf(
-			`{"hasCompletedOnboarding": true, "theme": "dark", "projects": {%q: {"hasTrustDialogAccepted": true}}}`, project)), 0o600)
-		return map[string]string{"ANTHROPIC_BASE_URL": url, "ANTHROPIC_AUTH_TOKEN": "fake-token",
-			"DISABLE_AUTOUPDATER": "1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1"}
-	}},
-	"codex": {tokens: 220000, seed: func(t *testing.T, home, project, url string) map[string]string {
-		codexHome := filepath.Join(home, ".codex")
-		os.MkdirAll(codexHome, 0o700)
-		os.WriteFile(filepath.Join(codexHome, "config.toml"), []byte(fmt.Sprintf(`model = "fake-model"
-model_provider = "fake"
-check_for_update_on_startup = false
-[analytics]
-enabled = false
-[model_providers.fake]
-name = "Fake"
-base_url = "%s/v1"
-env_key = "FAKE_API_KEY"
-wire_api = "responses"
-[projects.%q]
-trust_level = "trusted"
-`, url, project)), 0o600)
-		return map[string]string{"CODEX_HOME": codexHome, "FAKE_API_KEY": "fake-key"}
-	}},
-	"gemini": {tokens: 900000, seed: func(t *testing.T, home, project, url string) map[string]string {
-		os.MkdirAll(filepath.Join(home, ".gemini"), 0o700)
-		os.WriteFile(filepath.Join(home, ".gemini", "settings.json"), []byte(`{"security": {"auth": {"selectedType": "gemini-api-key"}, "folderTrust": {"enabled": false}},
- "general": {"enableAutoUpdate": false, "enableAutoUpdateNotification": false},
- "privacy": {"usageStatisticsEnabled": false}, "telemetry": {"enabled": false}, "ui": {"theme": "Default"}}
-`), 0o600)
-		return map[string]string{"GOOGLE_GEMINI_BASE_URL": url, "GEMINI_API_KEY": "fake-key"}
-	}},
+// seed prepares home for cli (internal/realcli) and returns its environment
+// as a team file's env table.
+func seed(t *testing.T, cli, home, project, url string) map[string]string {
+	entries, err := realcli.Seed(cli, home, project, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := map[string]string{}
+	for _, kv := range entries {
+		k, v, _ := strings.Cut(kv, "=")
+		env[k] = v
+	}
+	return env
 }
 
 // TestRealCLIsThroughWarden runs each real agent CLI as a team agent,
@@ -105,7 +77,6 @@ func testRealCLI(t *testing.T, cli string) {
 	}
 	t.Setenv("WARDEN_BIN", warden)
 	defer proctest.AssertNone(t)
-	setup := realSetups[cli]
 
 	var mu sync.Mutex
 	requests := 0
@@ -119,7 +90,7 @@ func testRealCLI(t *testing.T, cli string) {
 		mu.Unlock()
 		tokens := 5000 // the second answer fills the context to 85 %
 		if n == 2 {
-			tokens = setup.tokens
+			tokens = contextTokens[cli]
 		}
 		return fakeprovider.Answer{InputTokens: tokens, Text: fmt.Sprintf(
 			"CHECKPOINT: T1\nStatus: implementing\nCompleted:\n- parsed the config\nRemaining:\n- write tests\n"+
@@ -130,7 +101,7 @@ func testRealCLI(t *testing.T, cli string) {
 	home, project := filepath.Join(root, "home"), filepath.Join(root, "project")
 	os.MkdirAll(home, 0o700)
 	os.MkdirAll(project, 0o700)
-	env := setup.seed(t, home, project, srv.URL())
+	env := seed(t, cli, home, project, srv.URL())
 
 	cfg := writeTeamB(t, `checkpoint_interval = "4s"
 checkpoint_timeout = "30s"
@@ -220,7 +191,7 @@ func TestRealClaudeUsageLimitPausesAndResumes(t *testing.T) {
 	home, project := filepath.Join(root, "home"), filepath.Join(root, "project")
 	os.MkdirAll(home, 0o700)
 	os.MkdirAll(project, 0o700)
-	env := realSetups["claude"].seed(t, home, project, srv.URL())
+	env := seed(t, "claude", home, project, srv.URL())
 	cfg := writeTeamB(t, `checkpoint_interval = "3s"
 checkpoint_timeout = "60s"
 stale_warning = "4s"

@@ -19,6 +19,7 @@ import (
 
 	"github.com/wardenhq/warden/internal/fakeagent"
 	"github.com/wardenhq/warden/internal/fakeprovider"
+	"github.com/wardenhq/warden/internal/realcli"
 	"github.com/wardenhq/warden/protocol"
 )
 
@@ -26,14 +27,9 @@ import (
 // installed (CI installs them, so the skip never hides there).
 func cliBin(t testing.TB, cli string) string {
 	t.Helper()
-	dir := os.Getenv("WARDEN_CLIS_DIR")
-	if dir == "" {
-		home, _ := os.UserHomeDir()
-		dir = filepath.Join(home, ".cache", "warden-clis")
-	}
-	bin := filepath.Join(dir, "node_modules", ".bin", cli)
-	if _, err := os.Stat(bin); err != nil {
-		t.Skipf("real %s CLI not installed at %s: run scripts/install-clis.sh", cli, bin)
+	bin, err := realcli.Bin(cli)
+	if err != nil {
+		t.Skip(err)
 	}
 	return bin
 }
@@ -193,46 +189,11 @@ func (s *cliSession) kill() {
 // and returns its environment (the keys are fake).
 func seedConfig(t testing.TB, cli, home, project, url string) []string {
 	t.Helper()
-	write := func(path, content string) {
-		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
-			t.Fatal(err)
-		}
+	env, err := realcli.Seed(cli, home, project, url)
+	if err != nil {
+		t.Fatal(err)
 	}
-	switch cli {
-	case "claude":
-		write(filepath.Join(home, ".claude.json"), fmt.Sprintf(`{"hasCompletedOnboarding": true, "theme": "dark", `+
-			`"projects": {%q: {"hasTrustDialogAccepted": true}}}`, project))
-		return []string{"ANTHROPIC_BASE_URL=" + url, "ANTHROPIC_AUTH_TOKEN=fake-token",
-			"DISABLE_AUTOUPDATER=1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1"}
-	case "codex":
-		codexHome := filepath.Join(home, ".codex")
-		write(filepath.Join(codexHome, "config.toml"), fmt.Sprintf(`model = "fake-model"
-model_provider = "fake"
-check_for_update_on_startup = false
-[analytics]
-enabled = false
-[model_providers.fake]
-name = "Fake"
-base_url = "%s/v1"
-env_key = "FAKE_API_KEY"
-wire_api = "responses"
-[projects.%q]
-trust_level = "trusted"
-`, url, project))
-		return []string{"CODEX_HOME=" + codexHome, "FAKE_API_KEY=fake-key"}
-	case "gemini":
-		write(filepath.Join(home, ".gemini", "settings.json"), `{"security": {"auth": {"selectedType": "gemini-api-key"}, "folderTrust": {"enabled": false}},
- "general": {"enableAutoUpdate": false, "enableAutoUpdateNotification": false},
- "privacy": {"usageStatisticsEnabled": false}, "telemetry": {"enabled": false},
- "ui": {"theme": "Default"}}
-`)
-		return []string{"GOOGLE_GEMINI_BASE_URL=" + url, "GEMINI_API_KEY=fake-key"}
-	}
-	t.Fatalf("no config for %s", cli)
-	return nil
+	return env
 }
 
 // envSession marks every process of one session (descendants inherit it,

@@ -3,7 +3,6 @@ package hookbus
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -20,6 +19,7 @@ import (
 
 	"github.com/wardenhq/warden/internal/fakeagent"
 	"github.com/wardenhq/warden/internal/fakeprovider"
+	"github.com/wardenhq/warden/internal/realcli"
 	"github.com/wardenhq/warden/protocol/hooks"
 )
 
@@ -29,12 +29,7 @@ func cliBinDir() string {
 	if d := os.Getenv("WARDEN_CLI_BIN"); d != "" {
 		return d
 	}
-	dir := os.Getenv("WARDEN_CLIS_DIR")
-	if dir == "" {
-		home, _ := os.UserHomeDir()
-		dir = filepath.Join(home, ".cache", "warden-clis")
-	}
-	return filepath.Join(dir, "node_modules", ".bin")
+	return filepath.Join(realcli.Dir(), "node_modules", ".bin")
 }
 
 // cliSetup is how one CLI runs offline against the fake provider in a
@@ -49,34 +44,31 @@ type cliSetup struct {
 var cliSetups = map[string]cliSetup{
 	"claude": {ready: "/effort", quit: []string{"/exit", "\r"},
 		setup: func(t *testing.T, home, project, baseURL string) []string {
-			writeTestFile(t, filepath.Join(home, ".claude.json"), fmt.Sprintf(
-				`{"hasCompletedOnboarding": true, "theme": "dark", "projects": {%q: {"hasTrustDialogAccepted": true}}}`, project))
 			// The user's own settings: a Stop hook and a status line, both
 			// of which must keep working beside warden's.
 			writeTestFile(t, filepath.Join(home, ".claude", "settings.json"),
 				`{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "touch \"$HOME/user-stop-ran\""}]}]},
  "statusLine": {"type": "command", "command": "echo user-line"}}`)
-			return []string{"ANTHROPIC_BASE_URL=" + baseURL, "ANTHROPIC_AUTH_TOKEN=fake-token",
-				"DISABLE_AUTOUPDATER=1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1"}
+			return seed(t, "claude", home, project, baseURL)
 		}},
 	"codex": {args: []string{"--no-daemon", "--no-alt-screen"}, ready: "Ask Codex", quit: []string{"\x03", "\x03"},
 		setup: func(t *testing.T, home, project, baseURL string) []string {
-			codexHome := filepath.Join(home, ".codex")
-			writeTestFile(t, filepath.Join(codexHome, "config.toml"), strings.Join([]string{
-				`model = "fake-model"`, `model_provider = "fake"`, `check_for_update_on_startup = false`,
-				`[analytics]`, `enabled = false`, `[model_providers.fake]`, `name = "Fake"`,
-				fmt.Sprintf(`base_url = "%s/v1"`, baseURL), `env_key = "FAKE_API_KEY"`, `wire_api = "responses"`,
-				fmt.Sprintf(`[projects.%q]`, project), `trust_level = "trusted"`, ``}, "\n"))
-			return []string{"CODEX_HOME=" + codexHome, "FAKE_API_KEY=fake-key"}
+			return seed(t, "codex", home, project, baseURL)
 		}},
 	"gemini": {ready: "Type your message", quit: []string{"/quit", "\r"},
 		setup: func(t *testing.T, home, project, baseURL string) []string {
-			writeTestFile(t, filepath.Join(home, ".gemini", "settings.json"),
-				`{"security": {"auth": {"selectedType": "gemini-api-key"}, "folderTrust": {"enabled": false}},
- "general": {"enableAutoUpdate": false, "enableAutoUpdateNotification": false},
- "privacy": {"usageStatisticsEnabled": false}, "telemetry": {"enabled": false}, "ui": {"theme": "Default"}}`)
-			return []string{"GOOGLE_GEMINI_BASE_URL=" + baseURL, "GEMINI_API_KEY=fake-key"}
+			return seed(t, "gemini", home, project, baseURL)
 		}},
+}
+
+// seed is internal/realcli's offline set-up of one CLI.
+func seed(t *testing.T, cli, home, project, baseURL string) []string {
+	t.Helper()
+	env, err := realcli.Seed(cli, home, project, baseURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return env
 }
 
 func writeTestFile(t *testing.T, path, content string) {
