@@ -16,9 +16,11 @@ import "strings"
 //     out of the view, a TUI scrolled its transcript) lowers the baseline, so
 //     a later fresh copy counts again.
 //   - Requests. When warden types a request, the baseline of every content is
-//     set to its count at that moment, without recording anything: a block
-//     visible before the request is never the answer to it. The same content
-//     answered again after the request adds a copy, and counts.
+//     raised to its count at that moment (never lowered: a screen caught
+//     between an erase and its redraw shows too few), without recording
+//     anything: a block visible before the request is never the answer to it.
+//     The same content answered again after the request adds a copy, and
+//     counts.
 //   - Echo. The text warden typed (Reader.Typed) is remembered, in canonical
 //     form (markers, bullets, wraps and spacing removed), for the last 16
 //     texts. A block, valid or not, whose canonical text occurs inside one of
@@ -50,9 +52,12 @@ func (l *ledger) newRequest(counts map[string]int) {
 	l.epoch++
 	clear(l.recorded)
 	if counts != nil {
-		clear(l.base)
+		// Never lower a baseline here: a request typed while the program is
+		// between erasing and redrawing its screen sees fewer copies than
+		// there are, and the redraw would then count as a fresh answer.
+		// Counts that really fell were lowered by the parses before.
 		for k, n := range counts {
-			l.base[k] = n
+			l.base[k] = max(l.base[k], n)
 		}
 	}
 }

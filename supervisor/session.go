@@ -46,6 +46,7 @@ type session struct {
 	// through a hook is one record.
 	epoch    atomic.Int32 // advanced by the typist as it types each request
 	recorded map[string]int
+	lastKey  string // content of the latest record
 	id       string // session_id: new for every process
 	attempt  int
 	prof     *profile.Profile
@@ -57,8 +58,9 @@ type session struct {
 	lastOut  atomic.Int64 // unix nanos of the last output
 	settle   *settler
 
-	typing chan string // texts for the typist
-	term   io.Writer   // the user's terminal (warden wrap), or nil
+	typing     chan string        // texts for the typist
+	stopTyping context.CancelFunc // ends a submission in flight
+	term       io.Writer          // the user's terminal (warden wrap), or nil
 
 	mu      sync.Mutex
 	pending []readerEvent // from the reader's callbacks, for the session loop

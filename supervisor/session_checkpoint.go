@@ -52,9 +52,14 @@ func (s *session) onBlock(b protocol.Block) bool {
 		return false
 	}
 	epoch := int(s.epoch.Load())
-	if e, seen := s.recorded[b.Key()]; seen && e == epoch {
-		return false // the same answer through the other channel
+	key := b.Key()
+	if e, seen := s.recorded[key]; seen && (e == epoch || key != s.lastKey) {
+		// The same answer through the other channel, or an older answer
+		// redrawn: an agent answering again unchanged repeats its latest
+		// checkpoint, never one it has since moved past.
+		return false
 	}
+	s.lastKey = key
 	if s.recorded == nil {
 		s.recorded = map[string]int{}
 	}

@@ -48,6 +48,7 @@ func (a *agent) runSession(g *generation, task *config.Task, prompt string, atte
 	s.proc = proc
 	s.typing = make(chan string, 16)
 	typistCtx, stopTypist := context.WithCancel(context.Background())
+	s.stopTyping = stopTypist
 	go s.typist(typistCtx)
 	defer func() {
 		stopTypist()
@@ -159,6 +160,11 @@ func (s *session) quit() {
 // askToQuit types the profile's quit keys and gives the agent a moment to
 // exit on its own before the TERM, within the shared deadline.
 func (s *session) askToQuit(ctx context.Context) {
+	// The quit keys must not land inside a submission in flight (a request
+	// still in the input box would become "CHECKPOINT REQUEST: T7/exit").
+	s.stopTyping()
+	s.a.inputMu.Lock()
+	defer s.a.inputMu.Unlock()
 	for _, k := range s.prof.Quit() {
 		select {
 		case <-s.proc.Done():
