@@ -1,7 +1,6 @@
 package hookbus
 
 import (
-	"bytes"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -13,13 +12,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/charmbracelet/x/vt"
 	"github.com/creack/pty"
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/wardenhq/warden/internal/fakeagent"
 	"github.com/wardenhq/warden/internal/fakeprovider"
 	"github.com/wardenhq/warden/internal/realcli"
+	"github.com/wardenhq/warden/protocol"
 	"github.com/wardenhq/warden/protocol/hooks"
 )
 
@@ -95,7 +94,7 @@ type cliRun struct {
 	ptmx     *os.File
 
 	mu       sync.Mutex
-	em       *vt.Emulator
+	scr      protocol.Screen // answers the CLI's terminal queries, as a terminal would
 	readDone chan struct{}
 	waitDone chan struct{}
 }
@@ -147,13 +146,12 @@ func startCLI(t *testing.T, name string, answer fakeprovider.Answer) *cliRun {
 	argv := append(append([]string{bin}, r.setup.args...), args...)
 	r.cmd = exec.Command(argv[0], argv[1:]...)
 	r.cmd.Env, r.cmd.Dir = env, project
-	r.em = vt.NewEmulator(160, 50)
 	r.ptmx, err = pty.StartWithSize(r.cmd, &pty.Winsize{Cols: 160, Rows: 50})
 	if err != nil {
 		t.Fatalf("start %s: %v", name, err)
 	}
+	r.scr = protocol.NewScreen(hclog.NewNullLogger(), 160, 50, func(b []byte) { _, _ = r.ptmx.Write(b) })
 	go r.read()
-	go r.answerQueries()
 	go func() { _ = r.cmd.Wait(); close(r.waitDone) }()
 	t.Cleanup(r.stop)
 	return r
@@ -166,7 +164,7 @@ func (r *cliRun) read() {
 		n, err := r.ptmx.Read(buf)
 		if n > 0 {
 			r.mu.Lock()
-			_, _ = r.em.Write(dropOSC(buf[:n]))
+			_, _ = r.scr.Write(buf[:n])
 			r.mu.Unlock()
 		}
 		if err != nil {
@@ -175,44 +173,14 @@ func (r *cliRun) read() {
 	}
 }
 
-// answerQueries replies to the CLI's terminal queries, as a terminal would.
-func (r *cliRun) answerQueries() {
-	buf := make([]byte, 4096)
-	for {
-		n, err := r.em.Read(buf)
-		if n > 0 {
-			_, _ = r.ptmx.Write(buf[:n])
-		}
-		if err != nil {
-			return
-		}
-	}
-}
-
-// dropOSC removes whole OSC strings within one read (x/vt leaks titles onto
-// the screen); the screen is only used to see that the prompt is ready.
-func dropOSC(p []byte) []byte {
-	for {
-		i := bytes.Index(p, []byte("\x1b]"))
-		if i < 0 {
-			return p
-		}
-		j := bytes.IndexAny(p[i:], "\x07\x1b\\")
-		if j < 0 {
-			return p[:i]
-		}
-		k := i + j + 1
-		if p[i+j] == 0x1b && k < len(p) && p[k] == '\\' {
-			k++
-		}
-		p = append(p[:i:i], p[k:]...)
-	}
-}
-
 func (r *cliRun) screen() string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return r.em.String()
+	var b strings.Builder
+	for _, row := range r.scr.Rows() {
+		b.WriteString(row.Text + "\n")
+	}
+	return b.String()
 }
 
 // waitReady polls the screen until the CLI's prompt shows.
@@ -274,7 +242,7 @@ func (r *cliRun) stop() {
 	_ = syscall.Kill(-r.cmd.Process.Pid, syscall.SIGKILL)
 	_ = r.ptmx.Close()
 	<-r.readDone
-	_ = r.em.Close()
+	_ = r.scr.Close()
 }
 
 // collect reads hook messages until done says it has what it needs.
