@@ -202,7 +202,7 @@ shutdown_timeout = "1s"
 id = "T1"
 prompt = "Work."
 `, fakeAgent{name: "w1", mode: "worker:silent=1"})
-	res, stdout, _ := runTeam(t, cfg, 2*time.Second)
+	res, stdout, _ := runTeam(t, cfg, 5*time.Second) // the plain profile waits 1.5 s of quiet before a request
 	if !res.Stopped {
 		t.Fatalf("the silent agent ended the team: %+v", res)
 	}
