@@ -12,18 +12,19 @@ import (
 const usage = `usage: warden COMMAND [ARGS]
 
 commands:
-  run TEAM.toml          run the team until every agent is done, or until stopped
-  validate TEAM.toml     check a team file; every error with file:line:col
-  wrap [--name N] [--task ID] [--profile P] [--state-dir DIR] -- CMD ARGS…
-                         one agent in your own terminal, with checkpoints, handoff and restart around it
-  run TEAM.toml --resume continue a team whose supervisor died, from its state dir
+  run TEAM.toml [--resume]
+                         run the team until every task is done, or until stopped;
+                         --resume continues a team whose supervisor died, from its state dir
   status [TEAM.toml | --state-dir DIR] [--json] [--watch]
                          the dashboard, from the state dir, while running or after
   checkpoint [TEAM.toml | --state-dir DIR]
                          ask the running team for a team checkpoint (creates the signal file)
+  validate TEAM.toml     check a team file; every error with file:line:col
+  wrap [--name N] [--task ID] [--profile P] [--state-dir DIR] -- CMD ARGS…
+                         one agent in your own terminal, with checkpoints, handoff and restart around it
   hook KIND [ARG]        called by an agent CLI's hook or status line; hands its JSON to the supervisor
 
-exit codes: 0 done, 1 an agent or task failed, 2 bad usage or team file, 130 stopped by the user
+exit codes: 0 every task complete, 1 a task failed or is blocked, 2 bad usage or team file, 130 stopped by the user
 `
 
 // exitError carries a process exit code up to main, the one place that exits.
