@@ -47,16 +47,18 @@ type session struct {
 	epoch    atomic.Int32 // advanced by the typist as it types each request
 	recorded map[string]int
 	lastKey  string // content of the latest record
-	id       string // session_id: new for every process
-	attempt  int
-	prof     *profile.Profile
-	modes    modes
-	proc     *runner.Process
-	reader   *protocol.Reader
-	mon      *monitor
-	started  time.Time
-	lastOut  atomic.Int64 // unix nanos of the last output
-	settle   *settler
+	// taskStarted is when work on the task began (started_at of its records).
+	taskStarted time.Time
+	id          string // session_id: new for every process
+	attempt     int
+	prof        *profile.Profile
+	modes       modes
+	proc        *runner.Process
+	reader      *protocol.Reader
+	mon         *monitor
+	started     time.Time
+	lastOut     atomic.Int64 // unix nanos of the last output
+	settle      *settler
 
 	typing     chan string        // texts for the typist
 	stopTyping context.CancelFunc // ends a submission in flight

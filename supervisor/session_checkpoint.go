@@ -102,10 +102,15 @@ func (s *session) checkpointOf(b protocol.Block, trigger string) *store.Checkpoi
 	t := s.a.team
 	now := t.clock.Now().UTC()
 	next := now.Add(t.cfg.CheckpointInterval)
-	started := s.started.UTC()
-	if prev, _ := t.store.Load(s.a.cfg.Name, b.Task); prev != nil && !prev.StartedAt.IsZero() {
-		started = prev.StartedAt
+	if s.taskStarted.IsZero() {
+		// When work on the task began: the previous checkpoint's, read once
+		// a session rather than on every checkpoint.
+		s.taskStarted = s.started.UTC()
+		if prev, _ := t.store.Load(s.a.cfg.Name, b.Task); prev != nil && !prev.StartedAt.IsZero() {
+			s.taskStarted = prev.StartedAt
+		}
 	}
+	started := s.taskStarted
 	cp := &store.Checkpoint{
 		CheckpointID: fmt.Sprintf("%s-%s-%s", s.a.cfg.Name, b.Task, now.Format("20060102T150405.000000000Z")),
 		Agent:        s.a.cfg.Name, TaskID: b.Task, TaskTitle: s.task.Title, SessionID: s.id,
