@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/wardenhq/warden/internal/atomicfile"
-	"github.com/wardenhq/warden/supervisor/store"
+	"github.com/wardenhq/warden/protocol"
 )
 
 // Data is what a team handoff records (DESIGN §6).
@@ -19,7 +19,7 @@ type Data struct {
 	Agents []Agent
 	Tasks  []Task
 	// Checkpoints holds the last checkpoint of each open task, by task id.
-	Checkpoints map[string]*store.Checkpoint
+	Checkpoints map[string]*protocol.Checkpoint
 	// Lead is the agent that ended the team checkpoint itself with
 	// CHECKPOINT COMPLETE, if one did, and LeadNotes its last notes.
 	Lead, LeadNotes string
@@ -93,23 +93,21 @@ func Render(d Data) string {
 	return b.String()
 }
 
-// Write writes handoff.md in stateDir, atomically, and keeps a copy in
-// handoffs/; it returns the path of handoff.md.
-func Write(stateDir string, d Data) (string, error) {
+// Write writes the handoff to latest (handoff.md), atomically, and keeps a
+// copy in keptDir (handoffs/); the state dir's layout names both.
+func Write(latest, keptDir string, d Data) error {
 	text := []byte(Render(d))
-	dir := filepath.Join(stateDir, "handoffs")
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return "", fmt.Errorf("write handoff: %w", err)
+	if err := os.MkdirAll(keptDir, 0o700); err != nil {
+		return fmt.Errorf("write handoff: %w", err)
 	}
-	kept := filepath.Join(dir, "handoff-"+d.Time.UTC().Format("20060102T150405.000Z")+".md")
+	kept := filepath.Join(keptDir, "handoff-"+d.Time.UTC().Format("20060102T150405.000Z")+".md")
 	if err := atomicfile.Write(kept, text, 0o600); err != nil {
-		return "", fmt.Errorf("write handoff: %w", err)
+		return fmt.Errorf("write handoff: %w", err)
 	}
-	p := filepath.Join(stateDir, "handoff.md")
-	if err := atomicfile.Write(p, text, 0o600); err != nil {
-		return "", fmt.Errorf("write handoff: %w", err)
+	if err := atomicfile.Write(latest, text, 0o600); err != nil {
+		return fmt.Errorf("write handoff: %w", err)
 	}
-	return p, nil
+	return nil
 }
 
 func dash(s string) string {

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/wardenhq/warden/supervisor/store"
+	"github.com/wardenhq/warden/protocol"
 )
 
 func sample() Data {
@@ -20,7 +20,7 @@ func sample() Data {
 			{ID: "T2", Title: "open | one", Status: "pending", Owner: "w2", Progress: 40, BlockedBy: []string{"T1"}},
 			{ID: "T3", Title: "not started", Status: "blocked", BlockedBy: []string{"T2"}},
 		},
-		Checkpoints: map[string]*store.Checkpoint{"T2": {TaskID: "T2", Attempt: 1, ProgressPercent: 40,
+		Checkpoints: map[string]*protocol.Checkpoint{"T2": {TaskID: "T2", Attempt: 1, ProgressPercent: 40,
 			Status: "implementing", Completed: []string{"parser"}, Remaining: []string{"tests"},
 			ResumeInstructions: "run go test first"}},
 	}
@@ -50,8 +50,8 @@ func TestWriteKeepsEveryHandoff(t *testing.T) {
 	d := sample()
 	for i := 0; i < 2; i++ {
 		d.Time = d.Time.Add(time.Minute)
-		p, err := Write(dir, d)
-		if err != nil {
+		p := filepath.Join(dir, "handoff.md")
+		if err := Write(p, filepath.Join(dir, "handoffs"), d); err != nil {
 			t.Fatal(err)
 		}
 		if fi, _ := os.Stat(p); fi.Mode().Perm() != 0o600 {
@@ -67,7 +67,7 @@ func TestWriteKeepsEveryHandoff(t *testing.T) {
 func TestWriteFailsOnReadOnlyStateDir(t *testing.T) {
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "handoffs"), []byte("a file where the directory goes"), 0o600)
-	if _, err := Write(dir, sample()); err == nil {
+	if err := Write(filepath.Join(dir, "handoff.md"), filepath.Join(dir, "handoffs"), sample()); err == nil {
 		t.Fatal("handoff written where it cannot be")
 	}
 	if _, err := os.Stat(filepath.Join(dir, "handoff.md")); err == nil {

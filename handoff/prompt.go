@@ -7,16 +7,16 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/wardenhq/warden/supervisor/store"
+	"github.com/wardenhq/warden/protocol"
 )
 
 // Prompt is what goes into a session's first prompt.
 type Prompt struct {
-	Preamble   string            // protocol.Preamble for the task
-	Task       string            // the task's prompt
-	Checkpoint *store.Checkpoint // the task's last checkpoint, when resuming
-	Handoff    string            // the team handoff, after a team checkpoint
-	Feedback   string            // e.g. a failed verify's output
+	Preamble   string               // protocol.Preamble for the task
+	Task       string               // the task's prompt
+	Checkpoint *protocol.Checkpoint // the task's last checkpoint, when resuming
+	Handoff    string               // the team handoff, after a team checkpoint
+	Feedback   string               // e.g. a failed verify's output
 }
 
 // Render joins the parts of the first prompt. A resumed task's checkpoint is
@@ -48,7 +48,7 @@ func (p Prompt) Render() string {
 // ResumeText tells a fresh session where the last one stopped on a task:
 // resume instructions first, then what is done (not to be redone) and what
 // remains.
-func ResumeText(cp *store.Checkpoint) string {
+func ResumeText(cp *protocol.Checkpoint) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "You are resuming task %s (attempt %d). The previous session reached %d%% (%s) at %s.\n",
 		cp.TaskID, cp.Attempt+1, cp.ProgressPercent, cp.Status, cp.UpdatedAt.UTC().Format("2006-01-02 15:04 UTC"))

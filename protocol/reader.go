@@ -142,6 +142,23 @@ func (r *Reader) Typed(text string) {
 	r.unlockAndDispatch()
 }
 
+// Offer hands the Reader the text of an answer that came through another
+// channel than the terminal (a CLI's hook). Its valid blocks are reported
+// through OnBlock under the same exactly-once rules as the screen's (see
+// ledger), so one answer seen both ways is one record.
+func (r *Reader) Offer(text string) {
+	r.mu.Lock()
+	if !r.done {
+		blocks, _ := ParseBlocks(text)
+		for i := range blocks {
+			if r.led.record(blocks[i].Key(), true) {
+				r.ev = append(r.ev, event{block: &blocks[i]})
+			}
+		}
+	}
+	r.unlockAndDispatch()
+}
+
 // Quiet tells the Reader that output has been quiet for a while: in
 // ModeScreen it reads the screen now; in ModeLines it takes a valid block
 // whose last line has arrived.
@@ -245,6 +262,9 @@ func (r *Reader) report(c *candidate, key string) {
 		return
 	}
 	if c.valid() {
+		if !r.led.record(key, false) {
+			return
+		}
 		b := c.block
 		r.log.Debug("checkpoint block read", "task", b.Task, "status", b.Status, "progress", b.Progress)
 		r.ev = append(r.ev, event{block: &b})

@@ -13,7 +13,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/wardenhq/warden/internal/clock"
-	"github.com/wardenhq/warden/supervisor/store"
+	"github.com/wardenhq/warden/protocol"
 )
 
 // benchDetection runs one fake agent that prints n blocks unasked and
@@ -46,11 +46,11 @@ prompt = "Print blocks."
 	}
 	var mu sync.Mutex
 	var recorded []time.Time
-	team.onRecord = func(cp *store.Checkpoint, at time.Time) {
+	team.OnRecord(func(cp *protocol.Checkpoint, at time.Time) {
 		mu.Lock()
 		recorded = append(recorded, at)
 		mu.Unlock()
-	}
+	})
 	done := make(chan Result)
 	go func() { done <- team.Run() }()
 	deadline := time.Now().Add(60 * time.Second)
@@ -186,7 +186,7 @@ func waitUntil(b *testing.B, what string, cond func() bool) time.Time {
 
 func allRunning(team *Team) bool {
 	for _, a := range team.agents {
-		if !a.busy() {
+		if !a.Busy() {
 			return false
 		}
 	}

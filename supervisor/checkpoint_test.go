@@ -11,8 +11,9 @@ import (
 
 	"github.com/wardenhq/warden/internal/clock"
 	"github.com/wardenhq/warden/internal/proctest"
+	"github.com/wardenhq/warden/protocol"
 	"github.com/wardenhq/warden/supervisor/config"
-	"github.com/wardenhq/warden/supervisor/store"
+	"github.com/wardenhq/warden/supervisor/state"
 )
 
 // syncBuffer is warden's stdout in tests.
@@ -90,9 +91,10 @@ title = "third"
 prompt = "Do the third thing."
 blocked_by = ["T2"]
 `, fakeAgent{name: "w1", mode: "worker:steps=2"}, fakeAgent{name: "w2", mode: "worker:steps=2"})
-	defer func(d time.Duration) { DashboardEvery = d }(DashboardEvery)
-	DashboardEvery = 100 * time.Millisecond
-	res, stdout, _ := runTeam(t, cfg, 60*time.Second)
+	res, stdout, _ := runTeamWith(t, cfg, 60*time.Second, func(team *Team) error {
+		team.dashboardEvery = 100 * time.Millisecond
+		return nil
+	})
 	if !strings.Contains(stdout, "agents active 1/2, tasks done 1/3, available 0, blocked 1, pending verification 0") &&
 		!strings.Contains(stdout, "agents active 1/2, tasks done 2/3, available 0, blocked 0, pending verification 0") {
 		t.Errorf("no periodic dashboard on stdout:\n%s", stdout)
@@ -102,7 +104,7 @@ blocked_by = ["T2"]
 	}
 	var order []string
 	for _, e := range eventsOf(t, cfg) {
-		if e["event"] == EvTaskCompleted {
+		if e["event"] == state.EvTaskCompleted {
 			order = append(order, e["task"].(string))
 		}
 	}
@@ -147,7 +149,7 @@ prompt = "Build it in three steps."
 	if res.ExitCode() != 0 {
 		t.Fatalf("exit %d: %+v\n%s", res.ExitCode(), res.Tasks, stdout)
 	}
-	log, _ := os.ReadFile(team.dir.LogPath("w1"))
+	log, _ := os.ReadFile(team.dir.AgentLog("w1"))
 	for _, want := range []string{
 		"RESUME-SEEN: You are resuming task T1 (attempt 2). The previous session reached 33%",
 		"RESUME-SEEN: Resume instructions from the previous session: continue with step 2",
@@ -158,7 +160,7 @@ prompt = "Build it in three steps."
 		}
 	}
 	evs := eventsOf(t, cfg)
-	if countEvents(evs, EvAgentStarted, "w1") != 2 || countEvents(evs, EvAgentRestarted, "w1") != 1 {
+	if countEvents(evs, state.EvAgentStarted, "w1") != 2 || countEvents(evs, state.EvAgentRestarted, "w1") != 1 {
 		t.Errorf("want one crash and one restart: %v", evs)
 	}
 	data, _ := os.ReadFile(filepath.Join(cfg.StateDir, "checkpoints", "w1-T1-complete.json"))
@@ -181,14 +183,14 @@ prompt = "Work."
 	evs := eventsOf(t, cfg)
 	var reasons []string
 	for _, e := range evs {
-		if e["event"] == EvCheckpointRejected {
+		if e["event"] == state.EvCheckpointRejected {
 			reasons = append(reasons, e["reason"].(string))
 		}
 	}
 	if len(reasons) != 2 {
 		t.Fatalf("rejections %q, want 2 (250%% and the [N]%% placeholder)", reasons)
 	}
-	if n := countEvents(evs, EvCheckpointReceived, "w1"); n != 1 {
+	if n := countEvents(evs, state.EvCheckpointReceived, "w1"); n != 1 {
 		t.Errorf("%d records, want exactly the one valid block", n)
 	}
 }
@@ -207,10 +209,10 @@ prompt = "Work."
 		t.Fatalf("the silent agent ended the team: %+v", res)
 	}
 	evs := eventsOf(t, cfg)
-	if countEvents(evs, EvCheckpointTimeout, "w1") == 0 || countEvents(evs, EvCheckpointRequested, "w1") == 0 {
+	if countEvents(evs, state.EvCheckpointTimeout, "w1") == 0 || countEvents(evs, state.EvCheckpointRequested, "w1") == 0 {
 		t.Fatalf("no request/timeout: %v", evs)
 	}
-	if countEvents(evs, EvAgentStarted, "w1") != 1 {
+	if countEvents(evs, state.EvAgentStarted, "w1") != 1 {
 		t.Errorf("a late answer from a running agent restarted it: %v", evs)
 	}
 	if !strings.Contains(stdout, "WARNING: w1 did not answer") {
@@ -230,10 +232,10 @@ prompt = "Work."
 `, fakeAgent{name: "w1", mode: "worker:silent=1", restart: "on-failure", maxRestarts: 5})
 	_, _, _ = runTeam(t, cfg, 2500*time.Millisecond)
 	evs := eventsOf(t, cfg)
-	if countEvents(evs, EvAgentStale, "w1") == 0 || countEvents(evs, EvAgentStalled, "w1") == 0 {
+	if countEvents(evs, state.EvAgentStale, "w1") == 0 || countEvents(evs, state.EvAgentStalled, "w1") == 0 {
 		t.Fatalf("no stale/stalled events: %v", evs)
 	}
-	if countEvents(evs, EvAgentStarted, "w1") < 2 {
+	if countEvents(evs, state.EvAgentStarted, "w1") < 2 {
 		t.Errorf("the stalled agent was not restarted: %v", evs)
 	}
 }
@@ -246,11 +248,11 @@ id = "T1"
 prompt = "Work."
 `, fakeAgent{name: "w1", mode: "worker:steps=1"})
 	// A good checkpoint in backups/, and a torn latest file beside it.
-	st, err := store.New(testLogger(t), filepath.Join(cfg.StateDir, "checkpoints"), time.Now)
+	st, err := state.NewStore(testLogger(t), filepath.Join(cfg.StateDir, "checkpoints"), time.Now)
 	if err != nil {
 		t.Fatal(err)
 	}
-	good := &store.Checkpoint{Agent: "w1", TaskID: "T1", Status: "implementing", ProgressPercent: 40,
+	good := &protocol.Checkpoint{Agent: "w1", TaskID: "T1", Status: "implementing", ProgressPercent: 40,
 		Remaining: []string{"finish the parser"}, ResumeInstructions: "run make first", UpdatedAt: time.Now()}
 	st.Save(good)
 	st.Save(good) // the first version is now a backup
@@ -261,7 +263,7 @@ prompt = "Work."
 	if res.ExitCode() != 0 {
 		t.Fatalf("exit %d\n%s", res.ExitCode(), stdout)
 	}
-	log, _ := os.ReadFile(team.dir.LogPath("w1"))
+	log, _ := os.ReadFile(team.dir.AgentLog("w1"))
 	for _, want := range []string{"RESUME-SEEN: Resume instructions from the previous session: run make first", "RESUME-SEEN: * finish the parser"} {
 		if !bytes.Contains(log, []byte(want)) {
 			t.Errorf("restored checkpoint not used: want %q in\n%s", want, log)
@@ -284,10 +286,10 @@ verify = ["sh", "-c", "test -f `+flag+` || { echo 'missing fixed.flag'; exit 7; 
 		t.Fatalf("exit %d: %+v\n%s", res.ExitCode(), res.Tasks, stdout)
 	}
 	evs := eventsOf(t, cfg)
-	if countEvents(evs, EvTaskVerifyFailed, "w1") != 1 || countEvents(evs, EvTaskCompleted, "w1") != 1 {
+	if countEvents(evs, state.EvTaskVerifyFailed, "w1") != 1 || countEvents(evs, state.EvTaskCompleted, "w1") != 1 {
 		t.Fatalf("want one failed verify then completion: %v", evs)
 	}
-	log, _ := os.ReadFile(team.dir.LogPath("w1"))
+	log, _ := os.ReadFile(team.dir.AgentLog("w1"))
 	if !bytes.Contains(log, []byte("VERIFY FAILED for T1")) || !bytes.Contains(log, []byte("missing fixed.flag")) {
 		t.Errorf("the agent was not given the verify output:\n%s", log)
 	}
@@ -310,7 +312,7 @@ prompt = "Answer like a TUI."
 		t.Fatalf("result %+v", res)
 	}
 	evs := eventsOf(t, cfg)
-	requests, records := countEvents(evs, EvCheckpointRequested, "tui"), countEvents(evs, EvCheckpointReceived, "tui")
+	requests, records := countEvents(evs, state.EvCheckpointRequested, "tui"), countEvents(evs, state.EvCheckpointReceived, "tui")
 	// Each answer is recorded exactly once, although the fake TUI repaints
 	// it ten times (a request typed just before the stop may go unanswered).
 	if records < 2 || records > requests {
@@ -321,7 +323,7 @@ prompt = "Answer like a TUI."
 			t.Errorf("%q recorded %d times, want once", line, n)
 		}
 	}
-	if n := countEvents(evs, EvCheckpointRejected, "tui"); n != 0 {
+	if n := countEvents(evs, state.EvCheckpointRejected, "tui"); n != 0 {
 		t.Errorf("%d rejections of TUI-drawn answers", n)
 	}
 	if !strings.Contains(stdout, "CHECKPOINT: T7 - implementing (10%)") || !strings.Contains(stdout, "CHECKPOINT: T7 - implementing (20%)") {

@@ -2,30 +2,21 @@ package supervisor
 
 import (
 	"fmt"
-	"os"
-	"time"
 
-	"github.com/wardenhq/warden/internal/atomicfile"
 	"github.com/wardenhq/warden/protocol"
 	"github.com/wardenhq/warden/protocol/hooks"
 	"github.com/wardenhq/warden/supervisor/hookbus"
+	"github.com/wardenhq/warden/supervisor/queue"
 )
 
-// EvContextThreshold: an agent's context gauge passed context_threshold and
-// warden created the signal file (an addition to DESIGN §5's events).
-const EvContextThreshold = "context_threshold"
-
-// startHookBus listens on the team's hook socket (the CLIs' hooks reach it
+// startHookBus listens on the team's hook socket (the hooks reach it
 // through `warden hook`) and routes each message to its agent's session. It
 // returns the function that stops it.
 func (t *Team) startHookBus() func() {
-	srv, err := hookbus.Listen(t.log, hookbus.SocketPath(t.dir.Root))
+	srv, err := hookbus.Listen(t.log, t.dir.HookSocket())
 	if err != nil {
 		t.log.Warn("hook bus not listening: CLI hooks will spool", "error", err)
 		return func() {}
-	}
-	if old, _, err := hookbus.Drain(t.dir.Root); err == nil && len(old) > 0 {
-		t.log.Info("dropped hook messages spooled while warden was not running", "count", len(old))
 	}
 	done := make(chan struct{})
 	go func() {
@@ -41,97 +32,62 @@ func (t *Team) startHookBus() func() {
 }
 
 func (t *Team) routeHook(m hookbus.Message) {
-	for _, a := range t.agents {
-		if a.cfg.Name != m.Agent {
-			continue
-		}
-		if s := a.currentSession(); s != nil {
-			s.push(readerEvent{hook: &m})
+	if a := t.agentNamed(m.Agent); a != nil {
+		if s := a.Session(); s != nil {
+			s.Hook(m)
 			return
 		}
 	}
 	t.log.Debug("hook message for no running session", "agent", m.Agent, "kind", m.Kind)
 }
 
-// onHook handles one message from the agent's own hooks: an answer's raw
-// text (its blocks count like the screen's, once), the context gauge, or a
-// structured usage limit.
-func (s *session) onHook(m hookbus.Message) (done bool) {
-	var text string
-	switch m.Kind {
-	case hooks.KindClaudeStop:
-		text = hooks.ClaudeStop(m.Payload)
-	case hooks.KindGeminiAfterAgent:
-		text = hooks.GeminiAfterAgent(m.Payload)
-	case hooks.KindCodexNotify:
-		var title bool
-		if text, _, title = hooks.CodexNotify(m.Payload); title {
-			return false
-		}
-	case hooks.KindClaudeStatus:
-		if pct, ok := hooks.ClaudeStatusLine(m.Payload); ok {
-			s.gauge(pct)
-		}
-		s.structuredLimit(hooks.ClaudeRateLimits(m.Payload))
-	case hooks.KindCodexTokenCount:
-		if pct, ok := hooks.CodexTokenCount(m.Payload); ok {
-			s.gauge(pct)
-		}
-		s.structuredLimit(hooks.CodexRateLimits(m.Payload))
-	case hooks.KindGeminiAfterModel:
-		if pct, ok := hooks.GeminiPercent(m.Payload, 0); ok {
-			s.gauge(pct)
-		}
-	case hooks.KindClaudeStopFailure:
-		if kind, _, ok := hooks.ClaudeStopFailure(m.Payload); ok && kind == "rate_limit" {
-			s.usageLimit(time.Time{}, "Claude Code: turn ended on a rate limit (StopFailure)")
-		}
-	}
-	blocks, _ := protocol.ParseBlocks(text)
-	for _, b := range blocks {
-		// A hook reports the turn that just ended; it may arrive after the
-		// next request was typed, so an answer recorded in the epoch before
-		// is the same answer, not a new one.
-		if e, seen := s.recorded[b.Key()]; seen && e >= int(s.epoch.Load())-1 {
-			continue
-		}
-		if s.onBlock(b) {
-			done = true
-		}
-	}
-	return done
-}
-
-// gauge records an agent's context fill; past context_threshold it creates
-// the signal file (once a generation): team checkpoint, handoff, fresh sessions.
-func (s *session) gauge(percent float64) {
-	t := s.a.team
-	s.a.setContext(percent)
-	if percent < float64(t.cfg.ContextThreshold) || !s.g.contextFired.CompareAndSwap(false, true) {
+// replaySpool records the checkpoint answers that reached a hook while no
+// warden listened (the supervisor was restarting): each valid block for an
+// open task, newer than that agent's latest record of it, is a record of
+// trigger "unasked" from a session warden never saw. Other spooled messages
+// (gauges, limits) described a moment that is gone and are dropped. New
+// runs it, so that --resume offers the replayed records.
+func (t *Team) replaySpool() {
+	msgs, skipped, err := hookbus.Drain(t.dir.Root)
+	if err != nil {
+		t.log.Warn("hook spool not read", "error", err)
 		return
 	}
-	t.log.Warn("context threshold passed: asking for a team checkpoint", "agent", s.a.cfg.Name,
-		"percent", percent, "context_threshold", t.cfg.ContextThreshold)
-	t.events.Emit(EvContextThreshold, s.a.cfg.Name, taskID(s.task), "percent", percent, "threshold", t.cfg.ContextThreshold)
-	t.printf("WARNING: %s's context is %.0f%% full (context_threshold %d%%): team checkpoint\n", s.a.cfg.Name, percent, t.cfg.ContextThreshold)
-	note := fmt.Sprintf("context of %s at %.0f%% (threshold %d%%)\n", s.a.cfg.Name, percent, t.cfg.ContextThreshold)
-	if err := os.MkdirAll(t.dir.Root, 0o700); err == nil {
-		if err := atomicfile.Write(t.cfg.SignalFile, []byte(note), 0o600); err != nil {
-			t.log.Error("signal file not written", "error", err)
+	open := map[string]queue.Status{}
+	for _, ts := range t.queue.Snapshot() {
+		if ts.State != queue.Complete && ts.State != queue.Failed {
+			open[ts.ID] = ts
 		}
 	}
-}
-
-// structuredLimit pauses the agent when a CLI reports a usage window used up.
-func (s *session) structuredLimit(limits []hooks.RateLimit) {
-	for _, l := range limits {
-		if l.UsedPercent >= 100 {
-			var reset time.Time
-			if l.ResetsAt > 0 {
-				reset = time.Unix(l.ResetsAt, 0)
-			}
-			s.usageLimit(reset, "usage window "+l.Window+" used up")
-			return
+	replayed := 0
+	for _, m := range msgs {
+		text, ok := hooks.Answer(m.Kind, m.Payload)
+		if !ok || t.agentNamed(m.Agent) == nil {
+			continue
 		}
+		blocks, _ := protocol.ParseBlocks(text)
+		for _, b := range blocks {
+			ts, isOpen := open[b.Task]
+			prev, _ := t.store.Load(m.Agent, b.Task)
+			if !isOpen || (prev != nil && !prev.UpdatedAt.Before(m.At)) {
+				continue
+			}
+			cp := b.Record()
+			at := m.At.UTC()
+			cp.CheckpointID = fmt.Sprintf("%s-%s-%s", m.Agent, b.Task, at.Format("20060102T150405.000000000Z"))
+			cp.Agent, cp.TaskTitle, cp.SessionID, cp.Trigger = m.Agent, ts.Title, "spooled", protocol.TriggerUnasked
+			cp.StartedAt, cp.UpdatedAt = at, at
+			if prev != nil {
+				cp.StartedAt, cp.Attempt = prev.StartedAt, prev.Attempt
+			}
+			if err := t.store.Save(&cp); err != nil {
+				t.log.Error("spooled checkpoint not saved", "agent", m.Agent, "task", b.Task, "error", err)
+				continue
+			}
+			replayed++
+		}
+	}
+	if len(msgs) > 0 || skipped > 0 {
+		t.log.Info("hook spool replayed", "messages", len(msgs), "records", replayed, "torn_lines", skipped)
 	}
 }

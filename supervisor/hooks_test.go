@@ -4,9 +4,9 @@ import (
 	"os"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/wardenhq/warden/internal/proctest"
+	"github.com/wardenhq/warden/supervisor/state"
 )
 
 func TestAnswerOnScreenAndThroughHookIsOneRecord(t *testing.T) {
@@ -22,8 +22,8 @@ prompt = "Work."
 	team.Force()
 	wait()
 	evs := eventsOf(t, team.cfg)
-	requests := countEvents(evs, EvCheckpointRequested, "h")
-	records := countEvents(evs, EvCheckpointReceived, "h")
+	requests := countEvents(evs, state.EvCheckpointRequested, "h")
+	records := countEvents(evs, state.EvCheckpointReceived, "h")
 	if records < 3 || records > requests {
 		t.Fatalf("%d requests, %d records: an answer seen on the screen and through the hook must be one record", requests, records)
 	}
@@ -39,26 +39,34 @@ context_threshold = 80
 id = "T1"
 prompt = "Work."
 `, fakeAgent{name: "h", mode: "hooked:pct=85"})
-	waitFor(t, "rehydration", func() bool { return countEvents(eventsOf(t, team.cfg), EvTeamRehydrated, "") == 1 })
+	waitFor(t, "rehydration", func() bool { return countEvents(eventsOf(t, team.cfg), state.EvTeamRehydrated, "") == 1 })
 	team.Force()
 	wait()
 	evs := eventsOf(t, team.cfg)
-	if countEvents(evs, EvContextThreshold, "h") != 1 || countEvents(evs, EvCheckpointComplete, "") < 1 {
+	// One team checkpoint a generation: the gauge of the first generation
+	// fires once, however often it is reported (the fake agent of the second
+	// generation reports 85 % again, and may fire before Force).
+	var firstGen []map[string]any
+	for _, e := range evs {
+		if e["event"] == state.EvTeamRehydrated {
+			break
+		}
+		firstGen = append(firstGen, e)
+	}
+	if countEvents(firstGen, state.EvContextThreshold, "h") != 1 || countEvents(firstGen, state.EvCheckpointComplete, "") != 1 {
 		t.Fatalf("events: %v", evs)
 	}
 	if !strings.Contains(out.String(), "WARNING: h's context is 85% full") || !strings.Contains(out.String(), "\nCHECKPOINT COMPLETE\n") {
 		t.Errorf("stdout:\n%s", out.String())
 	}
-	if e := firstEvent(evs, EvTeamCheckpointStarted); e == nil || e["reason"] != "signal file checkpoint-needed appeared" {
+	if e := firstEvent(evs, state.EvTeamCheckpointStarted); e == nil || e["reason"] != "signal file checkpoint-needed appeared" {
 		t.Errorf("the team checkpoint was not started by the signal file: %v", e)
 	}
 }
 
 func TestStructuredUsageLimitPausesThenContinues(t *testing.T) {
 	defer proctest.AssertNone(t)
-	defer func(m time.Duration) { UsageLimitMargin = m }(UsageLimitMargin)
-	UsageLimitMargin = 0
-	team, out, wait := startTeam(t, `checkpoint_interval = "100ms"
+	team, out, wait := startTeamWith(t, writeTeam(t, `checkpoint_interval = "100ms"
 checkpoint_timeout = "2s"
 stale_warning = "500ms"
 stale_failure = "1s"
@@ -66,21 +74,21 @@ shutdown_timeout = "1s"
 [[task]]
 id = "T1"
 prompt = "Work."
-`, fakeAgent{name: "h", mode: "hooked:limit=2"})
-	waitFor(t, "the pause", func() bool { return countEvents(eventsOf(t, team.cfg), EvUsageLimitWait, "h") == 1 })
-	snap, _ := ReadSnapshot(team.cfg.StateDir)
+`, fakeAgent{name: "h", mode: "hooked:limit=2"}), func(team *Team) { team.deps.Timers.UsageLimitMargin = 0 })
+	waitFor(t, "the pause", func() bool { return countEvents(eventsOf(t, team.cfg), state.EvUsageLimitWait, "h") == 1 })
+	snap, _ := state.ReadSnapshot(team.cfg.StateDir)
 	if snap == nil || snap.Agents[0].PausedUntil.IsZero() {
 		t.Errorf("state.json does not show the pause: %+v", snap)
 	}
 	waitFor(t, "the agent told to continue", func() bool {
-		log, _ := os.ReadFile(team.dir.LogPath("h"))
+		log, _ := os.ReadFile(team.dir.AgentLog("h"))
 		return strings.Contains(string(log), "CONTINUED")
 	})
 	team.Force()
 	wait()
 	evs := eventsOf(t, team.cfg)
 	// Silent for 2s while paused, with stale_failure 1s: no alarm, no restart.
-	if countEvents(evs, EvAgentStalled, "h") != 0 || countEvents(evs, EvAgentStarted, "h") != 1 {
+	if countEvents(evs, state.EvAgentStalled, "h") != 0 || countEvents(evs, state.EvAgentStarted, "h") != 1 {
 		t.Errorf("the paused agent was treated as stale: %v", evs)
 	}
 	if !strings.Contains(out.String(), "WARNING: h hit a usage limit; waiting until") {

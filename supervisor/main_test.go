@@ -12,6 +12,7 @@ import (
 	"github.com/wardenhq/warden/internal/fakeagent"
 	_ "github.com/wardenhq/warden/internal/fakeagent/hooked" // the "hooked" mode
 	"github.com/wardenhq/warden/supervisor/config"
+	"github.com/wardenhq/warden/supervisor/state"
 )
 
 func TestMain(m *testing.M) {
@@ -85,7 +86,7 @@ func (w testWriter) Write(p []byte) (int, error) {
 // eventsOf returns the events of a state dir as (event, agent) pairs.
 func eventsOf(t *testing.T, cfg *config.Team) []map[string]any {
 	t.Helper()
-	evs, err := ReadEvents(filepath.Join(cfg.StateDir, "events.jsonl"))
+	evs, err := state.ReadEvents(filepath.Join(cfg.StateDir, "events.jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,105 +1,72 @@
 package supervisor
 
 import (
-	"strings"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/wardenhq/warden/internal/clock"
+	"github.com/wardenhq/warden/internal/proctest"
+	"github.com/wardenhq/warden/supervisor/state"
 )
 
-func TestRestartStormEndsInFailed(t *testing.T) {
-	clk := clock.NewFake(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
-	p := NewRestartPolicy(RestartOnFailure, 5, clk)
+// The restart policy through a real agent that crashes: the backoff doubles
+// from 1 s (1, 2, 4, 8, 16 s, each ±20 %), a run that lasts 30 s resets it
+// to 1 s, the next crash doubles it again, and the burst limit ends the
+// agent in failed. Run 6 is held open while the team's clock moves 31 s.
+func TestRestartBackoffThroughACrashingAgent(t *testing.T) {
+	defer proctest.AssertNone(t)
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "hold-6"), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg := writeTeam(t, "", fakeAgent{name: "crasher", mode: "crashseq:" + dir, restart: "on-failure", maxRestarts: 7})
+	clk := clock.NewFake(time.Now())
+	team, err := New(testLogger(t), cfg, clk, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan Result)
+	go func() { done <- team.Run() }()
+	released := false
+	var res Result
+	for waiting := true; waiting; {
+		select {
+		case res = <-done:
+			waiting = false
+		case <-time.After(5 * time.Millisecond):
+			switch {
+			case clk.Waiters() > 0: // in backoff: skip it
+				clk.Advance(time.Minute)
+			case !released && countEvents(eventsOf(t, cfg), state.EvAgentStarted, "crasher") == 6:
+				clk.Advance(31 * time.Second) // run 6 is stable
+				os.WriteFile(filepath.Join(dir, "release-6"), nil, 0o600)
+				released = true
+			}
+		}
+	}
+	if res.Agents[0].State != state.Failed {
+		t.Fatalf("result %+v, want the agent failed at its burst limit", res)
+	}
 	var delays []time.Duration
-	for i := 0; i < 10; i++ {
-		p.Started()
-		clk.Advance(100 * time.Millisecond) // crashes at once, every time
-		d := p.Exited(false, false)
-		if d.Failed {
-			if i != 5 {
-				t.Fatalf("failed after %d restarts, want after 5", i)
+	for _, e := range eventsOf(t, cfg) {
+		if e["event"] == state.EvAgentRestarted {
+			d, err := time.ParseDuration(e["backoff"].(string))
+			if err != nil {
+				t.Fatal(err)
 			}
-			if !strings.Contains(d.Reason, "restart limit") {
-				t.Fatalf("reason %q does not say why", d.Reason)
-			}
-			want := []time.Duration{1, 2, 4, 8, 16}
-			for j, w := range want {
-				if delays[j] != w*time.Second {
-					t.Fatalf("backoff %d = %s, want %s (all: %v)", j, delays[j], w*time.Second, delays)
-				}
-			}
-			return
-		}
-		if !d.Restart {
-			t.Fatalf("exit %d: neither restart nor failed: %+v", i, d)
-		}
-		delays = append(delays, d.Delay)
-		clk.Advance(d.Delay)
-	}
-	t.Fatal("a crash loop never ended in failed")
-}
-
-func TestBackoffCappedAndResetAfterStableRun(t *testing.T) {
-	clk := clock.NewFake(time.Unix(0, 0))
-	p := NewRestartPolicy(RestartAlways, 1000, clk)
-	var last time.Duration
-	for i := 0; i < 12; i++ {
-		p.Started()
-		d := p.Exited(false, false)
-		last = d.Delay
-	}
-	if last != time.Minute {
-		t.Fatalf("backoff after 12 quick crashes = %s, want the 1m cap", last)
-	}
-	p.Started()
-	clk.Advance(31 * time.Second) // a stable run
-	if d := p.Exited(false, false); d.Delay != time.Second {
-		t.Fatalf("backoff after a stable run = %s, want reset to 1s", d.Delay)
-	}
-}
-
-func TestBurstWindowForgetsOldRestarts(t *testing.T) {
-	clk := clock.NewFake(time.Unix(0, 0))
-	p := NewRestartPolicy(RestartOnFailure, 2, clk)
-	for i := 0; i < 6; i++ {
-		p.Started()
-		clk.Advance(6 * time.Minute) // one crash every 6 minutes: never 3 in 10 minutes
-		if d := p.Exited(false, false); !d.Restart {
-			t.Fatalf("crash %d: %+v, want a restart (only 2 within any 10m)", i, d)
+			delays = append(delays, d)
 		}
 	}
-}
-
-func TestRestartModes(t *testing.T) {
-	clk := clock.NewFake(time.Unix(0, 0))
-	cases := []struct {
-		mode              string
-		success, stopping bool
-		restart, failed   bool
-	}{
-		{RestartNever, true, false, false, false},
-		{RestartNever, false, false, false, true},
-		{RestartOnFailure, true, false, false, false},
-		{RestartOnFailure, false, false, true, false},
-		{RestartAlways, true, false, true, false},
-		{RestartAlways, false, true, false, false}, // nothing restarts while stopping
-		{RestartOnFailure, false, true, false, false},
+	want := []time.Duration{1, 2, 4, 8, 16, 1, 2} // the 6th run lasted 31 s: reset
+	if len(delays) != len(want) {
+		t.Fatalf("restart delays %v, want about %v seconds", delays, want)
 	}
-	for _, c := range cases {
-		p := NewRestartPolicy(c.mode, 5, clk)
-		p.Started()
-		d := p.Exited(c.success, c.stopping)
-		if d.Restart != c.restart || d.Failed != c.failed {
-			t.Errorf("%s success=%v stopping=%v: got %+v", c.mode, c.success, c.stopping, d)
+	for i, w := range want {
+		lo, hi := time.Duration(float64(w*time.Second)*0.8), time.Duration(float64(w*time.Second)*1.2)
+		if delays[i] < lo || delays[i] > hi {
+			t.Errorf("restart %d waited %s, want %s ±20%% (all: %v)", i+1, delays[i], w*time.Second, delays)
 		}
-	}
-}
-
-func TestMaxRestartsZeroNeverRestarts(t *testing.T) {
-	p := NewRestartPolicy(RestartAlways, 0, clock.NewFake(time.Unix(0, 0)))
-	p.Started()
-	if d := p.Exited(false, false); d.Restart || !d.Failed {
-		t.Fatalf("max_restarts = 0: %+v, want failed without restart", d)
 	}
 }

@@ -5,12 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
-	"strings"
 	"time"
 
+	"github.com/wardenhq/warden/protocol"
 	"github.com/wardenhq/warden/runner"
-	"github.com/wardenhq/warden/supervisor/store"
+	"github.com/wardenhq/warden/supervisor/queue"
+	"github.com/wardenhq/warden/supervisor/state"
+	"github.com/wardenhq/warden/supervisor/workspace"
 )
 
 // Resume prepares a run that continues a team whose supervisor died
@@ -21,10 +22,10 @@ import (
 // before Run.
 func (t *Team) Resume() error {
 	t.resumeFrom = time.Time{}
-	prev, err := ReadSnapshot(t.dir.Root)
+	prev, err := state.ReadSnapshot(t.dir.Root)
 	if os.IsNotExist(errors.Unwrap(err)) {
 		t.log.Warn("nothing to resume: no state.json, starting the team from its checkpoints")
-		prev = &Snapshot{}
+		prev = &state.Snapshot{}
 	} else if err != nil {
 		return fmt.Errorf("resume: %w", err)
 	}
@@ -37,24 +38,20 @@ func (t *Team) Resume() error {
 		}
 		if len(killed) > 0 {
 			t.log.Warn("killed processes the dead supervisor left behind", "supervisor_pid", prev.Pid, "pids", killed)
-			t.events.Emit(EvAgentForceTerminated, "", "", "reason", "left behind by a dead supervisor",
+			t.events.Emit(state.EvAgentForceTerminated, "", "", "reason", "left behind by a dead supervisor",
 				"supervisor_pid", prev.Pid, "pids", killed)
 		}
 	}
-	complete := map[string]bool{}
-	for _, ts := range prev.Tasks {
-		complete[ts.ID] = ts.State == TaskComplete
+	complete, err := t.store.CompletedTasks()
+	if err != nil {
+		return fmt.Errorf("resume: %w", err)
 	}
-	archived, _ := filepath.Glob(filepath.Join(t.dir.Path("checkpoints"), "*-complete.json"))
-	all, _ := t.store.All()
-	for _, p := range archived {
-		if cp := all[filepath.Base(p)]; cp != nil {
-			complete[cp.TaskID] = true
-		}
+	for _, ts := range prev.Tasks {
+		complete[ts.ID] = complete[ts.ID] || ts.State == queue.Complete
 	}
 	for _, ts := range t.queue.Snapshot() {
 		if complete[ts.ID] {
-			t.queue.Set(ts.ID, TaskComplete, "completed before the supervisor died")
+			t.queue.Set(ts.ID, queue.Complete, "completed before the supervisor died")
 			continue
 		}
 		cp := t.store.Latest(ts.ID, time.Time{})
@@ -64,19 +61,19 @@ func (t *Team) Resume() error {
 		if why := t.unresumable(cp); why != "" {
 			t.log.Error("task cannot resume from its checkpoint", "task", ts.ID, "reason", why)
 			t.printf("WARNING: %s cannot resume: %s\n", ts.ID, why)
-			t.queue.Set(ts.ID, TaskFailed, "cannot resume: "+why)
-			t.events.Emit(EvTaskFailed, cp.Agent, ts.ID, "reason", "cannot resume: "+why)
+			t.queue.Set(ts.ID, queue.Failed, "cannot resume: "+why)
+			t.events.Emit(state.EvTaskFailed, cp.Agent, ts.ID, "reason", "cannot resume: "+why)
 			continue
 		}
 		t.queue.Prefer(ts.ID, cp.Agent)
 		t.queue.Progress(ts.ID, cp.ProgressPercent, cp.Status)
 	}
-	t.log.Info("resuming team", "previous_supervisor", prev.Pid, "open_tasks", t.queue.openCount())
+	t.log.Info("resuming team", "previous_supervisor", prev.Pid, "open_tasks", t.queue.OpenCount())
 	return nil
 }
 
 // unresumable says why a checkpoint cannot be resumed, or "".
-func (t *Team) unresumable(cp *store.Checkpoint) string {
+func (t *Team) unresumable(cp *protocol.Checkpoint) string {
 	var dir string
 	for _, a := range t.cfg.Agents {
 		if a.Name == cp.Agent {
@@ -90,22 +87,9 @@ func (t *Team) unresumable(cp *store.Checkpoint) string {
 		return fmt.Sprintf("the agent's dir %s no longer exists", dir)
 	}
 	if cp.Git != nil && cp.Git.Branch != "" && cp.Git.Branch != "HEAD" {
-		if !branchExists(dir, cp.Git.Branch) {
+		if !workspace.BranchExists(dir, cp.Git.Branch) {
 			return fmt.Sprintf("its git branch %q is gone", cp.Git.Branch)
 		}
 	}
 	return ""
-}
-
-// branchExists reports whether the work tree at dir has branch.
-func branchExists(dir, branch string) bool {
-	gitDir := findGitDir(dir)
-	if gitDir == "" {
-		return false
-	}
-	if resolveRef(gitDir, "refs/heads/"+branch) != "" {
-		return true
-	}
-	packed, _ := os.ReadFile(filepath.Join(gitDir, "packed-refs"))
-	return strings.Contains(string(packed), " refs/heads/"+branch+"\n")
 }

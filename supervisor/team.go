@@ -1,22 +1,26 @@
 // Package supervisor runs a team of agents from a team file: it starts each
-// agent under its own pty, restarts it by its policy, and stops the whole
-// team cleanly.
+// agent (supervisor/agent) in generations, runs team checkpoints — a last
+// checkpoint from everyone, a clean stop, the handoff — and starts the next
+// generation from the handoff, and it resumes a team whose supervisor died.
 package supervisor
 
 import (
-	"fmt"
 	"io"
+	"os"
 	"sort"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/wardenhq/warden/internal/clock"
+	"github.com/wardenhq/warden/protocol"
+	"github.com/wardenhq/warden/supervisor/agent"
 	"github.com/wardenhq/warden/supervisor/config"
-	"github.com/wardenhq/warden/supervisor/store"
+	"github.com/wardenhq/warden/supervisor/queue"
+	"github.com/wardenhq/warden/supervisor/session"
+	"github.com/wardenhq/warden/supervisor/state"
 )
 
 // Team supervises the agents of one team file.
@@ -24,16 +28,18 @@ type Team struct {
 	cfg    *config.Team
 	log    hclog.Logger
 	clock  clock.Clock
-	dir    *StateDir
-	events *EventLog
-	store  *store.Store
-	queue  *Queue
-	agents []*agent
+	dir    *state.Dir
+	events *state.EventLog
+	store  *state.Store
+	queue  *queue.Queue
+	agents []*agent.Agent
+	deps   *agent.Deps
 	out    *lockedWriter
 
-	// hasTasks: agents take tasks from the queue; else each runs on its own
-	// (with its prompt as a task of its own, if it has one).
-	hasTasks  bool
+	// dashboardEvery is how often `warden run` prints the dashboard, when
+	// something changed since the last one.
+	dashboardEvery time.Duration
+
 	startedAt time.Time
 	// resumeFrom: checkpoints older than this are not offered to sessions (a
 	// fresh run starts its tasks over; --resume sets it to zero).
@@ -46,43 +52,17 @@ type Team struct {
 	forced   atomic.Bool  // a second signal: kill now
 	finished atomic.Bool  // Run has returned
 	mu       sync.Mutex
-	gen      *generation // the current one
-	failure  error       // a team checkpoint that could not write its handoff
+	gen      *agent.Generation // the current one
+	failure  error             // a team checkpoint that could not write its handoff
 
-	// term is the user's terminal (warden wrap); wrap ends the run when the
-	// agent exits on its own, with its exit code.
+	// term is the user's terminal (warden wrap).
 	term *terminal
-	wrap bool
-	// wardenBin is the warden executable the CLIs' hooks run.
-	wardenBin string
-
-	// onRecord, for benchmarks, sees every checkpoint right after it is on disk.
-	onRecord func(cp *store.Checkpoint, at time.Time)
-}
-
-// AgentStatus is one agent's state as the dashboard and the result see it.
-type AgentStatus struct {
-	Name    string `json:"name"`
-	State   string `json:"state"`
-	Pid     int    `json:"pid,omitempty"`
-	Attempt int    `json:"attempt"`
-	Exit    string `json:"exit,omitempty"`
-	Reason  string `json:"reason,omitempty"`
-	Task    string `json:"task,omitempty"`
-	// ExitCode is the last process's exit code (128+N when killed by signal N).
-	ExitCode int `json:"exit_code"`
-	// Context is the agent's context gauge in percent, where its CLI reports one.
-	Context float64 `json:"context_percent,omitempty"`
-	// PausedUntil: waiting for a usage limit to reset.
-	PausedUntil time.Time `json:"paused_until,omitzero"`
-
-	LastCheckpoint time.Time `json:"last_checkpoint,omitzero"`
 }
 
 // Result is how a team run ended.
 type Result struct {
-	Agents  []AgentStatus
-	Tasks   []TaskStatus
+	Agents  []state.AgentStatus
+	Tasks   []queue.Status
 	Stopped bool  // stopped by the user (signal)
 	Err     error // the team could not be checkpointed (no handoff)
 }
@@ -98,14 +78,14 @@ func (r Result) ExitCode() int {
 	}
 	if len(r.Tasks) > 0 {
 		for _, t := range r.Tasks {
-			if t.State != TaskComplete {
+			if t.State != queue.Complete {
 				return 1
 			}
 		}
 		return 0
 	}
 	for _, a := range r.Agents {
-		if a.State == StateFailed || (a.State == StateExited && a.Exit != "exit code 0") {
+		if a.State == state.Failed || (a.State == state.Exited && a.Exit != "exit code 0") {
 			return 1
 		}
 	}
@@ -116,35 +96,48 @@ func (r Result) ExitCode() int {
 // event log. Nothing starts until Run. Progress lines (CHECKPOINT: …,
 // warnings, the dashboard) go to out.
 func New(logger hclog.Logger, cfg *config.Team, clk clock.Clock, out io.Writer) (*Team, error) {
-	dir, err := OpenStateDir(cfg.StateDir)
+	dir, err := state.Open(cfg.StateDir)
 	if err != nil {
 		return nil, err
 	}
 	if err := dir.Lock(); err != nil {
 		return nil, err
 	}
-	events, err := OpenEventLog(dir.Path("events.jsonl"), clk.Now)
+	log := logger.Named("supervisor").With("team", cfg.Name)
+	events, err := state.OpenEventLog(log.Named("events"), dir.Events(), clk.Now)
 	if err != nil {
 		dir.Unlock()
 		return nil, err
 	}
-	log := logger.Named("supervisor").With("team", cfg.Name)
-	st, err := store.New(log, dir.Path("checkpoints"), clk.Now)
+	st, err := state.NewStore(log, dir.Checkpoints(), clk.Now)
 	if err != nil {
 		events.Close()
 		dir.Unlock()
 		return nil, err
 	}
 	t := &Team{cfg: cfg, log: log, clock: clk, dir: dir, events: events, store: st,
-		out: &lockedWriter{w: out}, triggers: make(chan trigger, 16), wardenBin: wardenExecutable()}
-	t.queue = NewQueue(teamTasks(cfg))
-	t.resumeFrom = clk.Now()
-	t.hasTasks = len(t.queue.tasks) > 0
-	for _, a := range cfg.Agents {
-		t.agents = append(t.agents, newAgent(t, a))
+		out: &lockedWriter{w: out}, triggers: make(chan trigger, 16), dashboardEvery: time.Minute}
+	events.OnError = func(err error) {
+		if err != nil {
+			t.printf("WARNING: events.jsonl cannot be written (%v): events are lost until it can\n", err)
+		}
 	}
+	t.queue = queue.New(teamTasks(cfg))
+	t.resumeFrom = clk.Now()
+	t.deps = &agent.Deps{Team: cfg, Timers: session.TimersOf(cfg), Log: log, Clock: clk, Dir: dir, Events: events, Store: st, Queue: t.queue,
+		Printf: t.printf, Publish: t.publish, TeamCheckpoint: t.requestCheckpoint,
+		WardenBin: wardenExecutable(), ResumeFrom: func() time.Time { return t.resumeFrom },
+		HasTasks: t.queue.Len() > 0}
+	for _, a := range cfg.Agents {
+		t.agents = append(t.agents, agent.New(a, t.deps))
+	}
+	t.replaySpool()
 	return t, nil
 }
+
+// OnRecord makes fn see every checkpoint right after it is on disk
+// (benchmarks). Call it before Run.
+func (t *Team) OnRecord(fn func(cp *protocol.Checkpoint, at time.Time)) { t.deps.OnRecord = fn }
 
 // Run starts every agent and returns when all of them are done for good, or
 // when the team was stopped and every process group is gone. A team
@@ -152,12 +145,12 @@ func New(logger hclog.Logger, cfg *config.Team, clk clock.Clock, out io.Writer) 
 // after_team_checkpoint = "rehydrate", starts a fresh generation of sessions.
 func (t *Team) Run() Result {
 	defer t.close()
-	t.log.Info("team starting", "agents", len(t.agents), "tasks", len(t.queue.tasks), "state_dir", t.dir.Root)
+	t.log.Info("team starting", "agents", len(t.agents), "tasks", t.queue.Len(), "state_dir", t.dir.Root)
 	t.startedAt = t.clock.Now()
 	t.publish()
 	stopWatch := t.watchSignalFile()
 	defer stopWatch()
-	stopDashboard := t.printDashboard(DashboardEvery)
+	stopDashboard := t.printDashboard(t.dashboardEvery)
 	defer stopDashboard()
 	stopBus := t.startHookBus()
 	defer stopBus()
@@ -166,19 +159,18 @@ func (t *Team) Run() Result {
 	}
 	handoffText := ""
 	for n := 1; ; n++ {
-		g := newGeneration(n, handoffText, len(t.agents))
+		g := agent.NewGeneration(n, handoffText, len(t.agents))
 		t.setGen(g)
 		done := t.startAgents(g)
 		var tr trigger
 		select {
 		case <-done:
-			g.release()
-			t.finish()
+			g.Release()
 			return t.result()
 		case tr = <-t.triggers:
 		}
 		text, err := t.teamCheckpoint(g, tr, done)
-		g.release()
+		g.Release()
 		t.drainTriggers() // what came during the checkpoint is folded into it
 		if err != nil {
 			t.failure = err
@@ -188,22 +180,17 @@ func (t *Team) Run() Result {
 			break
 		}
 		handoffText = text
-		t.events.Emit(EvTeamRehydrated, "", "", "generation", n+1, "open_tasks", t.queue.openCount())
+		t.events.Emit(state.EvTeamRehydrated, "", "", "generation", n+1, "open_tasks", t.queue.OpenCount())
 		t.log.Info("team rehydrating", "generation", n+1)
 	}
-	t.finish()
 	return t.result()
 }
 
 // startAgents runs every agent in generation g; done closes when all return.
-func (t *Team) startAgents(g *generation) <-chan struct{} {
+func (t *Team) startAgents(g *agent.Generation) <-chan struct{} {
 	var wg sync.WaitGroup
 	for _, a := range t.agents {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			a.run(g)
-		}()
+		wg.Go(func() { a.Run(g) })
 	}
 	done := make(chan struct{})
 	go func() {
@@ -213,13 +200,13 @@ func (t *Team) startAgents(g *generation) <-chan struct{} {
 	return done
 }
 
-func (t *Team) finish() {
-	t.finished.Store(true)
-}
-
 func (t *Team) result() Result {
+	t.finished.Store(true)
 	snap := t.publishFinal()
 	res := Result{Stopped: t.userStop.Load(), Agents: snap.Agents, Tasks: snap.Tasks, Err: t.failure}
+	c := queue.Counts(snap.Tasks)
+	t.events.Emit(state.EvTeamDone, "", "", "exit_code", res.ExitCode(),
+		"tasks_complete", c[queue.Complete], "tasks_failed", c[queue.Failed], "tasks", len(snap.Tasks))
 	t.log.Info("team done", "exit_code", res.ExitCode())
 	return res
 }
@@ -245,27 +232,20 @@ func (t *Team) Force() {
 	}
 	t.log.Warn("forced stop: killing every process group now")
 	if g := t.currentGen(); g != nil {
-		g.force()
+		g.Force()
 	}
 }
 
-func (t *Team) trigger(tr trigger) {
-	select {
-	case t.triggers <- tr:
-	default: // one is pending already; this one folds into it
-	}
-}
-
-func (t *Team) setGen(g *generation) {
+func (t *Team) setGen(g *agent.Generation) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.gen = g
 	if t.forced.Load() {
-		g.force()
+		g.Force()
 	}
 }
 
-func (t *Team) currentGen() *generation {
+func (t *Team) currentGen() *agent.Generation {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return t.gen
@@ -276,19 +256,39 @@ func (t *Team) close() {
 	t.dir.Unlock()
 }
 
-// envList turns the team file's env table into K=V pairs, in a stable order.
-func envList(env map[string]string) []string {
-	out := make([]string, 0, len(env))
-	for k, v := range env {
-		out = append(out, k+"="+v)
+// teamTasks is the team's task list; a team without [[task]] gets one task
+// per agent that carries a prompt of its own, owned by that agent.
+func teamTasks(cfg *config.Team) []config.Task {
+	if len(cfg.Tasks) > 0 {
+		return cfg.Tasks
 	}
-	sort.Strings(out)
-	return out
+	var tasks []config.Task
+	for _, a := range cfg.Agents {
+		if a.Prompt != "" {
+			tasks = append(tasks, config.Task{ID: a.Name, Title: "prompt of agent " + a.Name, Prompt: a.Prompt, Agent: a.Name, Pos: a.Pos})
+		}
+	}
+	return tasks
 }
 
-func signalName(s syscall.Signal) string {
-	if s == 0 {
-		return ""
+// wardenExecutable is the binary the CLIs' hooks run (`warden hook KIND`).
+func wardenExecutable() string {
+	if p := os.Getenv("WARDEN_BIN"); p != "" {
+		return p
 	}
-	return fmt.Sprintf("%s", s)
+	p, err := os.Executable()
+	if err != nil {
+		return "warden"
+	}
+	return p
+}
+
+// sortedStatus lists the agents' states by name.
+func (t *Team) agentStatus() []state.AgentStatus {
+	out := make([]state.AgentStatus, 0, len(t.agents))
+	for _, a := range t.agents {
+		out = append(out, a.Status())
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
 }

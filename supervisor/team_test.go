@@ -8,6 +8,7 @@ import (
 
 	"github.com/wardenhq/warden/internal/clock"
 	"github.com/wardenhq/warden/internal/proctest"
+	"github.com/wardenhq/warden/supervisor/state"
 )
 
 func TestTeamRunsToCompletion(t *testing.T) {
@@ -25,11 +26,11 @@ func TestTeamRunsToCompletion(t *testing.T) {
 	}
 	evs := eventsOf(t, cfg)
 	for _, a := range []string{"quick", "partial"} {
-		if countEvents(evs, EvAgentStarted, a) != 1 || countEvents(evs, EvAgentExited, a) != 1 {
+		if countEvents(evs, state.EvAgentStarted, a) != 1 || countEvents(evs, state.EvAgentExited, a) != 1 {
 			t.Errorf("%s: events %v", a, evs)
 		}
 	}
-	log, _ := os.ReadFile(team.dir.LogPath("partial"))
+	log, _ := os.ReadFile(team.dir.AgentLog("partial"))
 	if !strings.HasSuffix(string(log), "no newline at the end") {
 		t.Errorf("partial line lost from the log: %q", log)
 	}
@@ -60,21 +61,21 @@ func TestCrashingAgentRestartsThenFails(t *testing.T) {
 			}
 		}
 	}
-	if res.ExitCode() != 1 || res.Agents[0].State != StateFailed {
+	if res.ExitCode() != 1 || res.Agents[0].State != state.Failed {
 		t.Fatalf("result %+v, want the agent failed and exit code 1", res)
 	}
 	if !strings.Contains(res.Agents[0].Reason, "restart limit") {
 		t.Errorf("reason %q does not say why", res.Agents[0].Reason)
 	}
 	evs := eventsOf(t, cfg)
-	if n := countEvents(evs, EvAgentStarted, "crasher"); n != 3 {
+	if n := countEvents(evs, state.EvAgentStarted, "crasher"); n != 3 {
 		t.Errorf("%d starts, want 3 (first run + max_restarts 2)", n)
 	}
-	if countEvents(evs, EvAgentRestarted, "crasher") != 2 || countEvents(evs, EvAgentFailed, "crasher") != 1 {
+	if countEvents(evs, state.EvAgentRestarted, "crasher") != 2 || countEvents(evs, state.EvAgentFailed, "crasher") != 1 {
 		t.Errorf("events: %v", evs)
 	}
 	for _, e := range evs {
-		if e["event"] == EvAgentExited && e["code"] != float64(3) {
+		if e["event"] == state.EvAgentExited && e["code"] != float64(3) {
 			t.Errorf("exit not recorded with its code: %v", e)
 		}
 	}
@@ -87,7 +88,7 @@ func waitStarted(t *testing.T, team *Team) {
 	for time.Now().Before(deadline) {
 		running := 0
 		for _, a := range team.agents {
-			if s := a.snapshot(); s.State == StateRunning {
+			if s := a.Status(); s.State == state.Running {
 				running++
 			}
 		}
@@ -125,7 +126,7 @@ func TestStopKillsStubbornAgentsAndEscapeesAtTheDeadline(t *testing.T) {
 		t.Errorf("exit code %d, want 130", res.ExitCode())
 	}
 	evs := eventsOf(t, cfg)
-	if countEvents(evs, EvAgentForceTerminated, "stubborn") != 1 || countEvents(evs, EvAgentForceTerminated, "polite") != 0 {
+	if countEvents(evs, state.EvAgentForceTerminated, "stubborn") != 1 || countEvents(evs, state.EvAgentForceTerminated, "polite") != 0 {
 		t.Errorf("force events wrong: %v", evs)
 	}
 }

@@ -6,22 +6,30 @@ import (
 	"time"
 
 	"github.com/wardenhq/warden/handoff"
-	"github.com/wardenhq/warden/supervisor/store"
-)
-
-// Team checkpoint events.
-const (
-	EvTeamCheckpointStarted = "team_checkpoint_started"
-	EvHandoffWritten        = "handoff_written"
-	EvCheckpointComplete    = "checkpoint_complete"
-	EvTeamRehydrated        = "team_rehydrated"
+	"github.com/wardenhq/warden/protocol"
+	"github.com/wardenhq/warden/supervisor/agent"
+	"github.com/wardenhq/warden/supervisor/queue"
+	"github.com/wardenhq/warden/supervisor/state"
 )
 
 // trigger is why a team checkpoint runs.
 type trigger struct {
 	source string // signal_file, signal, lead, context
 	reason string
-	lead   *agent // the agent that printed CHECKPOINT COMPLETE
+	lead   string // the agent that printed CHECKPOINT COMPLETE
+}
+
+// trigger asks for a team checkpoint; one already pending folds it in.
+func (t *Team) trigger(tr trigger) {
+	select {
+	case t.triggers <- tr:
+	default:
+	}
+}
+
+// requestCheckpoint is how agents ask for a team checkpoint.
+func (t *Team) requestCheckpoint(source, reason, lead string) {
+	t.trigger(trigger{source: source, reason: reason, lead: lead})
 }
 
 // teamCheckpoint runs the sequence of DESIGN §6 on generation g: a last
@@ -30,26 +38,26 @@ type trigger struct {
 // COMPLETE. It returns the handoff's text, or an error when the handoff could
 // not be written (then there is no CHECKPOINT COMPLETE and the signal file
 // stays).
-func (t *Team) teamCheckpoint(g *generation, tr trigger, done <-chan struct{}) (string, error) {
+func (t *Team) teamCheckpoint(g *agent.Generation, tr trigger, done <-chan struct{}) (string, error) {
 	start := t.clock.Now()
 	t.log.Info("team checkpoint started", "reason", tr.reason, "source", tr.source)
-	t.events.Emit(EvTeamCheckpointStarted, "", "", "reason", tr.reason, "source", tr.source)
+	t.events.Emit(state.EvTeamCheckpointStarted, "", "", "reason", tr.reason, "source", tr.source)
 	t.printf("TEAM CHECKPOINT: %s\n", tr.reason)
 
 	t.collectLastCheckpoints(g, done)
-	g.stop(t.cfg.ShutdownTimeout)
+	g.Stop(t.cfg.ShutdownTimeout)
 	<-done
 
 	d := t.handoffData(tr, start)
-	path, err := handoff.Write(t.dir.Root, d)
-	if err != nil {
+	path := t.dir.Handoff()
+	if err := handoff.Write(path, t.dir.Handoffs(), d); err != nil {
 		t.log.Error("handoff not written: no CHECKPOINT COMPLETE", "error", err)
 		t.printf("ERROR: team checkpoint failed: %v\n", err)
 		return "", fmt.Errorf("team checkpoint: %w", err)
 	}
-	t.events.Emit(EvHandoffWritten, "", "", "path", path)
+	t.events.Emit(state.EvHandoffWritten, "", "", "path", path)
 	t.printf("%s\n", "CHECKPOINT COMPLETE")
-	t.events.Emit(EvCheckpointComplete, "", "", "reason", tr.reason,
+	t.events.Emit(state.EvCheckpointComplete, "", "", "reason", tr.reason,
 		"duration_ms", t.clock.Now().Sub(start).Milliseconds())
 	if err := os.Remove(t.cfg.SignalFile); err != nil && !os.IsNotExist(err) {
 		t.log.Warn("signal file not removed", "path", t.cfg.SignalFile, "error", err)
@@ -60,14 +68,14 @@ func (t *Team) teamCheckpoint(g *generation, tr trigger, done <-chan struct{}) (
 
 // collectLastCheckpoints asks every busy agent for a last checkpoint and
 // waits, up to checkpoint_timeout, until each has answered or exited.
-func (t *Team) collectLastCheckpoints(g *generation, done <-chan struct{}) {
+func (t *Team) collectLastCheckpoints(g *agent.Generation, done <-chan struct{}) {
 	waiting := map[string]bool{}
 	for _, a := range t.agents {
-		if a.busy() {
-			waiting[a.cfg.Name] = true
+		if a.Busy() {
+			waiting[a.Name()] = true
 		}
 	}
-	g.askLastCheckpoint()
+	g.AskLastCheckpoint()
 	if len(waiting) == 0 {
 		return
 	}
@@ -76,21 +84,21 @@ func (t *Team) collectLastCheckpoints(g *generation, done <-chan struct{}) {
 	defer recheck.Stop()
 	for len(waiting) > 0 {
 		select {
-		case name := <-g.answered:
+		case name := <-g.Answered():
 			delete(waiting, name)
 		case <-recheck.C:
 			for _, a := range t.agents {
-				if waiting[a.cfg.Name] && !a.busy() {
-					delete(waiting, a.cfg.Name)
+				if waiting[a.Name()] && !a.Busy() {
+					delete(waiting, a.Name())
 				}
 			}
 		case <-timeout:
 			for name := range waiting {
 				t.log.Warn("no last checkpoint before the team checkpoint", "agent", name)
-				t.events.Emit(EvCheckpointTimeout, name, "", "phase", "team_checkpoint")
+				t.events.Emit(state.EvCheckpointTimeout, name, "", "phase", "team_checkpoint")
 			}
 			return
-		case <-g.stopping: // forced
+		case <-g.Stopping(): // forced
 			return
 		case <-done:
 			return
@@ -100,26 +108,36 @@ func (t *Team) collectLastCheckpoints(g *generation, done <-chan struct{}) {
 
 // handoffData collects the team and task states for the handoff.
 func (t *Team) handoffData(tr trigger, at time.Time) handoff.Data {
-	d := handoff.Data{Team: t.cfg.Name, Reason: tr.reason, Time: at, Checkpoints: map[string]*store.Checkpoint{}}
+	d := handoff.Data{Team: t.cfg.Name, Reason: tr.reason, Time: at, Checkpoints: map[string]*protocol.Checkpoint{}}
 	for _, a := range t.agents {
-		s := a.snapshot()
-		d.Agents = append(d.Agents, handoff.Agent{Name: s.Name, Profile: a.cfg.Profile, State: s.State,
-			Command: a.cfg.Command, Forced: a.wasForced()})
+		s := a.Status()
+		d.Agents = append(d.Agents, handoff.Agent{Name: s.Name, Profile: a.Config().Profile, State: string(s.State),
+			Command: a.Config().Command, Forced: a.Forced()})
 	}
 	for _, ts := range t.queue.Snapshot() {
-		d.Tasks = append(d.Tasks, handoff.Task{ID: ts.ID, Title: ts.Title, Status: ts.State, Owner: ts.Owner,
+		d.Tasks = append(d.Tasks, handoff.Task{ID: ts.ID, Title: ts.Title, Status: string(ts.State), Owner: ts.Owner,
 			Progress: ts.Progress, BlockedBy: ts.BlockedBy, Verify: ts.Verify})
-		if ts.State != TaskComplete {
+		if ts.State != queue.Complete {
 			if cp := t.store.Latest(ts.ID, t.resumeFrom); cp != nil {
 				d.Checkpoints[ts.ID] = cp
 			}
 		}
 	}
-	if tr.lead != nil {
-		d.Lead = tr.lead.cfg.Name
-		if cp := t.store.Latest(tr.lead.currentTaskOrLast(), t.resumeFrom); cp != nil {
+	if lead := t.agentNamed(tr.lead); lead != nil {
+		d.Lead = lead.Name()
+		if cp := t.store.Latest(lead.LastTask(), t.resumeFrom); cp != nil {
 			d.LeadNotes = cp.Notes
 		}
 	}
 	return d
+}
+
+// agentNamed returns the team's agent called name, or nil.
+func (t *Team) agentNamed(name string) *agent.Agent {
+	for _, a := range t.agents {
+		if a.Name() == name {
+			return a
+		}
+	}
+	return nil
 }

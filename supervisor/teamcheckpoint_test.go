@@ -11,6 +11,7 @@ import (
 	"github.com/wardenhq/warden/internal/clock"
 	"github.com/wardenhq/warden/internal/proctest"
 	"github.com/wardenhq/warden/supervisor/config"
+	"github.com/wardenhq/warden/supervisor/state"
 )
 
 const longTasks = `checkpoint_interval = "100ms"
@@ -35,10 +36,19 @@ func startTeam(t *testing.T, header string, agents ...fakeAgent) (*Team, *syncBu
 // startTeamCfg runs the team of cfg in the background; wait returns its result.
 func startTeamCfg(t *testing.T, cfg *config.Team) (*Team, *syncBuffer, func() Result) {
 	t.Helper()
+	return startTeamWith(t, cfg, nil)
+}
+
+// startTeamWith is startTeamCfg with a step between New and Run.
+func startTeamWith(t *testing.T, cfg *config.Team, prepare func(*Team)) (*Team, *syncBuffer, func() Result) {
+	t.Helper()
 	out := &syncBuffer{}
 	team, err := New(testLogger(t), cfg, clock.Real{}, out)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if prepare != nil {
+		prepare(team)
 	}
 	done := make(chan Result, 1)
 	go func() { done <- team.Run() }()
@@ -86,8 +96,8 @@ func TestSignalFileRunsTeamCheckpointAndRehydrates(t *testing.T) {
 	os.Rename(tmp, team.cfg.SignalFile)
 
 	waitFor(t, "rehydration", func() bool {
-		return countEvents(eventsOf(t, team.cfg), EvTeamRehydrated, "") == 1 &&
-			countEvents(eventsOf(t, team.cfg), EvAgentStarted, "") >= 4
+		return countEvents(eventsOf(t, team.cfg), state.EvTeamRehydrated, "") == 1 &&
+			countEvents(eventsOf(t, team.cfg), state.EvAgentStarted, "") >= 4
 	})
 	if _, err := os.Stat(team.cfg.SignalFile); !os.IsNotExist(err) {
 		t.Errorf("signal file not deleted after the team checkpoint: %v", err)
@@ -104,13 +114,13 @@ func TestSignalFileRunsTeamCheckpointAndRehydrates(t *testing.T) {
 	}
 	// The rehydrated sessions got the handoff and their last checkpoint.
 	waitFor(t, "the fresh sessions read their prompt", func() bool {
-		log, _ := os.ReadFile(team.dir.LogPath("w1"))
+		log, _ := os.ReadFile(team.dir.AgentLog("w1"))
 		return bytes.Contains(log, []byte("RESUME-SEEN: # Handoff: ")) && bytes.Contains(log, []byte("RESUME-SEEN: You are resuming task"))
 	})
 	evs := eventsOf(t, team.cfg)
 	var triggers []string
 	for _, e := range evs {
-		if e["event"] == EvCheckpointReceived {
+		if e["event"] == state.EvCheckpointReceived {
 			triggers = append(triggers, e["trigger"].(string))
 		}
 	}
@@ -146,7 +156,7 @@ func TestAfterTeamCheckpointExit(t *testing.T) {
 	if !strings.HasSuffix(out.String(), "CHECKPOINT COMPLETE\n") {
 		t.Errorf("stdout does not end with CHECKPOINT COMPLETE:\n%s", out.String())
 	}
-	if countEvents(eventsOf(t, team.cfg), EvTeamRehydrated, "") != 0 {
+	if countEvents(eventsOf(t, team.cfg), state.EvTeamRehydrated, "") != 0 {
 		t.Error("rehydrated with after_team_checkpoint = exit")
 	}
 }
@@ -157,7 +167,7 @@ func TestLeadCheckpointCompleteStopsAndRehydrates(t *testing.T) {
 		fakeAgent{name: "lead", mode: "worker:steps=1000:lead=1"},
 		fakeAgent{name: "w2", mode: "worker:steps=1000"})
 	waitFor(t, "rehydration", func() bool {
-		return countEvents(eventsOf(t, team.cfg), EvTeamRehydrated, "") == 1
+		return countEvents(eventsOf(t, team.cfg), state.EvTeamRehydrated, "") == 1
 	})
 	team.Stop(true)
 	wait()
@@ -213,7 +223,7 @@ after_team_checkpoint = "exit"
 		t.Errorf("stdout:\n%s", out.String())
 	}
 	evs := eventsOf(t, team.cfg)
-	if countEvents(evs, EvAgentForceTerminated, "a") != 1 || countEvents(evs, EvAgentForceTerminated, "c") != 0 {
+	if countEvents(evs, state.EvAgentForceTerminated, "a") != 1 || countEvents(evs, state.EvAgentForceTerminated, "c") != 0 {
 		t.Errorf("force events: %v", evs)
 	}
 	md, _ := os.ReadFile(filepath.Join(team.cfg.StateDir, "handoff.md"))

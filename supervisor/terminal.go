@@ -10,7 +10,7 @@ import (
 // terminal is the user's own terminal, attached for `warden wrap`: every
 // byte the agent writes goes to it, every keystroke goes to the agent, and
 // the agent's window follows its size. warden's own typing and the user's
-// never interleave inside one submission (the agent's input lock).
+// never interleave inside one submission (the session's input lock).
 type terminal struct {
 	in  io.Reader
 	out io.Writer
@@ -19,11 +19,22 @@ type terminal struct {
 	size runner.Size
 }
 
+// Output is where the agent's bytes go.
+func (t *terminal) Output() io.Writer { return t.out }
+
+// Size is the terminal's window size.
+func (t *terminal) Size() runner.Size {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.size
+}
+
 // AttachTerminal makes the team's (single) agent run in the user's terminal.
 // Call it before Run.
 func (t *Team) AttachTerminal(in io.Reader, out io.Writer, size runner.Size) {
 	t.term = &terminal{in: in, out: out, size: size}
-	t.wrap = true
+	t.deps.Term = t.term
+	t.deps.Wrap = true
 }
 
 // Resize follows the user's terminal (SIGWINCH): the running agents' ptys
@@ -36,23 +47,12 @@ func (t *Team) Resize(size runner.Size) {
 	t.term.size = size
 	t.term.mu.Unlock()
 	for _, a := range t.agents {
-		if s := a.currentSession(); s != nil {
-			if err := s.proc.Resize(size); err != nil {
-				a.log.Warn("resize failed", "error", err)
+		if s := a.Session(); s != nil {
+			if err := s.Resize(size); err != nil {
+				t.log.Warn("resize failed", "agent", a.Name(), "error", err)
 			}
-			s.reader.Resize(int(size.Rows), int(size.Cols))
 		}
 	}
-}
-
-// windowSize is the size new sessions start with.
-func (t *Team) windowSize() runner.Size {
-	if t.term == nil {
-		return runner.Size{Rows: runner.DefaultRows, Cols: runner.DefaultCols}
-	}
-	t.term.mu.Lock()
-	defer t.term.mu.Unlock()
-	return t.term.size
 }
 
 // pumpInput copies the user's keystrokes to the current session of the
@@ -64,22 +64,12 @@ func (t *Team) pumpInput() {
 	for {
 		n, err := t.term.in.Read(buf)
 		if n > 0 {
-			if s := a.currentSession(); s != nil {
-				a.inputMu.Lock()
-				s.proc.Write(buf[:n])
-				a.inputMu.Unlock()
+			if s := a.Session(); s != nil {
+				s.Input(buf[:n])
 			}
 		}
 		if err != nil {
 			return
 		}
 	}
-}
-
-// termOutput is the session's output tee to the user's terminal.
-func (t *Team) termOutput() io.Writer {
-	if t.term == nil {
-		return nil
-	}
-	return t.term.out
 }

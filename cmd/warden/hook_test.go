@@ -13,6 +13,7 @@ import (
 	"github.com/wardenhq/warden/internal/proctest"
 	"github.com/wardenhq/warden/protocol/hooks"
 	"github.com/wardenhq/warden/supervisor/hookbus"
+	statedir "github.com/wardenhq/warden/supervisor/state"
 )
 
 // TestHookEveryKind runs `warden hook KIND` as the CLIs do, on the payloads
@@ -21,7 +22,7 @@ import (
 func TestHookEveryKind(t *testing.T) {
 	defer proctest.AssertNone(t)
 	state := t.TempDir()
-	srv, err := hookbus.Listen(hclog.NewNullLogger(), hookbus.SocketPath(state))
+	srv, err := hookbus.Listen(hclog.NewNullLogger(), statedir.NewLayout(state).HookSocket())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,21 +7,12 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"syscall"
 	"time"
 
 	"github.com/wardenhq/warden/supervisor"
-	"github.com/wardenhq/warden/supervisor/store"
+	"github.com/wardenhq/warden/supervisor/state"
 )
-
-// statusJSON is what `warden status --json` prints: the team state and the
-// latest checkpoint files, as they are on disk.
-type statusJSON struct {
-	*supervisor.Snapshot
-	StateDir    string                       `json:"state_dir"`
-	Checkpoints map[string]*store.Checkpoint `json:"checkpoints"`
-}
 
 // cmdStatus shows the dashboard from a team's state dir, running or not.
 func cmdStatus(args []string, stdout, stderr io.Writer) error {
@@ -35,25 +26,16 @@ func cmdStatus(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	show := func() error {
-		snap, err := supervisor.ReadSnapshot(dir)
+		st, err := supervisor.ReadStatus(newLogger(stderr, "error"), dir, *asJSON)
 		if err != nil {
 			return &exitError{code: 1, err: err}
 		}
-		snap.Running = snap.Running && supervisor.LockHeld(dir)
 		if *asJSON {
-			st, err := store.New(newLogger(stderr, "error"), filepath.Join(dir, "checkpoints"), time.Now)
-			if err != nil {
-				return err
-			}
-			cps, err := st.All()
-			if err != nil {
-				return err
-			}
 			enc := json.NewEncoder(stdout)
 			enc.SetIndent("", "  ")
-			return enc.Encode(statusJSON{Snapshot: snap, StateDir: dir, Checkpoints: cps})
+			return enc.Encode(st)
 		}
-		supervisor.RenderDashboard(stdout, *snap)
+		state.RenderDashboard(stdout, *st.Snapshot)
 		return nil
 	}
 	if !*watch {

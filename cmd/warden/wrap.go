@@ -45,7 +45,7 @@ func cmdWrap(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return &exitError{code: 2, err: err}
 	}
-	logFile, err := openWrapLog(cfg.StateDir)
+	logFile, err := supervisor.OpenWrapLog(cfg.StateDir)
 	if err != nil {
 		return err
 	}
@@ -131,20 +131,9 @@ func wrapTeam(argv []string, name, task, profile, stateDir string) (*config.Team
 		ShutdownTimeout: config.DefaultShutdownTimeout, StaleWarning: config.DefaultStaleWarning,
 		StaleFailure: config.DefaultStaleFailure, SignalFile: filepath.Join(stateDir, config.DefaultSignalFile),
 		ContextThreshold: config.DefaultContextThreshold, AfterTeamCheckpoint: config.AfterRehydrate,
+		UsageLimitWait: config.DefaultUsageLimitWait,
 		Agents: []config.Agent{{Name: name, Command: argv, Profile: profile, Dir: cwd,
-			Restart: supervisor.RestartNever}},
+			Restart: config.RestartNever}},
 		Tasks: []config.Task{{ID: task, Title: "wrapped session of " + base, Prompt: wrapPrompt, Agent: name}},
 	}, nil
-}
-
-// openWrapLog opens STATE_DIR/logs/warden.log: the terminal belongs to the agent.
-func openWrapLog(stateDir string) (*os.File, error) {
-	if err := os.MkdirAll(filepath.Join(stateDir, "logs"), 0o700); err != nil {
-		return nil, fmt.Errorf("wrap: %w", err)
-	}
-	f, err := os.OpenFile(filepath.Join(stateDir, "logs", "warden.log"), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
-	if err != nil {
-		return nil, fmt.Errorf("wrap: %w", err)
-	}
-	return f, nil
 }

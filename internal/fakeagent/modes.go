@@ -25,6 +25,7 @@ func init() {
 	Register("grandchild", func(args []string) int { return modeSpawn(args, false) })
 	Register("escape", func(args []string) int { return modeSpawn(args, true) })
 	Register("crash", modeCrash)
+	Register("crashseq", modeCrashSeq)
 }
 
 // LongLine returns the n bytes "longline:n" prints before its newline:
@@ -223,4 +224,33 @@ func modeCrash(args []string) int {
 	time.Sleep(delay)
 	write([]byte("crashing\n"))
 	return intArg(args, 1, 2)
+}
+
+// modeCrashSeq ("crashseq:DIR[:CODE]") crashes with CODE (default 3) at
+// once, run after run; the run numbered N (counted in DIR/runs) waits first
+// if DIR/hold-N exists, until DIR/release-N appears. A restart-policy test
+// lets one run last as long as it likes this way.
+func modeCrashSeq(args []string) int {
+	if len(args) == 0 || args[0] == "" {
+		fmt.Fprintln(os.Stderr, "fakeagent: crashseq needs a directory")
+		return 98
+	}
+	dir := args[0]
+	b, _ := os.ReadFile(dir + "/runs")
+	n, _ := strconv.Atoi(strings.TrimSpace(string(b)))
+	n++
+	if err := os.WriteFile(dir+"/runs", []byte(strconv.Itoa(n)), 0o600); err != nil {
+		return 97
+	}
+	write([]byte(fmt.Sprintf("run %d\n", n)))
+	if _, err := os.Stat(fmt.Sprintf("%s/hold-%d", dir, n)); err == nil {
+		for {
+			if _, err := os.Stat(fmt.Sprintf("%s/release-%d", dir, n)); err == nil {
+				break
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+	write([]byte("crashing\n"))
+	return intArg(args, 1, 3)
 }

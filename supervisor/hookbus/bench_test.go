@@ -13,7 +13,7 @@ import (
 // to its message arriving on Messages(). Reports median and p99.
 func BenchmarkHookProcessToServer(b *testing.B) {
 	state := b.TempDir()
-	s, err := Listen(testLogger(), SocketPath(state))
+	s, err := Listen(testLogger(), socketOf(state))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -44,7 +44,7 @@ func BenchmarkHookProcessToServer(b *testing.B) {
 
 // BenchmarkSend is the socket round trip alone.
 func BenchmarkSend(b *testing.B) {
-	s, err := Listen(testLogger(), SocketPath(b.TempDir()))
+	s, err := Listen(testLogger(), socketOf(b.TempDir()))
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -23,7 +23,7 @@ func testLogger() hclog.Logger {
 
 func listen(t *testing.T, state string) *Server {
 	t.Helper()
-	s, err := Listen(testLogger(), SocketPath(state))
+	s, err := Listen(testLogger(), socketOf(state))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,8 +82,8 @@ func TestRoundTripAndPermissions(t *testing.T) {
 
 func TestLongStateDirUsesShortPrivateSocket(t *testing.T) {
 	state := filepath.Join(t.TempDir(), strings.Repeat("d", 100))
-	p := SocketPath(state)
-	if len(p) > maxSunPath || strings.HasPrefix(p, state) || p != SocketPath(state) {
+	p := socketOf(state)
+	if len(p) > 107 || strings.HasPrefix(p, state) || p != socketOf(state) {
 		t.Fatalf("SocketPath = %s", p)
 	}
 	s := listen(t, state)
@@ -129,7 +129,7 @@ func TestSpoolAndDrain(t *testing.T) {
 	if err := RunHook([]string{hooks.KindGeminiAfterAgent}, strings.NewReader(`{"prompt_response":"two"}`), &bytes.Buffer{}, env); err != nil {
 		t.Fatal(err)
 	}
-	spool, _ := SpoolPath(state, "w1")
+	spool, _ := spoolOf(state, "w1")
 	st, err := os.Stat(spool)
 	if err != nil || st.Mode().Perm() != 0o600 {
 		t.Fatalf("spool %v, %v", st, err)
@@ -151,7 +151,7 @@ func TestSpoolAndDrain(t *testing.T) {
 	if _, err := os.Stat(spool); !errors.Is(err, os.ErrNotExist) {
 		t.Error("spool not removed by Drain")
 	}
-	if _, err := SpoolPath(state, "../x"); err == nil {
+	if _, err := spoolOf(state, "../x"); err == nil {
 		t.Error("SpoolPath accepted a path in the agent name")
 	}
 }

@@ -116,7 +116,7 @@ func startCLI(t *testing.T, name string, answer fakeprovider.Answer) *cliRun {
 	}
 	r.provider = fakeprovider.New(logger, fakeprovider.Script{Answers: []fakeprovider.Answer{answer}})
 	t.Cleanup(r.provider.Close)
-	r.server, err = Listen(logger, SocketPath(r.state))
+	r.server, err = Listen(logger, socketOf(r.state))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/wardenhq/warden/supervisor/state"
 )
 
 // SendTimeout bounds Send from dial to reply: a hook must never hang its CLI.
@@ -61,7 +63,7 @@ func Send(path string, m Message) error {
 // 0600 in a 0700 dir), under an exclusive lock so that concurrent hooks
 // never interleave lines.
 func Spool(stateDir string, m Message) error {
-	path, err := SpoolPath(stateDir, m.Agent)
+	path, err := state.NewLayout(stateDir).HookSpool(m.Agent)
 	if err != nil {
 		return err
 	}
@@ -115,7 +117,7 @@ func openLocked(path string) (*os.File, error) {
 // returns their messages oldest first. A line that does not parse (a torn
 // write by a killed hook) is skipped and counted in skipped.
 func Drain(stateDir string) (msgs []Message, skipped int, err error) {
-	files, err := filepath.Glob(filepath.Join(stateDir, "hooks", "*.spool.jsonl"))
+	files, err := filepath.Glob(filepath.Join(state.NewLayout(stateDir).HookSpools(), "*.spool.jsonl"))
 	if err != nil {
 		return nil, 0, fmt.Errorf("list spools: %w", err)
 	}

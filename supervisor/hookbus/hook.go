@@ -17,6 +17,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/wardenhq/warden/protocol/hooks"
+	"github.com/wardenhq/warden/supervisor/state"
 )
 
 const (
@@ -209,11 +210,11 @@ func logFailure(env HookEnv, kind []string, err error) {
 	if env.StateDir == "" {
 		return
 	}
-	dir := filepath.Join(env.StateDir, "logs")
-	if os.MkdirAll(dir, 0o700) != nil {
+	logPath := state.NewLayout(env.StateDir).HookLog()
+	if os.MkdirAll(filepath.Dir(logPath), 0o700) != nil {
 		return
 	}
-	f, ferr := os.OpenFile(filepath.Join(dir, "hook.log"), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	f, ferr := state.OpenPrivate(logPath)
 	if ferr != nil {
 		return
 	}

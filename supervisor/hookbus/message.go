@@ -6,13 +6,7 @@ package hookbus
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
-	"fmt"
-	"os"
-	"path/filepath"
-	"strconv"
 	"time"
 
 	"github.com/wardenhq/warden/protocol/hooks"
@@ -76,41 +70,4 @@ func compact(b []byte) []byte {
 		return b
 	}
 	return buf.Bytes()
-}
-
-// maxSunPath is the longest socket path Linux accepts (sun_path is 108
-// bytes including the terminating NUL).
-const maxSunPath = 107
-
-// SocketPath is where the team's hook socket lives: STATE/hooks.sock when
-// that fits in sun_path, else $XDG_RUNTIME_DIR (or the temp dir)
-// /warden-UID/HASH.sock, HASH being the first 16 hex digits of the SHA-256
-// of the absolute state dir. Listen creates the fallback directory 0700 and
-// refuses one that others can enter.
-func SocketPath(stateDir string) string {
-	abs, err := filepath.Abs(stateDir)
-	if err != nil {
-		abs = stateDir
-	}
-	p := filepath.Join(abs, "hooks.sock")
-	if len(p) <= maxSunPath {
-		return p
-	}
-	sum := sha256.Sum256([]byte(abs))
-	base := os.Getenv("XDG_RUNTIME_DIR")
-	if base == "" || len(base) > 60 {
-		base = os.TempDir()
-	}
-	if len(base) > 60 {
-		base = "/tmp"
-	}
-	return filepath.Join(base, "warden-"+strconv.Itoa(os.Getuid()), hex.EncodeToString(sum[:8])+".sock")
-}
-
-// SpoolPath is the spool file of one agent: STATE/hooks/AGENT.spool.jsonl.
-func SpoolPath(stateDir, agent string) (string, error) {
-	if agent == "" || agent == "." || agent == ".." || filepath.Base(agent) != agent {
-		return "", fmt.Errorf("agent name %q cannot name a spool file", agent)
-	}
-	return filepath.Join(stateDir, "hooks", agent+".spool.jsonl"), nil
 }

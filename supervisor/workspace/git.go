@@ -1,4 +1,7 @@
-package supervisor
+// Package workspace knows where an agent works: the git work tree around
+// its directory (branch and head, read straight from .git so that the
+// checkpoint path runs no subprocess).
+package workspace
 
 import (
 	"bufio"
@@ -6,13 +9,13 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/wardenhq/warden/supervisor/store"
+	"github.com/wardenhq/warden/protocol"
 )
 
-// gitInfo reads the branch and head commit of the work tree holding dir
+// Info reads the branch and head commit of the work tree holding dir
 // straight from .git (no subprocess on the checkpoint path); nil when dir is
 // not in a git work tree.
-func gitInfo(dir string) *store.Git {
+func Info(dir string) *protocol.Git {
 	gitDir := findGitDir(dir)
 	if gitDir == "" {
 		return nil
@@ -24,9 +27,9 @@ func gitInfo(dir string) *store.Git {
 	h := strings.TrimSpace(string(head))
 	ref, isRef := strings.CutPrefix(h, "ref: ")
 	if !isRef {
-		return &store.Git{Branch: "HEAD", Head: h} // detached
+		return &protocol.Git{Branch: "HEAD", Head: h} // detached
 	}
-	return &store.Git{Branch: strings.TrimPrefix(ref, "refs/heads/"), Head: resolveRef(gitDir, ref)}
+	return &protocol.Git{Branch: strings.TrimPrefix(ref, "refs/heads/"), Head: resolveRef(gitDir, ref)}
 }
 
 // findGitDir walks up from dir to the .git directory (or the directory a
@@ -82,4 +85,17 @@ func resolveRef(gitDir, ref string) string {
 		f.Close()
 	}
 	return ""
+}
+
+// BranchExists reports whether the work tree at dir has branch.
+func BranchExists(dir, branch string) bool {
+	gitDir := findGitDir(dir)
+	if gitDir == "" {
+		return false
+	}
+	if resolveRef(gitDir, "refs/heads/"+branch) != "" {
+		return true
+	}
+	packed, _ := os.ReadFile(filepath.Join(gitDir, "packed-refs"))
+	return strings.Contains(string(packed), " refs/heads/"+branch+"\n")
 }

@@ -1,4 +1,4 @@
-package supervisor
+package queue
 
 import (
 	"sync"
@@ -6,20 +6,10 @@ import (
 	"github.com/wardenhq/warden/supervisor/config"
 )
 
-// Task states.
-const (
-	TaskPending   = "pending"   // waiting for a free agent
-	TaskBlocked   = "blocked"   // a blocked_by task is not complete yet
-	TaskRunning   = "running"   // an agent works on it
-	TaskVerifying = "verifying" // the agent said it is done; verify runs
-	TaskComplete  = "complete"
-	TaskFailed    = "failed"
-)
-
 // taskState is one [[task]] and where it stands.
 type taskState struct {
 	cfg      config.Task
-	state    string
+	state    State
 	owner    string // agent working on it, or last one that did
 	attempt  int    // sessions started for it
 	progress int
@@ -37,11 +27,11 @@ type Queue struct {
 	changed chan struct{} // closed and replaced on every change
 }
 
-// NewQueue builds the queue from the team's tasks.
-func NewQueue(tasks []config.Task) *Queue {
+// New builds the queue from the team's tasks.
+func New(tasks []config.Task) *Queue {
 	q := &Queue{byID: map[string]*taskState{}, changed: make(chan struct{})}
 	for _, t := range tasks {
-		ts := &taskState{cfg: t, state: TaskPending}
+		ts := &taskState{cfg: t, state: Pending}
 		q.tasks = append(q.tasks, ts)
 		q.byID[t.ID] = ts
 	}
@@ -55,13 +45,13 @@ func (q *Queue) refresh() {
 	close(q.changed)
 	q.changed = make(chan struct{})
 	for _, t := range q.tasks {
-		if t.state != TaskPending && t.state != TaskBlocked {
+		if t.state != Pending && t.state != Blocked {
 			continue
 		}
-		t.state = TaskPending
+		t.state = Pending
 		for _, dep := range t.cfg.BlockedBy {
-			if d := q.byID[dep]; d == nil || d.state != TaskComplete {
-				t.state = TaskBlocked
+			if d := q.byID[dep]; d == nil || d.state != Complete {
+				t.state = Blocked
 			}
 		}
 	}
@@ -75,7 +65,7 @@ func (q *Queue) Take(agent string) *config.Task {
 	// it first; then the others in file order.
 	for pass := 0; pass < 2; pass++ {
 		if t := q.takeable(agent, pass == 0); t != nil {
-			t.state, t.owner = TaskRunning, agent
+			t.state, t.owner = Running, agent
 			q.refresh()
 			c := t.cfg
 			return &c
@@ -89,7 +79,7 @@ func (q *Queue) takeable(agent string, ownOnly bool) *taskState {
 		if ownOnly && t.owner != agent {
 			continue
 		}
-		if t.state == TaskPending && (t.cfg.Agent == "" || t.cfg.Agent == agent) {
+		if t.state == Pending && (t.cfg.Agent == "" || t.cfg.Agent == agent) {
 			return t
 		}
 	}
@@ -97,7 +87,7 @@ func (q *Queue) takeable(agent string, ownOnly bool) *taskState {
 }
 
 // Set moves a task to a new state; complete tasks unblock their dependents.
-func (q *Queue) Set(id, state, reason string) {
+func (q *Queue) Set(id string, state State, reason string) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	if t := q.byID[id]; t != nil {
@@ -131,9 +121,8 @@ func (q *Queue) AgentFailed(agent, current, reason string) []string {
 	defer q.mu.Unlock()
 	var failed []string
 	for _, t := range q.tasks {
-		open := t.state == TaskPending || t.state == TaskBlocked || t.state == TaskRunning || t.state == TaskVerifying
-		if open && (t.cfg.ID == current || t.cfg.Agent == agent) {
-			t.state, t.reason = TaskFailed, reason
+		if t.state.open() && (t.cfg.ID == current || t.cfg.Agent == agent) {
+			t.state, t.reason = Failed, reason
 			failed = append(failed, t.cfg.ID)
 		}
 	}
@@ -171,7 +160,7 @@ func (q *Queue) Verified(id, result string) {
 // Release puts a running task back in the queue (its agent stopped without
 // finishing it); the next free agent resumes it from its checkpoint.
 func (q *Queue) Release(id string) {
-	q.Set(id, TaskPending, "")
+	q.Set(id, Pending, "")
 }
 
 // Open reports whether any task can still make progress: pending, running
@@ -181,58 +170,42 @@ func (q *Queue) Open() bool {
 	defer q.mu.Unlock()
 	for _, t := range q.tasks {
 		switch t.state {
-		case TaskPending, TaskRunning, TaskVerifying:
+		case Pending, Running, Verifying:
 			return true
 		}
 	}
 	return false
 }
 
-// openCount is how many tasks are not complete or failed.
-func (q *Queue) openCount() int {
+// OpenCount is how many tasks are not complete or failed.
+func (q *Queue) OpenCount() int {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	n := 0
 	for _, t := range q.tasks {
-		if t.state != TaskComplete && t.state != TaskFailed {
+		if t.state.open() {
 			n++
 		}
 	}
 	return n
 }
 
-// TaskStatus is one task as the dashboard and status see it.
-type TaskStatus struct {
-	ID        string   `json:"id"`
-	Title     string   `json:"title"`
-	State     string   `json:"state"`
-	Owner     string   `json:"owner,omitempty"`
-	Attempt   int      `json:"attempt"`
-	Progress  int      `json:"progress"`
-	Summary   string   `json:"summary,omitempty"`
-	BlockedBy []string `json:"blocked_by,omitempty"`
-	Verify    string   `json:"verify,omitempty"`
-	Reason    string   `json:"reason,omitempty"`
+// Len is how many tasks the queue holds.
+func (q *Queue) Len() int {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return len(q.tasks)
 }
 
 // Snapshot lists every task in file order.
-func (q *Queue) Snapshot() []TaskStatus {
+func (q *Queue) Snapshot() []Status {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	out := make([]TaskStatus, 0, len(q.tasks))
+	out := make([]Status, 0, len(q.tasks))
 	for _, t := range q.tasks {
-		out = append(out, TaskStatus{ID: t.cfg.ID, Title: t.cfg.Title, State: t.state, Owner: t.owner,
+		out = append(out, Status{ID: t.cfg.ID, Title: t.cfg.Title, State: t.state, Owner: t.owner,
 			Attempt: t.attempt, Progress: t.progress, Summary: t.summary,
 			BlockedBy: t.cfg.BlockedBy, Verify: t.verify, Reason: t.reason})
 	}
 	return out
-}
-
-// counts returns how many tasks are in each state.
-func counts(ts []TaskStatus) map[string]int {
-	m := map[string]int{}
-	for _, t := range ts {
-		m[t.State]++
-	}
-	return m
 }

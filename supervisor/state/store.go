@@ -1,4 +1,4 @@
-package store
+package state
 
 import (
 	"encoding/json"
@@ -13,24 +13,42 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/wardenhq/warden/internal/atomicfile"
+	"github.com/wardenhq/warden/protocol"
 )
 
 // KeepBackups is how many earlier versions of a checkpoint are kept.
 const KeepBackups = 10
 
-// Store reads and writes the checkpoints directory of a state dir.
+// Store reads and writes the checkpoints directory of a state dir (DESIGN
+// §5): the latest checkpoint per agent and task, the last ten before each
+// overwrite in backups/, and the archive of a completed task. Every write is
+// atomic; a checkpoint file that does not parse is restored from its newest
+// good backup — by a Store that may write; a read-only one (`warden
+// status`) reads the backup and leaves the files as they are.
 type Store struct {
-	dir string
-	log hclog.Logger
-	now func() time.Time
+	dir      string
+	log      hclog.Logger
+	now      func() time.Time
+	readOnly bool
 }
 
-// New returns a store over dir (state_dir/checkpoints), creating it 0700.
-func New(logger hclog.Logger, dir string, now func() time.Time) (*Store, error) {
-	if err := os.MkdirAll(filepath.Join(dir, "backups"), 0o700); err != nil {
+// NewStore returns a store over dir (state_dir/checkpoints), creating it 0700.
+func NewStore(logger hclog.Logger, dir string, now func() time.Time) (*Store, error) {
+	if err := mkdirPrivate(dir); err != nil {
+		return nil, fmt.Errorf("checkpoint store: %w", err)
+	}
+	if err := mkdirPrivate(filepath.Join(dir, "backups")); err != nil {
 		return nil, fmt.Errorf("checkpoint store: %w", err)
 	}
 	return &Store{dir: dir, log: logger.Named("store"), now: now}, nil
+}
+
+// ReadCheckpoints returns the latest checkpoint of every agent and task in
+// the state dir at root (archived ones included), keyed by file name,
+// without writing anything.
+func ReadCheckpoints(logger hclog.Logger, root string) (map[string]*protocol.Checkpoint, error) {
+	s := &Store{dir: NewLayout(root).Checkpoints(), log: logger.Named("store"), now: time.Now, readOnly: true}
+	return s.All()
 }
 
 func (s *Store) path(agent, task string) string {
@@ -39,7 +57,7 @@ func (s *Store) path(agent, task string) string {
 
 // Save writes cp as the latest checkpoint of its agent and task. The
 // version it replaces is copied to backups/ first (the last KeepBackups kept).
-func (s *Store) Save(cp *Checkpoint) error {
+func (s *Store) Save(cp *protocol.Checkpoint) error {
 	data, err := json.MarshalIndent(cp, "", "  ")
 	if err != nil {
 		return fmt.Errorf("encode checkpoint: %w", err)
@@ -83,11 +101,11 @@ func (s *Store) backups(agent, task string) ([]string, error) {
 // Load returns the latest checkpoint of agent on task, or (nil, nil) when
 // there is none. A file that does not parse is restored from its newest
 // backup that does, and the restored version is written back.
-func (s *Store) Load(agent, task string) (*Checkpoint, error) {
+func (s *Store) Load(agent, task string) (*protocol.Checkpoint, error) {
 	return s.loadFile(s.path(agent, task))
 }
 
-func (s *Store) loadFile(p string) (*Checkpoint, error) {
+func (s *Store) loadFile(p string) (*protocol.Checkpoint, error) {
 	data, err := os.ReadFile(p)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
@@ -95,11 +113,13 @@ func (s *Store) loadFile(p string) (*Checkpoint, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read checkpoint: %w", err)
 	}
-	var cp Checkpoint
+	var cp protocol.Checkpoint
 	if err := json.Unmarshal(data, &cp); err == nil {
 		return &cp, nil
 	}
-	s.log.Warn("checkpoint does not parse, restoring from backup", "file", p)
+	if !s.readOnly {
+		s.log.Warn("checkpoint does not parse, restoring from backup", "file", p)
+	}
 	base := strings.TrimSuffix(filepath.Base(p), ".json")
 	backups, err := filepath.Glob(filepath.Join(s.dir, "backups", base+"_*.json"))
 	if err != nil {
@@ -110,6 +130,9 @@ func (s *Store) loadFile(p string) (*Checkpoint, error) {
 		b, err := os.ReadFile(backups[i])
 		if err != nil || json.Unmarshal(b, &cp) != nil {
 			continue
+		}
+		if s.readOnly {
+			return &cp, nil
 		}
 		if err := atomicfile.Write(p, b, 0o600); err != nil {
 			return nil, err
@@ -133,12 +156,12 @@ func (s *Store) Archive(agent, task string) error {
 
 // All returns the latest checkpoint of every agent and task, including
 // archived ones, keyed by file name; files that do not parse are skipped.
-func (s *Store) All() (map[string]*Checkpoint, error) {
+func (s *Store) All() (map[string]*protocol.Checkpoint, error) {
 	names, err := filepath.Glob(filepath.Join(s.dir, "*.json"))
 	if err != nil {
 		return nil, fmt.Errorf("list checkpoints: %w", err)
 	}
-	out := map[string]*Checkpoint{}
+	out := map[string]*protocol.Checkpoint{}
 	for _, n := range names {
 		if cp, err := s.loadFile(n); err == nil && cp != nil {
 			out[filepath.Base(n)] = cp
@@ -149,12 +172,12 @@ func (s *Store) All() (map[string]*Checkpoint, error) {
 
 // Latest returns the newest open (not archived) checkpoint of task, whichever
 // agent wrote it, updated at or after since; or nil.
-func (s *Store) Latest(task string, since time.Time) *Checkpoint {
+func (s *Store) Latest(task string, since time.Time) *protocol.Checkpoint {
 	all, err := s.All()
 	if err != nil {
 		return nil
 	}
-	var best *Checkpoint
+	var best *protocol.Checkpoint
 	for name, cp := range all {
 		if cp.TaskID != task || strings.HasSuffix(name, "-complete.json") || cp.UpdatedAt.Before(since) {
 			continue
@@ -164,4 +187,20 @@ func (s *Store) Latest(task string, since time.Time) *Checkpoint {
 		}
 	}
 	return best
+}
+
+// CompletedTasks returns the ids of the tasks whose checkpoint was archived
+// when they completed.
+func (s *Store) CompletedTasks() (map[string]bool, error) {
+	all, err := s.All()
+	if err != nil {
+		return nil, err
+	}
+	done := map[string]bool{}
+	for name, cp := range all {
+		if strings.HasSuffix(name, "-complete.json") {
+			done[cp.TaskID] = true
+		}
+	}
+	return done, nil
 }

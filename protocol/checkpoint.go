@@ -1,12 +1,8 @@
-// Package store keeps checkpoints on disk (DESIGN §5): the latest one per
-// agent and task, the last ten before each overwrite in backups/, and the
-// archive of a completed task. Every write is atomic; a checkpoint file that
-// does not parse is restored from its newest good backup.
-package store
+package protocol
 
 import "time"
 
-// Triggers: why a checkpoint was taken.
+// Triggers: why a checkpoint was taken (the record's trigger field).
 const (
 	TriggerRequest        = "request"
 	TriggerUnasked        = "unasked"
@@ -15,13 +11,15 @@ const (
 	TriggerManual         = "manual"
 )
 
-// Git is where the agent's work tree stood.
+// Git is where the agent's work tree stood when the checkpoint was taken.
 type Git struct {
 	Branch string `json:"branch"`
 	Head   string `json:"head"`
 }
 
-// Checkpoint is one record, as written to checkpoints/{agent}-{task}.json.
+// Checkpoint is one checkpoint record (DESIGN §5): a Block with what warden
+// knows around it — who answered, in which session, why and when. It is the
+// protocol's data; the supervisor stores it and the handoff reads it.
 type Checkpoint struct {
 	CheckpointID           string     `json:"checkpoint_id"`
 	Agent                  string     `json:"agent"`
@@ -44,4 +42,13 @@ type Checkpoint struct {
 	CompletedAt            *time.Time `json:"completed_at"`
 	NextCheckpointExpected *time.Time `json:"next_checkpoint_expected"`
 	Git                    *Git       `json:"git,omitempty"`
+}
+
+// Record is the checkpoint of block b: the block's fields, with the fields
+// that are warden's (agent, session, trigger, times) left for the caller.
+func (b Block) Record() Checkpoint {
+	return Checkpoint{TaskID: b.Task, Status: b.Status, ProgressPercent: b.Progress,
+		Completed: b.Completed, Remaining: b.Remaining, FilesModified: b.FilesModified,
+		Blockers: b.Blockers, Notes: b.Notes, ResumeInstructions: b.Resume,
+		Resumable: b.Status != StatusComplete}
 }

@@ -1,4 +1,4 @@
-package store
+package state
 
 import (
 	"os"
@@ -8,11 +8,13 @@ import (
 	"time"
 
 	"github.com/hashicorp/go-hclog"
+
+	"github.com/wardenhq/warden/protocol"
 )
 
 func newStore(t *testing.T) (*Store, *time.Time) {
 	now := time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC)
-	s, err := New(hclog.NewNullLogger(), filepath.Join(t.TempDir(), "checkpoints"), func() time.Time {
+	s, err := NewStore(hclog.NewNullLogger(), filepath.Join(t.TempDir(), "checkpoints"), func() time.Time {
 		now = now.Add(time.Second)
 		return now
 	})
@@ -22,8 +24,8 @@ func newStore(t *testing.T) (*Store, *time.Time) {
 	return s, &now
 }
 
-func cp(progress int) *Checkpoint {
-	return &Checkpoint{CheckpointID: "c", Agent: "w1", TaskID: "T060", Status: "implementing",
+func cp(progress int) *protocol.Checkpoint {
+	return &protocol.Checkpoint{CheckpointID: "c", Agent: "w1", TaskID: "T060", Status: "implementing",
 		ProgressPercent: progress, Remaining: []string{"write tests"}}
 }
 
@@ -99,7 +101,7 @@ func TestArchive(t *testing.T) {
 }
 
 func BenchmarkSaveWithBackup(b *testing.B) {
-	s, err := New(hclog.NewNullLogger(), filepath.Join(b.TempDir(), "checkpoints"), time.Now)
+	s, err := NewStore(hclog.NewNullLogger(), filepath.Join(b.TempDir(), "checkpoints"), time.Now)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package supervisor
+package session
 
 import "time"
 
@@ -42,8 +42,7 @@ func (m *monitor) pause(until time.Time) {
 // paused reports whether a usage-limit pause is on.
 func (m *monitor) paused() bool { return !m.pausedUntil.IsZero() }
 
-func newMonitor(t *Team, turnQuiet time.Duration, start time.Time) *monitor {
-	c := t.cfg
+func newMonitor(c Timers, turnQuiet time.Duration, start time.Time) *monitor {
 	return &monitor{interval: c.CheckpointInterval, timeout: c.CheckpointTimeout,
 		staleWarn: c.StaleWarning, staleFail: c.StaleFailure, turnQuiet: turnQuiet,
 		start: start, nextRequest: start.Add(c.CheckpointInterval)}

@@ -1,17 +1,12 @@
-package supervisor
+package agent
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"time"
 
 	"github.com/wardenhq/warden/internal/clock"
-)
-
-// Restart modes of the team file's `restart` key.
-const (
-	RestartNever     = "never"
-	RestartOnFailure = "on-failure"
-	RestartAlways    = "always"
+	"github.com/wardenhq/warden/supervisor/config"
 )
 
 // Decision is what a RestartPolicy says after an exit.
@@ -24,9 +19,11 @@ type Decision struct {
 
 // RestartPolicy decides whether and when an exited agent starts again:
 // exponential backoff between restarts (Initial, doubled up to Max), reset
-// once a run has lasted StableAfter, and a burst limit: more than Burst
-// restarts within Window ends in failed. It is a plain object driven by an
-// injected clock, so it is tested without processes or sleeps.
+// once a run (from Started to Exited) has lasted StableAfter, and a burst
+// limit: more than Burst restarts within Window ends in failed. Each delay
+// is spread by ±Jitter, so that agents that crashed together do not restart
+// in lockstep. It is a plain object driven by an injected clock (and an
+// injected random source), so it is tested without processes or sleeps.
 type RestartPolicy struct {
 	Mode        string
 	Burst       int // the team file's max_restarts
@@ -34,6 +31,8 @@ type RestartPolicy struct {
 	Initial     time.Duration
 	Max         time.Duration
 	StableAfter time.Duration
+	Jitter      float64        // fraction of each delay, ±; 0 = none
+	Rand        func() float64 // in [0,1); math/rand/v2 by default
 
 	clock    clock.Clock
 	started  time.Time
@@ -42,8 +41,8 @@ type RestartPolicy struct {
 }
 
 // NewRestartPolicy returns the policy with warden's defaults: backoff 1s
-// doubling to 1m, reset after 30s of stable running, and max_restarts
-// restarts allowed within 10 minutes.
+// doubling to 1m (±20 %), reset after 30s of stable running, and
+// max_restarts restarts allowed within 10 minutes.
 func NewRestartPolicy(mode string, maxRestarts int, clk clock.Clock) *RestartPolicy {
 	return &RestartPolicy{
 		Mode:        mode,
@@ -52,11 +51,13 @@ func NewRestartPolicy(mode string, maxRestarts int, clk clock.Clock) *RestartPol
 		Initial:     time.Second,
 		Max:         time.Minute,
 		StableAfter: 30 * time.Second,
+		Jitter:      0.2,
+		Rand:        rand.Float64,
 		clock:       clk,
 	}
 }
 
-// Started records that a run began now.
+// Started records that a run began now; call it whenever a process starts.
 func (p *RestartPolicy) Started() { p.started = p.clock.Now() }
 
 // Exited decides what follows an exit; success is whether the process
@@ -66,9 +67,9 @@ func (p *RestartPolicy) Exited(success, stopping bool) Decision {
 	switch {
 	case stopping:
 		return Decision{Reason: "team is stopping"}
-	case p.Mode == RestartNever:
+	case p.Mode == config.RestartNever:
 		return Decision{Failed: !success, Reason: "restart = never"}
-	case p.Mode == RestartOnFailure && success:
+	case p.Mode == config.RestartOnFailure && success:
 		return Decision{Reason: "exited successfully"}
 	}
 	if !p.started.IsZero() && now.Sub(p.started) >= p.StableAfter {
@@ -86,7 +87,7 @@ func (p *RestartPolicy) Exited(success, stopping bool) Decision {
 		p.backoff = min(2*p.backoff, p.Max)
 	}
 	p.restarts = append(p.restarts, now)
-	return Decision{Restart: true, Delay: p.backoff,
+	return Decision{Restart: true, Delay: p.jittered(p.backoff),
 		Reason: fmt.Sprintf("restart %d of %d within %s", len(p.restarts), p.Burst, p.Window)}
 }
 
@@ -99,4 +100,13 @@ func (p *RestartPolicy) recent(now time.Time) []time.Time {
 		}
 	}
 	return kept
+}
+
+// jittered spreads d by ±Jitter.
+func (p *RestartPolicy) jittered(d time.Duration) time.Duration {
+	if p.Jitter <= 0 || p.Rand == nil {
+		return d
+	}
+	f := 1 + p.Jitter*(2*p.Rand()-1)
+	return time.Duration(float64(d) * f)
 }

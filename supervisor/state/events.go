@@ -1,4 +1,4 @@
-package supervisor
+package state
 
 import (
 	"bytes"
@@ -7,25 +7,8 @@ import (
 	"os"
 	"sync"
 	"time"
-)
 
-// Event names written to events.jsonl (DESIGN §5).
-const (
-	EvAgentStarted         = "agent_started"
-	EvAgentExited          = "agent_exited"
-	EvAgentRestarted       = "agent_restarted"
-	EvAgentFailed          = "agent_failed"
-	EvAgentForceTerminated = "agent_force_terminated"
-	EvAgentStale           = "agent_stale"
-	EvAgentStalled         = "agent_stalled"
-	EvCheckpointRequested  = "checkpoint_requested"
-	EvCheckpointReceived   = "checkpoint_received"
-	EvCheckpointTimeout    = "checkpoint_timeout"
-	EvCheckpointRejected   = "checkpoint_rejected"
-	EvTaskDispatched       = "task_dispatched"
-	EvTaskCompleted        = "task_completed"
-	EvTaskFailed           = "task_failed"
-	EvTaskVerifyFailed     = "task_verify_failed"
+	"github.com/hashicorp/go-hclog"
 )
 
 // Event is one line of events.jsonl.
@@ -55,38 +38,62 @@ func (e Event) MarshalJSON() ([]byte, error) {
 }
 
 // EventLog appends events to events.jsonl, one JSON object a line, each in a
-// single write so that concurrent writers never interleave.
+// single write so that concurrent writers never interleave. A write that
+// fails (a full disk) is reported once, through the logger and OnError, and
+// again once it works after failing; the caller is never made to handle it.
 type EventLog struct {
-	mu  sync.Mutex
-	f   *os.File
+	log hclog.Logger
 	now func() time.Time
+	// OnError, when set, hears of the first failed write (err) and of the
+	// first good one after failures (nil). It must not emit events.
+	OnError func(err error)
+	// OnEmit, when set, sees every event as written (notifications).
+	OnEmit func(e Event, line []byte)
+
+	mu      sync.Mutex
+	f       *os.File
+	failing bool
 }
 
 // OpenEventLog opens (or creates, 0600) the events file for appending.
-func OpenEventLog(path string, now func() time.Time) (*EventLog, error) {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+func OpenEventLog(logger hclog.Logger, path string, now func() time.Time) (*EventLog, error) {
+	f, err := OpenPrivate(path)
 	if err != nil {
 		return nil, fmt.Errorf("open event log: %w", err)
 	}
-	return &EventLog{f: f, now: now}, nil
+	return &EventLog{log: logger, f: f, now: now}, nil
 }
 
 // Emit writes one event; kv are alternating keys and values, like hclog's.
-func (l *EventLog) Emit(event, agent, task string, kv ...any) error {
+func (l *EventLog) Emit(event, agent, task string, kv ...any) {
 	e := Event{TS: l.now(), Event: event, Agent: agent, Task: task, Fields: map[string]any{}}
 	for i := 0; i+1 < len(kv); i += 2 {
 		e.Fields[fmt.Sprint(kv[i])] = kv[i+1]
 	}
 	b, err := json.Marshal(e)
 	if err != nil {
-		return fmt.Errorf("encode event %s: %w", event, err)
+		l.log.Error("event not encoded", "event", event, "error", err)
+		return
 	}
+	line := append(b, '\n')
 	l.mu.Lock()
-	defer l.mu.Unlock()
-	if _, err := l.f.Write(append(b, '\n')); err != nil {
-		return fmt.Errorf("write event %s: %w", event, err)
+	_, err = l.f.Write(line)
+	changed := (err != nil) != l.failing
+	l.failing = err != nil
+	l.mu.Unlock()
+	if changed {
+		if err != nil {
+			l.log.Error("events.jsonl: write failed; events are lost until it works again", "error", err)
+		} else {
+			l.log.Info("events.jsonl: writing again")
+		}
+		if l.OnError != nil {
+			l.OnError(err)
+		}
 	}
-	return nil
+	if l.OnEmit != nil {
+		l.OnEmit(e, line)
+	}
 }
 
 // Close closes the file.

@@ -1,7 +1,8 @@
-package supervisor
+package session
 
 import (
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
@@ -65,4 +66,48 @@ func (m *modes) bracketed() bool {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return m.t.Bracketed()
+}
+
+// settler calls fn once output has been quiet for d: the reader then parses
+// what a person would see. One timer per session, re-armed only when it fires
+// early, so a flood of output costs an atomic store per chunk.
+type settler struct {
+	d     time.Duration
+	fn    func()
+	last  atomic.Int64
+	armed atomic.Bool
+	timer *time.Timer
+	mu    sync.Mutex
+}
+
+func newSettler(d time.Duration, fn func()) *settler {
+	return &settler{d: d, fn: fn}
+}
+
+func (st *settler) poke() {
+	st.last.Store(time.Now().UnixNano())
+	if st.armed.CompareAndSwap(false, true) {
+		st.mu.Lock()
+		st.timer = time.AfterFunc(st.d, st.fire)
+		st.mu.Unlock()
+	}
+}
+
+func (st *settler) fire() {
+	if since := time.Since(time.Unix(0, st.last.Load())); since < st.d {
+		st.mu.Lock()
+		st.timer.Reset(st.d - since)
+		st.mu.Unlock()
+		return
+	}
+	st.armed.Store(false)
+	st.fn()
+}
+
+func (st *settler) stop() {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.timer != nil {
+		st.timer.Stop()
+	}
 }

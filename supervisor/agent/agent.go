@@ -1,0 +1,219 @@
+package agent
+
+import (
+	"sync"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/wardenhq/warden/handoff"
+	"github.com/wardenhq/warden/protocol"
+	"github.com/wardenhq/warden/runner"
+	"github.com/wardenhq/warden/supervisor/config"
+	"github.com/wardenhq/warden/supervisor/session"
+	"github.com/wardenhq/warden/supervisor/state"
+)
+
+// Agent supervises one [[agent]] of the team until it is done for good or
+// the team stops.
+type Agent struct {
+	cfg    config.Agent
+	d      *Deps
+	log    hclog.Logger
+	policy *RestartPolicy
+
+	mu             sync.Mutex
+	state          state.AgentState
+	sess           *session.Session
+	pid            int // of the last process
+	task           string
+	attempt        int
+	lastExit       runner.Exit
+	reason         string
+	lastCheckpoint time.Time
+	lastTask       string
+	feedback       string    // a failed verify's output, for the next first prompt
+	forced         bool      // its last stop needed SIGKILL
+	context        float64   // last context gauge, percent
+	pausedUntil    time.Time // a usage-limit wait
+}
+
+// New returns the agent of cfg in a team whose services are d.
+func New(cfg config.Agent, d *Deps) *Agent {
+	return &Agent{
+		cfg:    cfg,
+		d:      d,
+		log:    d.Log.Named("agent").With("agent", cfg.Name),
+		policy: NewRestartPolicy(cfg.Restart, cfg.MaxRestarts, d.Clock),
+		state:  state.Idle,
+	}
+}
+
+// Name is the agent's name.
+func (a *Agent) Name() string { return a.cfg.Name }
+
+// Config is the agent's [[agent]] table.
+func (a *Agent) Config() config.Agent { return a.cfg }
+
+// Run is the agent's loop in generation g; it returns when the agent is
+// done for good or the generation stops.
+func (a *Agent) Run(g *Generation) {
+	a.mu.Lock()
+	a.forced = false
+	a.mu.Unlock()
+	if !a.d.HasTasks {
+		a.runTask(g, nil)
+		return
+	}
+	for {
+		task := a.nextTask(g)
+		if task == nil {
+			if !g.IsStopping() {
+				a.setState(state.Exited, a.lastExitValue(), "no task left for this agent")
+			}
+			return
+		}
+		if !a.runTask(g, task) {
+			return
+		}
+	}
+}
+
+// nextTask waits for a task the agent may take; nil when none is left for it
+// or the team stops.
+func (a *Agent) nextTask(g *Generation) *config.Task {
+	q := a.d.Queue
+	for {
+		changed := q.Changed()
+		if task := q.Take(a.cfg.Name); task != nil {
+			a.d.Events.Emit(state.EvTaskDispatched, a.cfg.Name, task.ID, "title", task.Title)
+			a.log.Info("task dispatched", "task", task.ID)
+			return task
+		}
+		if !q.Open() || g.IsStopping() {
+			return nil
+		}
+		select {
+		case <-changed:
+		case <-g.checkpointing:
+			return nil
+		}
+	}
+}
+
+// runTask runs sessions for task until it is done (true) or the agent ends:
+// failed, stopped, or for a task-less agent exited (false).
+func (a *Agent) runTask(g *Generation, task *config.Task) bool {
+	for {
+		attempt := a.d.Queue.NextAttempt(taskID(task))
+		if task == nil {
+			a.mu.Lock()
+			a.attempt++
+			attempt = a.attempt
+			a.mu.Unlock()
+		}
+		exit, out := a.runSession(g, task, attempt)
+		switch out {
+		case session.Done:
+			a.setState(state.Idle, exit, "task complete")
+			return true
+		case session.Stopped:
+			a.setState(state.Stopped, exit, "team stopped")
+			a.release(task)
+			return false
+		}
+		if a.d.Wrap && out == session.Exited {
+			// warden wrap: the user ended the agent; warden ends with it.
+			a.setState(state.Exited, exit, "the wrapped agent exited")
+			a.release(task)
+			return false
+		}
+		dec := a.policy.Exited(task == nil && exit.Success() && out == session.Exited, g.IsStopping())
+		switch {
+		case dec.Failed:
+			a.log.Error("agent failed", "reason", dec.Reason, "last_exit", exit.String())
+			a.d.Events.Emit(state.EvAgentFailed, a.cfg.Name, taskID(task), "reason", dec.Reason)
+			a.setState(state.Failed, exit, dec.Reason)
+			a.failTasks(task, dec.Reason)
+			return false
+		case !dec.Restart:
+			a.setState(state.Exited, exit, dec.Reason)
+			a.release(task)
+			return false
+		}
+		a.setState(state.Backoff, exit, dec.Reason)
+		a.log.Info("restarting agent", "backoff", dec.Delay, "reason", dec.Reason, "task", taskID(task))
+		select {
+		case <-a.d.Clock.After(dec.Delay):
+		case <-g.checkpointing:
+			a.setState(state.Stopped, exit, "team stopped during backoff")
+			a.release(task)
+			return false
+		}
+		a.d.Events.Emit(state.EvAgentRestarted, a.cfg.Name, taskID(task), "attempt", attempt+1, "backoff", dec.Delay.String())
+	}
+}
+
+// runSession runs one process of the agent for task (nil: no task).
+func (a *Agent) runSession(g *Generation, task *config.Task, attempt int) (runner.Exit, session.Outcome) {
+	argv, env, err := a.commandLine()
+	if err != nil {
+		a.log.Error("agent command line", "error", err)
+		return runner.Exit{Code: -1, Err: err}, session.Exited
+	}
+	s := session.New(a.log, session.Config{
+		Agent: a.cfg.Name, Task: task, Attempt: attempt, Prompt: a.firstPrompt(g, task),
+		Profile: a.cfg.Profile, Argv: argv, Env: env, Dir: a.cfg.Dir,
+		LogPath: a.d.Dir.AgentLog(a.cfg.Name), Size: a.d.windowSize(), Term: a.d.termOutput(),
+		Timers: a.d.Timers, Clock: a.d.Clock, Team: g,
+		Report: &reporter{a: a, g: g, task: task},
+	})
+	exit, out := s.Run()
+	if s.Forced() {
+		a.mu.Lock()
+		a.forced = true
+		a.mu.Unlock()
+	}
+	return exit, out
+}
+
+// firstPrompt is the preamble, the task, and what to resume from: the
+// task's last checkpoint and a failed verify's output.
+func (a *Agent) firstPrompt(g *Generation, task *config.Task) string {
+	if task == nil {
+		return ""
+	}
+	p := handoff.Prompt{
+		Preamble: protocol.Preamble(protocol.Task{ID: task.ID, Title: task.Title}),
+		Task:     task.Prompt,
+		Feedback: a.feedbackText(),
+		Handoff:  g.handoff,
+	}
+	if cp := a.d.Store.Latest(task.ID, a.d.ResumeFrom()); cp != nil {
+		p.Checkpoint = cp
+	}
+	return p.Render()
+}
+
+// release puts the agent's unfinished task back in the queue.
+func (a *Agent) release(task *config.Task) {
+	if task != nil {
+		a.d.Queue.Release(task.ID)
+	}
+}
+
+// failTasks fails the agent's task and the tasks only it may take.
+func (a *Agent) failTasks(task *config.Task, reason string) {
+	for _, id := range a.d.Queue.AgentFailed(a.cfg.Name, taskID(task), "agent "+a.cfg.Name+" failed: "+reason) {
+		a.d.Events.Emit(state.EvTaskFailed, a.cfg.Name, id, "reason", reason)
+		a.d.Printf("TASK FAILED: %s (agent %s failed: %s)\n", id, a.cfg.Name, reason)
+	}
+	a.d.Publish()
+}
+
+func taskID(t *config.Task) string {
+	if t == nil {
+		return ""
+	}
+	return t.ID
+}

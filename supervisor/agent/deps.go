@@ -1,0 +1,73 @@
+// Package agent supervises one [[agent]] of a team: it takes tasks from the
+// queue, runs a session for each, turns what its sessions report into
+// records, events and task states, and applies the restart policy when a
+// session's process ends before its task is done.
+package agent
+
+import (
+	"io"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/wardenhq/warden/internal/clock"
+	"github.com/wardenhq/warden/protocol"
+	"github.com/wardenhq/warden/runner"
+	"github.com/wardenhq/warden/supervisor/config"
+	"github.com/wardenhq/warden/supervisor/queue"
+	"github.com/wardenhq/warden/supervisor/session"
+	"github.com/wardenhq/warden/supervisor/state"
+)
+
+// Deps are the team's services every agent of the team shares.
+type Deps struct {
+	Team   *config.Team
+	Timers session.Timers // the team's timers, as sessions take them
+	Log    hclog.Logger
+	Clock  clock.Clock
+	Dir    *state.Dir
+	Events *state.EventLog
+	Store  *state.Store
+	Queue  *queue.Queue
+	// Printf writes a progress line to warden's stdout.
+	Printf func(format string, a ...any)
+	// Publish rewrites state.json and STATUS.md after a change.
+	Publish func()
+	// TeamCheckpoint asks for a team checkpoint; lead is the agent that
+	// printed CHECKPOINT COMPLETE, or "".
+	TeamCheckpoint func(source, reason, lead string)
+	// Term is the user's terminal (warden wrap), or nil.
+	Term Terminal
+	// WardenBin is the warden executable the CLIs' hooks run.
+	WardenBin string
+	// ResumeFrom: checkpoints older than this are not offered to sessions (a
+	// fresh run starts its tasks over; --resume sets it to zero).
+	ResumeFrom func() time.Time
+	// HasTasks: agents take tasks from the queue; else each runs on its own.
+	HasTasks bool
+	// Wrap: warden wrap, where the agent's own exit ends the run.
+	Wrap bool
+	// OnRecord, for benchmarks, sees every checkpoint right after it is on disk.
+	OnRecord func(cp *protocol.Checkpoint, at time.Time)
+}
+
+// Terminal is the user's own terminal under warden wrap.
+type Terminal interface {
+	Output() io.Writer
+	Size() runner.Size
+}
+
+// windowSize is the size new sessions start with.
+func (d *Deps) windowSize() runner.Size {
+	if d.Term == nil {
+		return runner.Size{Rows: runner.DefaultRows, Cols: runner.DefaultCols}
+	}
+	return d.Term.Size()
+}
+
+func (d *Deps) termOutput() io.Writer {
+	if d.Term == nil {
+		return nil
+	}
+	return d.Term.Output()
+}

@@ -1,0 +1,116 @@
+package agent
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Generation is one life of the team between team checkpoints: the first
+// starts from the team file (or from state after --resume), each one after a
+// team checkpoint starts every open task in a fresh session from the handoff.
+type Generation struct {
+	n       int
+	handoff string // the handoff its sessions start from; "" for the first
+
+	checkpointing chan struct{} // closed: ask every session for a last checkpoint
+	stopping      chan struct{} // closed: stop every session
+	answered      chan string   // agents that answered the team's last request
+	contextFired  atomic.Bool   // a context gauge already asked for a team checkpoint
+
+	mu       sync.Mutex
+	askOnce  sync.Once
+	stopOnce sync.Once
+	shutdown context.Context // shared deadline of every stop, set before stopping closes
+	cancel   context.CancelFunc
+}
+
+func NewGeneration(n int, handoff string, agents int) *Generation {
+	return &Generation{n: n, handoff: handoff, checkpointing: make(chan struct{}),
+		stopping: make(chan struct{}), answered: make(chan string, agents)}
+}
+
+// AskLastCheckpoint starts a team checkpoint's first phase. From now on
+// nothing restarts and no task is dispatched.
+func (g *Generation) AskLastCheckpoint() {
+	g.askOnce.Do(func() { close(g.checkpointing) })
+}
+
+// Stop starts the second phase: every session stops, TERM at once, KILL at
+// the shared deadline timeout from now.
+func (g *Generation) Stop(timeout time.Duration) {
+	g.AskLastCheckpoint()
+	g.stopOnce.Do(func() {
+		g.mu.Lock()
+		g.shutdown, g.cancel = context.WithTimeout(context.Background(), timeout)
+		g.mu.Unlock()
+		close(g.stopping)
+	})
+}
+
+// Force makes every stop kill at once.
+func (g *Generation) Force() {
+	g.Stop(time.Hour) // then cancelled: the stops see Canceled, "forced"
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.cancel()
+}
+
+// ShutdownCtx is the shared stop deadline (valid once stopping is closed).
+func (g *Generation) ShutdownCtx() context.Context {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.shutdown
+}
+
+// IsStopping reports whether a team checkpoint or stop has begun.
+func (g *Generation) IsStopping() bool {
+	select {
+	case <-g.checkpointing:
+		return true
+	default:
+		return false
+	}
+}
+
+// Release frees the shutdown context's timer.
+func (g *Generation) Release() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.cancel != nil {
+		g.cancel()
+	}
+}
+
+// StopCtx is a context that ends when the generation begins to stop.
+func (g *Generation) StopCtx() (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		select {
+		case <-g.checkpointing:
+		case <-ctx.Done():
+		}
+		cancel()
+	}()
+	return ctx, cancel
+}
+
+// LastCall is closed when the team asks every session for a last checkpoint.
+func (g *Generation) LastCall() <-chan struct{} { return g.checkpointing }
+
+// Stopping is closed when every session must stop.
+func (g *Generation) Stopping() <-chan struct{} { return g.stopping }
+
+// Answered receives the names of agents that answered the last call.
+func (g *Generation) Answered() <-chan string { return g.answered }
+
+// N is the generation's number, from 1.
+func (g *Generation) N() int { return g.n }
+
+// Handoff is the handoff its sessions start from ("" for the first).
+func (g *Generation) Handoff() string { return g.handoff }
+
+// FireContext reports whether this is the first context gauge past the
+// threshold in this generation (one team checkpoint a generation).
+func (g *Generation) FireContext() bool { return g.contextFired.CompareAndSwap(false, true) }

@@ -1,0 +1,54 @@
+package agent
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+
+	"github.com/wardenhq/warden/internal/atomicfile"
+	"github.com/wardenhq/warden/protocol/hooks"
+)
+
+// commandLine is what starts the agent's process: its command with the
+// generated settings that make the CLI report to warden through `warden
+// hook` (written to the agent's settings dir in the state dir, 0600),
+// without touching the user's own settings; and its environment (the team
+// file's env, then warden's). The session adds what the profile needs.
+func (a *Agent) commandLine() (argv, env []string, err error) {
+	d := a.d
+	env = envList(a.cfg.Env)
+	dir := d.Dir.AgentSettings(a.cfg.Name)
+	if err := d.Dir.MkdirPrivate(dir); err != nil {
+		return nil, nil, fmt.Errorf("agent settings dir: %w", err)
+	}
+	root, err := filepath.Abs(d.Dir.Root)
+	if err != nil {
+		return nil, nil, fmt.Errorf("state dir: %w", err)
+	}
+	extraArgs, extraEnv, files, err := hooks.Settings(a.cfg.Profile, hooks.Options{
+		WardenBin: d.WardenBin, StateDir: root, Agent: a.cfg.Name, Dir: dir,
+		Socket: d.Dir.HookSocket(), Env: append(os.Environ(), env...),
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	for path, data := range files {
+		if err := atomicfile.Write(path, data, 0o600); err != nil {
+			return nil, nil, fmt.Errorf("agent settings: %w", err)
+		}
+	}
+	argv = append([]string{a.cfg.Command[0]}, extraArgs...)
+	argv = append(argv, a.cfg.Command[1:]...)
+	return argv, append(env, extraEnv...), nil
+}
+
+// envList turns the team file's env table into K=V pairs, in a stable order.
+func envList(env map[string]string) []string {
+	out := make([]string, 0, len(env))
+	for k, v := range env {
+		out = append(out, k+"="+v)
+	}
+	sort.Strings(out)
+	return out
+}

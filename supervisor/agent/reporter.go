@@ -1,0 +1,144 @@
+package agent
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/wardenhq/warden/internal/atomicfile"
+	"github.com/wardenhq/warden/protocol"
+	"github.com/wardenhq/warden/runner"
+	"github.com/wardenhq/warden/supervisor/config"
+	"github.com/wardenhq/warden/supervisor/queue"
+	"github.com/wardenhq/warden/supervisor/session"
+	"github.com/wardenhq/warden/supervisor/state"
+	"github.com/wardenhq/warden/supervisor/workspace"
+)
+
+// reporter is what one session of the agent reports to (session.Reporter):
+// it turns the session's facts into records, events, task states and team
+// checkpoints.
+type reporter struct {
+	a    *Agent
+	g    *Generation
+	task *config.Task
+	s    *session.Session
+
+	startedAt time.Time // when work on the task began, read once a session
+}
+
+func (r *reporter) Event(name string, kv ...any) {
+	r.a.d.Events.Emit(name, r.a.cfg.Name, taskID(r.task), kv...)
+}
+
+func (r *reporter) Printf(format string, a ...any) { r.a.d.Printf(format, a...) }
+
+func (r *reporter) Started(s *session.Session) {
+	r.s = s
+	r.a.policy.Started()
+	r.a.started(s)
+}
+
+func (r *reporter) Stopping() { r.a.setState(state.Stopping, runner.Exit{}, "") }
+
+func (r *reporter) Complete() {
+	r.a.d.TeamCheckpoint("lead", "agent "+r.a.cfg.Name+" printed CHECKPOINT COMPLETE", r.a.cfg.Name)
+}
+
+func (r *reporter) Paused(until time.Time) {
+	r.a.mu.Lock()
+	r.a.pausedUntil = until
+	r.a.mu.Unlock()
+	r.a.d.Publish()
+}
+
+// Gauge records the agent's context fill; past context_threshold it creates
+// the signal file (once a generation): team checkpoint, handoff, fresh
+// sessions.
+func (r *reporter) Gauge(percent float64) {
+	a, cfg := r.a, r.a.d.Team
+	a.mu.Lock()
+	a.context = percent
+	a.mu.Unlock()
+	if percent < float64(cfg.ContextThreshold) || !r.g.FireContext() {
+		return
+	}
+	a.log.Warn("context threshold passed: asking for a team checkpoint", "percent", percent, "context_threshold", cfg.ContextThreshold)
+	r.Event(state.EvContextThreshold, "percent", percent, "threshold", cfg.ContextThreshold)
+	r.Printf("WARNING: %s's context is %.0f%% full (context_threshold %d%%): team checkpoint\n", a.cfg.Name, percent, cfg.ContextThreshold)
+	note := fmt.Sprintf("context of %s at %.0f%% (threshold %d%%)\n", a.cfg.Name, percent, cfg.ContextThreshold)
+	if err := atomicfile.Write(cfg.SignalFile, []byte(note), 0o600); err != nil {
+		a.log.Error("signal file not written", "error", err)
+	}
+}
+
+// Record saves a checkpoint, and verifies the task when the agent says it
+// is done.
+func (r *reporter) Record(cp *protocol.Checkpoint) session.Verdict {
+	a, d := r.a, r.a.d
+	if r.startedAt.IsZero() {
+		// When work on the task began: the previous checkpoint's.
+		r.startedAt = cp.StartedAt
+		if prev, _ := d.Store.Load(a.cfg.Name, cp.TaskID); prev != nil && !prev.StartedAt.IsZero() {
+			r.startedAt = prev.StartedAt
+		}
+	}
+	cp.StartedAt = r.startedAt
+	cp.Git = workspace.Info(a.cfg.Dir)
+	if err := d.Store.Save(cp); err != nil {
+		a.log.Error("checkpoint not saved", "task", cp.TaskID, "error", err)
+		r.Printf("WARNING: checkpoint of %s on %s not saved: %v\n", a.cfg.Name, cp.TaskID, err)
+		return session.Verdict{}
+	}
+	if d.OnRecord != nil {
+		d.OnRecord(cp, time.Now())
+	}
+	a.checkpointed(d.Clock.Now())
+	d.Queue.Progress(cp.TaskID, cp.ProgressPercent, cp.Status)
+	r.Event(state.EvCheckpointReceived, "checkpoint_id", cp.CheckpointID, "status", cp.Status,
+		"progress", cp.ProgressPercent, "trigger", cp.Trigger, "session_id", cp.SessionID)
+	r.Printf("CHECKPOINT: %s - %s (%d%%)\n", cp.TaskID, cp.Status, cp.ProgressPercent)
+	d.Publish()
+	if cp.Trigger == protocol.TriggerTeamCheckpoint {
+		r.g.answered <- a.cfg.Name
+	}
+	if cp.Status != protocol.StatusComplete && cp.Status != protocol.StatusAwaitingVerification {
+		return session.Verdict{Saved: true}
+	}
+	return r.verify()
+}
+
+// verify runs the task's verify command: a pass completes the task, a
+// failure goes back to the agent with the command's output.
+func (r *reporter) verify() session.Verdict {
+	a, d, task := r.a, r.a.d, r.task
+	result := "none"
+	if len(task.Verify) > 0 {
+		d.Queue.Set(task.ID, queue.Verifying, "")
+		d.Publish()
+		ctx, cancel := r.g.StopCtx()
+		v := queue.Verify(ctx, task.Verify, a.cfg.Dir)
+		cancel()
+		result = v.Summary
+		d.Queue.Verified(task.ID, v.Summary)
+		if !v.Passed {
+			a.log.Warn("verify failed", "task", task.ID, "result", v.Summary)
+			r.Event(state.EvTaskVerifyFailed, "verify", strings.Join(task.Verify, " "), "result", v.Summary)
+			r.Printf("VERIFY FAILED: %s - %s\n", task.ID, v.Summary)
+			d.Queue.Set(task.ID, queue.Running, "")
+			feedback := v.Feedback(task.ID, task.Verify)
+			a.setFeedback(feedback)
+			d.Publish()
+			return session.Verdict{Saved: true, Feedback: feedback}
+		}
+	}
+	a.setFeedback("")
+	if err := d.Store.Archive(a.cfg.Name, task.ID); err != nil {
+		a.log.Error("completed checkpoint not archived", "task", task.ID, "error", err)
+	}
+	d.Queue.Set(task.ID, queue.Complete, "")
+	r.Event(state.EvTaskCompleted, "verify", result)
+	r.Printf("TASK COMPLETE: %s (%s) verify: %s\n", task.ID, task.Title, result)
+	d.Publish()
+	return session.Verdict{Saved: true, Done: true}
+}

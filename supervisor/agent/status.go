@@ -1,0 +1,114 @@
+package agent
+
+import (
+	"time"
+
+	"github.com/wardenhq/warden/runner"
+	"github.com/wardenhq/warden/supervisor/session"
+	"github.com/wardenhq/warden/supervisor/state"
+)
+
+// started records a session's process as the agent's current one.
+func (a *Agent) started(s *session.Session) {
+	a.mu.Lock()
+	a.sess, a.state, a.task, a.attempt, a.pid = s, state.Running, taskIDOf(s), s.Attempt(), s.Pid()
+	if s.Task() != nil {
+		a.lastTask = s.Task().ID
+	}
+	a.mu.Unlock()
+	a.d.Publish()
+}
+
+func taskIDOf(s *session.Session) string { return taskID(s.Task()) }
+
+func (a *Agent) setState(st state.AgentState, exit runner.Exit, reason string) {
+	a.mu.Lock()
+	a.state = st
+	if st != state.Stopping {
+		a.lastExit, a.reason = exit, reason
+	}
+	if st != state.Running && st != state.Stopping {
+		a.sess = nil
+	}
+	if st == state.Idle || st == state.Exited {
+		a.task = ""
+	}
+	a.mu.Unlock()
+	a.d.Publish()
+}
+
+// Session is the agent's running session, or nil.
+func (a *Agent) Session() *session.Session {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.state != state.Running {
+		return nil
+	}
+	return a.sess
+}
+
+// Busy reports whether the agent runs a session on a task now.
+func (a *Agent) Busy() bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.sess != nil && a.sess.Task() != nil && a.state == state.Running
+}
+
+// Forced reports whether the agent's last stop needed SIGKILL.
+func (a *Agent) Forced() bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.forced
+}
+
+// LastTask is the task the agent works on, or last worked on.
+func (a *Agent) LastTask() string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.lastTask
+}
+
+func (a *Agent) currentTask() string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.task
+}
+
+func (a *Agent) lastExitValue() runner.Exit {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.lastExit
+}
+
+func (a *Agent) feedbackText() string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.feedback
+}
+
+func (a *Agent) setFeedback(f string) {
+	a.mu.Lock()
+	a.feedback = f
+	a.mu.Unlock()
+}
+
+// Status is the agent's state for the dashboard and the result.
+func (a *Agent) Status() state.AgentStatus {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	s := state.AgentStatus{Name: a.cfg.Name, State: a.state, Attempt: a.attempt, Task: a.task,
+		Exit: a.lastExit.String(), Reason: a.reason, LastCheckpoint: a.lastCheckpoint, ExitCode: a.lastExit.Code,
+		Context: a.context, PausedUntil: a.pausedUntil}
+	if a.lastExit.Signal != 0 {
+		s.ExitCode = 128 + int(a.lastExit.Signal)
+	}
+	s.Pid = a.pid
+	return s
+}
+
+// checkpointed records the time of the agent's last checkpoint.
+func (a *Agent) checkpointed(now time.Time) {
+	a.mu.Lock()
+	a.lastCheckpoint = now
+	a.mu.Unlock()
+}

@@ -1,0 +1,44 @@
+// Package queue holds a team's tasks: their states, the order in which free
+// agents take them (file order, blocked_by, a task's own agent), and the
+// verify command that decides whether a task the agent calls done is done.
+// It is a plain object; the supervisor drives it.
+package queue
+
+// State is where a task stands.
+type State string
+
+// Task states.
+const (
+	Pending   State = "pending"   // waiting for a free agent
+	Blocked   State = "blocked"   // a blocked_by task is not complete yet
+	Running   State = "running"   // an agent works on it
+	Verifying State = "verifying" // the agent said it is done; verify runs
+	Complete  State = "complete"
+	Failed    State = "failed"
+)
+
+// open reports whether a task in state s may still make progress.
+func (s State) open() bool { return s != Complete && s != Failed }
+
+// Status is one task as the dashboard, state.json and the handoff see it.
+type Status struct {
+	ID        string   `json:"id"`
+	Title     string   `json:"title"`
+	State     State    `json:"state"`
+	Owner     string   `json:"owner,omitempty"`
+	Attempt   int      `json:"attempt"`
+	Progress  int      `json:"progress"`
+	Summary   string   `json:"summary,omitempty"`
+	BlockedBy []string `json:"blocked_by,omitempty"`
+	Verify    string   `json:"verify,omitempty"`
+	Reason    string   `json:"reason,omitempty"`
+}
+
+// Counts returns how many tasks are in each state.
+func Counts(ts []Status) map[State]int {
+	m := map[State]int{}
+	for _, t := range ts {
+		m[t.State]++
+	}
+	return m
+}

@@ -1,0 +1,140 @@
+package session
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/wardenhq/warden/protocol"
+	"github.com/wardenhq/warden/runner"
+	"github.com/wardenhq/warden/supervisor/state"
+)
+
+// Run starts the process and supervises it until it ends; exit is the
+// process's.
+func (s *Session) Run() (runner.Exit, Outcome) {
+	c := s.cfg
+	s.started = c.Clock.Now()
+	reply := func(b []byte) { s.proc.Write(b) }
+	if c.Term != nil {
+		reply = nil // the user's terminal answers the agent's queries itself
+	}
+	s.reader = protocol.NewReader(s.log, protocol.ReaderOptions{
+		Mode: s.prof.Mode, Rows: int(c.Size.Rows), Cols: int(c.Size.Cols),
+		OnBlock:    func(b protocol.Block) { s.push(readerEvent{block: &b}) },
+		OnReject:   func(reason, text string) { s.push(readerEvent{reason: reason, text: text}) },
+		OnComplete: func() { s.push(readerEvent{complete: true}) },
+		Reply:      reply,
+	})
+	s.settle = newSettler(s.prof.Settle, s.settled)
+	defer s.settle.stop()
+
+	proc, err := runner.Start(s.log, runner.Config{
+		Name: c.Agent, Argv: s.prof.Command(c.Argv), Dir: c.Dir, Env: s.prof.Env(c.Env), Size: c.Size,
+		LogPath: c.LogPath, Output: s,
+	})
+	if err != nil {
+		s.log.Error("agent did not start", "error", err)
+		s.reader.Close()
+		return runner.Exit{Code: -1, Err: fmt.Errorf("start %s: %w", c.Agent, err)}, Exited
+	}
+	s.proc = proc
+	s.typing = make(chan string, 16)
+	typistCtx, stopTypist := context.WithCancel(context.Background())
+	s.stopTyping = stopTypist
+	go s.typist(typistCtx)
+	defer func() {
+		stopTypist()
+		close(s.typing)
+	}()
+	s.r.Started(s)
+	s.r.Event(state.EvAgentStarted, "pid", proc.Pid(), "attempt", c.Attempt, "session_id", s.id)
+	if c.Task != nil {
+		s.mon = newMonitor(c.Timers, turnQuiet(s.prof), s.started)
+		s.typeText(c.Prompt)
+	}
+	exit, out := s.loop()
+	s.reader.Close()
+	s.r.Event(state.EvAgentExited, "pid", proc.Pid(), "code", exit.Code,
+		"signal", signalName(exit), "exit", exit.String(), "session_id", s.id)
+	return exit, out
+}
+
+// loop is the session's one goroutine: it owns the monitor and handles the
+// reader's events, the process's exit and the team's stop.
+func (s *Session) loop() (runner.Exit, Outcome) {
+	ask := s.cfg.Team.LastCall()
+	if s.cfg.Task == nil {
+		ask = nil
+	}
+	for {
+		var wake <-chan time.Time
+		if s.mon != nil {
+			if until, stalled := s.tick(); stalled {
+				return s.stopStalled(), Stalled
+			} else if !until.IsZero() {
+				wake = s.cfg.Clock.After(until.Sub(s.cfg.Clock.Now()))
+			}
+		}
+		select {
+		case <-s.proc.Done():
+			s.reader.Flush()
+			if s.handle(s.take()) {
+				return s.proc.Exit(), Done
+			}
+			return s.afterExit(), Exited
+		case <-s.cfg.Team.Stopping():
+			return s.stopForTeam(), Stopped
+		case <-ask:
+			ask = nil
+			s.lastAsked = true
+			s.mon.awaiting = true
+			s.r.Event(state.EvCheckpointRequested, "session_id", s.id, "trigger", protocol.TriggerTeamCheckpoint)
+			s.typeText(protocol.Request(s.cfg.Task.ID))
+		case <-s.notify:
+			if s.handle(s.take()) {
+				s.quit()
+				return s.proc.Exit(), Done
+			}
+		case <-wake:
+		}
+	}
+}
+
+// tick runs the monitor's due actions; it returns when to look again, or
+// stalled when the agent must be restarted.
+func (s *Session) tick() (time.Time, bool) {
+	c, name, task := s.cfg.Timers, s.cfg.Agent, s.cfg.Task.ID
+	for {
+		act, until := s.mon.next(s.cfg.Clock.Now(), s.lastOutput())
+		switch act {
+		case actNone:
+			return until, false
+		case actRequest:
+			s.log.Info("checkpoint requested", "task", task)
+			s.r.Event(state.EvCheckpointRequested, "session_id", s.id)
+			s.typeText(protocol.Request(task))
+		case actTimeout:
+			s.log.Warn("checkpoint answer is late", "task", task, "checkpoint_timeout", c.CheckpointTimeout)
+			s.r.Event(state.EvCheckpointTimeout, "checkpoint_timeout", c.CheckpointTimeout.String())
+			s.r.Printf("WARNING: %s did not answer the checkpoint request for %s within %s\n", name, task, c.CheckpointTimeout)
+		case actStale:
+			s.log.Warn("agent is stale", "task", task, "stale_warning", c.StaleWarning)
+			s.r.Event(state.EvAgentStale, "silent_for", c.StaleWarning.String())
+			s.r.Printf("WARNING: %s has been silent for %s on %s\n", name, c.StaleWarning, task)
+		case actResume:
+			s.resume()
+		case actStalled:
+			s.log.Error("agent stalled, restarting it from its checkpoint", "task", task, "stale_failure", c.StaleFailure)
+			s.r.Event(state.EvAgentStalled, "silent_for", c.StaleFailure.String())
+			return time.Time{}, true
+		}
+	}
+}
+
+func signalName(e runner.Exit) string {
+	if e.Signal == 0 {
+		return ""
+	}
+	return e.Signal.String()
+}

@@ -1,0 +1,239 @@
+// Package session runs one process of an agent: it starts it under a pty,
+// types its first prompt, reads its screen (or lines) for checkpoint
+// answers, asks for checkpoints on the monitor's timers at turn boundaries,
+// pauses for usage limits, and stops it — asking the CLI to quit first —
+// when its task is done, when it stalls or when the team stops. What it
+// learns it reports to its agent through Reporter; it knows nothing of the
+// team, the queue or the state dir.
+package session
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"io"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/wardenhq/warden/internal/clock"
+	"github.com/wardenhq/warden/protocol"
+	"github.com/wardenhq/warden/protocol/profile"
+	"github.com/wardenhq/warden/runner"
+	"github.com/wardenhq/warden/supervisor/config"
+	"github.com/wardenhq/warden/supervisor/hookbus"
+)
+
+// Outcome is how a session ended.
+type Outcome int
+
+const (
+	Exited  Outcome = iota // the process exited on its own
+	Stopped                // the team stopped it
+	Stalled                // stale_failure: stopped, to restart from its checkpoint
+	Done                   // its task is complete; warden stopped it
+)
+
+// Verdict is what the agent made of a checkpoint record.
+type Verdict struct {
+	Saved    bool   // on disk: it counts (timers reset)
+	Done     bool   // the task is done: quit
+	Feedback string // type this to the agent (a failed verify)
+}
+
+// Reporter is how a session tells its agent what happened. Event and
+// Printf fill in the agent and task; the rest are facts the agent acts on.
+type Reporter interface {
+	Event(name string, kv ...any)
+	Printf(format string, a ...any)
+	Started(s *Session)                     // the process runs
+	Record(cp *protocol.Checkpoint) Verdict // a new checkpoint record
+	Gauge(percent float64)                  // the CLI's context gauge
+	Paused(until time.Time)                 // a usage-limit wait (zero: over)
+	Complete()                              // the agent printed CHECKPOINT COMPLETE
+	Stopping()                              // the team stops this session now
+}
+
+// Timers are the team file's timers a session runs by.
+type Timers struct {
+	CheckpointInterval time.Duration
+	CheckpointTimeout  time.Duration
+	StaleWarning       time.Duration
+	StaleFailure       time.Duration
+	ShutdownTimeout    time.Duration
+	UsageLimitWait     time.Duration
+	// UsageLimitMargin is added to a parsed reset time before the agent is
+	// told to continue.
+	UsageLimitMargin time.Duration
+}
+
+// TimersOf takes the timers of a team file.
+func TimersOf(c *config.Team) Timers {
+	return Timers{CheckpointInterval: c.CheckpointInterval, CheckpointTimeout: c.CheckpointTimeout,
+		StaleWarning: c.StaleWarning, StaleFailure: c.StaleFailure, ShutdownTimeout: c.ShutdownTimeout,
+		UsageLimitWait: c.UsageLimitWait, UsageLimitMargin: time.Minute}
+}
+
+// Team is the team's life as a session sees it: the team's last call for a
+// checkpoint, its stop, and the shared deadline of that stop.
+type Team interface {
+	LastCall() <-chan struct{}
+	Stopping() <-chan struct{}
+	ShutdownCtx() context.Context
+}
+
+// Config is one session.
+type Config struct {
+	Agent   string
+	Task    *config.Task // nil: no task, no checkpoints
+	Attempt int
+	Prompt  string // the first prompt
+	Profile string // the agent's profile name
+	Argv    []string
+	Env     []string
+	Dir     string
+	LogPath string
+	Size    runner.Size
+	Term    io.Writer // warden wrap: the user's terminal, or nil
+	Timers  Timers
+	Clock   clock.Clock
+	Team    Team
+	Report  Reporter
+}
+
+// Session is one process of an agent working on one task.
+type Session struct {
+	cfg  Config
+	log  hclog.Logger
+	r    Reporter
+	id   string // session_id: new for every process
+	prof *profile.Profile
+
+	proc    *runner.Process
+	reader  *protocol.Reader
+	mon     *monitor
+	modes   modes
+	settle  *settler
+	started time.Time
+	lastOut atomic.Int64 // unix nanos of the last output
+	forced  bool         // its stop needed SIGKILL
+
+	// lastAsked: the team asked for a last checkpoint; the next one answers it.
+	lastAsked bool
+	limits    limitWatch
+
+	inputMu    sync.Mutex         // one submission at a time: warden's typing or the user's keystrokes
+	typing     chan string        // texts for the typist
+	stopTyping context.CancelFunc // ends a submission in flight
+
+	mu      sync.Mutex
+	pending []readerEvent // from the reader's callbacks and hooks, for the loop
+	notify  chan struct{}
+}
+
+// readerEvent is one callback of the protocol reader, or a hook message.
+type readerEvent struct {
+	settled  bool             // the screen has been quiet: look for a banner
+	hook     *hookbus.Message // from the CLI's own hooks
+	block    *protocol.Block
+	reason   string
+	text     string
+	complete bool
+}
+
+// New prepares a session; Run starts it.
+func New(logger hclog.Logger, cfg Config) *Session {
+	s := &Session{cfg: cfg, log: logger, r: cfg.Report, id: newID(), notify: make(chan struct{}, 1),
+		prof: profileFor(cfg.Profile, logger)}
+	return s
+}
+
+func newID() string {
+	b := make([]byte, 8)
+	rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+// ID is the session_id.
+func (s *Session) ID() string { return s.id }
+
+// Attempt is the session's attempt number.
+func (s *Session) Attempt() int { return s.cfg.Attempt }
+
+// Task is the session's task, or nil.
+func (s *Session) Task() *config.Task { return s.cfg.Task }
+
+// Pid is the process's pid (its process group), 0 before it started.
+func (s *Session) Pid() int {
+	if s.proc == nil {
+		return 0
+	}
+	return s.proc.Pid()
+}
+
+// Forced reports whether stopping the session needed SIGKILL.
+func (s *Session) Forced() bool { return s.forced }
+
+// Write takes the agent's raw output from the runner's reader goroutine.
+func (s *Session) Write(p []byte) (int, error) {
+	if s.cfg.Term != nil {
+		s.cfg.Term.Write(p)
+	}
+	s.modes.Write(p)
+	s.lastOut.Store(time.Now().UnixNano())
+	s.reader.Write(p)
+	s.settle.poke()
+	return len(p), nil
+}
+
+// Hook hands the session a message from its CLI's own hooks.
+func (s *Session) Hook(m hookbus.Message) { s.push(readerEvent{hook: &m}) }
+
+// Input writes the user's keystrokes (warden wrap) to the agent, never
+// inside one of warden's submissions.
+func (s *Session) Input(p []byte) {
+	s.inputMu.Lock()
+	defer s.inputMu.Unlock()
+	s.proc.Write(p)
+}
+
+// Resize follows the user's terminal: the pty and the screen reader.
+func (s *Session) Resize(size runner.Size) error {
+	s.reader.Resize(int(size.Rows), int(size.Cols))
+	return s.proc.Resize(size)
+}
+
+func (s *Session) push(e readerEvent) {
+	s.mu.Lock()
+	s.pending = append(s.pending, e)
+	s.mu.Unlock()
+	select {
+	case s.notify <- struct{}{}:
+	default:
+	}
+}
+
+func (s *Session) take() []readerEvent {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ev := s.pending
+	s.pending = nil
+	return ev
+}
+
+// lastOutput is the time of the last output, or the start.
+func (s *Session) lastOutput() time.Time {
+	if n := s.lastOut.Load(); n != 0 {
+		return time.Unix(0, n)
+	}
+	return s.started
+}
+
+func (s *Session) taskID() string {
+	if s.cfg.Task == nil {
+		return ""
+	}
+	return s.cfg.Task.ID
+}

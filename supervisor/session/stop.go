@@ -1,0 +1,119 @@
+package session
+
+import (
+	"context"
+	"time"
+
+	"github.com/wardenhq/warden/runner"
+	"github.com/wardenhq/warden/supervisor/state"
+)
+
+// quitGrace is how long an agent asked to quit has before SIGTERM.
+const quitGrace = 500 * time.Millisecond
+
+// shutdownCtx bounds stopping this session alone by shutdown_timeout.
+func (s *Session) shutdownCtx() (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.Background(), s.cfg.Timers.ShutdownTimeout)
+}
+
+// quit ends the process of a finished task: the profile's quit, a short
+// grace, then TERM and KILL at shutdown_timeout.
+func (s *Session) quit() {
+	ctx, cancel := s.shutdownCtx()
+	defer cancel()
+	s.askToQuit(ctx)
+	s.proc.Stop(ctx)
+}
+
+// stopStalled stops a stalled agent (TERM, then KILL at shutdown_timeout).
+func (s *Session) stopStalled() runner.Exit {
+	ctx, cancel := s.shutdownCtx()
+	defer cancel()
+	return s.proc.Stop(ctx)
+}
+
+// stopForTeam ends the process for a stopping team: the profile's quit,
+// TERM to its group, then KILL at the team's shared shutdown deadline (or at
+// once when forced).
+func (s *Session) stopForTeam() runner.Exit {
+	s.r.Stopping()
+	ctx := s.cfg.Team.ShutdownCtx()
+	if ctx.Err() == nil {
+		s.askToQuit(ctx)
+	}
+	exit := s.proc.Stop(ctx)
+	if ctx.Err() != nil {
+		why := "shutdown_timeout passed"
+		if ctx.Err() == context.Canceled {
+			why = "forced by a second signal"
+		}
+		s.log.Warn("agent force terminated", "pid", s.proc.Pid(), "reason", why)
+		s.forced = true
+		s.r.Event(state.EvAgentForceTerminated, "pid", s.proc.Pid(), "reason", why)
+	}
+	if s.proc.Alive() {
+		s.log.Error("process group still has members after kill", "pgid", s.proc.Pid())
+		s.proc.Kill()
+	}
+	return exit
+}
+
+// askToQuit types the profile's quit keys and gives the agent a moment to
+// exit on its own before the TERM, within the deadline of ctx.
+func (s *Session) askToQuit(ctx context.Context) {
+	// The quit keys must not land inside a submission in flight (a request
+	// still in the input box would become "CHECKPOINT REQUEST: T7/exit").
+	s.stopTyping()
+	s.inputMu.Lock()
+	defer s.inputMu.Unlock()
+	for _, k := range s.prof.Quit() {
+		select {
+		case <-s.proc.Done():
+			return
+		case <-ctx.Done():
+			return
+		case <-time.After(k.Pause):
+		}
+		if _, err := s.proc.Write(k.Bytes); err != nil {
+			return
+		}
+	}
+	grace := time.NewTimer(quitGrace)
+	defer grace.Stop()
+	select {
+	case <-s.proc.Done():
+	case <-grace.C:
+	case <-ctx.Done():
+	}
+}
+
+// afterExit stops what an exited agent left behind and returns its exit.
+func (s *Session) afterExit() runner.Exit {
+	if s.proc.Alive() {
+		s.stopLeftovers()
+	}
+	return s.proc.Exit()
+}
+
+// stopLeftovers ends what an exited agent left running in its group or
+// escaped from it (a background server, a stray grandchild): TERM now, KILL
+// after shutdown_timeout, or at the team's own deadline if that comes first.
+func (s *Session) stopLeftovers() {
+	s.log.Warn("agent exited and left processes behind, stopping them", "pgid", s.proc.Pid())
+	ctx, cancel := s.shutdownCtx()
+	defer cancel()
+	go func() {
+		select {
+		case <-s.cfg.Team.Stopping():
+			select {
+			case <-s.cfg.Team.ShutdownCtx().Done():
+				cancel()
+			case <-ctx.Done():
+			}
+		case <-ctx.Done():
+		}
+	}()
+	if s.proc.Stop(ctx); ctx.Err() != nil {
+		s.r.Event(state.EvAgentForceTerminated, "pid", s.proc.Pid(), "reason", "left processes behind")
+	}
+}

@@ -1,0 +1,102 @@
+// Package state owns a team's state directory (DESIGN §5): where every file
+// lives (Layout), the lock that allows one supervisor per team, the event
+// log, the snapshot behind state.json, STATUS.md and `warden status`, and
+// the checkpoint store. No other package names a path inside the state dir.
+package state
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+)
+
+// Layout names every file and directory of a state dir. Root is absolute
+// (or as given); the methods only join paths.
+type Layout struct {
+	Root string
+}
+
+// NewLayout returns the layout of the state dir at root.
+func NewLayout(root string) Layout { return Layout{Root: root} }
+
+func (l Layout) path(elem ...string) string {
+	return filepath.Join(append([]string{l.Root}, elem...)...)
+}
+
+// Lock is the flock file that allows one supervisor per team.
+func (l Layout) Lock() string { return l.path("lock") }
+
+// State is state.json: what `warden status` and --resume read.
+func (l Layout) State() string { return l.path("state.json") }
+
+// Status is STATUS.md.
+func (l Layout) Status() string { return l.path("STATUS.md") }
+
+// Events is events.jsonl.
+func (l Layout) Events() string { return l.path("events.jsonl") }
+
+// Checkpoints is the checkpoint store's directory.
+func (l Layout) Checkpoints() string { return l.path("checkpoints") }
+
+// Logs is the directory of the agents' terminal logs.
+func (l Layout) Logs() string { return l.path("logs") }
+
+// AgentLog is an agent's raw terminal output.
+func (l Layout) AgentLog(agent string) string { return l.path("logs", agent+".log") }
+
+// WardenLog is warden's own log when the terminal belongs to the agent (wrap).
+func (l Layout) WardenLog() string { return l.path("logs", "warden.log") }
+
+// HookLog is where `warden hook` logs what failed.
+func (l Layout) HookLog() string { return l.path("logs", "hook.log") }
+
+// Handoff is the latest team handoff.
+func (l Layout) Handoff() string { return l.path("handoff.md") }
+
+// Handoffs keeps every handoff.
+func (l Layout) Handoffs() string { return l.path("handoffs") }
+
+// AgentSettings is the directory of an agent's generated CLI settings.
+func (l Layout) AgentSettings(agent string) string { return l.path("agents", agent) }
+
+// HookSpools is the directory of hook messages spooled while no supervisor listened.
+func (l Layout) HookSpools() string { return l.path("hooks") }
+
+// HookSpool is one agent's spool file.
+func (l Layout) HookSpool(agent string) (string, error) {
+	if agent == "" || agent == "." || agent == ".." || filepath.Base(agent) != agent {
+		return "", fmt.Errorf("agent name %q cannot name a spool file", agent)
+	}
+	return l.path("hooks", agent+".spool.jsonl"), nil
+}
+
+// maxSunPath is the longest socket path Linux accepts (sun_path is 108
+// bytes including the terminating NUL).
+const maxSunPath = 107
+
+// HookSocket is where the team's hook socket lives: STATE/hooks.sock when
+// that fits in sun_path, else $XDG_RUNTIME_DIR (or the temp dir)
+// /warden-UID/HASH.sock, HASH being the first 16 hex digits of the SHA-256
+// of the absolute state dir.
+func (l Layout) HookSocket() string {
+	abs, err := filepath.Abs(l.Root)
+	if err != nil {
+		abs = l.Root
+	}
+	p := filepath.Join(abs, "hooks.sock")
+	if len(p) <= maxSunPath {
+		return p
+	}
+	sum := sha256.Sum256([]byte(abs))
+	base := os.Getenv("XDG_RUNTIME_DIR")
+	if base == "" || len(base) > 60 {
+		base = os.TempDir()
+	}
+	if len(base) > 60 {
+		base = "/tmp"
+	}
+	return filepath.Join(base, "warden-"+strconv.Itoa(os.Getuid()), hex.EncodeToString(sum[:8])+".sock")
+}

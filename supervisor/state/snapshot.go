@@ -1,0 +1,87 @@
+package state
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/wardenhq/warden/internal/atomicfile"
+	"github.com/wardenhq/warden/supervisor/queue"
+)
+
+// AgentState is where an agent's process stands (DESIGN §6).
+type AgentState string
+
+// Agent states.
+const (
+	Idle     AgentState = "idle" // waiting for a task
+	Starting AgentState = "starting"
+	Running  AgentState = "running"
+	Waiting  AgentState = "waiting" // a dialog waits for a person
+	Backoff  AgentState = "backoff"
+	Stopping AgentState = "stopping"
+	Stopped  AgentState = "stopped"
+	Exited   AgentState = "exited"
+	Failed   AgentState = "failed"
+)
+
+// AgentStatus is one agent's state as the dashboard and the result see it.
+type AgentStatus struct {
+	Name    string     `json:"name"`
+	State   AgentState `json:"state"`
+	Pid     int        `json:"pid,omitempty"`
+	Attempt int        `json:"attempt"`
+	Exit    string     `json:"exit,omitempty"`
+	Reason  string     `json:"reason,omitempty"`
+	Task    string     `json:"task,omitempty"`
+	// ExitCode is the last process's exit code (128+N when killed by signal N).
+	ExitCode int `json:"exit_code"`
+	// Context is the agent's context gauge in percent, where its CLI reports one.
+	Context float64 `json:"context_percent,omitempty"`
+	// PausedUntil: waiting for a usage limit to reset.
+	PausedUntil time.Time `json:"paused_until,omitzero"`
+	// Dialog is the text of the dialog the agent waits on (state waiting).
+	Dialog string `json:"dialog,omitempty"`
+
+	LastCheckpoint time.Time `json:"last_checkpoint,omitzero"`
+}
+
+// Snapshot is the team's state as state.json holds it and `warden status`
+// shows it, while the team runs or after.
+type Snapshot struct {
+	Team       string         `json:"team"`
+	SignalFile string         `json:"signal_file"`
+	Pid        int            `json:"pid"`
+	Running    bool           `json:"running"`
+	StartedAt  time.Time      `json:"started_at"`
+	UpdatedAt  time.Time      `json:"updated_at"`
+	Agents     []AgentStatus  `json:"agents"`
+	Tasks      []queue.Status `json:"tasks"`
+}
+
+// ReadSnapshot reads state.json from the state dir at root.
+func ReadSnapshot(root string) (*Snapshot, error) {
+	p := NewLayout(root).State()
+	b, err := os.ReadFile(p)
+	if err != nil {
+		return nil, fmt.Errorf("read team state: %w", err)
+	}
+	var s Snapshot
+	if err := json.Unmarshal(b, &s); err != nil {
+		return nil, fmt.Errorf("decode %s: %w", p, err)
+	}
+	return &s, nil
+}
+
+// WriteSnapshot writes state.json and STATUS.md, each atomically.
+func (d *Dir) WriteSnapshot(s Snapshot) error {
+	b, err := json.MarshalIndent(s, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encode state: %w", err)
+	}
+	if err := atomicfile.Write(d.Layout.State(), append(b, '\n'), 0o600); err != nil {
+		return err
+	}
+	return atomicfile.Write(d.Layout.Status(), []byte(statusMarkdown(s)), 0o600)
+}
