@@ -29,12 +29,21 @@ var claudeRules = &tuiRules{
 		`ctrl\+c to interrupt`,
 		`^[·✢✳✶✻✽*]\s+\S+…`, // spinner: a gerund with an ellipsis
 	),
-	dialog: res(
-		`^\s*❯ \d+\. `, // a choice list
-		`Do you want to `,
-		`Yes, I trust this folder`,
-		`(?i)enter to confirm`,
-		`Interrupted · What should Claude do instead`,
+	dialog: concat(
+		dialogs(DialogPermission,
+			`Do you want to proceed\?`,
+			`Do you want to (make this edit|create|allow|run)`,
+			`needs your approval`,
+		),
+		dialogs(DialogOther,
+			`^\s*❯ \d+\. `, // a choice list
+			`^\s*❯ (No|Yes)$`,
+			`Do you want to `,
+			`Yes, I trust this folder`,
+			`(?i)enter to confirm`,
+			`Enter to stay in auto mode`,
+			`Esc to cancel · Tab to amend`,
+		),
 	),
 	limits: res(
 		`(?i)you['’]ve (?:hit|reached) your\b[^.]*\blimit`, // "You've hit your limit · resets 3pm (Europe/Berlin)", "… session limit", "… weekly limit"

@@ -26,7 +26,9 @@ type tuiRules struct {
 	// its status while it streams).
 	turnEnd []*regexp.Regexp
 	// dialog rows mean the CLI waits for a choice, not for text.
-	dialog []*regexp.Regexp
+	dialog []dialogRule
+	// waitingTitle is the window title the CLI sets while a dialog waits.
+	waitingTitle *regexp.Regexp
 	// limits recognise a usage-limit banner in one paragraph of output.
 	limits []*regexp.Regexp
 }
@@ -107,8 +109,14 @@ func (v *view) busy() bool {
 }
 
 func (v *view) dialog() bool {
-	_, ok := v.anyOwn(v.r.dialog)
-	return ok
+	for _, i := range v.own() {
+		for _, r := range v.r.dialog {
+			if r.re.MatchString(v.rows[i]) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func (v *view) ready() bool {
