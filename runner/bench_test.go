@@ -60,7 +60,8 @@ func contextSwitches() int {
 	return total
 }
 
-// runRunner relays one fake agent in mode through the runner to logPath,
+// runRunner relays one fake agent in mode through the runner to logPath
+// (rotated at the default size, so BenchmarkRelay's 200 MiB rotate 4 times),
 // with a Lines writer as Output; it returns the bytes logged.
 func runRunner(b *testing.B, mode, logPath string) int64 {
 	lines := 0
@@ -108,13 +109,24 @@ func runBare(b *testing.B, mode, logPath string) int64 {
 	return logSize(b, logPath)
 }
 
+// logSize is the size of the log at path plus its rotated files
+// (path.1, …), which it removes.
 func logSize(b *testing.B, path string) int64 {
 	fi, err := os.Stat(path)
 	if err != nil {
 		b.Fatal(err)
 	}
 	_ = os.Remove(path)
-	return fi.Size()
+	n := fi.Size()
+	for i := 1; ; i++ {
+		old := path + "." + strconv.Itoa(i)
+		fi, err := os.Stat(old)
+		if err != nil {
+			return n
+		}
+		n += fi.Size()
+		_ = os.Remove(old)
+	}
 }
 
 type relayFunc func(b *testing.B, mode, logPath string) int64
@@ -240,4 +252,44 @@ func BenchmarkFanout(b *testing.B) {
 			b.ReportMetric(float64(peak)/1024, "peak-RSS-MB")
 		})
 	}
+}
+
+// BenchmarkLogWrite: the log writer's own cost, 32 KiB chunks (the reader's
+// buffer) written to /dev/null, so that the disk does not drown it: through
+// a logFile (rotating every 50 MiB: close, renames, reopen) and bare
+// os.File.Writes (the runner's log before rotation).
+func BenchmarkLogWrite(b *testing.B) {
+	chunk := bytes.Repeat([]byte("x"), readBufSize)
+	devNull := func(string) (*os.File, int64, error) {
+		f, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
+		return f, 0, err
+	}
+	b.Run("logFile", func(b *testing.B) {
+		l := newLogFile(testLogger, Config{LogPath: filepath.Join(b.TempDir(), "agent.log")})
+		l.open = devNull
+		if err := l.start(); err != nil {
+			b.Fatal(err)
+		}
+		defer l.close()
+		b.SetBytes(int64(len(chunk)))
+		for b.Loop() {
+			l.write(chunk)
+		}
+		if l.failing {
+			b.Fatal("log failed")
+		}
+	})
+	b.Run("bare", func(b *testing.B) {
+		f, _, err := devNull("")
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer f.Close()
+		b.SetBytes(int64(len(chunk)))
+		for b.Loop() {
+			if _, err := f.Write(chunk); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"sync/atomic"
 	"syscall"
+	"time"
 )
 
 // RunnerTagEnv is set in every started process's environment to a value
@@ -34,12 +35,28 @@ func (s Size) orDefault() Size {
 
 // Config describes the process to start.
 type Config struct {
-	Name    string   // agent name, for logs
-	Argv    []string // argv[0] looked up in PATH; no shell
-	Dir     string   // working dir ("" = current)
-	Env     []string // extra "K=V" appended to os.Environ(); TERM=xterm-256color and COLORTERM=truecolor set unless given
-	Size    Size
-	LogPath string // raw output appended here (created 0600, parent dirs 0700); "" = no log
+	Name string   // agent name, for logs
+	Argv []string // argv[0] looked up in PATH; no shell
+	Dir  string   // working dir ("" = current)
+	Env  []string // extra "K=V" appended to os.Environ(); TERM=xterm-256color and COLORTERM=truecolor set unless given
+	Size Size
+	// LogPath gets the raw output, appended across sessions (created 0600,
+	// parent dirs 0700; a symbolic link or non-regular file there is refused);
+	// "" = no log. Before a write would take it past LogMaxSize bytes it is
+	// renamed to LogPath.1 (LogPath.1 … to .2 …, the oldest of LogKeep
+	// dropped) and a new one is started. 0 (or less) means the defaults:
+	// DefaultLogMaxSize, DefaultLogKeep.
+	LogPath    string
+	LogMaxSize int64
+	LogKeep    int
+	// OnLogError, if set, is called when the log fails (open, rotate, write:
+	// ENOSPC, EIO, …) with the error, once, not per failed write; and once
+	// with nil when a write works again. Meanwhile output still flows to
+	// Output but is not logged, and the log is reopened at most every
+	// LogRetryEvery (0 = DefaultLogRetryEvery). It is called from Start or the
+	// reader goroutine, which it holds up: it must not block.
+	OnLogError    func(err error)
+	LogRetryEvery time.Duration
 	// Output, if set, gets every chunk in order from the reader goroutine and
 	// must not retain the slice. If it has a Flush() method (like *Lines), that
 	// is called once after the last chunk, before Done is closed.

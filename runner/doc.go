@@ -1,8 +1,8 @@
 // Package runner runs one process under a pseudo-terminal (Linux first): it
 // starts it with an explicit window size, reads every byte it writes from the
-// first instant until end of output, appends the output to a log file, types
-// into it, resizes it, signals its whole process group, and reports its exit
-// status.
+// first instant until end of output, appends the output to a log file (rotated
+// by size, and kept going through a full disk: see logfile.go), types into it,
+// resizes it, signals its whole process group, and reports its exit status.
 //
 // Exit statuses come from one process-wide reaper goroutine (SIGCHLD +
 // wait4(pid, WNOHANG) per registered pid), never from a blocking cmd.Wait per

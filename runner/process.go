@@ -1,12 +1,10 @@
 package runner
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -27,7 +25,7 @@ type Process struct {
 
 	ptmx   *os.File // non-blocking master
 	wmu    sync.Mutex
-	logf   *os.File
+	log    *logFile // nil without a LogPath
 	output io.Writer
 
 	drainEnd atomic.Int64  // unix nanos; 0 until the leader is reaped
@@ -60,7 +58,7 @@ func Start(logger hclog.Logger, cfg Config) (*Process, error) {
 	tag := newTag()
 	cmd.Env = buildEnv(cfg.Env, tag)
 
-	logf, removeLog, err := openLog(cfg.LogPath)
+	log, err := openLogFile(logger, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("start %s: %w", cfg.Name, err)
 	}
@@ -69,7 +67,7 @@ func Start(logger hclog.Logger, cfg Config) (*Process, error) {
 		name:   cfg.Name,
 		tag:    tag,
 		cmd:    cmd,
-		logf:   logf,
+		log:    log,
 		output: cfg.Output,
 		reaped: make(chan struct{}),
 		done:   make(chan struct{}),
@@ -85,9 +83,8 @@ func Start(logger hclog.Logger, cfg Config) (*Process, error) {
 		return cmd.Process.Pid, nil
 	})
 	if err != nil {
-		if logf != nil {
-			_ = logf.Close()
-			removeLog()
+		if log != nil {
+			log.abort()
 		}
 		return nil, fmt.Errorf("start %s: %w", cfg.Name, err)
 	}
@@ -98,8 +95,8 @@ func Start(logger hclog.Logger, cfg Config) (*Process, error) {
 		_ = syscall.Kill(-p.pid, syscall.SIGKILL)
 		<-p.reaped
 		_ = master.Close()
-		if logf != nil {
-			_ = logf.Close()
+		if log != nil {
+			_ = log.close()
 		}
 		return nil, fmt.Errorf("start %s: master: %w", cfg.Name, err)
 	}
@@ -133,27 +130,6 @@ func nonBlocking(master *os.File) (*os.File, error) {
 	}
 	_ = master.Close()
 	return os.NewFile(uintptr(nfd), "/dev/ptmx"), nil
-}
-
-// openLog opens path for appending, creating it 0600 and its parents 0700.
-// remove deletes the file again if openLog created it.
-func openLog(path string) (f *os.File, remove func(), err error) {
-	remove = func() {}
-	if path == "" {
-		return nil, remove, nil
-	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return nil, remove, fmt.Errorf("log dir: %w", err)
-	}
-	_, statErr := os.Stat(path)
-	f, err = os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
-	if err != nil {
-		return nil, remove, fmt.Errorf("open log: %w", err)
-	}
-	if errors.Is(statErr, os.ErrNotExist) {
-		remove = func() { _ = os.Remove(path) }
-	}
-	return f, remove, nil
 }
 
 // Pid is the process id, which is also its process group and session id.

@@ -53,12 +53,8 @@ func endOfOutput(err error) bool {
 
 // sink hands one chunk to the log file, then to Output.
 func (p *Process) sink(b []byte) {
-	if p.logf != nil {
-		if _, err := p.logf.Write(b); err != nil {
-			p.logger.Error("log write failed", "error", err)
-			_ = p.logf.Close()
-			p.logf = nil // one error is logged, not one per chunk
-		}
+	if p.log != nil {
+		p.log.write(b) // never fails: log errors are reported, not returned
 	}
 	if p.output != nil {
 		_, _ = p.output.Write(b)
@@ -93,8 +89,8 @@ func (p *Process) finish() {
 	if f, ok := p.output.(interface{ Flush() }); ok {
 		f.Flush()
 	}
-	if p.logf != nil {
-		if err := p.logf.Close(); err != nil {
+	if p.log != nil {
+		if err := p.log.close(); err != nil {
 			p.logger.Error("close log failed", "error", err)
 		}
 	}
