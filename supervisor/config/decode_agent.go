@@ -7,25 +7,29 @@ import (
 
 // agent validates one [[agent]] table.
 func (d *decoder) agent(t table) Agent {
-	t.unknown("name", "command", "profile", "dir", "env", "restart", "max_restarts", "prompt")
-	a := Agent{Pos: d.ix.at(t.path)}
+	t.unknown("name", "command", "profile", "dir", "env", "restart", "max_restarts", "prompt",
+		"on_dialog", "dialog_timeout")
+	a := AgentDefaults()
+	a.Pos = d.ix.at(t.path)
 	a.Name, _ = d.name(t, "name", "agent name")
 	if argv, present, _ := t.argv("command"); present {
 		a.Command = argv
 	} else {
 		d.errorf(t.path, "missing key %q%s", "command", t.where)
 	}
-	a.Profile = t.oneOf("profile", DefaultProfile, ProfilePlain, ProfileClaude, ProfileCodex, ProfileGemini)
-	a.Dir = d.resolve(".")
+	a.Profile = t.oneOf("profile", a.Profile, ProfilePlain, ProfileClaude, ProfileCodex, ProfileGemini)
+	a.Dir = d.resolve(a.Dir)
 	if dir, ok := t.nonEmpty("dir"); ok {
 		a.Dir = d.resolve(dir)
 	}
 	a.Env = d.env(t)
-	a.Restart = t.oneOf("restart", DefaultRestart, RestartNever, RestartOnFailure, RestartAlways)
-	a.MaxRestarts = t.integer("max_restarts", DefaultMaxRestarts, 0, 1<<31-1, "0 or more")
+	a.Restart = t.oneOf("restart", a.Restart, RestartNever, RestartOnFailure, RestartAlways)
+	a.MaxRestarts = t.integer("max_restarts", int64(a.MaxRestarts), 0, 1<<31-1, "0 or more")
 	if p, ok := t.nonEmpty("prompt"); ok {
 		a.Prompt = p
 	}
+	a.OnDialog = t.oneOf("on_dialog", "", DialogWait, DialogDeny) // "": the team's
+	a.DialogTimeout, _ = t.duration("dialog_timeout", 0)          // 0: the team's
 	return a
 }
 

@@ -9,7 +9,8 @@ import (
 // task validates one [[task]] table on its own; references to other tasks and
 // to agents are checked by crossCheck.
 func (d *decoder) task(t table) Task {
-	t.unknown("id", "title", "prompt", "prompt_file", "blocked_by", "agent", "verify")
+	t.unknown("id", "title", "prompt", "prompt_file", "blocked_by", "agent", "verify",
+		"max_attempts", "max_time")
 	task := Task{Pos: d.ix.at(t.path)}
 	task.ID, _ = d.name(t, "id", "task id")
 	task.Title, _ = t.str("title")
@@ -39,6 +40,8 @@ func (d *decoder) task(t table) Task {
 	if argv, present, ok := t.argv("verify"); present && ok {
 		task.Verify = argv
 	}
+	task.MaxAttempts = t.integer("max_attempts", 0, 1, 1<<31-1, "1 or more") // 0: no limit
+	task.MaxTime, _ = t.duration("max_time", 0)                            // 0: no limit
 	return task
 }
 

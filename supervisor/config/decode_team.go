@@ -12,25 +12,27 @@ func (d *decoder) team(abs string, doc map[string]any) *Team {
 	top := table{d: d, vals: doc}
 	top.unknown("name", "state_dir", "checkpoint_interval", "checkpoint_timeout",
 		"shutdown_timeout", "stale_warning", "stale_failure", "signal_file",
-		"context_threshold", "after_team_checkpoint", "usage_limit_wait", "agent", "task")
+		"context_threshold", "after_team_checkpoint", "usage_limit_wait",
+		"on_dialog", "dialog_timeout", "max_runtime", "stop_at", "log_max_size", "log_keep",
+		"notify", "agent", "task")
 
-	t := &Team{
-		Path: abs,
-		Name: strings.TrimSuffix(filepath.Base(abs), filepath.Ext(abs)),
-	}
+	def := Defaults()
+	t := &def
+	t.Path = abs
+	t.Name = strings.TrimSuffix(filepath.Base(abs), filepath.Ext(abs))
 	if name, ok := top.nonEmpty("name"); ok {
 		t.Name = name
 	}
-	t.StateDir = d.resolve(DefaultStateDir)
+	t.StateDir = d.resolve(t.StateDir)
 	if dir, ok := top.nonEmpty("state_dir"); ok {
 		t.StateDir = d.resolve(dir)
 	}
-	t.CheckpointInterval, _ = top.duration("checkpoint_interval", DefaultCheckpointInterval)
-	t.CheckpointTimeout, _ = top.duration("checkpoint_timeout", DefaultCheckpointTimeout)
-	t.ShutdownTimeout, _ = top.duration("shutdown_timeout", DefaultShutdownTimeout)
+	t.CheckpointInterval, _ = top.duration("checkpoint_interval", t.CheckpointInterval)
+	t.CheckpointTimeout, _ = top.duration("checkpoint_timeout", t.CheckpointTimeout)
+	t.ShutdownTimeout, _ = top.duration("shutdown_timeout", t.ShutdownTimeout)
 	var warnOK, failOK bool
-	t.StaleWarning, warnOK = top.duration("stale_warning", DefaultStaleWarning)
-	t.StaleFailure, failOK = top.duration("stale_failure", DefaultStaleFailure)
+	t.StaleWarning, warnOK = top.duration("stale_warning", t.StaleWarning)
+	t.StaleFailure, failOK = top.duration("stale_failure", t.StaleFailure)
 	if warnOK && failOK && t.StaleFailure <= t.StaleWarning {
 		at := "stale_failure"
 		if _, ok := doc[at]; !ok {
@@ -46,9 +48,20 @@ func (d *decoder) team(abs string, doc map[string]any) *Team {
 			t.SignalFile = filepath.Join(t.StateDir, sf)
 		}
 	}
-	t.UsageLimitWait, _ = top.duration("usage_limit_wait", DefaultUsageLimitWait)
-	t.ContextThreshold = top.integer("context_threshold", DefaultContextThreshold, 1, 100, "between 1 and 100")
-	t.AfterTeamCheckpoint = top.oneOf("after_team_checkpoint", DefaultAfterTeamCheckpoint, AfterRehydrate, AfterExit)
+	t.UsageLimitWait, _ = top.duration("usage_limit_wait", t.UsageLimitWait)
+	t.ContextThreshold = top.integer("context_threshold", int64(t.ContextThreshold), 1, 100, "between 1 and 100")
+	t.AfterTeamCheckpoint = top.oneOf("after_team_checkpoint", t.AfterTeamCheckpoint, AfterRehydrate, AfterExit)
+	t.OnDialog = top.oneOf("on_dialog", t.OnDialog, DialogWait, DialogDeny)
+	t.DialogTimeout, _ = top.duration("dialog_timeout", t.DialogTimeout)
+	t.MaxRuntime, _ = top.duration("max_runtime", t.MaxRuntime)
+	t.StopAt = top.clock("stop_at")
+	t.LogMaxSize = top.size("log_max_size", t.LogMaxSize, MinLogMaxSize, "1MB")
+	t.LogKeep = top.integer("log_keep", int64(t.LogKeep), 1, 1<<31-1, "1 or more")
+
+	rules, _ := d.tableArray(top, "notify")
+	for _, r := range rules {
+		t.Notify = append(t.Notify, d.notify(r))
+	}
 
 	agents, agentsOK := d.tableArray(top, "agent")
 	for _, a := range agents {

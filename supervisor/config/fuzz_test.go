@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/BurntSushi/toml"
 )
@@ -57,14 +58,34 @@ func checkTeam(t *testing.T, team *Team) {
 		!strings.HasPrefix(team.SignalFile, team.StateDir+string(filepath.Separator)) {
 		t.Fatalf("invalid team accepted: %+v", team)
 	}
+	if (team.OnDialog != DialogWait && team.OnDialog != DialogDeny) || team.DialogTimeout <= 0 ||
+		team.MaxRuntime < 0 || team.LogMaxSize < MinLogMaxSize || team.LogKeep < 1 {
+		t.Fatalf("invalid team accepted: %+v", team)
+	}
+	if _, ok := team.NextStop(time.Now()); ok != (team.StopAt != "") {
+		t.Fatalf("stop_at %q accepted but not usable", team.StopAt)
+	}
 	for _, a := range team.Agents {
+		p := team.Dialog(&a)
 		if !ValidName(a.Name) || len(a.Command) == 0 || strings.TrimSpace(a.Command[0]) == "" ||
-			!filepath.IsAbs(a.Dir) || a.MaxRestarts < 0 {
+			!filepath.IsAbs(a.Dir) || a.MaxRestarts < 0 || a.DialogTimeout < 0 ||
+			(p.On != DialogWait && p.On != DialogDeny) || p.Timeout <= 0 {
 			t.Fatalf("invalid agent accepted: %+v", a)
 		}
 	}
+	for _, n := range team.Notify {
+		if len(n.Events) == 0 || len(n.Command) == 0 || strings.TrimSpace(n.Command[0]) == "" ||
+			n.Timeout <= 0 || n.MinInterval < 0 {
+			t.Fatalf("invalid notify accepted: %+v", n)
+		}
+		for _, e := range n.Events {
+			if !KnownEvent(e) && (e != NotifyAll || len(n.Events) != 1) {
+				t.Fatalf("notify with event %q accepted: %+v", e, n)
+			}
+		}
+	}
 	for _, task := range team.Tasks {
-		if !ValidName(task.ID) || task.Prompt == "" {
+		if !ValidName(task.ID) || task.Prompt == "" || task.MaxAttempts < 0 || task.MaxTime < 0 {
 			t.Fatalf("invalid task accepted: %+v", task)
 		}
 		if _, ok := team.Agent(task.Agent); task.Agent != "" && !ok {

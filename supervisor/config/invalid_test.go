@@ -69,6 +69,22 @@ var invalidFiles = map[string][]string{
 	"invalid-no-agent.toml": {
 		"1:1: a team needs at least one [[agent]]",
 	},
+	"invalid-notify.toml": {
+		`6:28: unknown event "agent_wait"`,
+		`6:42: events lists "agent_waiting" twice`,
+		"7:1: command must not be empty",
+		`8:1: timeout must be positive, not "0s"`,
+		`9:1: min_interval must be 0s or more, not "-1m"`,
+		`10:1: unknown key "comand" in [[notify]]`,
+		`12:1: missing key "command" in [[notify]]`,
+		`13:1: events must not be empty (name events, or "*" for all)`,
+		`16:26: "*" must be the only entry of events`,
+		`20:1: events must be an array of event names or "*", not the string "all"`,
+		"21:12: command[0] must not be empty",
+		"25:11: events[0] must be a string, not integer",
+		`26:1: timeout must be a duration string such as "5m", not integer`,
+		`28:1: unknown key "notify" in [[notify]]`,
+	},
 	"invalid-prompt.toml": {
 		"8:1: task has both prompt and prompt_file; keep one",
 		`10:1: missing key "prompt" or "prompt_file" in [[task]]`,
@@ -102,6 +118,18 @@ var invalidFiles = map[string][]string{
 	},
 	"invalid-task-agent.toml": {
 		`8:1: task names unknown agent "w2"`,
+	},
+	"invalid-unattended.toml": {
+		`1:1: unknown on_dialog "approve" (want wait or deny)`,
+		`2:1: dialog_timeout must be positive, not "0s"`,
+		`3:1: max_runtime: invalid duration "all night" (want a Go duration such as "30s", "5m" or "1h30m")`,
+		`4:1: stop_at: invalid time "7:00" (want HH:MM in local time, such as "07:00")`,
+		`5:1: log_max_size must be at least 1MB, not "512KB"`,
+		"6:1: log_keep must be 1 or more, not 0",
+		`11:1: unknown on_dialog "yes" (want wait or deny)`,
+		`12:1: dialog_timeout must be a duration string such as "5m", not integer`,
+		"17:1: max_attempts must be 1 or more, not 0",
+		`18:1: max_time must be positive, not "-1h"`,
 	},
 	"invalid-unknown-key.toml": {
 		`2:1: unknown key "checkpoint_intervall"`,

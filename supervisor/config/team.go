@@ -42,6 +42,33 @@ const (
 	DefaultProfile             = ProfilePlain
 	DefaultRestart             = RestartOnFailure
 	DefaultMaxRestarts         = 5
+	DefaultOnDialog            = DialogWait
+	DefaultDialogTimeout       = 15 * time.Minute
+	DefaultLogMaxSize          = 50 * MB // bytes
+	DefaultLogKeep             = 5
+	DefaultNotifyTimeout       = 30 * time.Second
+	DefaultNotifyMinInterval   = 10 * time.Minute
+)
+
+// MinLogMaxSize is the smallest log_max_size a team file may set.
+const MinLogMaxSize = 1 * MB
+
+// Size units of log_max_size: KB, MB, GB are powers of 1000; KiB, MiB, GiB
+// powers of 1024.
+const (
+	KB  int64 = 1000
+	MB        = 1000 * KB
+	GB        = 1000 * MB
+	KiB int64 = 1024
+	MiB       = 1024 * KiB
+	GiB       = 1024 * MiB
+)
+
+// Values of on_dialog: what an agent whose CLI waits on a dialog (a
+// permission prompt, a question) gets from warden. There is no "approve".
+const (
+	DialogWait = "wait" // leave the dialog to a person (and notify)
+	DialogDeny = "deny" // after dialog_timeout, answer with the CLI's deny/cancel keys
 )
 
 // Values of after_team_checkpoint.
@@ -82,8 +109,23 @@ type Team struct {
 	// the reset time cannot be read off its screen; default 1h.
 	UsageLimitWait      time.Duration
 	AfterTeamCheckpoint string // "rehydrate" (default) | "exit"
-	Agents              []Agent
-	Tasks               []Task
+	// OnDialog is what happens to an agent waiting on a dialog: "wait"
+	// (default) or "deny"; an agent's own on_dialog overrides it (see Dialog).
+	OnDialog string
+	// DialogTimeout is how long a "deny" agent's dialog stays open before
+	// warden denies it; default 15m; an agent's dialog_timeout overrides it.
+	DialogTimeout time.Duration
+	// MaxRuntime: once the team has run this long, a team checkpoint and
+	// exit; 0 (default) for no limit.
+	MaxRuntime time.Duration
+	// StopAt is stop_at, "HH:MM" in local time: a team checkpoint and exit at
+	// the next such time (see NextStop); "" (default) for none.
+	StopAt     string
+	LogMaxSize int64 // bytes at which logs/{agent}.log is rotated; default 50MB, at least 1MB
+	LogKeep    int   // rotated logs kept (.1 … .N); default 5, at least 1
+	Notify     []Notify
+	Agents     []Agent
+	Tasks      []Task
 }
 
 // Agent is one [[agent]] slot.
@@ -96,7 +138,13 @@ type Agent struct {
 	Restart     string            // never | on-failure (default) | always
 	MaxRestarts int               // default 5; 0 means "no restarts"
 	Prompt      string            // optional first prompt (a team with no tasks)
-	Pos         Position          // the [[agent]] header
+	// OnDialog overrides the team's on_dialog: "wait" | "deny"; "" when
+	// the file leaves it to the team. Team.Dialog gives the effective policy.
+	OnDialog string
+	// DialogTimeout overrides the team's dialog_timeout; 0 when the file
+	// leaves it to the team.
+	DialogTimeout time.Duration
+	Pos           Position // the [[agent]] header
 }
 
 // Task is one [[task]] of the task list.
@@ -108,7 +156,13 @@ type Task struct {
 	BlockedBy  []string // ids of tasks that must complete first
 	Agent      string   // optional: only this agent takes the task
 	Verify     []string // optional argv run when the agent says it is done
-	Pos        Position // the [[task]] header
+	// MaxAttempts is the most sessions the task gets (restarts and
+	// rehydrations counted) before it fails; 0 (default) for no limit.
+	MaxAttempts int
+	// MaxTime is the most wall time worked on the task before it fails; 0
+	// (default) for no limit.
+	MaxTime time.Duration
+	Pos     Position // the [[task]] header
 }
 
 // Agent returns the agent with the given name.

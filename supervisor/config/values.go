@@ -110,6 +110,15 @@ func orList(words []string) string {
 // duration returns the positive Go duration string at k, or def; ok is false
 // when the key is there but invalid (reported).
 func (t table) duration(k string, def time.Duration) (time.Duration, bool) {
+	return t.durationFrom(k, def, false)
+}
+
+// durationOrZero is duration that also takes a zero duration ("0s").
+func (t table) durationOrZero(k string, def time.Duration) (time.Duration, bool) {
+	return t.durationFrom(k, def, true)
+}
+
+func (t table) durationFrom(k string, def time.Duration, zeroOK bool) (time.Duration, bool) {
 	v, present := t.vals[k]
 	if !present {
 		return def, true
@@ -124,7 +133,10 @@ func (t table) duration(k string, def time.Duration) (time.Duration, bool) {
 	case err != nil:
 		t.d.errorf(t.key(k), "%s: invalid duration %q (want a Go duration such as \"30s\", \"5m\" or \"1h30m\")", k, s)
 		return def, false
-	case d <= 0:
+	case d < 0 && zeroOK:
+		t.d.errorf(t.key(k), "%s must be 0s or more, not %q", k, s)
+		return def, false
+	case d <= 0 && !zeroOK:
 		t.d.errorf(t.key(k), "%s must be positive, not %q", k, s)
 		return def, false
 	}

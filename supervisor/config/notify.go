@@ -1,0 +1,61 @@
+package config
+
+import (
+	"slices"
+	"time"
+)
+
+// Notify is one [[notify]] table: a command run when one of its events is
+// written to events.jsonl.
+type Notify struct {
+	// Events are the event names that trigger the command, or the single
+	// entry NotifyAll ("*") for every event; never empty.
+	Events []string
+	// Command is the argv run (never through a shell) with the event's JSON
+	// on stdin and WARDEN_EVENT, WARDEN_TEAM, WARDEN_AGENT, WARDEN_TASK in
+	// its environment; never empty.
+	Command []string
+	// Timeout bounds one run of the command; then its process group is
+	// killed; default 30s.
+	Timeout time.Duration
+	// MinInterval: at most one run per (event, agent) in this time, the
+	// events held back counted in the next run; default 10m; 0 for no limit.
+	MinInterval time.Duration
+	Pos         Position // the [[notify]] header
+}
+
+// NotifyAll in a [[notify]] table's events matches every event.
+const NotifyAll = "*"
+
+// Matches reports whether the rule runs for the event named event.
+func (n *Notify) Matches(event string) bool {
+	for _, e := range n.Events {
+		if e == NotifyAll || e == event {
+			return true
+		}
+	}
+	return false
+}
+
+// eventNames are the events warden writes to events.jsonl (DESIGN §5), the
+// names a [[notify]] table may list.
+var eventNames = []string{
+	"agent_started", "agent_exited", "agent_restarted", "agent_failed",
+	"agent_force_terminated", "agent_stale", "agent_stalled", "agent_warned",
+	"agent_waiting", "agent_resumed", "dialog_denied",
+	"checkpoint_requested", "checkpoint_received", "checkpoint_timeout",
+	"checkpoint_rejected", "checkpoint_complete",
+	"team_checkpoint_started", "handoff_written", "team_rehydrated", "team_done",
+	"task_dispatched", "task_completed", "task_failed", "task_verify_failed", "task_blocked",
+	"usage_limit_wait", "context_threshold", "work_committed", "text_sent",
+}
+
+// EventNames returns the names of the events warden writes, sorted.
+func EventNames() []string {
+	names := slices.Clone(eventNames)
+	slices.Sort(names)
+	return names
+}
+
+// KnownEvent reports whether name is an event warden writes.
+func KnownEvent(name string) bool { return slices.Contains(eventNames, name) }
