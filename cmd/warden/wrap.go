@@ -125,15 +125,12 @@ func wrapTeam(argv []string, name, task, profile, stateDir string) (*config.Team
 	if !filepath.IsAbs(stateDir) {
 		stateDir = filepath.Join(cwd, stateDir)
 	}
-	return &config.Team{
-		Name: "wrap-" + name, StateDir: stateDir,
-		CheckpointInterval: config.DefaultCheckpointInterval, CheckpointTimeout: config.DefaultCheckpointTimeout,
-		ShutdownTimeout: config.DefaultShutdownTimeout, StaleWarning: config.DefaultStaleWarning,
-		StaleFailure: config.DefaultStaleFailure, SignalFile: filepath.Join(stateDir, config.DefaultSignalFile),
-		ContextThreshold: config.DefaultContextThreshold, AfterTeamCheckpoint: config.AfterRehydrate,
-		UsageLimitWait: config.DefaultUsageLimitWait,
-		Agents: []config.Agent{{Name: name, Command: argv, Profile: profile, Dir: cwd,
-			Restart: config.RestartNever}},
-		Tasks: []config.Task{{ID: task, Title: "wrapped session of " + base, Prompt: wrapPrompt, Agent: name}},
-	}, nil
+	team := config.Defaults()
+	team.Name, team.StateDir = "wrap-"+name, stateDir
+	team.SignalFile = filepath.Join(stateDir, config.DefaultSignalFile)
+	agent := config.AgentDefaults()
+	agent.Name, agent.Command, agent.Profile, agent.Dir, agent.Restart = name, argv, profile, cwd, config.RestartNever
+	team.Agents = []config.Agent{agent}
+	team.Tasks = []config.Task{{ID: task, Title: "wrapped session of " + base, Prompt: wrapPrompt, Agent: name}}
+	return &team, nil
 }

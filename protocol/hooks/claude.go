@@ -31,8 +31,10 @@ func claudeSettings(o Options, files map[string][]byte) ([]string, error) {
 	}
 	settings := map[string]any{
 		"hooks": map[string]any{
-			"Stop":        hook(KindClaudeStop),
-			"StopFailure": hook(KindClaudeStopFailure),
+			"Stop":              hook(KindClaudeStop),
+			"StopFailure":       hook(KindClaudeStopFailure),
+			"PermissionRequest": hook(KindClaudePermission),
+			"Notification":      hook(KindClaudeNotification),
 		},
 		"statusLine": map[string]any{
 			"type": "command", "command": o.hookCommand(KindClaudeStatus, statusArgs...), "padding": 0},

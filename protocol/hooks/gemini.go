@@ -70,6 +70,7 @@ func geminiSettings(o Options, files map[string][]byte) ([]string, error) {
 	}
 	add("AfterAgent", KindGeminiAfterAgent)
 	add("AfterModel", KindGeminiAfterModel)
+	add("Notification", KindGeminiNotification)
 	settings["hooks"] = hooksMap
 	b, err := json.MarshalIndent(settings, "", "  ")
 	if err != nil {

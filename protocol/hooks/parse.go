@@ -35,7 +35,7 @@ const (
 
 // Kinds lists every kind `warden hook` accepts from a CLI.
 var Kinds = []string{KindClaudeStop, KindClaudeStopFailure, KindClaudeStatus, KindCodexNotify,
-	KindGeminiAfterAgent, KindGeminiAfterModel}
+	KindGeminiAfterAgent, KindGeminiAfterModel, KindClaudePermission, KindClaudeNotification, KindGeminiNotification}
 
 // ClaudeStop returns last_assistant_message of a Claude Code Stop (or
 // StopFailure) hook payload, "" when it is missing or the JSON is bad.

@@ -13,6 +13,9 @@ import (
 var (
 	// ErrDraft: the input box already held text; nothing was typed.
 	ErrDraft = errors.New("input box holds a draft")
+	// ErrDialog: the CLI shows a dialog that waits for a choice; nothing
+	// was typed (a line and Enter would answer it).
+	ErrDialog = errors.New("a dialog waits for a choice")
 	// ErrNotSubmitted: Enter was pressed EnterTries times and no turn
 	// started. The text may still sit in the input box.
 	ErrNotSubmitted = errors.New("text typed but no turn started")
@@ -72,6 +75,9 @@ func (p *Profile) Submit(ctx context.Context, w io.Writer, screen func() Screen,
 	}
 	s := screen()
 	v := p.tui.view(s.Rows())
+	if v.dialog() {
+		return fmt.Errorf("submit to %s: %w", p.Name, ErrDialog)
+	}
 	if v.hasBox && !v.inputEmpty() {
 		return fmt.Errorf("submit to %s: %w: %q", p.Name, ErrDraft, firstLine(v.text))
 	}
@@ -116,7 +122,9 @@ func (p *Profile) waitStarted(ctx context.Context, screen func() Screen, landed 
 	for {
 		s := screen()
 		v := p.tui.view(s.Rows())
-		if v.busy() || (landed && v.inputEmpty()) {
+		// A dialog drawn after Enter is the turn at work (a tool call
+		// asking for approval); another Enter would answer it.
+		if v.busy() || v.dialog() || (landed && v.inputEmpty()) {
 			return true, nil
 		}
 		if !p.Clock.Now().Before(deadline) {

@@ -36,6 +36,7 @@ type Agent struct {
 	forced         bool      // its last stop needed SIGKILL
 	context        float64   // last context gauge, percent
 	pausedUntil    time.Time // a usage-limit wait
+	dialog         string    // the dialog the agent waits on (state waiting)
 }
 
 // New returns the agent of cfg in a team whose services are d.
@@ -165,7 +166,8 @@ func (a *Agent) runSession(g *Generation, task *config.Task, attempt int) (runne
 		Agent: a.cfg.Name, Task: task, Attempt: attempt, Prompt: a.firstPrompt(g, task),
 		Profile: a.cfg.Profile, Argv: argv, Env: env, Dir: a.cfg.Dir,
 		LogPath: a.d.Dir.AgentLog(a.cfg.Name), Size: a.d.windowSize(), Term: a.d.termOutput(),
-		Timers: a.d.Timers, Clock: a.d.Clock, Team: g,
+		Timers: a.d.Timers, Clock: a.d.Clock, Team: g, Dialog: a.dialogPolicy(),
+		LogMaxSize: a.d.Team.LogMaxSize, LogKeep: a.d.Team.LogKeep,
 		Report: &reporter{a: a, g: g, task: task},
 	})
 	exit, out := s.Run()
@@ -175,6 +177,12 @@ func (a *Agent) runSession(g *Generation, task *config.Task, attempt int) (runne
 		a.mu.Unlock()
 	}
 	return exit, out
+}
+
+// dialogPolicy is what the agent's sessions do with a dialog.
+func (a *Agent) dialogPolicy() session.DialogPolicy {
+	p := a.d.Team.Dialog(&a.cfg)
+	return session.DialogPolicy{Deny: p.On == config.DialogDeny, Timeout: p.Timeout}
 }
 
 // firstPrompt is the preamble, the task, and what to resume from: the

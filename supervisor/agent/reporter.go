@@ -7,6 +7,7 @@ import (
 
 	"github.com/wardenhq/warden/internal/atomicfile"
 	"github.com/wardenhq/warden/protocol"
+	"github.com/wardenhq/warden/protocol/profile"
 	"github.com/wardenhq/warden/runner"
 	"github.com/wardenhq/warden/supervisor/config"
 	"github.com/wardenhq/warden/supervisor/queue"
@@ -40,6 +41,21 @@ func (r *reporter) Started(s *session.Session) {
 }
 
 func (r *reporter) Stopping() { r.a.setState(state.Stopping, runner.Exit{}, "") }
+
+// Waiting records that the CLI waits on a dialog (d nil: no longer): the
+// agent's state is waiting, with the dialog's text, until it is gone.
+func (r *reporter) Waiting(d *profile.Dialog) {
+	a := r.a
+	a.mu.Lock()
+	switch {
+	case d != nil && (a.state == state.Running || a.state == state.Waiting):
+		a.state, a.dialog = state.Waiting, d.Text
+	case d == nil && a.state == state.Waiting:
+		a.state, a.dialog = state.Running, ""
+	}
+	a.mu.Unlock()
+	a.d.Publish()
+}
 
 func (r *reporter) Complete() {
 	r.a.d.TeamCheckpoint("lead", "agent "+r.a.cfg.Name+" printed CHECKPOINT COMPLETE", r.a.cfg.Name)

@@ -30,6 +30,7 @@ func (a *Agent) setState(st state.AgentState, exit runner.Exit, reason string) {
 	if st != state.Running && st != state.Stopping {
 		a.sess = nil
 	}
+	a.dialog = ""
 	if st == state.Idle || st == state.Exited {
 		a.task = ""
 	}
@@ -41,13 +42,14 @@ func (a *Agent) setState(st state.AgentState, exit runner.Exit, reason string) {
 func (a *Agent) Session() *session.Session {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if a.state != state.Running {
+	if a.state != state.Running && a.state != state.Waiting {
 		return nil
 	}
 	return a.sess
 }
 
-// Busy reports whether the agent runs a session on a task now.
+// Busy reports whether the agent runs a session on a task now (and does not
+// wait on a dialog: it can answer a checkpoint request).
 func (a *Agent) Busy() bool {
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -98,7 +100,7 @@ func (a *Agent) Status() state.AgentStatus {
 	defer a.mu.Unlock()
 	s := state.AgentStatus{Name: a.cfg.Name, State: a.state, Attempt: a.attempt, Task: a.task,
 		Exit: a.lastExit.String(), Reason: a.reason, LastCheckpoint: a.lastCheckpoint, ExitCode: a.lastExit.Code,
-		Context: a.context, PausedUntil: a.pausedUntil}
+		Context: a.context, PausedUntil: a.pausedUntil, Dialog: a.dialog}
 	if a.lastExit.Signal != 0 {
 		s.ExitCode = 128 + int(a.lastExit.Signal)
 	}

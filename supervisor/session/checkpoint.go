@@ -17,8 +17,14 @@ func (s *Session) handle(events []readerEvent) (done bool) {
 			}
 		case e.settled:
 			s.checkBanner()
+			s.checkDialog()
+		case e.signals:
+			s.answerProbe()
+			s.checkDialog()
 		case e.hook != nil:
-			s.onHook(*e.hook)
+			if !s.dialogHook(*e.hook) {
+				s.onHook(*e.hook)
+			}
 		case e.complete:
 			s.r.Complete()
 		default:

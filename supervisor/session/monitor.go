@@ -32,6 +32,25 @@ type monitor struct {
 	// pausedUntil: the agent hit a usage limit; no requests and no stale
 	// alarms until then. resumedAt counts as activity after the pause.
 	pausedUntil, resumedAt time.Time
+	// waiting: the agent waits on a dialog for a person. Nothing is asked
+	// and nothing is stale until it is gone.
+	waiting bool
+}
+
+// wait starts (on) or ends a dialog wait at now. A request outstanding when
+// the dialog appeared gets its full checkpoint_timeout after it is gone.
+func (m *monitor) wait(on bool, now time.Time) {
+	if m.waiting == on {
+		return
+	}
+	m.waiting = on
+	if !on {
+		m.resumedAt, m.warned = now, false
+		if m.awaiting {
+			m.requestedAt = now
+		}
+		m.nextRequest = latest(m.nextRequest, now.Add(m.turnQuiet))
+	}
 }
 
 // pause holds the agent (a usage limit) until until.
@@ -57,6 +76,9 @@ func (m *monitor) checkpoint(now time.Time) {
 // next returns the action due at now, given the time of the last output, and
 // when to look again if there is none. Call it until it returns actNone.
 func (m *monitor) next(now, lastOutput time.Time) (action, time.Time) {
+	if m.waiting {
+		return actNone, time.Time{} // the dialog's end wakes the session
+	}
 	if m.paused() {
 		if now.Before(m.pausedUntil) {
 			return actNone, m.pausedUntil

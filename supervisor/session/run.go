@@ -31,7 +31,7 @@ func (s *Session) Run() (runner.Exit, Outcome) {
 
 	proc, err := runner.Start(s.log, runner.Config{
 		Name: c.Agent, Argv: s.prof.Command(c.Argv), Dir: c.Dir, Env: s.prof.Env(c.Env), Size: c.Size,
-		LogPath: c.LogPath, Output: s,
+		LogPath: c.LogPath, LogMaxSize: c.LogMaxSize, LogKeep: c.LogKeep, OnLogError: s.logError, Output: s,
 	})
 	if err != nil {
 		s.log.Error("agent did not start", "error", err)
@@ -70,9 +70,18 @@ func (s *Session) loop() (runner.Exit, Outcome) {
 	for {
 		var wake <-chan time.Time
 		if s.mon != nil {
-			if until, stalled := s.tick(); stalled {
+			until, stalled := s.tick()
+			if stalled {
 				return s.stopStalled(), Stalled
-			} else if !until.IsZero() {
+			}
+			if due := s.denyDue(); !due.IsZero() {
+				if !s.cfg.Clock.Now().Before(due) {
+					s.deny()
+					continue
+				}
+				until = earliest(nonZero(until, due), due)
+			}
+			if !until.IsZero() {
 				wake = s.cfg.Clock.After(until.Sub(s.cfg.Clock.Now()))
 			}
 		}
@@ -87,6 +96,10 @@ func (s *Session) loop() (runner.Exit, Outcome) {
 			return s.stopForTeam(), Stopped
 		case <-ask:
 			ask = nil
+			if s.waiting() {
+				s.log.Info("no last checkpoint request: the agent waits on a dialog")
+				continue
+			}
 			s.lastAsked = true
 			s.mon.awaiting = true
 			s.r.Event(state.EvCheckpointRequested, "session_id", s.id, "trigger", protocol.TriggerTeamCheckpoint)
@@ -137,4 +150,24 @@ func signalName(e runner.Exit) string {
 		return ""
 	}
 	return e.Signal.String()
+}
+
+// nonZero is t, or else when t is zero.
+func nonZero(t, orElse time.Time) time.Time {
+	if t.IsZero() {
+		return orElse
+	}
+	return t
+}
+
+// logError reports, once, that the agent's terminal log cannot be written
+// (a full disk), and once that it can again. Checkpoints do not depend on it.
+func (s *Session) logError(err error) {
+	if err != nil {
+		s.r.Event(state.EvAgentLogFailed, "error", err.Error())
+		s.r.Printf("WARNING: %s's terminal log cannot be written (%v): its output is not kept until it can\n", s.cfg.Agent, err)
+		return
+	}
+	s.r.Event(state.EvAgentLogFailed, "error", "", "recovered", true)
+	s.r.Printf("WARNING: %s's terminal log is written again\n", s.cfg.Agent)
 }

@@ -56,16 +56,28 @@ type modes struct {
 	t  profile.ModeTracker
 }
 
-func (m *modes) Write(p []byte) {
+// Write feeds raw output; it reports whether the program's status report,
+// title or probe count changed.
+func (m *modes) Write(p []byte) bool {
 	m.mu.Lock()
+	defer m.mu.Unlock()
+	st, title, probes := m.t.Status(), m.t.Title(), m.t.Probes()
 	m.t.Write(p)
-	m.mu.Unlock()
+	return st != m.t.Status() || title != m.t.Title() || probes != m.t.Probes()
 }
 
 func (m *modes) bracketed() bool {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return m.t.Bracketed()
+}
+
+// signals is what the program said about itself: its last program-status
+// report, its title and how many OSC 7501 probes it sent.
+func (m *modes) signals() (profile.ProgramStatus, string, int) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.t.Status(), m.t.Title(), m.t.Probes()
 }
 
 // settler calls fn once output has been quiet for d: the reader then parses

@@ -54,6 +54,7 @@ type Reporter interface {
 	Paused(until time.Time)                 // a usage-limit wait (zero: over)
 	Complete()                              // the agent printed CHECKPOINT COMPLETE
 	Stopping()                              // the team stops this session now
+	Waiting(d *profile.Dialog)              // the CLI waits on a dialog (nil: no longer)
 }
 
 // Timers are the team file's timers a session runs by.
@@ -98,9 +99,13 @@ type Config struct {
 	Size    runner.Size
 	Term    io.Writer // warden wrap: the user's terminal, or nil
 	Timers  Timers
-	Clock   clock.Clock
-	Team    Team
-	Report  Reporter
+	Dialog  DialogPolicy
+	// LogMaxSize and LogKeep rotate the agent's terminal log (runner).
+	LogMaxSize int64
+	LogKeep    int
+	Clock      clock.Clock
+	Team       Team
+	Report     Reporter
 }
 
 // Session is one process of an agent working on one task.
@@ -123,6 +128,9 @@ type Session struct {
 	// lastAsked: the team asked for a last checkpoint; the next one answers it.
 	lastAsked bool
 	limits    limitWatch
+	dialog    dialogWatch // owned by the loop
+	// waitingFlag mirrors dialog.cur != nil for the typist.
+	waitingFlag atomic.Bool
 
 	inputMu    sync.Mutex         // one submission at a time: warden's typing or the user's keystrokes
 	typing     chan string        // texts for the typist
@@ -135,7 +143,8 @@ type Session struct {
 
 // readerEvent is one callback of the protocol reader, or a hook message.
 type readerEvent struct {
-	settled  bool             // the screen has been quiet: look for a banner
+	settled  bool             // the screen has been quiet: look for a banner and a dialog
+	signals  bool             // the program's status report, title or probes changed
 	hook     *hookbus.Message // from the CLI's own hooks
 	block    *protocol.Block
 	reason   string
@@ -181,7 +190,9 @@ func (s *Session) Write(p []byte) (int, error) {
 	if s.cfg.Term != nil {
 		s.cfg.Term.Write(p)
 	}
-	s.modes.Write(p)
+	if s.modes.Write(p) {
+		s.push(readerEvent{signals: true})
+	}
 	s.lastOut.Store(time.Now().UnixNano())
 	s.reader.Write(p)
 	s.settle.poke()

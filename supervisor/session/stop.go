@@ -64,6 +64,9 @@ func (s *Session) askToQuit(ctx context.Context) {
 	// The quit keys must not land inside a submission in flight (a request
 	// still in the input box would become "CHECKPOINT REQUEST: T7/exit").
 	s.stopTyping()
+	if s.waitingFlag.Load() {
+		return // never type into a dialog: the TERM follows
+	}
 	s.inputMu.Lock()
 	defer s.inputMu.Unlock()
 	for _, k := range s.prof.Quit() {

@@ -13,6 +13,7 @@ const (
 	EvAgentWaiting         = "agent_waiting"
 	EvAgentResumed         = "agent_resumed"
 	EvDialogDenied         = "dialog_denied"
+	EvAgentLogFailed       = "agent_log_failed"
 
 	EvCheckpointRequested = "checkpoint_requested"
 	EvCheckpointReceived  = "checkpoint_received"
@@ -24,9 +25,8 @@ const (
 	EvTaskFailed       = "task_failed"
 	EvTaskVerifyFailed = "task_verify_failed"
 
-	EvUsageLimitWait    = "usage_limit_wait"
-	EvContextThreshold  = "context_threshold"
-	EvHookMessageReplay = "hook_message_replayed"
+	EvUsageLimitWait   = "usage_limit_wait"
+	EvContextThreshold = "context_threshold"
 
 	EvTeamCheckpointStarted = "team_checkpoint_started"
 	EvHandoffWritten        = "handoff_written"

@@ -53,7 +53,11 @@ func RenderDashboard(w io.Writer, s Snapshot) {
 	fmt.Fprintf(w, "== %s (%s) agents active %d/%d, tasks done %d/%d, available %d, blocked %d, pending verification %d\n",
 		s.Team, state, active, len(s.Agents), c[queue.Complete], len(s.Tasks), c[queue.Pending], c[queue.Blocked], c[queue.Verifying])
 	for _, a := range s.Agents {
-		fmt.Fprintf(w, "   agent %-12s %-9s task %-8s attempt %d %s\n", a.Name, a.State, dash(a.Task), a.Attempt, a.Reason)
+		reason := a.Reason
+		if a.Dialog != "" {
+			reason = "waits on: " + strings.SplitN(a.Dialog, "\n", 2)[0]
+		}
+		fmt.Fprintf(w, "   agent %-12s %-9s task %-8s attempt %d %s\n", a.Name, a.State, dash(a.Task), a.Attempt, reason)
 	}
 	for _, t := range s.Tasks {
 		fmt.Fprintf(w, "   task  %-12s %-9s %3d%%  %s %s\n", t.ID, t.State, t.Progress, dash(t.Owner), t.Summary)

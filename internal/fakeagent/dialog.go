@@ -1,0 +1,158 @@
+package fakeagent
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// tui-dialog:FILE draws like tui-answer, but its first prompt makes it ask
+// for a shell command's approval the way Claude Code does in its default
+// permission mode: a dialog in place of the composer, "1. Yes" preselected.
+// What happens is appended to FILE, a line each: "DIALOG" when it is drawn,
+// "APPROVED" on Enter (the command would run), "DENIED" on Esc, and
+// "TYPED <quoted bytes>" for anything else typed while it is open;
+// "DIALOG" carries the time it was drawn (Unix nanoseconds), and every line
+// submitted outside the dialog is logged as "LINE <its start>". After
+// the dialog it answers checkpoint requests like tui-answer.
+func init() {
+	Register("tui-dialog", modeTUIDialog)
+}
+
+// DialogRows is the dialog tui-dialog draws, as Claude Code 2.1.330 does.
+var DialogRows = []string{
+	" Bash command",
+	" probe a write",
+	" curl -s http://127.0.0.1:9/probe > fetched.txt",
+	"",
+	" Do you want to proceed?",
+	" ❯ 1. Yes",
+	"   2. Yes, and always allow access to proj from this project",
+	"   4. No",
+	"",
+	" Esc to cancel · Tab to amend",
+}
+
+func modeTUIDialog(args []string) int {
+	if len(args) == 0 || args[0] == "" {
+		fmt.Fprintln(os.Stderr, "fakeagent: tui-dialog needs a file")
+		return 98
+	}
+	logf := func(s string) {
+		f, err := os.OpenFile(args[0], os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+		if err == nil {
+			fmt.Fprintln(f, s)
+			f.Close()
+		}
+	}
+	old, err := unix.IoctlGetTermios(0, unix.TCGETS)
+	if err == nil {
+		raw := *old
+		raw.Lflag &^= unix.ECHO | unix.ICANON | unix.ISIG
+		raw.Iflag &^= unix.ICRNL
+		_ = unix.IoctlSetTermios(0, unix.TCSETS, &raw)
+		defer func() { _ = unix.IoctlSetTermios(0, unix.TCSETS, old) }()
+	}
+	t := &tui{rows: 24, cols: 80}
+	if ws, err := unix.IoctlGetWinsize(0, unix.TIOCGWINSZ); err == nil && ws.Row >= 16 && ws.Col >= 20 {
+		t.rows, t.cols = int(ws.Row), int(ws.Col)
+	}
+	write([]byte("\x1b[?1049h\x1b[?2004h\x1b[2J"))
+	t.transcript = []string{"ready"}
+	t.frame("")
+	asked, dialog, pasting, n := false, false, false, 0
+	in := bufio.NewReader(os.Stdin)
+	for {
+		c, err := in.ReadByte()
+		if err != nil {
+			break
+		}
+		if dialog {
+			switch {
+			case c == '\r':
+				logf("APPROVED")
+				dialog = false
+				t.transcript = append(t.transcript, "", "● Ran curl -s http://127.0.0.1:9/probe > fetched.txt")
+				t.frame("")
+			case c == 0x1b && in.Buffered() == 0: // a lone Esc
+				logf("DENIED")
+				dialog = false
+				t.transcript = append(t.transcript, "", "  Did not run 1 call", "  ⎿  Interrupted · What should Claude do instead?")
+				t.frame("")
+			default:
+				logf(fmt.Sprintf("TYPED %q", c))
+			}
+			continue
+		}
+		switch {
+		case c == 0x1b:
+			switch skipEscape(in) {
+			case "[200~":
+				pasting = true
+			case "[201~":
+				pasting = false
+			}
+		case pasting && (c == '\r' || c == '\n'):
+			t.composer += " "
+		case c == '\r' || c == '\n':
+			line := strings.TrimSpace(t.composer)
+			t.composer = ""
+			if line == "" {
+				continue
+			}
+			t.transcript = append(t.transcript, "", "> "+firstWords(line))
+			logf("LINE " + firstWords(line))
+			if task, ok := requestTask(line); ok {
+				n++
+				t.answer(AnswerBlock(task, n))
+				continue
+			}
+			if !asked {
+				asked, dialog = true, true
+				t.transcript = append(t.transcript, "", "● Probing a write", "  ⎿  $ curl -s http://127.0.0.1:9/probe > fetched.txt")
+				t.dialogFrame()
+				logf(fmt.Sprintf("DIALOG %d", time.Now().UnixNano()))
+				continue
+			}
+			t.frame("")
+		case c >= 0x20:
+			t.composer += string(c)
+			write([]byte(t.composerRow()))
+		}
+	}
+	write([]byte("\x1b[?2004l\x1b[?1049l"))
+	return 0
+}
+
+// dialogFrame draws the transcript with the dialog below a rule, where the
+// composer was.
+func (t *tui) dialogFrame() {
+	var b strings.Builder
+	b.WriteString("\x1b[?2026h\x1b[2J\x1b[H")
+	top := t.rows - len(DialogRows) - 1
+	view := t.transcript
+	if len(view) > top {
+		view = view[len(view)-top:]
+	}
+	for i, l := range view {
+		fmt.Fprintf(&b, "\x1b[%d;1H%s", i+1, spaced(l))
+	}
+	fmt.Fprintf(&b, "\x1b[%d;1H%s", top+1, strings.Repeat("─", t.cols))
+	for i, l := range DialogRows {
+		fmt.Fprintf(&b, "\x1b[%d;1H%s", top+2+i, l)
+	}
+	b.WriteString("\x1b[?2026l")
+	write([]byte(b.String()))
+}
+
+// firstWords is the start of a long line, for the transcript.
+func firstWords(s string) string {
+	if r := []rune(s); len(r) > 60 {
+		return string(r[:60]) + "…"
+	}
+	return s
+}

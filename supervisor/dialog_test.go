@@ -1,0 +1,141 @@
+package supervisor
+
+import (
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/wardenhq/warden/internal/proctest"
+	"github.com/wardenhq/warden/supervisor/state"
+)
+
+// dialogTimers scale the defaults' ratios (interval 5m, timeout 30s, stale
+// 10m / 30m) down; dialog_timeout is 1 s.
+func dialogTimers(on string) string {
+	return `checkpoint_interval = "500ms"
+checkpoint_timeout = "300ms"
+stale_warning = "1s"
+stale_failure = "3s"
+shutdown_timeout = "1s"
+on_dialog = "` + on + `"
+dialog_timeout = "1s"
+[[task]]
+id = "T1"
+prompt = "Create the probe file."
+`
+}
+
+// dialogLog reads what the fake TUI saw: DIALOG, APPROVED, DENIED, TYPED …, LINE ….
+func dialogLog(t *testing.T, path string) []string {
+	b, _ := os.ReadFile(path)
+	return strings.Split(strings.TrimSpace(string(b)), "\n")
+}
+
+func hasPrefix(lines []string, p string) int {
+	for i, l := range lines {
+		if strings.HasPrefix(l, p) {
+			return i
+		}
+	}
+	return -1
+}
+
+// An agent waiting on an approval dialog (Yes preselected, as Claude Code in
+// its default mode, Codex and Gemini CLI draw it) is waiting: agent_waiting
+// within 2 s of the dialog, nothing typed into it for twice dialog_timeout
+// (no checkpoint request, no quit keys at the stop), never stale or stalled,
+// and state.json shows the dialog.
+func TestWaitingAgentIsNeverTypedInto(t *testing.T) {
+	defer proctest.AssertNone(t)
+	log := filepath.Join(t.TempDir(), "dialog.log")
+	cfg := writeTeam(t, dialogTimers("wait"), fakeAgent{name: "w", mode: "tui-dialog:" + log, profile: "claude"})
+	team, out, wait := startTeamCfg(t, cfg)
+	waitFor(t, "agent_waiting", func() bool { return countEvents(eventsOf(t, cfg), state.EvAgentWaiting, "w") == 1 })
+	snap, _ := state.ReadSnapshot(cfg.StateDir)
+	if snap == nil || snap.Agents[0].State != state.Waiting || !strings.Contains(snap.Agents[0].Dialog, "curl -s http://127.0.0.1:9/probe") {
+		t.Errorf("state.json: %+v", snap)
+	}
+	status, _ := os.ReadFile(filepath.Join(cfg.StateDir, "STATUS.md"))
+	if !strings.Contains(string(status), "| waiting |") {
+		t.Errorf("STATUS.md:\n%s", status)
+	}
+	time.Sleep(2500 * time.Millisecond) // 2× dialog_timeout, and past stale_failure
+	team.Stop(true)
+	wait()
+	evs := eventsOf(t, cfg)
+	lines := dialogLog(t, log)
+	if i := hasPrefix(lines, "DIALOG "); i < 0 {
+		t.Fatalf("the fake never drew its dialog: %v", lines)
+	} else {
+		drawn, _ := strconv.ParseInt(strings.TrimPrefix(lines[i], "DIALOG "), 10, 64)
+		at, _ := time.Parse(time.RFC3339Nano, firstEvent(evs, state.EvAgentWaiting)["ts"].(string))
+		if d := at.Sub(time.Unix(0, drawn)); d > 2*time.Second || d < 0 {
+			t.Errorf("agent_waiting %s after the dialog was drawn, want ≤ 2 s", d)
+		}
+	}
+	for _, l := range lines {
+		if strings.HasPrefix(l, "TYPED") || l == "APPROVED" || l == "DENIED" {
+			t.Errorf("the dialog was answered or typed into: %v", lines)
+			break
+		}
+	}
+	e := firstEvent(evs, state.EvAgentWaiting)
+	if e["kind"] != "permission" || !strings.Contains(e["text"].(string), "Do you want to proceed?") {
+		t.Errorf("agent_waiting %v", e)
+	}
+	var during []map[string]any // from agent_waiting to the stop
+	for i, ev := range evs {
+		if ev["event"] == state.EvAgentWaiting {
+			during = evs[i:]
+		}
+		if ev["event"] == state.EvTeamCheckpointStarted {
+			break
+		}
+	}
+	for _, ev := range []string{state.EvAgentStale, state.EvAgentStalled, state.EvCheckpointRequested, state.EvCheckpointTimeout, state.EvDialogDenied} {
+		if n := countEvents(during, ev, "w"); n != 0 {
+			t.Errorf("%d %s events while the agent waited", n, ev)
+		}
+	}
+	if countEvents(evs, state.EvAgentWaiting, "w") != 1 || countEvents(evs, state.EvAgentStarted, "w") != 1 {
+		t.Errorf("events: %v", evs)
+	}
+	if !strings.Contains(out.String(), "WARNING: w waits for a person (permission)") {
+		t.Errorf("stdout:\n%s", out.String())
+	}
+}
+
+// With on_dialog = "deny" the dialog is answered with the CLI's deny key
+// after dialog_timeout — never Yes — and the agent is told to carry on,
+// which it does: it answers checkpoint requests again.
+func TestDialogDeniedAfterTimeoutThenAgentCarriesOn(t *testing.T) {
+	defer proctest.AssertNone(t)
+	log := filepath.Join(t.TempDir(), "dialog.log")
+	cfg := writeTeam(t, dialogTimers("deny"), fakeAgent{name: "w", mode: "tui-dialog:" + log, profile: "claude"})
+	team, out, wait := startTeamCfg(t, cfg)
+	waitFor(t, "a checkpoint after the denial", func() bool {
+		return countEvents(eventsOf(t, cfg), state.EvCheckpointReceived, "w") >= 1
+	})
+	team.Stop(true)
+	wait()
+	evs := eventsOf(t, cfg)
+	lines := dialogLog(t, log)
+	denied, note := hasPrefix(lines, "DENIED"), hasPrefix(lines, "LINE warden: nobody could answer")
+	if denied < 0 || note < denied || hasPrefix(lines, "APPROVED") >= 0 || hasPrefix(lines, "TYPED") >= 0 {
+		t.Fatalf("the fake saw: %v", lines)
+	}
+	waiting, _ := time.Parse(time.RFC3339Nano, firstEvent(evs, state.EvAgentWaiting)["ts"].(string))
+	deniedAt, _ := time.Parse(time.RFC3339Nano, firstEvent(evs, state.EvDialogDenied)["ts"].(string))
+	if d := deniedAt.Sub(waiting); d < 900*time.Millisecond || d > 3*time.Second {
+		t.Errorf("denied %s after agent_waiting, want dialog_timeout (1s)", d)
+	}
+	if countEvents(evs, state.EvAgentResumed, "w") != 1 || countEvents(evs, state.EvDialogDenied, "w") != 1 {
+		t.Errorf("events: %v", evs)
+	}
+	if !strings.Contains(out.String(), "WARNING: w's dialog was denied after 1s") || !strings.Contains(out.String(), "CHECKPOINT: T1 - implementing") {
+		t.Errorf("stdout:\n%s", out.String())
+	}
+}

@@ -1,0 +1,170 @@
+package session
+
+import (
+	"strings"
+	"time"
+
+	"github.com/wardenhq/warden/protocol"
+	"github.com/wardenhq/warden/protocol/hooks"
+	"github.com/wardenhq/warden/protocol/profile"
+	"github.com/wardenhq/warden/supervisor/hookbus"
+	"github.com/wardenhq/warden/supervisor/state"
+)
+
+// DialogPolicy is what the session does with a dialog: wait for a person,
+// or after Timeout answer it with the CLI's deny keys (never Yes).
+type DialogPolicy struct {
+	Deny    bool
+	Timeout time.Duration
+}
+
+// denyNote is typed after a dialog was denied: the agent carries on.
+const denyNote = "warden: nobody could answer the dialog above while this team runs unattended, so warden " +
+	"denied it. Continue your task without that action; if you cannot, say what you needed under Blockers: " +
+	"in your next checkpoint."
+
+// dialogWatch is what the session knows of a dialog its CLI waits on. Four
+// channels say so: the screen (the profile's dialog rules), the program's
+// status report (OSC 7501 state=blocked), its window title ("Action
+// Required"), and the CLI's hooks. A hook's word holds until the screen
+// shows the CLI busy or at its prompt, or its status report moves on.
+type dialogWatch struct {
+	cur     *profile.Dialog // the dialog waited on now; nil: none
+	screen  bool            // cur was read off the screen
+	since   time.Time
+	denied  bool
+	hook    *profile.Dialog // announced by a hook, not yet seen to end
+	replied int             // OSC 7501 probes answered
+}
+
+// waiting reports whether the agent waits on a dialog now.
+func (s *Session) waiting() bool { return s.dialog.cur != nil }
+
+// checkDialog reads every channel and moves the session in or out of the
+// waiting state: agent_waiting once per dialog, agent_resumed when it is gone.
+func (s *Session) checkDialog() {
+	if s.prof.Mode != protocol.ModeScreen || s.mon == nil {
+		return
+	}
+	d, onScreen, ok := s.currentDialog()
+	w := &s.dialog
+	now := s.cfg.Clock.Now()
+	switch {
+	case ok && w.cur != nil && (!onScreen || !w.screen || d.Text == w.cur.Text):
+		// The same dialog, redrawn or seen through another channel: the
+		// screen's text is the better one.
+		if onScreen && !w.screen {
+			w.cur, w.screen = &d, true
+			s.r.Waiting(&d)
+		}
+	case ok:
+		if w.cur != nil {
+			s.log.Info("the dialog changed", "kind", d.Kind)
+		}
+		w.cur, w.screen, w.since, w.denied = &d, onScreen, now, false
+		s.waitingFlag.Store(true)
+		s.mon.wait(true, now)
+		s.r.Waiting(&d)
+		s.log.Warn("agent waits on a dialog", "kind", d.Kind, "text", firstLine(d.Text))
+		s.r.Event(state.EvAgentWaiting, "kind", d.Kind, "text", d.Text, "session_id", s.id)
+		s.r.Printf("WARNING: %s waits for a person (%s): %s\n", s.cfg.Agent, d.Kind, firstLine(d.Text))
+	case w.cur != nil:
+		waited := now.Sub(w.since).Round(time.Second)
+		w.cur, w.hook = nil, nil
+		s.waitingFlag.Store(false)
+		s.mon.wait(false, now)
+		s.r.Waiting(nil)
+		s.log.Info("the dialog is gone", "waited", waited)
+		s.r.Event(state.EvAgentResumed, "waited", waited.String(), "session_id", s.id)
+	}
+}
+
+// currentDialog is the dialog the channels show now, the screen's first
+// (it has the best text); onScreen says it was read off the screen.
+func (s *Session) currentDialog() (d profile.Dialog, onScreen, ok bool) {
+	scr := s.screen()
+	if d, ok := s.prof.Dialog(scr); ok {
+		return d, true, true
+	}
+	st, title, _ := s.modes.signals()
+	if st.Blocked() {
+		kind := profile.DialogOther
+		if st.Kind == "permission" {
+			kind = profile.DialogPermission
+		}
+		return profile.Dialog{Kind: kind, Text: firstNonEmpty(st.Msg, "the CLI reports it is blocked on the user")}, false, true
+	}
+	if s.prof.WaitingTitle(title) {
+		return profile.Dialog{Kind: profile.DialogOther, Text: strings.TrimSpace(title)}, false, true
+	}
+	if h := s.dialog.hook; h != nil {
+		if s.prof.Busy(scr) || s.prof.Ready(scr) || st.State == "working" || st.State == "idle" {
+			s.dialog.hook = nil // it moved on
+			return profile.Dialog{}, false, false
+		}
+		return *h, false, true
+	}
+	return profile.Dialog{}, false, false
+}
+
+// dialogHook takes a hook message that may say the CLI waits on a person.
+func (s *Session) dialogHook(m hookbus.Message) bool {
+	kind, text, ok := hooks.Waiting(m.Kind, m.Payload)
+	if !ok {
+		return false
+	}
+	s.dialog.hook = &profile.Dialog{Kind: kind, Text: text}
+	s.checkDialog()
+	return true
+}
+
+// denyDue is when a dialog is to be denied (zero: never, or done).
+func (s *Session) denyDue() time.Time {
+	w := s.dialog
+	if w.cur == nil || w.denied || !s.cfg.Dialog.Deny {
+		return time.Time{}
+	}
+	return w.since.Add(s.cfg.Dialog.Timeout)
+}
+
+// deny answers the dialog with the CLI's deny keys, then queues the note
+// that tells the agent to carry on (typed once the dialog is gone).
+func (s *Session) deny() {
+	w := &s.dialog
+	w.denied = true
+	s.inputMu.Lock()
+	for _, k := range s.prof.Deny() {
+		time.Sleep(k.Pause)
+		s.proc.Write(k.Bytes)
+	}
+	s.inputMu.Unlock()
+	s.log.Warn("dialog denied after dialog_timeout", "dialog_timeout", s.cfg.Dialog.Timeout)
+	s.r.Event(state.EvDialogDenied, "text", w.cur.Text, "kind", w.cur.Kind, "session_id", s.id)
+	s.r.Printf("WARNING: %s's dialog was denied after %s: %s\n", s.cfg.Agent, s.cfg.Dialog.Timeout, firstLine(w.cur.Text))
+	s.typeText(denyNote)
+}
+
+// answerProbe tells a CLI that probed for OSC 7501 that this terminal
+// supports it, so that it reports when it is blocked (not under warden
+// wrap, where the user's terminal answers).
+func (s *Session) answerProbe() {
+	if s.cfg.Term != nil {
+		return
+	}
+	if _, _, probes := s.modes.signals(); probes > s.dialog.replied {
+		s.dialog.replied = probes
+		s.proc.Write(profile.ProbeReply)
+	}
+}
+
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
+	return s
+}
+
+func firstNonEmpty(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
