@@ -41,7 +41,7 @@ func (d *decoder) task(t table) Task {
 		task.Verify = argv
 	}
 	task.MaxAttempts = t.integer("max_attempts", 0, 1, 1<<31-1, "1 or more") // 0: no limit
-	task.MaxTime, _ = t.duration("max_time", 0)                            // 0: no limit
+	task.MaxTime, _ = t.duration("max_time", 0)                              // 0: no limit
 	return task
 }
 
