@@ -13,6 +13,7 @@ import (
 	"github.com/wardenhq/warden/internal/proctest"
 	"github.com/wardenhq/warden/protocol"
 	"github.com/wardenhq/warden/supervisor/config"
+	"github.com/wardenhq/warden/supervisor/event"
 	"github.com/wardenhq/warden/supervisor/state"
 )
 
@@ -104,7 +105,7 @@ blocked_by = ["T2"]
 	}
 	var order []string
 	for _, e := range eventsOf(t, cfg) {
-		if e["event"] == state.EvTaskCompleted {
+		if e["event"] == event.TaskCompleted {
 			order = append(order, e["task"].(string))
 		}
 	}
@@ -160,7 +161,7 @@ prompt = "Build it in three steps."
 		}
 	}
 	evs := eventsOf(t, cfg)
-	if countEvents(evs, state.EvAgentStarted, "w1") != 2 || countEvents(evs, state.EvAgentRestarted, "w1") != 1 {
+	if countEvents(evs, event.AgentStarted, "w1") != 2 || countEvents(evs, event.AgentRestarted, "w1") != 1 {
 		t.Errorf("want one crash and one restart: %v", evs)
 	}
 	data, _ := os.ReadFile(filepath.Join(cfg.StateDir, "checkpoints", "w1-T1-complete.json"))
@@ -183,14 +184,14 @@ prompt = "Work."
 	evs := eventsOf(t, cfg)
 	var reasons []string
 	for _, e := range evs {
-		if e["event"] == state.EvCheckpointRejected {
+		if e["event"] == event.CheckpointRejected {
 			reasons = append(reasons, e["reason"].(string))
 		}
 	}
 	if len(reasons) != 2 {
 		t.Fatalf("rejections %q, want 2 (250%% and the [N]%% placeholder)", reasons)
 	}
-	if n := countEvents(evs, state.EvCheckpointReceived, "w1"); n != 1 {
+	if n := countEvents(evs, event.CheckpointReceived, "w1"); n != 1 {
 		t.Errorf("%d records, want exactly the one valid block", n)
 	}
 }
@@ -209,10 +210,10 @@ prompt = "Work."
 		t.Fatalf("the silent agent ended the team: %+v", res)
 	}
 	evs := eventsOf(t, cfg)
-	if countEvents(evs, state.EvCheckpointTimeout, "w1") == 0 || countEvents(evs, state.EvCheckpointRequested, "w1") == 0 {
+	if countEvents(evs, event.CheckpointTimeout, "w1") == 0 || countEvents(evs, event.CheckpointRequested, "w1") == 0 {
 		t.Fatalf("no request/timeout: %v", evs)
 	}
-	if countEvents(evs, state.EvAgentStarted, "w1") != 1 {
+	if countEvents(evs, event.AgentStarted, "w1") != 1 {
 		t.Errorf("a late answer from a running agent restarted it: %v", evs)
 	}
 	if !strings.Contains(stdout, "WARNING: w1 did not answer") {
@@ -232,10 +233,10 @@ prompt = "Work."
 `, fakeAgent{name: "w1", mode: "worker:silent=1", restart: "on-failure", maxRestarts: 5})
 	_, _, _ = runTeam(t, cfg, 2500*time.Millisecond)
 	evs := eventsOf(t, cfg)
-	if countEvents(evs, state.EvAgentStale, "w1") == 0 || countEvents(evs, state.EvAgentStalled, "w1") == 0 {
+	if countEvents(evs, event.AgentStale, "w1") == 0 || countEvents(evs, event.AgentStalled, "w1") == 0 {
 		t.Fatalf("no stale/stalled events: %v", evs)
 	}
-	if countEvents(evs, state.EvAgentStarted, "w1") < 2 {
+	if countEvents(evs, event.AgentStarted, "w1") < 2 {
 		t.Errorf("the stalled agent was not restarted: %v", evs)
 	}
 }
@@ -286,7 +287,7 @@ verify = ["sh", "-c", "test -f `+flag+` || { echo 'missing fixed.flag'; exit 7; 
 		t.Fatalf("exit %d: %+v\n%s", res.ExitCode(), res.Tasks, stdout)
 	}
 	evs := eventsOf(t, cfg)
-	if countEvents(evs, state.EvTaskVerifyFailed, "w1") != 1 || countEvents(evs, state.EvTaskCompleted, "w1") != 1 {
+	if countEvents(evs, event.TaskVerifyFailed, "w1") != 1 || countEvents(evs, event.TaskCompleted, "w1") != 1 {
 		t.Fatalf("want one failed verify then completion: %v", evs)
 	}
 	log, _ := os.ReadFile(team.dir.AgentLog("w1"))
@@ -312,7 +313,7 @@ prompt = "Answer like a TUI."
 		t.Fatalf("result %+v", res)
 	}
 	evs := eventsOf(t, cfg)
-	requests, records := countEvents(evs, state.EvCheckpointRequested, "tui"), countEvents(evs, state.EvCheckpointReceived, "tui")
+	requests, records := countEvents(evs, event.CheckpointRequested, "tui"), countEvents(evs, event.CheckpointReceived, "tui")
 	// Each answer is recorded exactly once, although the fake TUI repaints
 	// it ten times (a request typed just before the stop may go unanswered).
 	if records < 2 || records > requests {
@@ -323,7 +324,7 @@ prompt = "Answer like a TUI."
 			t.Errorf("%q recorded %d times, want once", line, n)
 		}
 	}
-	if n := countEvents(evs, state.EvCheckpointRejected, "tui"); n != 0 {
+	if n := countEvents(evs, event.CheckpointRejected, "tui"); n != 0 {
 		t.Errorf("%d rejections of TUI-drawn answers", n)
 	}
 	if !strings.Contains(stdout, "CHECKPOINT: T7 - implementing (10%)") || !strings.Contains(stdout, "CHECKPOINT: T7 - implementing (20%)") {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/wardenhq/warden/internal/proctest"
+	"github.com/wardenhq/warden/supervisor/event"
 	"github.com/wardenhq/warden/supervisor/state"
 )
 
@@ -51,9 +52,14 @@ func hasPrefix(lines []string, p string) int {
 func TestWaitingAgentIsNeverTypedInto(t *testing.T) {
 	defer proctest.AssertNone(t)
 	log := filepath.Join(t.TempDir(), "dialog.log")
-	cfg := writeTeam(t, dialogTimers("wait"), fakeAgent{name: "w", mode: "tui-dialog:" + log, profile: "claude"})
+	notified := filepath.Join(t.TempDir(), "notified")
+	cfg := writeTeam(t, dialogTimers("wait")+`
+[[notify]]
+events = ["agent_waiting", "team_done"]
+command = ["sh", "-c", "echo \"$WARDEN_EVENT $WARDEN_AGENT $(cat)\" >> `+notified+`"]
+`, fakeAgent{name: "w", mode: "tui-dialog:" + log, profile: "claude"})
 	team, out, wait := startTeamCfg(t, cfg)
-	waitFor(t, "agent_waiting", func() bool { return countEvents(eventsOf(t, cfg), state.EvAgentWaiting, "w") == 1 })
+	waitFor(t, "agent_waiting", func() bool { return countEvents(eventsOf(t, cfg), event.AgentWaiting, "w") == 1 })
 	snap, _ := state.ReadSnapshot(cfg.StateDir)
 	if snap == nil || snap.Agents[0].State != state.Waiting || !strings.Contains(snap.Agents[0].Dialog, "curl -s http://127.0.0.1:9/probe") {
 		t.Errorf("state.json: %+v", snap)
@@ -71,7 +77,7 @@ func TestWaitingAgentIsNeverTypedInto(t *testing.T) {
 		t.Fatalf("the fake never drew its dialog: %v", lines)
 	} else {
 		drawn, _ := strconv.ParseInt(strings.TrimPrefix(lines[i], "DIALOG "), 10, 64)
-		at, _ := time.Parse(time.RFC3339Nano, firstEvent(evs, state.EvAgentWaiting)["ts"].(string))
+		at, _ := time.Parse(time.RFC3339Nano, firstEvent(evs, event.AgentWaiting)["ts"].(string))
 		if d := at.Sub(time.Unix(0, drawn)); d > 2*time.Second || d < 0 {
 			t.Errorf("agent_waiting %s after the dialog was drawn, want ≤ 2 s", d)
 		}
@@ -82,29 +88,35 @@ func TestWaitingAgentIsNeverTypedInto(t *testing.T) {
 			break
 		}
 	}
-	e := firstEvent(evs, state.EvAgentWaiting)
+	e := firstEvent(evs, event.AgentWaiting)
 	if e["kind"] != "permission" || !strings.Contains(e["text"].(string), "Do you want to proceed?") {
 		t.Errorf("agent_waiting %v", e)
 	}
 	var during []map[string]any // from agent_waiting to the stop
 	for i, ev := range evs {
-		if ev["event"] == state.EvAgentWaiting {
+		if ev["event"] == event.AgentWaiting {
 			during = evs[i:]
 		}
-		if ev["event"] == state.EvTeamCheckpointStarted {
+		if ev["event"] == event.TeamCheckpointStarted {
 			break
 		}
 	}
-	for _, ev := range []string{state.EvAgentStale, state.EvAgentStalled, state.EvCheckpointRequested, state.EvCheckpointTimeout, state.EvDialogDenied} {
+	for _, ev := range []string{event.AgentStale, event.AgentStalled, event.CheckpointRequested, event.CheckpointTimeout, event.DialogDenied} {
 		if n := countEvents(during, ev, "w"); n != 0 {
 			t.Errorf("%d %s events while the agent waited", n, ev)
 		}
 	}
-	if countEvents(evs, state.EvAgentWaiting, "w") != 1 || countEvents(evs, state.EvAgentStarted, "w") != 1 {
+	if countEvents(evs, event.AgentWaiting, "w") != 1 || countEvents(evs, event.AgentStarted, "w") != 1 {
 		t.Errorf("events: %v", evs)
 	}
 	if !strings.Contains(out.String(), "WARNING: w waits for a person (permission)") {
 		t.Errorf("stdout:\n%s", out.String())
+	}
+	// The notify command got both events, with the event's JSON on stdin.
+	b, _ := os.ReadFile(notified)
+	if !strings.Contains(string(b), `agent_waiting w {`) || !strings.Contains(string(b), `"kind":"permission"`) ||
+		!strings.Contains(string(b), `team_done  {`) {
+		t.Errorf("notifications:\n%s", b)
 	}
 }
 
@@ -117,7 +129,7 @@ func TestDialogDeniedAfterTimeoutThenAgentCarriesOn(t *testing.T) {
 	cfg := writeTeam(t, dialogTimers("deny"), fakeAgent{name: "w", mode: "tui-dialog:" + log, profile: "claude"})
 	team, out, wait := startTeamCfg(t, cfg)
 	waitFor(t, "a checkpoint after the denial", func() bool {
-		return countEvents(eventsOf(t, cfg), state.EvCheckpointReceived, "w") >= 1
+		return countEvents(eventsOf(t, cfg), event.CheckpointReceived, "w") >= 1
 	})
 	team.Stop(true)
 	wait()
@@ -127,12 +139,12 @@ func TestDialogDeniedAfterTimeoutThenAgentCarriesOn(t *testing.T) {
 	if denied < 0 || note < denied || hasPrefix(lines, "APPROVED") >= 0 || hasPrefix(lines, "TYPED") >= 0 {
 		t.Fatalf("the fake saw: %v", lines)
 	}
-	waiting, _ := time.Parse(time.RFC3339Nano, firstEvent(evs, state.EvAgentWaiting)["ts"].(string))
-	deniedAt, _ := time.Parse(time.RFC3339Nano, firstEvent(evs, state.EvDialogDenied)["ts"].(string))
+	waiting, _ := time.Parse(time.RFC3339Nano, firstEvent(evs, event.AgentWaiting)["ts"].(string))
+	deniedAt, _ := time.Parse(time.RFC3339Nano, firstEvent(evs, event.DialogDenied)["ts"].(string))
 	if d := deniedAt.Sub(waiting); d < 900*time.Millisecond || d > 3*time.Second {
 		t.Errorf("denied %s after agent_waiting, want dialog_timeout (1s)", d)
 	}
-	if countEvents(evs, state.EvAgentResumed, "w") != 1 || countEvents(evs, state.EvDialogDenied, "w") != 1 {
+	if countEvents(evs, event.AgentResumed, "w") != 1 || countEvents(evs, event.DialogDenied, "w") != 1 {
 		t.Errorf("events: %v", evs)
 	}
 	if !strings.Contains(out.String(), "WARNING: w's dialog was denied after 1s") || !strings.Contains(out.String(), "CHECKPOINT: T1 - implementing") {

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/wardenhq/warden/internal/proctest"
+	"github.com/wardenhq/warden/supervisor/event"
 	"github.com/wardenhq/warden/supervisor/state"
 )
 
@@ -22,8 +23,8 @@ prompt = "Work."
 	team.Force()
 	wait()
 	evs := eventsOf(t, team.cfg)
-	requests := countEvents(evs, state.EvCheckpointRequested, "h")
-	records := countEvents(evs, state.EvCheckpointReceived, "h")
+	requests := countEvents(evs, event.CheckpointRequested, "h")
+	records := countEvents(evs, event.CheckpointReceived, "h")
 	if records < 3 || records > requests {
 		t.Fatalf("%d requests, %d records: an answer seen on the screen and through the hook must be one record", requests, records)
 	}
@@ -39,7 +40,7 @@ context_threshold = 80
 id = "T1"
 prompt = "Work."
 `, fakeAgent{name: "h", mode: "hooked:pct=85"})
-	waitFor(t, "rehydration", func() bool { return countEvents(eventsOf(t, team.cfg), state.EvTeamRehydrated, "") == 1 })
+	waitFor(t, "rehydration", func() bool { return countEvents(eventsOf(t, team.cfg), event.TeamRehydrated, "") == 1 })
 	team.Force()
 	wait()
 	evs := eventsOf(t, team.cfg)
@@ -48,18 +49,18 @@ prompt = "Work."
 	// generation reports 85 % again, and may fire before Force).
 	var firstGen []map[string]any
 	for _, e := range evs {
-		if e["event"] == state.EvTeamRehydrated {
+		if e["event"] == event.TeamRehydrated {
 			break
 		}
 		firstGen = append(firstGen, e)
 	}
-	if countEvents(firstGen, state.EvContextThreshold, "h") != 1 || countEvents(firstGen, state.EvCheckpointComplete, "") != 1 {
+	if countEvents(firstGen, event.ContextThreshold, "h") != 1 || countEvents(firstGen, event.CheckpointComplete, "") != 1 {
 		t.Fatalf("events: %v", evs)
 	}
 	if !strings.Contains(out.String(), "WARNING: h's context is 85% full") || !strings.Contains(out.String(), "\nCHECKPOINT COMPLETE\n") {
 		t.Errorf("stdout:\n%s", out.String())
 	}
-	if e := firstEvent(evs, state.EvTeamCheckpointStarted); e == nil || e["reason"] != "signal file checkpoint-needed appeared" {
+	if e := firstEvent(evs, event.TeamCheckpointStarted); e == nil || e["reason"] != "signal file checkpoint-needed appeared" {
 		t.Errorf("the team checkpoint was not started by the signal file: %v", e)
 	}
 }
@@ -75,7 +76,7 @@ shutdown_timeout = "1s"
 id = "T1"
 prompt = "Work."
 `, fakeAgent{name: "h", mode: "hooked:limit=2"}), func(team *Team) { team.deps.Timers.UsageLimitMargin = 0 })
-	waitFor(t, "the pause", func() bool { return countEvents(eventsOf(t, team.cfg), state.EvUsageLimitWait, "h") == 1 })
+	waitFor(t, "the pause", func() bool { return countEvents(eventsOf(t, team.cfg), event.UsageLimitWait, "h") == 1 })
 	snap, _ := state.ReadSnapshot(team.cfg.StateDir)
 	if snap == nil || snap.Agents[0].PausedUntil.IsZero() {
 		t.Errorf("state.json does not show the pause: %+v", snap)
@@ -88,7 +89,7 @@ prompt = "Work."
 	wait()
 	evs := eventsOf(t, team.cfg)
 	// Silent for 2s while paused, with stale_failure 1s: no alarm, no restart.
-	if countEvents(evs, state.EvAgentStalled, "h") != 0 || countEvents(evs, state.EvAgentStarted, "h") != 1 {
+	if countEvents(evs, event.AgentStalled, "h") != 0 || countEvents(evs, event.AgentStarted, "h") != 1 {
 		t.Errorf("the paused agent was treated as stale: %v", evs)
 	}
 	if !strings.Contains(out.String(), "WARNING: h hit a usage limit; waiting until") {

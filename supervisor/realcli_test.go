@@ -13,7 +13,7 @@ import (
 	"github.com/wardenhq/warden/internal/fakeprovider"
 	"github.com/wardenhq/warden/internal/proctest"
 	"github.com/wardenhq/warden/internal/realcli"
-	"github.com/wardenhq/warden/supervisor/state"
+	"github.com/wardenhq/warden/supervisor/event"
 )
 
 // realCLI returns an installed agent CLI, or skips when it is not installed
@@ -144,10 +144,10 @@ prompt = "Say ready."
 	mu.Lock()
 	answered := requests
 	mu.Unlock()
-	if got := countEvents(evs, state.EvCheckpointReceived, cli); got < 2 || got > answered {
+	if got := countEvents(evs, event.CheckpointReceived, cli); got < 2 || got > answered {
 		t.Errorf("%d checkpoint records for %d answers: want one each", got, answered)
 	}
-	if countEvents(evs, state.EvContextThreshold, cli) != 1 || !strings.Contains(out.String(), "\nCHECKPOINT COMPLETE\n") {
+	if countEvents(evs, event.ContextThreshold, cli) != 1 || !strings.Contains(out.String(), "\nCHECKPOINT COMPLETE\n") {
 		t.Errorf("the context gauge did not lead to a team checkpoint:\n%s", out.String())
 	}
 	for _, want := range []string{"CHECKPOINT: T1 - implementing (40%)", "CHECKPOINT: T1 - implementing (50%)"} {
@@ -209,7 +209,7 @@ prompt = "Say ready."
 	a.Command, a.Profile, a.Dir, a.Env = []string{bin}, "claude", project, env
 
 	team, out, wait := startTeamCfg(t, cfg)
-	waitForD(t, "the pause", 90*time.Second, func() bool { return countEvents(eventsOf(t, cfg), state.EvUsageLimitWait, "claude") == 1 })
+	waitForD(t, "the pause", 90*time.Second, func() bool { return countEvents(eventsOf(t, cfg), event.UsageLimitWait, "claude") == 1 })
 	waitForD(t, "continue reaching the model", 60*time.Second, func() bool {
 		for _, r := range srv.Requests() {
 			if strings.HasSuffix(strings.TrimSpace(r.Prompt), "continue") {
@@ -222,7 +222,7 @@ prompt = "Say ready."
 	wait()
 	evs := eventsOf(t, cfg)
 	// 8 s paused with stale_failure 6 s: neither a stall nor a restart.
-	if countEvents(evs, state.EvAgentStalled, "claude") != 0 || countEvents(evs, state.EvAgentStarted, "claude") != 1 {
+	if countEvents(evs, event.AgentStalled, "claude") != 0 || countEvents(evs, event.AgentStarted, "claude") != 1 {
 		t.Errorf("the paused agent was treated as stalled or restarted: %v", evs)
 	}
 	if !strings.Contains(out.String(), "WARNING: claude hit a usage limit; waiting until") {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/wardenhq/warden/internal/clock"
 	"github.com/wardenhq/warden/internal/proctest"
+	"github.com/wardenhq/warden/supervisor/event"
 	"github.com/wardenhq/warden/supervisor/state"
 )
 
@@ -39,7 +40,7 @@ func TestRestartBackoffThroughACrashingAgent(t *testing.T) {
 			switch {
 			case clk.Waiters() > 0: // in backoff: skip it
 				clk.Advance(time.Minute)
-			case !released && countEvents(eventsOf(t, cfg), state.EvAgentStarted, "crasher") == 6:
+			case !released && countEvents(eventsOf(t, cfg), event.AgentStarted, "crasher") == 6:
 				clk.Advance(31 * time.Second) // run 6 is stable
 				os.WriteFile(filepath.Join(dir, "release-6"), nil, 0o600)
 				released = true
@@ -51,7 +52,7 @@ func TestRestartBackoffThroughACrashingAgent(t *testing.T) {
 	}
 	var delays []time.Duration
 	for _, e := range eventsOf(t, cfg) {
-		if e["event"] == state.EvAgentRestarted {
+		if e["event"] == event.AgentRestarted {
 			d, err := time.ParseDuration(e["backoff"].(string))
 			if err != nil {
 				t.Fatal(err)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/wardenhq/warden/protocol"
 	"github.com/wardenhq/warden/runner"
+	"github.com/wardenhq/warden/supervisor/event"
 	"github.com/wardenhq/warden/supervisor/queue"
 	"github.com/wardenhq/warden/supervisor/state"
 	"github.com/wardenhq/warden/supervisor/workspace"
@@ -38,7 +39,7 @@ func (t *Team) Resume() error {
 		}
 		if len(killed) > 0 {
 			t.log.Warn("killed processes the dead supervisor left behind", "supervisor_pid", prev.Pid, "pids", killed)
-			t.events.Emit(state.EvAgentForceTerminated, "", "", "reason", "left behind by a dead supervisor",
+			t.events.Emit(event.AgentForceTerminated, "", "", "reason", "left behind by a dead supervisor",
 				"supervisor_pid", prev.Pid, "pids", killed)
 		}
 	}
@@ -62,7 +63,7 @@ func (t *Team) Resume() error {
 			t.log.Error("task cannot resume from its checkpoint", "task", ts.ID, "reason", why)
 			t.printf("WARNING: %s cannot resume: %s\n", ts.ID, why)
 			t.queue.Set(ts.ID, queue.Failed, "cannot resume: "+why)
-			t.events.Emit(state.EvTaskFailed, cp.Agent, ts.ID, "reason", "cannot resume: "+why)
+			t.events.Emit(event.TaskFailed, cp.Agent, ts.ID, "reason", "cannot resume: "+why)
 			continue
 		}
 		t.queue.Prefer(ts.ID, cp.Agent)

@@ -5,6 +5,7 @@
 package supervisor
 
 import (
+	"context"
 	"io"
 	"os"
 	"sort"
@@ -18,6 +19,8 @@ import (
 	"github.com/wardenhq/warden/protocol"
 	"github.com/wardenhq/warden/supervisor/agent"
 	"github.com/wardenhq/warden/supervisor/config"
+	"github.com/wardenhq/warden/supervisor/event"
+	"github.com/wardenhq/warden/supervisor/notify"
 	"github.com/wardenhq/warden/supervisor/queue"
 	"github.com/wardenhq/warden/supervisor/session"
 	"github.com/wardenhq/warden/supervisor/state"
@@ -57,6 +60,8 @@ type Team struct {
 
 	// term is the user's terminal (warden wrap).
 	term *terminal
+	// notifier runs the team's [[notify]] commands (nil: none).
+	notifier *notify.Notifier
 }
 
 // Result is how a team run ended.
@@ -122,6 +127,12 @@ func New(logger hclog.Logger, cfg *config.Team, clk clock.Clock, out io.Writer) 
 			t.printf("WARNING: events.jsonl cannot be written (%v): events are lost until it can\n", err)
 		}
 	}
+	if len(cfg.Notify) > 0 {
+		t.notifier = notify.New(log, cfg.Name, cfg.Notify, clk)
+		events.OnEmit = func(e state.Event, line []byte) {
+			t.notifier.Notify(notify.Event{Name: e.Event, Agent: e.Agent, Task: e.Task, JSON: line})
+		}
+	}
 	t.queue = queue.New(teamTasks(cfg))
 	t.resumeFrom = clk.Now()
 	t.deps = &agent.Deps{Team: cfg, Timers: session.TimersOf(cfg), Log: log, Clock: clk, Dir: dir, Events: events, Store: st, Queue: t.queue,
@@ -180,7 +191,7 @@ func (t *Team) Run() Result {
 			break
 		}
 		handoffText = text
-		t.events.Emit(state.EvTeamRehydrated, "", "", "generation", n+1, "open_tasks", t.queue.OpenCount())
+		t.events.Emit(event.TeamRehydrated, "", "", "generation", n+1, "open_tasks", t.queue.OpenCount())
 		t.log.Info("team rehydrating", "generation", n+1)
 	}
 	return t.result()
@@ -205,7 +216,7 @@ func (t *Team) result() Result {
 	snap := t.publishFinal()
 	res := Result{Stopped: t.userStop.Load(), Agents: snap.Agents, Tasks: snap.Tasks, Err: t.failure}
 	c := queue.Counts(snap.Tasks)
-	t.events.Emit(state.EvTeamDone, "", "", "exit_code", res.ExitCode(),
+	t.events.Emit(event.TeamDone, "", "", "exit_code", res.ExitCode(),
 		"tasks_complete", c[queue.Complete], "tasks_failed", c[queue.Failed], "tasks", len(snap.Tasks))
 	t.log.Info("team done", "exit_code", res.ExitCode())
 	return res
@@ -252,6 +263,19 @@ func (t *Team) currentGen() *agent.Generation {
 }
 
 func (t *Team) close() {
+	if t.notifier != nil {
+		// Notifications still running (team_done among them) get their
+		// own timeout to finish.
+		wait := time.Second
+		for _, r := range t.cfg.Notify {
+			wait = max(wait, r.Timeout+time.Second)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), wait)
+		if err := t.notifier.Close(ctx); err != nil {
+			t.log.Warn("notifications cut short", "error", err)
+		}
+		cancel()
+	}
 	t.events.Close()
 	t.dir.Unlock()
 }

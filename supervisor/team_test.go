@@ -8,6 +8,7 @@ import (
 
 	"github.com/wardenhq/warden/internal/clock"
 	"github.com/wardenhq/warden/internal/proctest"
+	"github.com/wardenhq/warden/supervisor/event"
 	"github.com/wardenhq/warden/supervisor/state"
 )
 
@@ -26,7 +27,7 @@ func TestTeamRunsToCompletion(t *testing.T) {
 	}
 	evs := eventsOf(t, cfg)
 	for _, a := range []string{"quick", "partial"} {
-		if countEvents(evs, state.EvAgentStarted, a) != 1 || countEvents(evs, state.EvAgentExited, a) != 1 {
+		if countEvents(evs, event.AgentStarted, a) != 1 || countEvents(evs, event.AgentExited, a) != 1 {
 			t.Errorf("%s: events %v", a, evs)
 		}
 	}
@@ -68,14 +69,14 @@ func TestCrashingAgentRestartsThenFails(t *testing.T) {
 		t.Errorf("reason %q does not say why", res.Agents[0].Reason)
 	}
 	evs := eventsOf(t, cfg)
-	if n := countEvents(evs, state.EvAgentStarted, "crasher"); n != 3 {
+	if n := countEvents(evs, event.AgentStarted, "crasher"); n != 3 {
 		t.Errorf("%d starts, want 3 (first run + max_restarts 2)", n)
 	}
-	if countEvents(evs, state.EvAgentRestarted, "crasher") != 2 || countEvents(evs, state.EvAgentFailed, "crasher") != 1 {
+	if countEvents(evs, event.AgentRestarted, "crasher") != 2 || countEvents(evs, event.AgentFailed, "crasher") != 1 {
 		t.Errorf("events: %v", evs)
 	}
 	for _, e := range evs {
-		if e["event"] == state.EvAgentExited && e["code"] != float64(3) {
+		if e["event"] == event.AgentExited && e["code"] != float64(3) {
 			t.Errorf("exit not recorded with its code: %v", e)
 		}
 	}
@@ -126,7 +127,7 @@ func TestStopKillsStubbornAgentsAndEscapeesAtTheDeadline(t *testing.T) {
 		t.Errorf("exit code %d, want 130", res.ExitCode())
 	}
 	evs := eventsOf(t, cfg)
-	if countEvents(evs, state.EvAgentForceTerminated, "stubborn") != 1 || countEvents(evs, state.EvAgentForceTerminated, "polite") != 0 {
+	if countEvents(evs, event.AgentForceTerminated, "stubborn") != 1 || countEvents(evs, event.AgentForceTerminated, "polite") != 0 {
 		t.Errorf("force events wrong: %v", evs)
 	}
 }

@@ -8,8 +8,8 @@ import (
 	"github.com/wardenhq/warden/handoff"
 	"github.com/wardenhq/warden/protocol"
 	"github.com/wardenhq/warden/supervisor/agent"
+	"github.com/wardenhq/warden/supervisor/event"
 	"github.com/wardenhq/warden/supervisor/queue"
-	"github.com/wardenhq/warden/supervisor/state"
 )
 
 // trigger is why a team checkpoint runs.
@@ -41,7 +41,7 @@ func (t *Team) requestCheckpoint(source, reason, lead string) {
 func (t *Team) teamCheckpoint(g *agent.Generation, tr trigger, done <-chan struct{}) (string, error) {
 	start := t.clock.Now()
 	t.log.Info("team checkpoint started", "reason", tr.reason, "source", tr.source)
-	t.events.Emit(state.EvTeamCheckpointStarted, "", "", "reason", tr.reason, "source", tr.source)
+	t.events.Emit(event.TeamCheckpointStarted, "", "", "reason", tr.reason, "source", tr.source)
 	t.printf("TEAM CHECKPOINT: %s\n", tr.reason)
 
 	t.collectLastCheckpoints(g, done)
@@ -55,9 +55,9 @@ func (t *Team) teamCheckpoint(g *agent.Generation, tr trigger, done <-chan struc
 		t.printf("ERROR: team checkpoint failed: %v\n", err)
 		return "", fmt.Errorf("team checkpoint: %w", err)
 	}
-	t.events.Emit(state.EvHandoffWritten, "", "", "path", path)
+	t.events.Emit(event.HandoffWritten, "", "", "path", path)
 	t.printf("%s\n", "CHECKPOINT COMPLETE")
-	t.events.Emit(state.EvCheckpointComplete, "", "", "reason", tr.reason,
+	t.events.Emit(event.CheckpointComplete, "", "", "reason", tr.reason,
 		"duration_ms", t.clock.Now().Sub(start).Milliseconds())
 	if err := os.Remove(t.cfg.SignalFile); err != nil && !os.IsNotExist(err) {
 		t.log.Warn("signal file not removed", "path", t.cfg.SignalFile, "error", err)
@@ -95,7 +95,7 @@ func (t *Team) collectLastCheckpoints(g *agent.Generation, done <-chan struct{})
 		case <-timeout:
 			for name := range waiting {
 				t.log.Warn("no last checkpoint before the team checkpoint", "agent", name)
-				t.events.Emit(state.EvCheckpointTimeout, name, "", "phase", "team_checkpoint")
+				t.events.Emit(event.CheckpointTimeout, name, "", "phase", "team_checkpoint")
 			}
 			return
 		case <-g.Stopping(): // forced

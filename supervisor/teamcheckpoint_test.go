@@ -11,7 +11,7 @@ import (
 	"github.com/wardenhq/warden/internal/clock"
 	"github.com/wardenhq/warden/internal/proctest"
 	"github.com/wardenhq/warden/supervisor/config"
-	"github.com/wardenhq/warden/supervisor/state"
+	"github.com/wardenhq/warden/supervisor/event"
 )
 
 const longTasks = `checkpoint_interval = "100ms"
@@ -96,8 +96,8 @@ func TestSignalFileRunsTeamCheckpointAndRehydrates(t *testing.T) {
 	os.Rename(tmp, team.cfg.SignalFile)
 
 	waitFor(t, "rehydration", func() bool {
-		return countEvents(eventsOf(t, team.cfg), state.EvTeamRehydrated, "") == 1 &&
-			countEvents(eventsOf(t, team.cfg), state.EvAgentStarted, "") >= 4
+		return countEvents(eventsOf(t, team.cfg), event.TeamRehydrated, "") == 1 &&
+			countEvents(eventsOf(t, team.cfg), event.AgentStarted, "") >= 4
 	})
 	if _, err := os.Stat(team.cfg.SignalFile); !os.IsNotExist(err) {
 		t.Errorf("signal file not deleted after the team checkpoint: %v", err)
@@ -120,7 +120,7 @@ func TestSignalFileRunsTeamCheckpointAndRehydrates(t *testing.T) {
 	evs := eventsOf(t, team.cfg)
 	var triggers []string
 	for _, e := range evs {
-		if e["event"] == state.EvCheckpointReceived {
+		if e["event"] == event.CheckpointReceived {
 			triggers = append(triggers, e["trigger"].(string))
 		}
 	}
@@ -156,7 +156,7 @@ func TestAfterTeamCheckpointExit(t *testing.T) {
 	if !strings.HasSuffix(out.String(), "CHECKPOINT COMPLETE\n") {
 		t.Errorf("stdout does not end with CHECKPOINT COMPLETE:\n%s", out.String())
 	}
-	if countEvents(eventsOf(t, team.cfg), state.EvTeamRehydrated, "") != 0 {
+	if countEvents(eventsOf(t, team.cfg), event.TeamRehydrated, "") != 0 {
 		t.Error("rehydrated with after_team_checkpoint = exit")
 	}
 }
@@ -167,7 +167,7 @@ func TestLeadCheckpointCompleteStopsAndRehydrates(t *testing.T) {
 		fakeAgent{name: "lead", mode: "worker:steps=1000:lead=1"},
 		fakeAgent{name: "w2", mode: "worker:steps=1000"})
 	waitFor(t, "rehydration", func() bool {
-		return countEvents(eventsOf(t, team.cfg), state.EvTeamRehydrated, "") == 1
+		return countEvents(eventsOf(t, team.cfg), event.TeamRehydrated, "") == 1
 	})
 	team.Stop(true)
 	wait()
@@ -223,7 +223,7 @@ after_team_checkpoint = "exit"
 		t.Errorf("stdout:\n%s", out.String())
 	}
 	evs := eventsOf(t, team.cfg)
-	if countEvents(evs, state.EvAgentForceTerminated, "a") != 1 || countEvents(evs, state.EvAgentForceTerminated, "c") != 0 {
+	if countEvents(evs, event.AgentForceTerminated, "a") != 1 || countEvents(evs, event.AgentForceTerminated, "c") != 0 {
 		t.Errorf("force events: %v", evs)
 	}
 	md, _ := os.ReadFile(filepath.Join(team.cfg.StateDir, "handoff.md"))

@@ -10,6 +10,7 @@ import (
 	"github.com/wardenhq/warden/protocol"
 	"github.com/wardenhq/warden/runner"
 	"github.com/wardenhq/warden/supervisor/config"
+	"github.com/wardenhq/warden/supervisor/event"
 	"github.com/wardenhq/warden/supervisor/session"
 	"github.com/wardenhq/warden/supervisor/state"
 )
@@ -87,7 +88,7 @@ func (a *Agent) nextTask(g *Generation) *config.Task {
 	for {
 		changed := q.Changed()
 		if task := q.Take(a.cfg.Name); task != nil {
-			a.d.Events.Emit(state.EvTaskDispatched, a.cfg.Name, task.ID, "title", task.Title)
+			a.d.Events.Emit(event.TaskDispatched, a.cfg.Name, task.ID, "title", task.Title)
 			a.log.Info("task dispatched", "task", task.ID)
 			return task
 		}
@@ -133,7 +134,7 @@ func (a *Agent) runTask(g *Generation, task *config.Task) bool {
 		switch {
 		case dec.Failed:
 			a.log.Error("agent failed", "reason", dec.Reason, "last_exit", exit.String())
-			a.d.Events.Emit(state.EvAgentFailed, a.cfg.Name, taskID(task), "reason", dec.Reason)
+			a.d.Events.Emit(event.AgentFailed, a.cfg.Name, taskID(task), "reason", dec.Reason)
 			a.setState(state.Failed, exit, dec.Reason)
 			a.failTasks(task, dec.Reason)
 			return false
@@ -151,7 +152,7 @@ func (a *Agent) runTask(g *Generation, task *config.Task) bool {
 			a.release(task)
 			return false
 		}
-		a.d.Events.Emit(state.EvAgentRestarted, a.cfg.Name, taskID(task), "attempt", attempt+1, "backoff", dec.Delay.String())
+		a.d.Events.Emit(event.AgentRestarted, a.cfg.Name, taskID(task), "attempt", attempt+1, "backoff", dec.Delay.String())
 	}
 }
 
@@ -213,7 +214,7 @@ func (a *Agent) release(task *config.Task) {
 // failTasks fails the agent's task and the tasks only it may take.
 func (a *Agent) failTasks(task *config.Task, reason string) {
 	for _, id := range a.d.Queue.AgentFailed(a.cfg.Name, taskID(task), "agent "+a.cfg.Name+" failed: "+reason) {
-		a.d.Events.Emit(state.EvTaskFailed, a.cfg.Name, id, "reason", reason)
+		a.d.Events.Emit(event.TaskFailed, a.cfg.Name, id, "reason", reason)
 		a.d.Printf("TASK FAILED: %s (agent %s failed: %s)\n", id, a.cfg.Name, reason)
 	}
 	a.d.Publish()

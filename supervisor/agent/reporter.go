@@ -10,6 +10,7 @@ import (
 	"github.com/wardenhq/warden/protocol/profile"
 	"github.com/wardenhq/warden/runner"
 	"github.com/wardenhq/warden/supervisor/config"
+	"github.com/wardenhq/warden/supervisor/event"
 	"github.com/wardenhq/warden/supervisor/queue"
 	"github.com/wardenhq/warden/supervisor/session"
 	"github.com/wardenhq/warden/supervisor/state"
@@ -80,7 +81,7 @@ func (r *reporter) Gauge(percent float64) {
 		return
 	}
 	a.log.Warn("context threshold passed: asking for a team checkpoint", "percent", percent, "context_threshold", cfg.ContextThreshold)
-	r.Event(state.EvContextThreshold, "percent", percent, "threshold", cfg.ContextThreshold)
+	r.Event(event.ContextThreshold, "percent", percent, "threshold", cfg.ContextThreshold)
 	r.Printf("WARNING: %s's context is %.0f%% full (context_threshold %d%%): team checkpoint\n", a.cfg.Name, percent, cfg.ContextThreshold)
 	note := fmt.Sprintf("context of %s at %.0f%% (threshold %d%%)\n", a.cfg.Name, percent, cfg.ContextThreshold)
 	if err := atomicfile.Write(cfg.SignalFile, []byte(note), 0o600); err != nil {
@@ -111,7 +112,7 @@ func (r *reporter) Record(cp *protocol.Checkpoint) session.Verdict {
 	}
 	a.checkpointed(d.Clock.Now())
 	d.Queue.Progress(cp.TaskID, cp.ProgressPercent, cp.Status)
-	r.Event(state.EvCheckpointReceived, "checkpoint_id", cp.CheckpointID, "status", cp.Status,
+	r.Event(event.CheckpointReceived, "checkpoint_id", cp.CheckpointID, "status", cp.Status,
 		"progress", cp.ProgressPercent, "trigger", cp.Trigger, "session_id", cp.SessionID)
 	r.Printf("CHECKPOINT: %s - %s (%d%%)\n", cp.TaskID, cp.Status, cp.ProgressPercent)
 	d.Publish()
@@ -139,7 +140,7 @@ func (r *reporter) verify() session.Verdict {
 		d.Queue.Verified(task.ID, v.Summary)
 		if !v.Passed {
 			a.log.Warn("verify failed", "task", task.ID, "result", v.Summary)
-			r.Event(state.EvTaskVerifyFailed, "verify", strings.Join(task.Verify, " "), "result", v.Summary)
+			r.Event(event.TaskVerifyFailed, "verify", strings.Join(task.Verify, " "), "result", v.Summary)
 			r.Printf("VERIFY FAILED: %s - %s\n", task.ID, v.Summary)
 			d.Queue.Set(task.ID, queue.Running, "")
 			feedback := v.Feedback(task.ID, task.Verify)
@@ -153,7 +154,7 @@ func (r *reporter) verify() session.Verdict {
 		a.log.Error("completed checkpoint not archived", "task", task.ID, "error", err)
 	}
 	d.Queue.Set(task.ID, queue.Complete, "")
-	r.Event(state.EvTaskCompleted, "verify", result)
+	r.Event(event.TaskCompleted, "verify", result)
 	r.Printf("TASK COMPLETE: %s (%s) verify: %s\n", task.ID, task.Title, result)
 	d.Publish()
 	return session.Verdict{Saved: true, Done: true}

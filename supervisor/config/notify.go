@@ -1,6 +1,8 @@
 package config
 
 import (
+	"github.com/wardenhq/warden/supervisor/event"
+
 	"slices"
 	"time"
 )
@@ -39,16 +41,7 @@ func (n *Notify) Matches(event string) bool {
 
 // eventNames are the events warden writes to events.jsonl (DESIGN §5), the
 // names a [[notify]] table may list.
-var eventNames = []string{
-	"agent_started", "agent_exited", "agent_restarted", "agent_failed",
-	"agent_force_terminated", "agent_stale", "agent_stalled", "agent_warned",
-	"agent_waiting", "agent_resumed", "dialog_denied",
-	"checkpoint_requested", "checkpoint_received", "checkpoint_timeout",
-	"checkpoint_rejected", "checkpoint_complete",
-	"team_checkpoint_started", "handoff_written", "team_rehydrated", "team_done",
-	"task_dispatched", "task_completed", "task_failed", "task_verify_failed", "task_blocked",
-	"usage_limit_wait", "context_threshold", "work_committed", "text_sent",
-}
+var eventNames = event.Names
 
 // EventNames returns the names of the events warden writes, sorted.
 func EventNames() []string {

@@ -4,7 +4,7 @@ import (
 	"fmt"
 
 	"github.com/wardenhq/warden/protocol"
-	"github.com/wardenhq/warden/supervisor/state"
+	"github.com/wardenhq/warden/supervisor/event"
 )
 
 // handle acts on the reader's events; it reports whether the task is done.
@@ -37,7 +37,7 @@ func (s *Session) handle(events []readerEvent) (done bool) {
 func (s *Session) reject(reason, text string) {
 	s.log.Warn("checkpoint block rejected", "task", s.taskID(), "reason", reason)
 	s.log.Debug("rejected block text", "text", text)
-	s.r.Event(state.EvCheckpointRejected, "reason", reason)
+	s.r.Event(event.CheckpointRejected, "reason", reason)
 }
 
 // onBlock hands a new answer (the reader's ledger decided it is one) to the

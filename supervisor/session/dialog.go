@@ -7,8 +7,8 @@ import (
 	"github.com/wardenhq/warden/protocol"
 	"github.com/wardenhq/warden/protocol/hooks"
 	"github.com/wardenhq/warden/protocol/profile"
+	"github.com/wardenhq/warden/supervisor/event"
 	"github.com/wardenhq/warden/supervisor/hookbus"
-	"github.com/wardenhq/warden/supervisor/state"
 )
 
 // DialogPolicy is what the session does with a dialog: wait for a person,
@@ -66,7 +66,7 @@ func (s *Session) checkDialog() {
 		s.mon.wait(true, now)
 		s.r.Waiting(&d)
 		s.log.Warn("agent waits on a dialog", "kind", d.Kind, "text", firstLine(d.Text))
-		s.r.Event(state.EvAgentWaiting, "kind", d.Kind, "text", d.Text, "session_id", s.id)
+		s.r.Event(event.AgentWaiting, "kind", d.Kind, "text", d.Text, "session_id", s.id)
 		s.r.Printf("WARNING: %s waits for a person (%s): %s\n", s.cfg.Agent, d.Kind, firstLine(d.Text))
 	case w.cur != nil:
 		waited := now.Sub(w.since).Round(time.Second)
@@ -75,7 +75,7 @@ func (s *Session) checkDialog() {
 		s.mon.wait(false, now)
 		s.r.Waiting(nil)
 		s.log.Info("the dialog is gone", "waited", waited)
-		s.r.Event(state.EvAgentResumed, "waited", waited.String(), "session_id", s.id)
+		s.r.Event(event.AgentResumed, "waited", waited.String(), "session_id", s.id)
 	}
 }
 
@@ -139,7 +139,7 @@ func (s *Session) deny() {
 	}
 	s.inputMu.Unlock()
 	s.log.Warn("dialog denied after dialog_timeout", "dialog_timeout", s.cfg.Dialog.Timeout)
-	s.r.Event(state.EvDialogDenied, "text", w.cur.Text, "kind", w.cur.Kind, "session_id", s.id)
+	s.r.Event(event.DialogDenied, "text", w.cur.Text, "kind", w.cur.Kind, "session_id", s.id)
 	s.r.Printf("WARNING: %s's dialog was denied after %s: %s\n", s.cfg.Agent, s.cfg.Dialog.Timeout, firstLine(w.cur.Text))
 	s.typeText(denyNote)
 }

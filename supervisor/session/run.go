@@ -7,7 +7,7 @@ import (
 
 	"github.com/wardenhq/warden/protocol"
 	"github.com/wardenhq/warden/runner"
-	"github.com/wardenhq/warden/supervisor/state"
+	"github.com/wardenhq/warden/supervisor/event"
 )
 
 // Run starts the process and supervises it until it ends; exit is the
@@ -48,14 +48,14 @@ func (s *Session) Run() (runner.Exit, Outcome) {
 		close(s.typing)
 	}()
 	s.r.Started(s)
-	s.r.Event(state.EvAgentStarted, "pid", proc.Pid(), "attempt", c.Attempt, "session_id", s.id)
+	s.r.Event(event.AgentStarted, "pid", proc.Pid(), "attempt", c.Attempt, "session_id", s.id)
 	if c.Task != nil {
 		s.mon = newMonitor(c.Timers, turnQuiet(s.prof), s.started)
 		s.typeText(c.Prompt)
 	}
 	exit, out := s.loop()
 	s.reader.Close()
-	s.r.Event(state.EvAgentExited, "pid", proc.Pid(), "code", exit.Code,
+	s.r.Event(event.AgentExited, "pid", proc.Pid(), "code", exit.Code,
 		"signal", signalName(exit), "exit", exit.String(), "session_id", s.id)
 	return exit, out
 }
@@ -102,7 +102,7 @@ func (s *Session) loop() (runner.Exit, Outcome) {
 			}
 			s.lastAsked = true
 			s.mon.awaiting = true
-			s.r.Event(state.EvCheckpointRequested, "session_id", s.id, "trigger", protocol.TriggerTeamCheckpoint)
+			s.r.Event(event.CheckpointRequested, "session_id", s.id, "trigger", protocol.TriggerTeamCheckpoint)
 			s.typeText(protocol.Request(s.cfg.Task.ID))
 		case <-s.notify:
 			if s.handle(s.take()) {
@@ -125,21 +125,21 @@ func (s *Session) tick() (time.Time, bool) {
 			return until, false
 		case actRequest:
 			s.log.Info("checkpoint requested", "task", task)
-			s.r.Event(state.EvCheckpointRequested, "session_id", s.id)
+			s.r.Event(event.CheckpointRequested, "session_id", s.id)
 			s.typeText(protocol.Request(task))
 		case actTimeout:
 			s.log.Warn("checkpoint answer is late", "task", task, "checkpoint_timeout", c.CheckpointTimeout)
-			s.r.Event(state.EvCheckpointTimeout, "checkpoint_timeout", c.CheckpointTimeout.String())
+			s.r.Event(event.CheckpointTimeout, "checkpoint_timeout", c.CheckpointTimeout.String())
 			s.r.Printf("WARNING: %s did not answer the checkpoint request for %s within %s\n", name, task, c.CheckpointTimeout)
 		case actStale:
 			s.log.Warn("agent is stale", "task", task, "stale_warning", c.StaleWarning)
-			s.r.Event(state.EvAgentStale, "silent_for", c.StaleWarning.String())
+			s.r.Event(event.AgentStale, "silent_for", c.StaleWarning.String())
 			s.r.Printf("WARNING: %s has been silent for %s on %s\n", name, c.StaleWarning, task)
 		case actResume:
 			s.resume()
 		case actStalled:
 			s.log.Error("agent stalled, restarting it from its checkpoint", "task", task, "stale_failure", c.StaleFailure)
-			s.r.Event(state.EvAgentStalled, "silent_for", c.StaleFailure.String())
+			s.r.Event(event.AgentStalled, "silent_for", c.StaleFailure.String())
 			return time.Time{}, true
 		}
 	}
@@ -164,10 +164,10 @@ func nonZero(t, orElse time.Time) time.Time {
 // (a full disk), and once that it can again. Checkpoints do not depend on it.
 func (s *Session) logError(err error) {
 	if err != nil {
-		s.r.Event(state.EvAgentLogFailed, "error", err.Error())
+		s.r.Event(event.AgentLogFailed, "error", err.Error())
 		s.r.Printf("WARNING: %s's terminal log cannot be written (%v): its output is not kept until it can\n", s.cfg.Agent, err)
 		return
 	}
-	s.r.Event(state.EvAgentLogFailed, "error", "", "recovered", true)
+	s.r.Event(event.AgentLogFailed, "error", "", "recovered", true)
 	s.r.Printf("WARNING: %s's terminal log is written again\n", s.cfg.Agent)
 }

@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/wardenhq/warden/runner"
-	"github.com/wardenhq/warden/supervisor/state"
+	"github.com/wardenhq/warden/supervisor/event"
 )
 
 // quitGrace is how long an agent asked to quit has before SIGTERM.
@@ -49,7 +49,7 @@ func (s *Session) stopForTeam() runner.Exit {
 		}
 		s.log.Warn("agent force terminated", "pid", s.proc.Pid(), "reason", why)
 		s.forced = true
-		s.r.Event(state.EvAgentForceTerminated, "pid", s.proc.Pid(), "reason", why)
+		s.r.Event(event.AgentForceTerminated, "pid", s.proc.Pid(), "reason", why)
 	}
 	if s.proc.Alive() {
 		s.log.Error("process group still has members after kill", "pgid", s.proc.Pid())
@@ -117,6 +117,6 @@ func (s *Session) stopLeftovers() {
 		}
 	}()
 	if s.proc.Stop(ctx); ctx.Err() != nil {
-		s.r.Event(state.EvAgentForceTerminated, "pid", s.proc.Pid(), "reason", "left processes behind")
+		s.r.Event(event.AgentForceTerminated, "pid", s.proc.Pid(), "reason", "left processes behind")
 	}
 }

@@ -4,7 +4,7 @@ import (
 	"time"
 
 	"github.com/wardenhq/warden/protocol"
-	"github.com/wardenhq/warden/supervisor/state"
+	"github.com/wardenhq/warden/supervisor/event"
 )
 
 // usageLimit pauses the session until reset (plus a minute), or for
@@ -22,7 +22,7 @@ func (s *Session) usageLimit(reset time.Time, text string) {
 	s.mon.pause(until)
 	s.r.Paused(until) // state.json shows it before the event says so
 	s.log.Warn("usage limit: agent paused", "until", until, "banner", text)
-	s.r.Event(state.EvUsageLimitWait, "until", until.UTC().Format(time.RFC3339), "reset", formatTime(reset), "text", text)
+	s.r.Event(event.UsageLimitWait, "until", until.UTC().Format(time.RFC3339), "reset", formatTime(reset), "text", text)
 	s.r.Printf("WARNING: %s hit a usage limit; waiting until %s\n", s.cfg.Agent, until.Local().Format("2006-01-02 15:04 MST"))
 }
 

@@ -1,0 +1,68 @@
+// Package event names every event warden writes to events.jsonl (DESIGN
+// §5, and the additions the README lists): one list, which the event log
+// writes, [[notify]] tables are checked against, and the README documents.
+package event
+
+// Event names.
+const (
+	AgentStarted         = "agent_started"
+	AgentExited          = "agent_exited"
+	AgentRestarted       = "agent_restarted"
+	AgentFailed          = "agent_failed"
+	AgentForceTerminated = "agent_force_terminated"
+	AgentStale           = "agent_stale"
+	AgentStalled         = "agent_stalled"
+	AgentWaiting         = "agent_waiting"
+	AgentResumed         = "agent_resumed"
+	DialogDenied         = "dialog_denied"
+	AgentLogFailed       = "agent_log_failed"
+
+	CheckpointRequested = "checkpoint_requested"
+	CheckpointReceived  = "checkpoint_received"
+	CheckpointTimeout   = "checkpoint_timeout"
+	CheckpointRejected  = "checkpoint_rejected"
+
+	TaskDispatched   = "task_dispatched"
+	TaskCompleted    = "task_completed"
+	TaskFailed       = "task_failed"
+	TaskVerifyFailed = "task_verify_failed"
+
+	UsageLimitWait   = "usage_limit_wait"
+	ContextThreshold = "context_threshold"
+
+	TeamCheckpointStarted = "team_checkpoint_started"
+	HandoffWritten        = "handoff_written"
+	CheckpointComplete    = "checkpoint_complete"
+	TeamRehydrated        = "team_rehydrated"
+	TeamDone              = "team_done"
+)
+
+// Names lists every event name.
+var Names = []string{
+	AgentStarted,
+	AgentExited,
+	AgentRestarted,
+	AgentFailed,
+	AgentForceTerminated,
+	AgentStale,
+	AgentStalled,
+	AgentWaiting,
+	AgentResumed,
+	DialogDenied,
+	AgentLogFailed,
+	CheckpointRequested,
+	CheckpointReceived,
+	CheckpointTimeout,
+	CheckpointRejected,
+	TaskDispatched,
+	TaskCompleted,
+	TaskFailed,
+	TaskVerifyFailed,
+	UsageLimitWait,
+	ContextThreshold,
+	TeamCheckpointStarted,
+	HandoffWritten,
+	CheckpointComplete,
+	TeamRehydrated,
+	TeamDone,
+}
