@@ -53,6 +53,7 @@ type Team struct {
 	triggers chan trigger // team checkpoint requests
 	userStop atomic.Bool  // a signal asked warden to stop
 	forced   atomic.Bool  // a second signal: kill now
+	spent    atomic.Bool  // max_runtime or stop_at reached: exit after the team checkpoint
 	finished atomic.Bool  // Run has returned
 	mu       sync.Mutex
 	gen      *agent.Generation // the current one
@@ -165,6 +166,8 @@ func (t *Team) Run() Result {
 	defer stopDashboard()
 	stopBus := t.startHookBus()
 	defer stopBus()
+	stopBudget := t.watchBudget()
+	defer stopBudget()
 	if t.term != nil {
 		go t.pumpInput()
 	}
@@ -187,7 +190,7 @@ func (t *Team) Run() Result {
 			t.failure = err
 			break
 		}
-		if t.userStop.Load() || t.cfg.AfterTeamCheckpoint == config.AfterExit || !t.queue.Open() {
+		if t.userStop.Load() || t.spent.Load() || t.cfg.AfterTeamCheckpoint == config.AfterExit || !t.queue.Open() {
 			break
 		}
 		handoffText = text

@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"fmt"
 	"sync"
 	"time"
 
@@ -11,6 +12,7 @@ import (
 	"github.com/wardenhq/warden/runner"
 	"github.com/wardenhq/warden/supervisor/config"
 	"github.com/wardenhq/warden/supervisor/event"
+	"github.com/wardenhq/warden/supervisor/queue"
 	"github.com/wardenhq/warden/supervisor/session"
 	"github.com/wardenhq/warden/supervisor/state"
 )
@@ -114,8 +116,20 @@ func (a *Agent) runTask(g *Generation, task *config.Task) bool {
 			attempt = a.attempt
 			a.mu.Unlock()
 		}
+		if why := a.overBudget(task, attempt); why != "" {
+			a.failTask(task, why)
+			return true // the agent is free for the next task
+		}
+		began := a.d.Clock.Now()
 		exit, out := a.runSession(g, task, attempt)
+		if task != nil {
+			a.d.Queue.AddWork(task.ID, a.d.Clock.Now().Sub(began))
+		}
 		switch out {
+		case session.OverTime:
+			a.setState(state.Idle, exit, "max_time reached")
+			a.failTask(task, fmt.Sprintf("max_time %s reached", task.MaxTime))
+			return true
 		case session.Done:
 			a.setState(state.Idle, exit, "task complete")
 			return true
@@ -158,6 +172,10 @@ func (a *Agent) runTask(g *Generation, task *config.Task) bool {
 
 // runSession runs one process of the agent for task (nil: no task).
 func (a *Agent) runSession(g *Generation, task *config.Task, attempt int) (runner.Exit, session.Outcome) {
+	var left time.Duration
+	if task != nil && task.MaxTime > 0 {
+		left = task.MaxTime - a.d.Queue.Worked(task.ID)
+	}
 	argv, env, err := a.commandLine()
 	if err != nil {
 		a.log.Error("agent command line", "error", err)
@@ -167,7 +185,7 @@ func (a *Agent) runSession(g *Generation, task *config.Task, attempt int) (runne
 		Agent: a.cfg.Name, Task: task, Attempt: attempt, Prompt: a.firstPrompt(g, task),
 		Profile: a.cfg.Profile, Argv: argv, Env: env, Dir: a.cfg.Dir,
 		LogPath: a.d.Dir.AgentLog(a.cfg.Name), Size: a.d.windowSize(), Term: a.d.termOutput(),
-		Timers: a.d.Timers, Clock: a.d.Clock, Team: g, Dialog: a.dialogPolicy(),
+		Timers: a.d.Timers, Clock: a.d.Clock, Team: g, Dialog: a.dialogPolicy(), TimeLeft: left,
 		LogMaxSize: a.d.Team.LogMaxSize, LogKeep: a.d.Team.LogKeep,
 		Report: &reporter{a: a, g: g, task: task},
 	})
@@ -202,6 +220,30 @@ func (a *Agent) firstPrompt(g *Generation, task *config.Task) string {
 		p.Checkpoint = cp
 	}
 	return p.Render()
+}
+
+// overBudget says why the task may not start another session, or "": its
+// max_attempts sessions (restarts and rehydrations counted) or its max_time
+// are spent.
+func (a *Agent) overBudget(task *config.Task, attempt int) string {
+	switch {
+	case task == nil:
+		return ""
+	case task.MaxAttempts > 0 && attempt > task.MaxAttempts:
+		return fmt.Sprintf("max_attempts %d reached", task.MaxAttempts)
+	case task.MaxTime > 0 && a.d.Queue.Worked(task.ID) >= task.MaxTime:
+		return fmt.Sprintf("max_time %s reached", task.MaxTime)
+	}
+	return ""
+}
+
+// failTask fails one task on its budget; the agent goes on to the next.
+func (a *Agent) failTask(task *config.Task, reason string) {
+	a.log.Error("task failed", "task", task.ID, "reason", reason)
+	a.d.Queue.Set(task.ID, queue.Failed, reason)
+	a.d.Events.Emit(event.TaskFailed, a.cfg.Name, task.ID, "reason", reason)
+	a.d.Printf("TASK FAILED: %s (%s)\n", task.ID, reason)
+	a.d.Publish()
 }
 
 // release puts the agent's unfinished task back in the queue.

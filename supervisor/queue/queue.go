@@ -2,6 +2,7 @@ package queue
 
 import (
 	"sync"
+	"time"
 
 	"github.com/wardenhq/warden/supervisor/config"
 )
@@ -13,9 +14,10 @@ type taskState struct {
 	owner    string // agent working on it, or last one that did
 	attempt  int    // sessions started for it
 	progress int
-	summary  string // last checkpoint's status line
-	verify   string // last verify result
-	reason   string // why it failed
+	summary  string        // last checkpoint's status line
+	verify   string        // last verify result
+	reason   string        // why it failed
+	worked   time.Duration // wall time its sessions ran
 }
 
 // Queue hands tasks to free agents in file order, respecting blocked_by and
@@ -188,6 +190,28 @@ func (q *Queue) OpenCount() int {
 		}
 	}
 	return n
+}
+
+// AddWork adds the wall time of one session to the task's time worked, and
+// returns the total.
+func (q *Queue) AddWork(id string, d time.Duration) time.Duration {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if t := q.byID[id]; t != nil {
+		t.worked += d
+		return t.worked
+	}
+	return 0
+}
+
+// Worked is the wall time the task's sessions ran so far.
+func (q *Queue) Worked(id string) time.Duration {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if t := q.byID[id]; t != nil {
+		return t.worked
+	}
+	return 0
 }
 
 // Len is how many tasks the queue holds.

@@ -74,6 +74,14 @@ func (s *Session) loop() (runner.Exit, Outcome) {
 			if stalled {
 				return s.stopStalled(), Stalled
 			}
+			if s.cfg.TimeLeft > 0 {
+				end := s.started.Add(s.cfg.TimeLeft)
+				if !s.cfg.Clock.Now().Before(end) {
+					s.log.Warn("the task's max_time ran out: stopping the agent", "task", s.cfg.Task.ID)
+					return s.stopStalled(), OverTime
+				}
+				until = earliest(nonZero(until, end), end)
+			}
 			if due := s.denyDue(); !due.IsZero() {
 				if !s.cfg.Clock.Now().Before(due) {
 					s.deny()

@@ -34,6 +34,7 @@ const (
 	Stopped                // the team stopped it
 	Stalled                // stale_failure: stopped, to restart from its checkpoint
 	Done                   // its task is complete; warden stopped it
+	OverTime               // the task's max_time ran out; warden stopped it
 )
 
 // Verdict is what the agent made of a checkpoint record.
@@ -100,6 +101,8 @@ type Config struct {
 	Term    io.Writer // warden wrap: the user's terminal, or nil
 	Timers  Timers
 	Dialog  DialogPolicy
+	// TimeLeft is what is left of the task's max_time (0: no limit).
+	TimeLeft time.Duration
 	// LogMaxSize and LogKeep rotate the agent's terminal log (runner).
 	LogMaxSize int64
 	LogKeep    int
