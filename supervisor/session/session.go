@@ -30,11 +30,11 @@ import (
 type Outcome int
 
 const (
-	Exited  Outcome = iota // the process exited on its own
-	Stopped                // the team stopped it
-	Stalled                // stale_failure: stopped, to restart from its checkpoint
-	Done                   // its task is complete; warden stopped it
-	OverTime               // the task's max_time ran out; warden stopped it
+	Exited   Outcome = iota // the process exited on its own
+	Stopped                 // the team stopped it
+	Stalled                 // stale_failure: stopped, to restart from its checkpoint
+	Done                    // its task is complete; warden stopped it
+	OverTime                // the task's max_time ran out; warden stopped it
 )
 
 // Verdict is what the agent made of a checkpoint record.
