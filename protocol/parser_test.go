@@ -120,10 +120,31 @@ func TestPreambleNeverParses(t *testing.T) {
 			}
 		}
 	}
-	if got := Request("T060"); got != "CHECKPOINT REQUEST: T060" {
-		t.Fatalf("Request = %q", got)
+	req := Request("T060")
+	if !strings.HasPrefix(req, "CHECKPOINT REQUEST: T060 (") || strings.Contains(req, "\n") {
+		t.Fatalf("Request = %q", req)
 	}
-	if b, r := ParseBlocks(Request("T060")); len(b)+len(r) != 0 {
-		t.Fatal("the request line parses as a block")
+	if id, ok := RequestTask("  " + req); !ok || id != "T060" {
+		t.Fatalf("RequestTask = %q %v", id, ok)
+	}
+	// The request and its reminder, wrapped at any width as a TUI would
+	// (a hanging indent, or none), never parse as a block, nor a rejection.
+	for width := 12; width <= 200; width++ {
+		for _, indent := range []string{"", "  "} {
+			var lines []string
+			rest := req
+			for len(rest) > width {
+				cut := strings.LastIndex(rest[:width], " ")
+				if cut <= len(indent) {
+					cut = width
+				}
+				lines = append(lines, rest[:cut])
+				rest = indent + strings.TrimSpace(rest[cut:])
+			}
+			text := strings.Join(append(lines, rest), "\n")
+			if b, r := ParseBlocks(text); len(b)+len(r) != 0 {
+				t.Fatalf("the request wrapped at %d parses: %v %v\n%s", width, b, r, text)
+			}
+		}
 	}
 }

@@ -23,9 +23,36 @@ type Task struct {
 	Lead  bool   // a team lead may end a team checkpoint with CompleteMarker
 }
 
+// Reminder follows the task id on every request line: the format in one
+// line, for an agent whose context was compacted and lost the preamble. It
+// never holds "CHECKPOINT:" or a field with its colon, so neither it nor
+// its echo (wrapped anywhere by a TUI) can ever parse as a block.
+const Reminder = "(answer with your checkpoint block: lines CHECKPOINT, Status, Completed, Remaining, " +
+	"Files Modified, Estimated Progress)"
+
 // Request returns the line warden types to ask for a checkpoint of taskID.
 func Request(taskID string) string {
-	return RequestPrefix + " " + taskID
+	return RequestPrefix + " " + taskID + " " + Reminder
+}
+
+// RequestTask returns the task id of a request line.
+func RequestTask(line string) (string, bool) {
+	after, ok := strings.CutPrefix(strings.TrimSpace(line), RequestPrefix)
+	if !ok {
+		return "", false
+	}
+	f := strings.Fields(after)
+	if len(f) == 0 {
+		return "", false
+	}
+	return f[0], true
+}
+
+// SystemPrompt is the protocol for a CLI's system prompt (or the place it
+// keeps instructions across a compaction of its context): the preamble
+// without a task, which the first prompt then names.
+func SystemPrompt(lead bool) string {
+	return Preamble(Task{Lead: lead})
 }
 
 // Preamble returns the short text that goes first into an agent's first

@@ -31,12 +31,12 @@ func startAgent(t *testing.T, mode string, m Mode) *agentSession {
 	argv := fakeagent.Command(mode)
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Env = append(os.Environ(), fakeagent.Env(mode)...)
-	ptmx, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 30, Cols: 80})
+	ptmx, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 50, Cols: 80})
 	if err != nil {
 		t.Fatalf("start %s: %v", mode, err)
 	}
 	s := &agentSession{t: t, cmd: cmd, ptmx: ptmx, c: newCollector(), done: make(chan struct{})}
-	opts := s.c.options(m, 80, 30)
+	opts := s.c.options(m, 80, 50)
 	opts.Reply = func(p []byte) { _, _ = ptmx.Write(p) }
 	s.r = NewReader(testLogger(t), opts)
 	chunks := make(chan []byte, 64)

@@ -30,6 +30,7 @@ while IFS= read -r line; do
 		;;
 	"CHECKPOINT REQUEST: "*)
 		id=${line#CHECKPOINT REQUEST: }
+		id=${id%% *} # the task id; a reminder of the format follows it
 		if [ -f "work/$id.txt" ]; then done_steps=$(wc -l <"work/$id.txt"); fi
 		if [ "$done_steps" -lt "$steps" ]; then
 			done_steps=$((done_steps + 1))

@@ -43,12 +43,14 @@ func AnswerBlock(task string, n int) []string {
 	}
 }
 
+// requestTask is the task id of a "CHECKPOINT REQUEST: T060 (reminder…)" line.
 func requestTask(line string) (string, bool) {
 	after, ok := strings.CutPrefix(strings.TrimSpace(line), "CHECKPOINT REQUEST:")
-	if !ok {
+	f := strings.Fields(after)
+	if !ok || len(f) == 0 {
 		return "", false
 	}
-	return strings.TrimSpace(after), true
+	return f[0], true
 }
 
 func modeAnswer(args []string) int {

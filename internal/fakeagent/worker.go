@@ -90,7 +90,7 @@ func modeWorker(args []string) int {
 			say("fixed what verify found\n")
 			printWorkerBlock(say, strings.TrimSuffix(strings.Fields(line)[3], ":"), steps, steps, opt["final"])
 		case strings.HasPrefix(line, "CHECKPOINT REQUEST:"):
-			task := strings.TrimSpace(strings.TrimPrefix(line, "CHECKPOINT REQUEST:"))
+			task, _ := requestTask(line)
 			if opt["bad"] == "1" && badSent < 2 {
 				badSent++
 				progress := map[int]string{1: "250%", 2: "[N]%"}[badSent]

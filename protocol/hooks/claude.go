@@ -45,7 +45,11 @@ func claudeSettings(o Options, files map[string][]byte) ([]string, error) {
 	}
 	path := filepath.Join(o.Dir, ClaudeSettingsFile)
 	files[path] = append(b, '\n')
-	return []string{"--settings", path}, nil
+	args := []string{"--settings", path}
+	if o.Protocol != "" {
+		args = append(args, "--append-system-prompt", o.Protocol)
+	}
+	return args, nil
 }
 
 // userClaudeStatusLine returns the user's own statusLine command, "" when

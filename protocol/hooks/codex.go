@@ -28,7 +28,12 @@ func codexSettings(o Options) ([]string, error) {
 		}
 		quoted[i] = tomlString(a)
 	}
-	return []string{"-c", "notify=[" + strings.Join(quoted, ",") + "]"}, nil
+	args := []string{"-c", "notify=[" + strings.Join(quoted, ",") + "]"}
+	if o.Protocol != "" {
+		// Developer instructions are rebuilt into every context, compacted or not.
+		args = append(args, "-c", "developer_instructions="+tomlString(o.Protocol))
+	}
+	return args, nil
 }
 
 // CodexHome is the agent's CODEX_HOME: the variable, or ~/.codex.

@@ -1,6 +1,7 @@
 package hooks
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -36,6 +37,9 @@ const GeminiHomeDir = "gemini-home"
 // the first time), but none run in a folder the user has not trusted when
 // folder trust is on; that is the user's choice, and the same trust dialog
 // would block the agent's first prompt anyway.
+
+// geminiMemory is Gemini CLI's global memory file in ~/.gemini.
+const geminiMemory = "GEMINI.md"
 
 // geminiHookTimeoutMS is the per-hook timeout Gemini enforces; warden hook
 // exits within 1 s on its own.
@@ -81,6 +85,19 @@ func geminiSettings(o Options, files map[string][]byte) ([]string, error) {
 		return nil, err
 	}
 	files[filepath.Join(home, ".gemini", "settings.json")] = append(b, '\n')
+	if o.Protocol != "" {
+		// The global GEMINI.md is memory the CLI puts in its system
+		// instruction, which a compression of the chat keeps: the user's
+		// own, then warden's protocol.
+		memory, err := o.readFile(filepath.Join(userDir, geminiMemory))
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return nil, err
+		}
+		if len(memory) > 0 {
+			memory = append(bytes.TrimRight(memory, "\n"), '\n', '\n')
+		}
+		files[filepath.Join(home, ".gemini", geminiMemory)] = append(memory, []byte(o.Protocol)...)
+	}
 	return []string{"GEMINI_CLI_HOME=" + home}, nil
 }
 
@@ -100,7 +117,7 @@ func linkGeminiHome(home, userHome string) error {
 	}
 	links := map[string]string{filepath.Join(home, ".agents"): filepath.Join(userHome, ".agents")}
 	for _, e := range ents {
-		if e.Name() != "settings.json" {
+		if e.Name() != "settings.json" && e.Name() != geminiMemory {
 			links[filepath.Join(dir, e.Name())] = filepath.Join(userDir, e.Name())
 		}
 	}

@@ -30,6 +30,11 @@ type Options struct {
 	// CODEX_HOME and GEMINI_CLI_SYSTEM_DEFAULTS_PATH to find the user's own
 	// settings. Values are never logged or copied into errors.
 	Env []string
+	// Protocol is warden's protocol text (protocol.SystemPrompt), put where
+	// the CLI keeps instructions across a compaction of its context: Claude's
+	// --append-system-prompt, Codex's developer_instructions, Gemini's global
+	// GEMINI.md in its overlay home. "" leaves it out.
+	Protocol string
 	// ReadFile reads the user's settings files; nil means os.ReadFile.
 	ReadFile func(path string) ([]byte, error)
 }

@@ -7,6 +7,7 @@ import (
 	"sort"
 
 	"github.com/wardenhq/warden/internal/atomicfile"
+	"github.com/wardenhq/warden/protocol"
 	"github.com/wardenhq/warden/protocol/hooks"
 )
 
@@ -28,7 +29,7 @@ func (a *Agent) commandLine() (argv, env []string, err error) {
 	}
 	extraArgs, extraEnv, files, err := hooks.Settings(a.cfg.Profile, hooks.Options{
 		WardenBin: d.WardenBin, StateDir: root, Agent: a.cfg.Name, Dir: dir,
-		Socket: d.Dir.HookSocket(), Env: append(os.Environ(), env...),
+		Socket: d.Dir.HookSocket(), Env: append(os.Environ(), env...), Protocol: protocol.SystemPrompt(false),
 	})
 	if err != nil {
 		return nil, nil, err

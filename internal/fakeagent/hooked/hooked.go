@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/wardenhq/warden/internal/fakeagent"
+	"github.com/wardenhq/warden/protocol"
 	"github.com/wardenhq/warden/protocol/hooks"
 	"github.com/wardenhq/warden/supervisor/hookbus"
 )
@@ -62,7 +63,7 @@ func modeHooked(args []string) int {
 		case line == "continue":
 			fmt.Println("CONTINUED")
 		case strings.HasPrefix(line, "CHECKPOINT REQUEST:"):
-			task := strings.TrimSpace(strings.TrimPrefix(line, "CHECKPOINT REQUEST:"))
+			task, _ := protocol.RequestTask(line)
 			n++
 			block := fmt.Sprintf("CHECKPOINT: %s\nStatus: implementing\nCompleted:\n- step %d\nRemaining:\n- more\nFiles Modified: a.go\nEstimated Progress: %d%%\n", task, n, min(n, 99))
 			fmt.Print(block + "\n")
