@@ -4,6 +4,8 @@
 #
 #   scripts/record-clis.sh [CLI...]      default: claude codex gemini
 #
+# RECORD_ONLY="dialog-auto dialog-default" records only those scenarios.
+#
 # Installs the pinned CLIs with scripts/install-clis.sh (cache dir from
 # $WARDEN_CLIS_DIR, default ~/.cache/warden-clis), builds
 # internal/tools/record, and runs each scenario against the fake provider
@@ -25,8 +27,16 @@ status=0
 for cli in "${clis[@]}"; do
 	out="protocol/testdata/cli-$cli"
 	mkdir -p "$out"
-	for run in "checkpoint 200" "checkpoint 80" "repeat 200" "usage-limit 200"; do
+	runs=("checkpoint 200" "checkpoint 80" "repeat 200" "usage-limit 200")
+	case "$cli" in
+	claude) runs+=("dialog-auto 200" "dialog-default 200") ;;
+	*) runs+=("dialog 200") ;;
+	esac
+	for run in "${runs[@]}"; do
 		set -- $run
+		if [ -n "${RECORD_ONLY:-}" ] && ! [[ " $RECORD_ONLY " == *" $1 "* ]]; then
+			continue
+		fi
 		echo "record-clis: $cli $1 at $2 columns" >&2
 		if ! "$work/record" -cli "$cli" -bin "$bin_dir" -out "$out" -scenario "$1" -cols "$2" -rows 50; then
 			echo "record-clis: $cli $1 $2 failed" >&2

@@ -24,9 +24,10 @@ type anthropicBody struct {
 	} `json:"output_config"`
 }
 
-// lastUserText returns the text of the last user message, whose content is
-// a string or a list of blocks.
-func (b anthropicBody) lastUserText() string {
+// lastUser returns the text and the tool results of the last user message
+// (the last entry can have role system: Claude's environment block). Its
+// content is a string or a list of blocks.
+func (b anthropicBody) lastUser() (string, []ToolResult) {
 	for i := len(b.Messages) - 1; i >= 0; i-- {
 		m := b.Messages[i]
 		if m.Role != "user" {
@@ -34,22 +35,29 @@ func (b anthropicBody) lastUserText() string {
 		}
 		var s string
 		if json.Unmarshal(m.Content, &s) == nil {
-			return s
+			return s, nil
 		}
 		var blocks []struct {
-			Type string `json:"type"`
-			Text string `json:"text"`
+			Type      string          `json:"type"`
+			Text      string          `json:"text"`
+			ToolUseID string          `json:"tool_use_id"`
+			Content   json.RawMessage `json:"content"`
+			IsError   bool            `json:"is_error"`
 		}
 		_ = json.Unmarshal(m.Content, &blocks)
 		var parts []string
+		var results []ToolResult
 		for _, bl := range blocks {
-			if bl.Type == "text" {
+			switch bl.Type {
+			case "text":
 				parts = append(parts, bl.Text)
+			case "tool_result":
+				results = append(results, ToolResult{CallID: bl.ToolUseID, Text: toolText(bl.Content), IsError: bl.IsError})
 			}
 		}
-		return strings.Join(parts, "\n")
+		return strings.Join(parts, "\n"), results
 	}
-	return ""
+	return "", nil
 }
 
 func (s *Server) serveAnthropic(w http.ResponseWriter, r *http.Request, raw []byte, req Request) {
@@ -71,9 +79,13 @@ func (s *Server) serveAnthropic(w http.ResponseWriter, r *http.Request, raw []by
 		writeJSON(w, http.StatusBadRequest, anthropicError("invalid_request_error", "fakeprovider: bad JSON"))
 		return
 	}
-	req.Model, req.Stream, req.Prompt = body.Model, body.Stream, body.lastUserText()
+	req.Model, req.Stream = body.Model, body.Stream
+	req.Prompt, req.ToolResults = body.lastUser()
 	req.Side = body.OutputConfig.Format.Type == "json_schema"
 	a := s.reply(&req, body.OutputConfig.Format.Schema)
+	if a.Tool != nil {
+		req.ToolCallID = s.newID("toolu_fake")
+	}
 	s.record(req)
 	if a.Limit != nil {
 		s.anthropicLimit(w, *a.Limit)
@@ -81,38 +93,69 @@ func (s *Server) serveAnthropic(w http.ResponseWriter, r *http.Request, raw []by
 	}
 	in, out := usage(a, len(raw))
 	id := s.newID("msg_fake")
-	usageStart := map[string]any{"input_tokens": in, "cache_creation_input_tokens": 0,
-		"cache_read_input_tokens": 0, "output_tokens": 1}
+	stop := "end_turn"
+	var content []any
+	if a.Text != "" || a.Tool == nil {
+		content = append(content, map[string]any{"type": "text", "text": a.Text})
+	}
+	if a.Tool != nil {
+		stop = "tool_use"
+		content = append(content, map[string]any{"type": "tool_use", "id": req.ToolCallID, "name": "Bash",
+			"input": a.Tool.toolArgs()})
+	}
+	usageEnd := map[string]any{"input_tokens": in, "cache_creation_input_tokens": 0,
+		"cache_read_input_tokens": 0, "output_tokens": out}
 	if !body.Stream {
 		writeJSON(w, http.StatusOK, map[string]any{
 			"id": id, "type": "message", "role": "assistant", "model": body.Model,
-			"content":     []any{map[string]any{"type": "text", "text": a.Text}},
-			"stop_reason": "end_turn", "stop_sequence": nil,
-			"usage": map[string]any{"input_tokens": in, "cache_creation_input_tokens": 0,
-				"cache_read_input_tokens": 0, "output_tokens": out},
+			"content": content, "stop_reason": stop, "stop_sequence": nil, "usage": usageEnd,
 		})
 		return
 	}
 	e := s.startSSE(w, r)
 	e.event("message_start", map[string]any{"type": "message_start", "message": map[string]any{
 		"id": id, "type": "message", "role": "assistant", "model": body.Model, "content": []any{},
-		"stop_reason": nil, "stop_sequence": nil, "usage": usageStart}})
-	e.event("content_block_start", map[string]any{"type": "content_block_start", "index": 0,
-		"content_block": map[string]any{"type": "text", "text": ""}})
-	e.event("ping", map[string]any{"type": "ping"})
-	for _, c := range chunks(a.Text, s.script.ChunkRunes) {
-		if !e.pause() {
+		"stop_reason": nil, "stop_sequence": nil, "usage": map[string]any{"input_tokens": in,
+			"cache_creation_input_tokens": 0, "cache_read_input_tokens": 0, "output_tokens": 1}}})
+	for i, block := range content {
+		if !s.anthropicBlock(e, i, block.(map[string]any), i == 0) {
 			return
 		}
-		e.event("content_block_delta", map[string]any{"type": "content_block_delta", "index": 0,
-			"delta": map[string]any{"type": "text_delta", "text": c}})
 	}
-	e.event("content_block_stop", map[string]any{"type": "content_block_stop", "index": 0})
 	e.event("message_delta", map[string]any{"type": "message_delta",
-		"delta": map[string]any{"stop_reason": "end_turn", "stop_sequence": nil},
-		"usage": map[string]any{"input_tokens": in, "cache_creation_input_tokens": 0,
-			"cache_read_input_tokens": 0, "output_tokens": out}})
+		"delta": map[string]any{"stop_reason": stop, "stop_sequence": nil}, "usage": usageEnd})
 	e.event("message_stop", map[string]any{"type": "message_stop"})
+}
+
+// anthropicBlock streams one content block: a text block as text_delta
+// chunks, a tool_use block empty at its start with its input in
+// input_json_delta chunks, as the API does. False if the client went away.
+func (s *Server) anthropicBlock(e *sse, index int, block map[string]any, first bool) bool {
+	var start map[string]any
+	var deltas []map[string]any
+	if block["type"] == "tool_use" {
+		start = map[string]any{"type": "tool_use", "id": block["id"], "name": block["name"], "input": map[string]any{}}
+		for _, c := range chunks(string(mustJSON(block["input"])), s.script.ChunkRunes) {
+			deltas = append(deltas, map[string]any{"type": "input_json_delta", "partial_json": c})
+		}
+	} else {
+		start = map[string]any{"type": "text", "text": ""}
+		for _, c := range chunks(block["text"].(string), s.script.ChunkRunes) {
+			deltas = append(deltas, map[string]any{"type": "text_delta", "text": c})
+		}
+	}
+	e.event("content_block_start", map[string]any{"type": "content_block_start", "index": index, "content_block": start})
+	if first {
+		e.event("ping", map[string]any{"type": "ping"})
+	}
+	for _, d := range deltas {
+		if !e.pause() {
+			return false
+		}
+		e.event("content_block_delta", map[string]any{"type": "content_block_delta", "index": index, "delta": d})
+	}
+	e.event("content_block_stop", map[string]any{"type": "content_block_stop", "index": index})
+	return true
 }
 
 func anthropicError(kind, msg string) map[string]any {

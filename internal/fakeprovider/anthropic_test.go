@@ -12,7 +12,7 @@ func TestAnthropicStreamsAnswerWithUsage(t *testing.T) {
 	s := newTestServer(t, Script{Answers: []Answer{{Text: checkpointText, InputTokens: 150000, OutputTokens: 60}}, ChunkRunes: 7})
 	resp, body := post(t, s.URL()+"/v1/messages?beta=true", `{"model":"claude-test","stream":true,"max_tokens":100,
 		"messages":[{"role":"user","content":[{"type":"text","text":"CHECKPOINT REQUEST: T060"}]}]}`,
-		map[string]string{"User-Agent": "claude-cli/2.1.197 (external, cli)"})
+		map[string]string{"User-Agent": "claude-cli/2.1.330 (external, cli)"})
 	if resp.StatusCode != http.StatusOK || !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
 		t.Fatalf("status %d, content type %q", resp.StatusCode, resp.Header.Get("Content-Type"))
 	}
@@ -103,5 +103,86 @@ func TestAnthropicRateLimitAsksForRetry(t *testing.T) {
 	}
 	if dig(decode(t, body), "error", "type") != "rate_limit_error" {
 		t.Errorf("body = %s", body)
+	}
+}
+
+// probe is the tool call the dialog tests script: a command whose effect
+// (the file) shows whether it ran.
+var probe = &ToolCall{Command: "curl -s http://127.0.0.1:9/probe > fetched.txt", Description: "probe a write"}
+
+func TestAnthropicToolUseIsStreamedAsBashCall(t *testing.T) {
+	s := newTestServer(t, Script{Answers: []Answer{{Text: "Probing.", Tool: probe}, {Text: "ok"}}, ChunkRunes: 9})
+	_, body := post(t, s.URL()+"/v1/messages?beta=true", `{"model":"m","stream":true,
+		"messages":[{"role":"user","content":[{"type":"text","text":"go"}]}]}`, nil)
+	events := parseSSE(t, body)
+	var text, input strings.Builder
+	var start map[string]any
+	for _, e := range events {
+		switch {
+		case e.name == "content_block_start" && dig(e.data, "index") == 1.0:
+			start, _ = e.data["content_block"].(map[string]any)
+		case e.name == "content_block_delta" && dig(e.data, "delta", "type") == "text_delta":
+			text.WriteString(dig(e.data, "delta", "text").(string))
+		case e.name == "content_block_delta" && dig(e.data, "delta", "type") == "input_json_delta":
+			if dig(e.data, "index") != 1.0 {
+				t.Errorf("input delta at index %v", dig(e.data, "index"))
+			}
+			input.WriteString(dig(e.data, "delta", "partial_json").(string))
+		}
+	}
+	id := s.Requests()[0].ToolCallID
+	if start["type"] != "tool_use" || start["name"] != "Bash" || start["id"] != id || !strings.HasPrefix(id, "toolu_") ||
+		len(start["input"].(map[string]any)) != 0 {
+		t.Errorf("tool_use block start = %v, call id %q", start, id)
+	}
+	if text.String() != "Probing." {
+		t.Errorf("text before the call = %q", text.String())
+	}
+	got := decode(t, []byte(input.String()))
+	if got["command"] != probe.Command || got["description"] != probe.Description || len(got) != 2 {
+		t.Errorf("input = %v", got)
+	}
+	if md := events[len(events)-2]; md.name != "message_delta" || dig(md.data, "delta", "stop_reason") != "tool_use" {
+		t.Errorf("message_delta = %v", md.data)
+	}
+	if r := s.Requests()[0]; r.Answered != "tool_call" {
+		t.Errorf("answered = %q", r.Answered)
+	}
+	if _, _, ok := s.ResultOf(id); ok {
+		t.Error("a result before any came back")
+	}
+
+	// The CLI denies: the next user message carries an error tool_result,
+	// the interruption note and the user's text; a system entry comes last.
+	post(t, s.URL()+"/v1/messages", `{"model":"m","messages":[{"role":"user","content":"go"},
+		{"role":"assistant","content":[{"type":"tool_use","id":"`+id+`","name":"Bash","input":{}}]},
+		{"role":"user","content":[{"type":"tool_result","tool_use_id":"`+id+`","is_error":true,
+		"content":"The user doesn't want to proceed with this tool use."},
+		{"type":"text","text":"[Request interrupted by user for tool use]"},{"type":"text","text":"next"}]},
+		{"role":"system","content":"env"}]}`, nil)
+	res, carrier, ok := s.ResultOf(id)
+	if !ok || !res.IsError || !strings.Contains(res.Text, "doesn't want to proceed") || res.CallID != id {
+		t.Errorf("result = %+v, %v", res, ok)
+	}
+	if carrier.Prompt != "[Request interrupted by user for tool use]\nnext" || carrier.Answered != "text" {
+		t.Errorf("carrier = %+v", carrier)
+	}
+}
+
+func TestAnthropicToolUseWithoutStreamAndBlockResult(t *testing.T) {
+	s := newTestServer(t, Script{Answers: []Answer{{Tool: probe}, {Text: "done"}}})
+	_, body := post(t, s.URL()+"/v1/messages", `{"model":"m","messages":[{"role":"user","content":"go"}]}`, nil)
+	m := decode(t, body)
+	id := s.Requests()[0].ToolCallID
+	if dig(m, "stop_reason") != "tool_use" || dig(m, "content", 0, "type") != "tool_use" || dig(m, "content", 0, "id") != id ||
+		dig(m, "content", 0, "input", "command") != probe.Command || dig(m, "content", 1) != nil {
+		t.Errorf("reply = %v", m)
+	}
+	// A command that ran: content is a list of text blocks, no is_error.
+	post(t, s.URL()+"/v1/messages", `{"model":"m","messages":[{"role":"user","content":[{"type":"tool_result",
+		"tool_use_id":"`+id+`","content":[{"type":"text","text":"Exit code 7"}]}]}]}`, nil)
+	res, carrier, ok := s.ResultOf(id)
+	if !ok || res.IsError || res.Text != "Exit code 7" || carrier.Prompt != "" {
+		t.Errorf("result %+v ok %v carrier %+v", res, ok, carrier)
 	}
 }

@@ -12,7 +12,12 @@ type geminiBody struct {
 	Contents []struct {
 		Role  string `json:"role"`
 		Parts []struct {
-			Text string `json:"text"`
+			Text             string `json:"text"`
+			FunctionResponse *struct {
+				ID       string                     `json:"id"`
+				Name     string                     `json:"name"`
+				Response map[string]json.RawMessage `json:"response"`
+			} `json:"functionResponse"`
 		} `json:"parts"`
 	} `json:"contents"`
 	GenerationConfig struct {
@@ -21,23 +26,37 @@ type geminiBody struct {
 	} `json:"generationConfig"`
 }
 
-func (b geminiBody) lastUserText() string {
-	for i := len(b.Contents) - 1; i >= 0; i-- {
-		c := b.Contents[i]
-		if c.Role != "user" && c.Role != "" {
-			continue
-		}
+// newestInput returns the text of the last user content and the function
+// responses after the model's last content; the prompt is "" when the
+// newest input only brings function responses back.
+func (b geminiBody) newestInput() (string, []ToolResult) {
+	prompt, found := "", false
+	var results []ToolResult
+	for i := len(b.Contents) - 1; i >= 0 && b.Contents[i].Role != "model"; i-- {
 		var texts []string
-		for _, p := range c.Parts {
+		var here []ToolResult
+		for _, p := range b.Contents[i].Parts {
 			if p.Text != "" {
 				texts = append(texts, p.Text)
 			}
+			if fr := p.FunctionResponse; fr != nil {
+				r := ToolResult{CallID: fr.ID, Name: fr.Name}
+				if out, ok := fr.Response["output"]; ok {
+					r.Text = toolText(out)
+				} else if e, ok := fr.Response["error"]; ok {
+					r.Text, r.IsError = toolText(e), true
+				} else {
+					r.Text = string(mustJSON(fr.Response))
+				}
+				here = append(here, r)
+			}
 		}
-		if len(texts) > 0 {
-			return strings.Join(texts, "\n")
+		results = append(here, results...)
+		if len(texts) > 0 && !found {
+			prompt, found = strings.Join(texts, "\n"), true
 		}
 	}
-	return ""
+	return prompt, results
 }
 
 func (b geminiBody) schema() map[string]any {
@@ -74,10 +93,13 @@ func (s *Server) serveGemini(w http.ResponseWriter, r *http.Request, raw []byte,
 		return
 	}
 	req.Stream = method == "streamGenerateContent"
-	req.Prompt = body.lastUserText()
+	req.Prompt, req.ToolResults = body.newestInput()
 	schema := body.schema()
 	req.Side = schema != nil
 	a := s.reply(&req, schema)
+	if a.Tool != nil {
+		req.ToolCallID = geminiShellTool
+	}
 	s.record(req)
 	if a.Limit != nil {
 		s.geminiLimit(w, model, *a.Limit)
@@ -85,9 +107,8 @@ func (s *Server) serveGemini(w http.ResponseWriter, r *http.Request, raw []byte,
 	}
 	in, out := usage(a, len(raw))
 	respID := s.newID("fake")
-	chunk := func(text string, last bool) map[string]any {
-		cand := map[string]any{"content": map[string]any{"role": "model",
-			"parts": []any{map[string]any{"text": text}}}, "index": 0}
+	chunk := func(parts []any, last bool) map[string]any {
+		cand := map[string]any{"content": map[string]any{"role": "model", "parts": parts}, "index": 0}
 		used := map[string]any{"promptTokenCount": in, "totalTokenCount": in}
 		if last {
 			cand["finishReason"] = "STOP"
@@ -97,19 +118,42 @@ func (s *Server) serveGemini(w http.ResponseWriter, r *http.Request, raw []byte,
 		return map[string]any{"candidates": []any{cand}, "usageMetadata": used,
 			"modelVersion": model, "responseId": respID}
 	}
+	// The text comes in chunks; a function call comes whole, in the last
+	// chunk, as the API sends it.
+	var call []any
+	if a.Tool != nil {
+		call = []any{map[string]any{"functionCall": map[string]any{"name": geminiShellTool, "args": a.Tool.toolArgs()}}}
+	}
 	if !req.Stream {
-		writeJSON(w, http.StatusOK, chunk(a.Text, true))
+		parts := call
+		if a.Text != "" || a.Tool == nil {
+			parts = append([]any{map[string]any{"text": a.Text}}, parts...)
+		}
+		writeJSON(w, http.StatusOK, chunk(parts, true))
 		return
 	}
 	e := s.startSSE(w, r)
-	parts := chunks(a.Text, s.script.ChunkRunes)
-	for i, c := range parts {
+	var texts []string
+	if a.Text != "" || a.Tool == nil {
+		texts = chunks(a.Text, s.script.ChunkRunes)
+	}
+	for i, c := range texts {
 		if !e.pause() {
 			return
 		}
-		e.event("", chunk(c, i == len(parts)-1))
+		last := i == len(texts)-1 && call == nil
+		e.event("", chunk([]any{map[string]any{"text": c}}, last))
+	}
+	if call != nil {
+		if !e.pause() {
+			return
+		}
+		e.event("", chunk(call, true))
 	}
 }
+
+// geminiShellTool is Gemini CLI's shell tool.
+const geminiShellTool = "run_shell_command"
 
 func geminiError(code int, status, msg string, details []any) map[string]any {
 	if details == nil {

@@ -80,3 +80,54 @@ func TestGeminiPerMinuteQuotaIsRetryable(t *testing.T) {
 		t.Errorf("details = %v", dig(m, "error", "details"))
 	}
 }
+
+func TestGeminiFunctionCallRunShellCommand(t *testing.T) {
+	s := newTestServer(t, Script{Answers: []Answer{{Text: "I will probe.", Tool: probe}}, ChunkRunes: 5})
+	_, body := post(t, s.URL()+"/v1beta/models/g:streamGenerateContent?alt=sse",
+		`{"contents":[{"role":"user","parts":[{"text":"go"}]}],"tools":[{"functionDeclarations":[{"name":"run_shell_command"}]}]}`, nil)
+	events := parseSSE(t, body)
+	var text strings.Builder
+	for _, e := range events[:len(events)-1] {
+		text.WriteString(dig(e.data, "candidates", 0, "content", "parts", 0, "text").(string))
+		if dig(e.data, "candidates", 0, "finishReason") != nil {
+			t.Errorf("a text chunk finished the answer: %v", e.data)
+		}
+	}
+	last := events[len(events)-1].data
+	call := dig(last, "candidates", 0, "content", "parts", 0, "functionCall")
+	if text.String() != "I will probe." || dig(call, "name") != "run_shell_command" ||
+		dig(call, "args", "command") != probe.Command || dig(call, "args", "description") != probe.Description ||
+		dig(last, "candidates", 0, "finishReason") != "STOP" || dig(last, "candidates", 0, "content", "role") != "model" {
+		t.Errorf("text %q, last chunk %v", text.String(), last)
+	}
+	r := s.Requests()[0]
+	if r.Answered != "tool_call" || r.ToolCallID != "run_shell_command" {
+		t.Errorf("request = %+v", r)
+	}
+
+	// The CLI names the response with an id of its own making.
+	post(t, s.URL()+"/v1beta/models/g:streamGenerateContent?alt=sse", `{"contents":[{"role":"user","parts":[{"text":"go"}]},
+		{"role":"model","parts":[{"functionCall":{"name":"run_shell_command","args":{}}}]},
+		{"role":"user","parts":[{"functionResponse":{"id":"run_shell_command__run_shell_command_17_0","name":"run_shell_command",
+		"response":{"output":"Output: (empty)\nExit Code: 7"}}}]}]}`, nil)
+	res, carrier, ok := s.ResultOf(r.ToolCallID)
+	if !ok || res.Text != "Output: (empty)\nExit Code: 7" || res.IsError || carrier.Prompt != "" {
+		t.Errorf("result %+v ok %v carrier %+v", res, ok, carrier)
+	}
+}
+
+func TestGeminiCancelledFunctionResponseIsAnError(t *testing.T) {
+	s := newTestServer(t, Script{Answers: []Answer{{Tool: probe}, {Text: "ok"}}})
+	_, body := post(t, s.URL()+"/v1beta/models/g:generateContent", `{"contents":[{"role":"user","parts":[{"text":"go"}]}]}`, nil)
+	if dig(decode(t, body), "candidates", 0, "content", "parts", 0, "functionCall", "name") != "run_shell_command" {
+		t.Fatalf("reply = %s", body)
+	}
+	post(t, s.URL()+"/v1beta/models/g:generateContent", `{"contents":[{"role":"user","parts":[{"text":"go"}]},
+		{"role":"model","parts":[{"functionCall":{"name":"run_shell_command","args":{}}}]},
+		{"role":"user","parts":[{"functionResponse":{"name":"run_shell_command","response":{"error":"[Operation Cancelled]"}}}]},
+		{"role":"user","parts":[{"text":"what now"}]}]}`, nil)
+	res, carrier, ok := s.ResultOf("run_shell_command")
+	if !ok || !res.IsError || res.Text != "[Operation Cancelled]" || carrier.Prompt != "what now" {
+		t.Errorf("result %+v ok %v carrier %+v", res, ok, carrier)
+	}
+}

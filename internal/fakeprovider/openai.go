@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
-	"strings"
 )
 
 // openaiBody is the part of a Responses API request the fake reads.
@@ -13,49 +12,13 @@ type openaiBody struct {
 	Model  string          `json:"model"`
 	Stream bool            `json:"stream"`
 	Input  json.RawMessage `json:"input"`
+	Tools  []openaiTool    `json:"tools"`
 	Text   struct {
 		Format struct {
 			Type   string         `json:"type"`
 			Schema map[string]any `json:"schema"`
 		} `json:"format"`
 	} `json:"text"`
-}
-
-// lastUserText returns the text of the last user message in input, which
-// is a string or a list of items.
-func (b openaiBody) lastUserText() string {
-	var s string
-	if json.Unmarshal(b.Input, &s) == nil {
-		return s
-	}
-	var items []struct {
-		Type    string          `json:"type"`
-		Role    string          `json:"role"`
-		Content json.RawMessage `json:"content"`
-	}
-	_ = json.Unmarshal(b.Input, &items)
-	for i := len(items) - 1; i >= 0; i-- {
-		it := items[i]
-		if it.Role != "user" {
-			continue
-		}
-		if json.Unmarshal(it.Content, &s) == nil {
-			return s
-		}
-		var parts []struct {
-			Type string `json:"type"`
-			Text string `json:"text"`
-		}
-		_ = json.Unmarshal(it.Content, &parts)
-		var texts []string
-		for _, p := range parts {
-			if p.Type == "input_text" || p.Type == "text" {
-				texts = append(texts, p.Text)
-			}
-		}
-		return strings.Join(texts, "\n")
-	}
-	return ""
 }
 
 func (s *Server) serveOpenAI(w http.ResponseWriter, r *http.Request, raw []byte, req Request) {
@@ -72,25 +35,21 @@ func (s *Server) serveOpenAI(w http.ResponseWriter, r *http.Request, raw []byte,
 			"type": "invalid_request_error", "message": "fakeprovider: bad JSON"}})
 		return
 	}
-	req.Model, req.Stream, req.Prompt = body.Model, body.Stream, body.lastUserText()
+	req.Model, req.Stream = body.Model, body.Stream
+	req.Prompt, req.ToolResults = body.newestInput()
 	req.Side = body.Text.Format.Type == "json_schema"
 	a := s.reply(&req, body.Text.Format.Schema)
+	if a.Tool != nil {
+		req.ToolCallID = s.newID("call_fake")
+	}
 	s.record(req)
 	if a.Limit != nil {
 		s.openaiLimit(w, *a.Limit)
 		return
 	}
 	in, out := usage(a, len(raw))
-	respID, msgID := s.newID("resp_fake"), s.newID("msg_fake")
+	respID := s.newID("resp_fake")
 	created := s.script.Clock.Now().Unix()
-	item := func(text string, status string) map[string]any {
-		content := []any{}
-		if status == "completed" {
-			content = []any{map[string]any{"type": "output_text", "text": text, "annotations": []any{}}}
-		}
-		return map[string]any{"type": "message", "id": msgID, "role": "assistant", "status": status,
-			"content": content}
-	}
 	response := func(status string, output []any, withUsage bool) map[string]any {
 		resp := map[string]any{"id": respID, "object": "response", "created_at": created,
 			"status": status, "model": body.Model, "output": output}
@@ -101,9 +60,22 @@ func (s *Server) serveOpenAI(w http.ResponseWriter, r *http.Request, raw []byte,
 		}
 		return resp
 	}
-	done := item(a.Text, "completed")
+	var items []map[string]any
+	if a.Text != "" || a.Tool == nil {
+		items = append(items, map[string]any{"type": "message", "id": s.newID("msg_fake"), "role": "assistant",
+			"status": "completed", "content": []any{map[string]any{"type": "output_text", "text": a.Text, "annotations": []any{}}}})
+	}
+	if a.Tool != nil {
+		name, args := body.shellCall(*a.Tool)
+		items = append(items, map[string]any{"type": "function_call", "id": s.newID("fc_fake"), "call_id": req.ToolCallID,
+			"name": name, "arguments": args, "status": "completed"})
+	}
+	output := make([]any, len(items))
+	for i, it := range items {
+		output[i] = it
+	}
 	if !body.Stream {
-		writeJSON(w, http.StatusOK, response("completed", []any{done}, true))
+		writeJSON(w, http.StatusOK, response("completed", output, true))
 		return
 	}
 	e := s.startSSE(w, r)
@@ -116,20 +88,53 @@ func (s *Server) serveOpenAI(w http.ResponseWriter, r *http.Request, raw []byte,
 	}
 	ev("response.created", map[string]any{"response": response("in_progress", []any{}, false)})
 	ev("response.in_progress", map[string]any{"response": response("in_progress", []any{}, false)})
-	ev("response.output_item.added", map[string]any{"output_index": 0, "item": item("", "in_progress")})
-	ev("response.content_part.added", map[string]any{"item_id": msgID, "output_index": 0,
-		"content_index": 0, "part": map[string]any{"type": "output_text", "text": "", "annotations": []any{}}})
-	for _, c := range chunks(a.Text, s.script.ChunkRunes) {
-		if !e.pause() {
+	for i, it := range items {
+		if !s.openaiItem(e, ev, i, it) {
 			return
 		}
-		ev("response.output_text.delta", map[string]any{"item_id": msgID, "output_index": 0,
-			"content_index": 0, "delta": c})
 	}
-	ev("response.output_text.done", map[string]any{"item_id": msgID, "output_index": 0,
-		"content_index": 0, "text": a.Text})
-	ev("response.output_item.done", map[string]any{"output_index": 0, "item": done})
-	ev("response.completed", map[string]any{"response": response("completed", []any{done}, true)})
+	ev("response.completed", map[string]any{"response": response("completed", output, true)})
+}
+
+// openaiItem streams one output item: a message as output_text deltas, a
+// function call as function_call_arguments deltas, each between
+// output_item.added (in progress, empty) and output_item.done (complete).
+// False if the client went away.
+func (s *Server) openaiItem(e *sse, ev func(string, map[string]any), index int, item map[string]any) bool {
+	id := item["id"]
+	started := map[string]any{}
+	for k, v := range item {
+		started[k] = v
+	}
+	started["status"] = "in_progress"
+	if item["type"] == "function_call" {
+		started["arguments"] = ""
+		ev("response.output_item.added", map[string]any{"output_index": index, "item": started})
+		args := item["arguments"].(string)
+		for _, c := range chunks(args, s.script.ChunkRunes) {
+			if !e.pause() {
+				return false
+			}
+			ev("response.function_call_arguments.delta", map[string]any{"item_id": id, "output_index": index, "delta": c})
+		}
+		ev("response.function_call_arguments.done", map[string]any{"item_id": id, "output_index": index, "arguments": args})
+		ev("response.output_item.done", map[string]any{"output_index": index, "item": item})
+		return true
+	}
+	text := item["content"].([]any)[0].(map[string]any)["text"].(string)
+	started["content"] = []any{}
+	ev("response.output_item.added", map[string]any{"output_index": index, "item": started})
+	ev("response.content_part.added", map[string]any{"item_id": id, "output_index": index,
+		"content_index": 0, "part": map[string]any{"type": "output_text", "text": "", "annotations": []any{}}})
+	for _, c := range chunks(text, s.script.ChunkRunes) {
+		if !e.pause() {
+			return false
+		}
+		ev("response.output_text.delta", map[string]any{"item_id": id, "output_index": index, "content_index": 0, "delta": c})
+	}
+	ev("response.output_text.done", map[string]any{"item_id": id, "output_index": index, "content_index": 0, "text": text})
+	ev("response.output_item.done", map[string]any{"output_index": index, "item": item})
+	return true
 }
 
 // openaiLimit answers 429 as the Codex backend does for a used-up plan

@@ -87,3 +87,78 @@ func TestOpenAIRateLimitExceeded(t *testing.T) {
 		t.Errorf("status %d headers %v body %v", resp.StatusCode, resp.Header, m)
 	}
 }
+
+// codexTools is the shape of Codex's tool list: exec_command among others.
+const codexTools = `"tools":[{"type":"function","name":"write_stdin","parameters":{"type":"object","properties":{"session_id":{"type":"number"}}}},
+	{"type":"function","name":"exec_command","strict":false,"parameters":{"type":"object","properties":{"cmd":{"type":"string"},
+	"justification":{"type":"string"},"sandbox_permissions":{"type":"string","enum":["use_default","require_escalated"]},
+	"workdir":{"type":"string"}},"required":["cmd"]}},{"type":"web_search"}]`
+
+func TestOpenAIFunctionCallOfTheRequestsShellTool(t *testing.T) {
+	s := newTestServer(t, Script{Answers: []Answer{{Tool: probe}}, ChunkRunes: 11})
+	_, body := post(t, s.URL()+"/v1/responses", `{"model":"m","stream":true,`+codexTools+`,
+		"input":[{"type":"message","role":"user","content":[{"type":"input_text","text":"go"}]}]}`, nil)
+	events := parseSSE(t, body)
+	var names []string
+	var args strings.Builder
+	for _, e := range events {
+		names = append(names, e.name)
+		if e.name == "response.function_call_arguments.delta" {
+			args.WriteString(e.data["delta"].(string))
+		}
+	}
+	want := "response.created response.in_progress response.output_item.added"
+	if got := strings.Join(names, " "); !strings.HasPrefix(got, want) ||
+		!strings.HasSuffix(got, "response.function_call_arguments.done response.output_item.done response.completed") {
+		t.Errorf("events %s", got)
+	}
+	id := s.Requests()[0].ToolCallID
+	added := dig(events[2].data, "item").(map[string]any)
+	if added["type"] != "function_call" || added["name"] != "exec_command" || added["call_id"] != id ||
+		added["arguments"] != "" || added["status"] != "in_progress" {
+		t.Errorf("output_item.added = %v", added)
+	}
+	got := decode(t, []byte(args.String()))
+	if got["cmd"] != probe.Command || got["sandbox_permissions"] != "require_escalated" ||
+		got["justification"] != probe.Description || len(got) != 3 {
+		t.Errorf("arguments = %v", got)
+	}
+	done := events[len(events)-2].data
+	last := events[len(events)-1].data
+	if dig(done, "item", "arguments") != args.String() || dig(done, "item", "status") != "completed" ||
+		dig(last, "response", "output", 0, "call_id") != id || dig(last, "response", "output", 1) != nil {
+		t.Errorf("done = %v, completed = %v", done, last)
+	}
+
+	// The CLI ran it and sends the output: the request brings only the
+	// output back, so its prompt is empty (the first prompt does not count).
+	post(t, s.URL()+"/v1/responses", `{"model":"m","input":[
+		{"type":"message","role":"user","content":[{"type":"input_text","text":"go"}]},
+		{"type":"function_call","call_id":"`+id+`","name":"exec_command","arguments":"{}"},
+		{"type":"function_call_output","call_id":"`+id+`","output":"Process exited with code 7"}]}`, nil)
+	res, carrier, ok := s.ResultOf(id)
+	if !ok || res.Text != "Process exited with code 7" || res.IsError || carrier.Prompt != "" {
+		t.Errorf("result %+v ok %v carrier %+v", res, ok, carrier)
+	}
+}
+
+func TestOpenAIOlderShellToolAndNoTool(t *testing.T) {
+	s := newTestServer(t, Script{Answers: []Answer{{Tool: probe}}})
+	_, body := post(t, s.URL()+"/v1/responses", `{"model":"m","tools":[{"type":"function","name":"shell","parameters":{
+		"type":"object","properties":{"command":{"type":"array","items":{"type":"string"}},"with_escalated_permissions":{"type":"boolean"}}}}],
+		"input":"go"}`, nil)
+	m := decode(t, body)
+	if dig(m, "output", 0, "name") != "shell" {
+		t.Fatalf("reply = %v", m)
+	}
+	got := decode(t, []byte(dig(m, "output", 0, "arguments").(string)))
+	if dig(got, "command", 2) != probe.Command || dig(got, "command", 0) != "bash" || got["with_escalated_permissions"] != true {
+		t.Errorf("arguments = %v", got)
+	}
+	_, body = post(t, s.URL()+"/v1/responses", `{"model":"m","input":"go"}`, nil)
+	m = decode(t, body)
+	got = decode(t, []byte(dig(m, "output", 0, "arguments").(string)))
+	if dig(m, "output", 0, "name") != "exec_command" || got["cmd"] != probe.Command {
+		t.Errorf("without tools: %v", m)
+	}
+}

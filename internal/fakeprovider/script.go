@@ -3,8 +3,10 @@
 // OpenAI Responses API (Codex CLI) and the Gemini generateContent API (Gemini
 // CLI). It listens on 127.0.0.1, streams each scripted answer the way the
 // real API does (server-sent events, with token usage so context gauges
-// move), and can answer with a usage-limit or rate-limit error in each
-// provider's real shape. Side calls that the CLIs make on their own (thread
+// move), can answer with one shell tool call (which makes each CLI draw its
+// approval dialog) and records the tool results the CLI sends back, and can
+// answer with a usage-limit or rate-limit error in each provider's real
+// shape. Side calls that the CLIs make on their own (thread
 // titles, Gemini's model router) carry a JSON schema; they get a minimal
 // object that fits it and never consume a scripted answer.
 package fakeprovider
@@ -87,6 +89,9 @@ type Answer struct {
 	// OutputTokens is the reply size reported in usage; zero estimates it
 	// from Text.
 	OutputTokens int
+	// Tool, when set, makes the reply one shell tool call, after Text if
+	// that is not empty.
+	Tool *ToolCall
 	// Limit, when set, replaces the reply with the provider's error.
 	Limit *Limit
 }
@@ -100,16 +105,27 @@ type Request struct {
 	UserAgent string
 	Model     string
 	Stream    bool
-	// Prompt is the text of the last user message.
+	// Prompt is the text of the newest user message: the one after the
+	// model's last output. It is "" when the request only brings tool
+	// results back, so a Decide that matches on the first prompt does not
+	// match again. Claude wraps a pasted prompt in <pasted_content …>.
 	Prompt string
+	// ToolResults are the tool results that came in with the newest user
+	// input (not those further back in the history).
+	ToolResults []ToolResult
 	// Side is true for schema-constrained calls the CLI makes on its own
 	// (titles, routing); they are answered from the schema.
 	Side bool
 	// BodyBytes is the size of the request body.
 	BodyBytes int
-	// Answered says what the server sent: "text", "json", "usage_limit",
-	// "rate_limit", "static" or "not_found".
+	// Answered says what the server sent: "text", "tool_call", "json",
+	// "usage_limit", "rate_limit", "static" or "not_found".
 	Answered string
+	// ToolCallID identifies the tool call sent in answer (Answered
+	// "tool_call"): Anthropic's tool_use id, OpenAI's call_id, and for
+	// Gemini, whose API gives calls no id, the function name. ResultOf and
+	// ToolResult.For take it.
+	ToolCallID string
 }
 
 // Script decides the answers. With Decide set, it answers every main

@@ -66,7 +66,7 @@ func (s *Server) record(req Request) {
 	s.mu.Unlock()
 	s.logger.Debug("request", "provider", req.Provider, "method", req.Method, "path", req.Path,
 		"model", req.Model, "side", req.Side, "stream", req.Stream, "answered", req.Answered,
-		"user_agent", req.UserAgent)
+		"tool_results", len(req.ToolResults), "user_agent", req.UserAgent)
 }
 
 // newID returns a fresh id with the given prefix, unique in this server.
@@ -133,7 +133,7 @@ func (s *Server) reply(req *Request, schema map[string]any) Answer {
 	if a.Limit != nil {
 		req.Answered = a.Limit.Kind.String()
 	} else {
-		req.Answered = "text"
+		req.Answered = answerKind(a)
 	}
 	return a
 }
@@ -146,6 +146,9 @@ func usage(a Answer, bodyBytes int) (in, out int) {
 	}
 	if out <= 0 {
 		out = len(a.Text)/4 + 1
+		if a.Tool != nil {
+			out += (len(a.Tool.Command)+len(a.Tool.Description))/4 + 10
+		}
 	}
 	return in, out
 }

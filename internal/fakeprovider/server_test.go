@@ -96,3 +96,35 @@ func BenchmarkStreamedCheckpoint(b *testing.B) {
 		})
 	}
 }
+
+// TestTriggerLooksOnlyAtTheNewestUserInput: warden's preamble holds the
+// words "CHECKPOINT REQUEST: <task>", so a script that answers them must
+// see only the newest user input, in every API: not the first prompt when
+// a request brings a tool result back, not a system entry after it.
+func TestTriggerLooksOnlyAtTheNewestUserInput(t *testing.T) {
+	var prompts []string
+	s := newTestServer(t, Script{Decide: func(r Request) Answer {
+		prompts = append(prompts, r.Prompt)
+		if strings.Contains(r.Prompt, "CHECKPOINT REQUEST") {
+			return Answer{Text: checkpointText}
+		}
+		return Answer{Text: "READY"}
+	}})
+	pre := `Whenever you receive CHECKPOINT REQUEST: <task>, reply.`
+	post(t, s.URL()+"/v1/messages", `{"model":"m","messages":[{"role":"user","content":[{"type":"text","text":"<pasted_content id=\"1\">`+pre+`</pasted_content>"}]},
+		{"role":"assistant","content":[{"type":"tool_use","id":"t1","name":"Bash","input":{}}]},
+		{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"ok"}]},{"role":"system","content":"env"}]}`, nil)
+	post(t, s.URL()+"/v1/responses", `{"model":"m","input":[{"type":"message","role":"user","content":[{"type":"input_text","text":"`+pre+`"}]},
+		{"type":"function_call","call_id":"c1","name":"exec_command","arguments":"{}"},{"type":"function_call_output","call_id":"c1","output":"ok"}]}`, nil)
+	post(t, s.URL()+"/v1beta/models/g:generateContent", `{"contents":[{"role":"user","parts":[{"text":"`+pre+`"}]},
+		{"role":"model","parts":[{"functionCall":{"name":"run_shell_command","args":{}}}]},
+		{"role":"user","parts":[{"functionResponse":{"name":"run_shell_command","response":{"output":"ok"}}}]}]}`, nil)
+	if strings.Join(prompts, "|") != "||" {
+		t.Errorf("prompts = %q, want all empty", prompts)
+	}
+	for _, r := range s.Requests() {
+		if r.Answered != "text" || len(r.ToolResults) != 1 || r.ToolResults[0].Text != "ok" {
+			t.Errorf("%s: answered %q, results %+v", r.Provider, r.Answered, r.ToolResults)
+		}
+	}
+}

@@ -3,7 +3,7 @@
 // per-agent settings that make each CLI call `warden hook KIND` without
 // touching the user's own settings or login.
 //
-// Payload shapes were captured from Claude Code 2.1.197, Codex CLI 0.169.0 and
+// Payload shapes were captured from Claude Code 2.1.330, Codex CLI 0.169.0 and
 // Gemini CLI 0.61.0 (testdata/, see testdata/README.md).
 package hooks
 

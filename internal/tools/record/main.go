@@ -2,8 +2,11 @@
 // CLI) under a pseudo-terminal against internal/fakeprovider, types a first
 // prompt and a CHECKPOINT REQUEST, and writes every byte the CLI wrote to
 // DIR/NAME.raw with a DIR/NAME.json sidecar: what was typed when, and the
-// checkpoint blocks a correct parser must extract. scripts/record-clis.sh
-// runs it for every CLI and scenario.
+// checkpoint blocks a correct parser must extract. The dialog scenarios
+// instead have the model answer the first prompt with a shell tool call,
+// hold the CLI's approval dialog open, deny it, and note in the sidecar
+// when the dialog was drawn and that the command did not run.
+// scripts/record-clis.sh runs it for every CLI and scenario.
 package main
 
 import (
@@ -22,8 +25,9 @@ import (
 )
 
 type options struct {
-	cli, binDir, outDir, name, scenario string
-	cols, rows                          int
+	cli, binDir, outDir, name, scenario, hooks string
+	cols, rows                                 int
+	hold, after                                time.Duration
 }
 
 func main() {
@@ -31,10 +35,14 @@ func main() {
 	flag.StringVar(&o.cli, "cli", "", "claude, codex or gemini")
 	flag.StringVar(&o.binDir, "bin", "", "directory holding the CLI binaries (scripts/install-clis.sh prints it)")
 	flag.StringVar(&o.outDir, "out", "", "output directory (default protocol/testdata/cli-CLI)")
-	flag.StringVar(&o.scenario, "scenario", "checkpoint", "checkpoint, repeat or usage-limit")
+	flag.StringVar(&o.scenario, "scenario", "checkpoint", "checkpoint, repeat, usage-limit, or a dialog scenario: "+
+		"dialog-auto, dialog-default (claude), dialog (codex, gemini)")
 	flag.StringVar(&o.name, "name", "", "file name without extension (default SCENARIO-COLSxROWS)")
 	flag.IntVar(&o.cols, "cols", 200, "terminal columns")
 	flag.IntVar(&o.rows, "rows", 50, "terminal rows")
+	flag.DurationVar(&o.hold, "hold", 4*time.Second, "dialog scenarios: how long each dialog stays open before its key")
+	flag.DurationVar(&o.after, "after", 4*time.Second, "dialog scenarios: how long to record after the deny key")
+	flag.StringVar(&o.hooks, "hooks", "", "dialog scenarios: also capture the CLI's dialog hook payloads into this dir")
 	flag.Parse()
 	logger := hclog.New(&hclog.LoggerOptions{Name: "record", Level: hclog.Info, Output: os.Stderr})
 	if err := run(context.Background(), logger, o); err != nil {
@@ -75,29 +83,58 @@ func run(ctx context.Context, logger hclog.Logger, o options) error {
 	}
 	defer os.RemoveAll(root)
 
+	spec, isDialog := dialogSpecs[o.cli+"/"+o.scenario]
+	switch {
+	case isDialog, o.scenario == "checkpoint", o.scenario == "repeat", o.scenario == "usage-limit":
+	default:
+		return fmt.Errorf("no scenario %q for %s", o.scenario, o.cli)
+	}
 	sc := newScenario(o.scenario)
-	srv := fakeprovider.New(logger, fakeprovider.Script{Decide: sc.decide, ChunkRunes: 12, Pace: 15 * time.Millisecond})
+	dr := &dialogRun{spec: spec, hold: o.hold, after: o.after}
+	decide := sc.decide
+	if isDialog {
+		decide = dr.decide
+	} else if o.hooks != "" {
+		return fmt.Errorf("-hooks is for the dialog scenarios")
+	}
+	srv := fakeprovider.New(logger, fakeprovider.Script{Decide: decide, ChunkRunes: 12, Pace: 15 * time.Millisecond})
 	defer srv.Close()
 
 	extra, err := p.setup(home, project, srv.URL())
 	if err != nil {
 		return fmt.Errorf("set up %s: %w", o.cli, err)
 	}
+	args := append(append([]string(nil), p.args...), spec.args...)
+	if o.hooks != "" {
+		more, err := setupHooks(o.cli, home, o.hooks)
+		if err != nil {
+			return fmt.Errorf("set up hooks: %w", err)
+		}
+		args = append(args, more...)
+	}
 	env := append(baseEnv(o.binDir, home), extra...)
-	argv := append([]string{bin}, p.args...)
-	s, err := startSession(logger, argv, env, project, o.cols, o.rows)
+	s, err := startSession(logger, append([]string{bin}, args...), env, project, o.cols, o.rows)
 	if err != nil {
 		return err
 	}
+	s.answer7501 = isDialog
 	logger.Info("started", "cli", o.cli, "version", strings.TrimSpace(string(version)), "cols", o.cols)
 	rec := recording{CLI: o.cli, Version: strings.TrimSpace(string(version)), Scenario: o.scenario,
-		Cols: o.cols, Rows: o.rows, Command: append([]string{o.cli}, p.args...), Env: envNames(env),
+		Cols: o.cols, Rows: o.rows, Command: append([]string{o.cli}, args...), Env: envNames(env),
 		Blocks: []block{}}
-	screen, steps := sc.drive(ctx, logger, s, srv, p)
-	rec.ScreenBeforeQuit = screen
+	var steps error
+	if isDialog {
+		steps = dr.drive(ctx, logger, s, p)
+		rec.ScreenBeforeQuit = s.screen()
+	} else {
+		rec.ScreenBeforeQuit, steps = sc.drive(ctx, logger, s, srv, p)
+	}
 	quit := p.quit
 	if o.scenario == "usage-limit" {
 		quit = append(append([]string(nil), p.dismiss...), quit...)
+	}
+	if isDialog && steps != nil {
+		quit = nil // a dialog may still be open: typing there could answer it
 	}
 	for _, q := range quit {
 		_ = s.write(q)
@@ -107,7 +144,18 @@ func run(ctx context.Context, logger hclog.Logger, o options) error {
 	raw, tp := s.output()
 	rec.Typed, rec.Bytes = tp, len(raw)
 	rec.Requests = summarize(srv.Requests())
-	sc.fill(&rec)
+	if isDialog {
+		marks, answered := s.reads()
+		dr.fill(&rec, raw, marks, answered, srv, project)
+		if o.hooks != "" {
+			rec.Hooks = collectHooks(o.hooks, s.start)
+		}
+		if steps == nil {
+			steps = rec.checkDialog()
+		}
+	} else {
+		sc.fill(&rec)
+	}
 	if steps != nil {
 		rec.Error = steps.Error()
 		logger.Error("scenario incomplete", "error", steps)

@@ -13,56 +13,6 @@ import (
 	"github.com/wardenhq/warden/internal/fakeprovider"
 )
 
-// recording is the sidecar JSON written next to each .raw file.
-type recording struct {
-	CLI      string   `json:"cli"`
-	Version  string   `json:"version"`
-	Scenario string   `json:"scenario"`
-	Cols     int      `json:"cols"`
-	Rows     int      `json:"rows"`
-	Command  []string `json:"command"`
-	// Env lists the names of the only variables the CLI had.
-	Env   []string `json:"env"`
-	Bytes int      `json:"bytes"`
-	// Typed lists every write to the CLI, with the output offset before it.
-	Typed []typed `json:"typed"`
-	// Blocks are the checkpoints a correct parser must extract, in order:
-	// exactly these, no more (the preamble's placeholders and the typed
-	// request must not count).
-	Blocks []block `json:"blocks"`
-	// UsageLimit describes the error the fake provider sent, if any.
-	UsageLimit *limitInfo `json:"usage_limit,omitempty"`
-	// Requests is what reached the fake provider.
-	Requests []requestInfo `json:"requests"`
-	// ScreenBeforeQuit is the emulated screen (scrollback first) after the
-	// last answer, before the recorder typed the quit command.
-	ScreenBeforeQuit string `json:"screen_before_quit"`
-	ExitCode         int    `json:"exit_code"`
-	Error            string `json:"error,omitempty"`
-}
-
-type limitInfo struct {
-	Kind         string `json:"kind"`
-	ResetSeconds int    `json:"reset_in_seconds"`
-	SentAt       string `json:"sent_at"`
-}
-
-type requestInfo struct {
-	Path      string `json:"path"`
-	UserAgent string `json:"user_agent"`
-	Model     string `json:"model"`
-	Side      bool   `json:"side"`
-	Answered  string `json:"answered"`
-}
-
-func summarize(reqs []fakeprovider.Request) []requestInfo {
-	out := []requestInfo{}
-	for _, r := range reqs {
-		out = append(out, requestInfo{Path: r.Path, UserAgent: r.UserAgent, Model: r.Model, Side: r.Side, Answered: r.Answered})
-	}
-	return out
-}
-
 // scenario scripts the fake model and the typing.
 type scenario struct {
 	name     string

@@ -8,7 +8,6 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -16,6 +15,8 @@ import (
 	"github.com/charmbracelet/x/vt"
 	"github.com/creack/pty"
 	"github.com/hashicorp/go-hclog"
+
+	wprofile "github.com/wardenhq/warden/protocol/profile"
 )
 
 // typed is one write the recorder made to the CLI.
@@ -39,8 +40,16 @@ type session struct {
 	raw     bytes.Buffer
 	em      *vt.Emulator
 	osc     oscFilter
+	modes   wprofile.ModeTracker
 	typed   []typed
 	lastOut time.Time
+	// marks are the reads: where each ended in raw and when.
+	marks []mark
+	// answer7501 makes the session answer Claude's OSC 7501 probe, as a
+	// terminal that shows program status does; probe is where it is.
+	answer7501 bool
+	probe      probeScan
+	answered   []mark
 
 	readDone chan struct{}
 	waitDone chan struct{}
@@ -76,6 +85,17 @@ func (s *session) read() {
 			s.mu.Lock()
 			s.raw.Write(buf[:n])
 			s.lastOut = time.Now()
+			s.marks = append(s.marks, mark{Offset: s.raw.Len(), AtMS: s.lastOut.Sub(s.start).Milliseconds()})
+			_, _ = s.modes.Write(buf[:n])
+			// The probe's answer goes out before the emulator answers the
+			// queries in the same read: Claude sends the probe, then DA1
+			// (ESC [ c), and ignores a status answer that comes after DA1's.
+			if s.answer7501 {
+				for range s.probe.scan(buf[:n]) {
+					s.answered = append(s.answered, mark{Offset: s.raw.Len(), AtMS: time.Since(s.start).Milliseconds()})
+					_, _ = s.ptmx.Write([]byte(osc7501Reply))
+				}
+			}
 			_, _ = s.em.Write(s.osc.filter(buf[:n]))
 			s.mu.Unlock()
 		}
@@ -122,53 +142,17 @@ func (s *session) submit(ctx context.Context, text string) error {
 	return s.write("\r")
 }
 
-// screen returns the scrollback and the visible screen as text.
-func (s *session) screen() string {
+// submitAsWarden types text as warden does (protocol/profile.Submit):
+// bracketed when the CLI enabled bracketed paste, Enter 700 ms later as a
+// write of its own.
+func (s *session) submitAsWarden(ctx context.Context, text string) error {
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	var sb strings.Builder
-	for _, l := range s.em.Scrollback().Lines() {
-		sb.WriteString(strings.TrimRight(l.String(), " "))
-		sb.WriteByte('\n')
+	bracketed := s.modes.Bracketed()
+	s.mu.Unlock()
+	if bracketed {
+		text = "\x1b[200~" + text + "\x1b[201~"
 	}
-	for _, l := range strings.Split(s.em.String(), "\n") {
-		sb.WriteString(strings.TrimRight(l, " "))
-		sb.WriteByte('\n')
-	}
-	return sb.String()
-}
-
-// waitScreen polls until the screen holds one of the wanted strings.
-func (s *session) waitScreen(ctx context.Context, timeout time.Duration, want ...string) error {
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	for {
-		scr := s.screen()
-		for _, w := range want {
-			if strings.Contains(scr, w) {
-				return nil
-			}
-		}
-		if err := sleep(ctx, 100*time.Millisecond); err != nil {
-			return fmt.Errorf("wait for %q on screen: %w", want, err)
-		}
-	}
-}
-
-// settle waits until no output came for quiet, or max has passed.
-func (s *session) settle(ctx context.Context, quiet, max time.Duration) {
-	deadline := time.Now().Add(max)
-	for time.Now().Before(deadline) {
-		s.mu.Lock()
-		last := s.lastOut
-		s.mu.Unlock()
-		if time.Since(last) >= quiet {
-			return
-		}
-		if sleep(ctx, 50*time.Millisecond) != nil {
-			return
-		}
-	}
+	return s.submit(ctx, text)
 }
 
 // stop waits for the CLI to exit, then SIGTERMs and SIGKILLs its process
@@ -212,6 +196,33 @@ func (s *session) output() ([]byte, []typed) {
 	return bytes.Clone(s.raw.Bytes()), append([]typed(nil), s.typed...)
 }
 
+// reads returns where each read ended and when, and the OSC 7501 probes
+// answered.
+func (s *session) reads() (marks, answered []mark) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]mark(nil), s.marks...), append([]mark(nil), s.answered...)
+}
+
+// mark is a place in the output: bytes recorded before it, and when.
+type mark struct {
+	Offset int   `json:"offset"`
+	AtMS   int64 `json:"at_ms"`
+}
+
+// atMS is when the byte at offset was read.
+func atMS(marks []mark, offset int) int64 {
+	for _, m := range marks {
+		if m.Offset >= offset {
+			return m.AtMS
+		}
+	}
+	if len(marks) > 0 {
+		return marks[len(marks)-1].AtMS
+	}
+	return 0
+}
+
 func sleep(ctx context.Context, d time.Duration) error {
 	t := time.NewTimer(d)
 	defer t.Stop()
@@ -224,40 +235,3 @@ func sleep(ctx context.Context, d time.Duration) error {
 }
 
 var _ io.Writer = (*vt.Emulator)(nil)
-
-// oscFilter drops OSC strings (ESC ] ... BEL or ESC \) from the stream fed
-// to the emulator: x/vt lets window titles leak onto the screen
-// (charmbracelet/x#848). It keeps its state across writes.
-type oscFilter struct {
-	inOSC bool
-	esc   bool
-}
-
-func (f *oscFilter) filter(p []byte) []byte {
-	out := make([]byte, 0, len(p))
-	for _, b := range p {
-		switch {
-		case f.inOSC:
-			switch {
-			case b == 0x07:
-				f.inOSC, f.esc = false, false
-			case f.esc && b == '\\':
-				f.inOSC, f.esc = false, false
-			default:
-				f.esc = b == 0x1b
-			}
-		case f.esc:
-			f.esc = false
-			if b == ']' {
-				f.inOSC = true
-				continue
-			}
-			out = append(out, 0x1b, b)
-		case b == 0x1b:
-			f.esc = true
-		default:
-			out = append(out, b)
-		}
-	}
-	return out
-}
