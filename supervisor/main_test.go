@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/hashicorp/go-hclog"
 
@@ -86,11 +87,40 @@ func (w testWriter) Write(p []byte) (int, error) {
 // eventsOf returns the events of a state dir as (event, agent) pairs.
 func eventsOf(t *testing.T, cfg *config.Team) []map[string]any {
 	t.Helper()
-	evs, err := state.ReadEvents(filepath.Join(cfg.StateDir, "events.jsonl"))
+	return readEvents(t, cfg.StateDir)
+}
+
+// readEvents returns the events of the state dir at root.
+func readEvents(t *testing.T, root string) []map[string]any {
+	t.Helper()
+	evs, err := state.ReadEvents(state.NewLayout(root).Events())
 	if err != nil {
 		t.Fatal(err)
 	}
 	return evs
+}
+
+// readSnapshot reads state.json of the state dir at root.
+func readSnapshot(t *testing.T, root string) *state.Snapshot {
+	t.Helper()
+	s, err := state.ReadSnapshot(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// eventTime is an event's ts (the test fails on an event that is missing).
+func eventTime(t *testing.T, e map[string]any) time.Time {
+	t.Helper()
+	if e == nil {
+		t.Fatal("no such event")
+	}
+	at, err := time.Parse(time.RFC3339Nano, e["ts"].(string))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return at
 }
 
 func countEvents(evs []map[string]any, event, agent string) int {

@@ -19,7 +19,6 @@ func (s *Session) handle(events []readerEvent) (done bool) {
 			s.checkBanner()
 			s.checkDialog()
 		case e.signals:
-			s.answerProbe()
 			s.checkDialog()
 		case e.hook != nil:
 			if !s.dialogHook(*e.hook) {

@@ -29,12 +29,11 @@ const denyNote = "warden: nobody could answer the dialog above while this team r
 // Required"), and the CLI's hooks. A hook's word holds until the screen
 // shows the CLI busy or at its prompt, or its status report moves on.
 type dialogWatch struct {
-	cur     *profile.Dialog // the dialog waited on now; nil: none
-	screen  bool            // cur was read off the screen
-	since   time.Time
-	denied  bool
-	hook    *profile.Dialog // announced by a hook, not yet seen to end
-	replied int             // OSC 7501 probes answered
+	cur    *profile.Dialog // the dialog waited on now; nil: none
+	screen bool            // cur was read off the screen
+	since  time.Time
+	denied bool
+	hook   *profile.Dialog // announced by a hook, not yet seen to end
 }
 
 // waiting reports whether the agent waits on a dialog now.
@@ -146,14 +145,18 @@ func (s *Session) deny() {
 
 // answerProbe tells a CLI that probed for OSC 7501 that this terminal
 // supports it, so that it reports when it is blocked (not under warden
-// wrap, where the user's terminal answers).
+// wrap, where the user's terminal answers). It runs on the output's
+// goroutine, which may see the first output before Start returned.
 func (s *Session) answerProbe() {
 	if s.cfg.Term != nil {
 		return
 	}
-	if _, _, probes := s.modes.signals(); probes > s.dialog.replied {
-		s.dialog.replied = probes
-		s.proc.Write(profile.ProbeReply)
+	_, _, probes := s.modes.signals()
+	for s.replied.Load() < int32(probes) {
+		s.replied.Add(1)
+		if <-s.procReady; s.proc != nil {
+			s.proc.Write(profile.ProbeReply)
+		}
 	}
 }
 

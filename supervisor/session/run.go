@@ -15,7 +15,11 @@ import (
 func (s *Session) Run() (runner.Exit, Outcome) {
 	c := s.cfg
 	s.started = c.Clock.Now()
-	reply := func(b []byte) { s.proc.Write(b) }
+	reply := func(b []byte) {
+		if <-s.procReady; s.proc != nil {
+			s.proc.Write(b)
+		}
+	}
 	if c.Term != nil {
 		reply = nil // the user's terminal answers the agent's queries itself
 	}
@@ -34,11 +38,13 @@ func (s *Session) Run() (runner.Exit, Outcome) {
 		LogPath: c.LogPath, LogMaxSize: c.LogMaxSize, LogKeep: c.LogKeep, OnLogError: s.logError, Output: s,
 	})
 	if err != nil {
+		close(s.procReady)
 		s.log.Error("agent did not start", "error", err)
 		s.reader.Close()
 		return runner.Exit{Code: -1, Err: fmt.Errorf("start %s: %w", c.Agent, err)}, Exited
 	}
 	s.proc = proc
+	close(s.procReady)
 	s.typing = make(chan string, 16)
 	typistCtx, stopTypist := context.WithCancel(context.Background())
 	s.stopTyping = stopTypist

@@ -119,14 +119,15 @@ type Session struct {
 	id   string // session_id: new for every process
 	prof *profile.Profile
 
-	proc    *runner.Process
-	reader  *protocol.Reader
-	mon     *monitor
-	modes   modes
-	settle  *settler
-	started time.Time
-	lastOut atomic.Int64 // unix nanos of the last output
-	forced  bool         // its stop needed SIGKILL
+	proc      *runner.Process
+	procReady chan struct{} // closed once proc is set
+	reader    *protocol.Reader
+	mon       *monitor
+	modes     modes
+	settle    *settler
+	started   time.Time
+	lastOut   atomic.Int64 // unix nanos of the last output
+	forced    bool         // its stop needed SIGKILL
 
 	// lastAsked: the team asked for a last checkpoint; the next one answers it.
 	lastAsked bool
@@ -134,6 +135,7 @@ type Session struct {
 	dialog    dialogWatch // owned by the loop
 	// waitingFlag mirrors dialog.cur != nil for the typist.
 	waitingFlag atomic.Bool
+	replied     atomic.Int32 // OSC 7501 probes answered
 
 	inputMu    sync.Mutex         // one submission at a time: warden's typing or the user's keystrokes
 	typing     chan string        // texts for the typist
@@ -158,7 +160,7 @@ type readerEvent struct {
 // New prepares a session; Run starts it.
 func New(logger hclog.Logger, cfg Config) *Session {
 	s := &Session{cfg: cfg, log: logger, r: cfg.Report, id: newID(), notify: make(chan struct{}, 1),
-		prof: profileFor(cfg.Profile, logger)}
+		prof: profileFor(cfg.Profile, logger), procReady: make(chan struct{})}
 	return s
 }
 
@@ -194,6 +196,10 @@ func (s *Session) Write(p []byte) (int, error) {
 		s.cfg.Term.Write(p)
 	}
 	if s.modes.Write(p) {
+		// A program-status probe is answered here, before the emulator
+		// answers the device-attributes query that follows it: Claude Code
+		// ignores an answer that comes after.
+		s.answerProbe()
 		s.push(readerEvent{signals: true})
 	}
 	s.lastOut.Store(time.Now().UnixNano())

@@ -1,0 +1,193 @@
+package supervisor
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/wardenhq/warden/internal/fakeprovider"
+	"github.com/wardenhq/warden/internal/proctest"
+	"github.com/wardenhq/warden/supervisor/event"
+)
+
+// dialogCLI is one real CLI set up to ask for a shell command's approval.
+type dialogCLI struct {
+	name, cli string
+	args      []string // added to the CLI's command
+}
+
+var dialogCLIs = []dialogCLI{
+	{"claude-default", "claude", []string{"--permission-mode", "default"}}, // "1. Yes" preselected
+	{"claude-auto", "claude", nil},                                         // the auto-mode explainer, then "No" preselected
+	{"codex", "codex", nil},                                                // "1. Yes, proceed" preselected
+	{"gemini", "gemini", nil},                                              // "1. Allow once" preselected
+}
+
+// probeCommand leaves fetched.txt behind if it ever runs.
+const probeCommand = "curl -s http://127.0.0.1:9/probe > fetched.txt"
+
+// dialogRun is one real CLI under warden whose first turn is a tool call
+// that draws the CLI's approval dialog.
+type dialogRun struct {
+	srv     *fakeprovider.Server
+	project string
+	mu      sync.Mutex
+	turns   []time.Time // when each main (not side) request reached the model
+	asked   time.Time   // when the tool call was sent
+}
+
+func (r *dialogRun) decide(req fakeprovider.Request) fakeprovider.Answer {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.turns = append(r.turns, time.Now())
+	switch {
+	case strings.Contains(req.Prompt, "Create the probe file") && r.asked.IsZero():
+		r.asked = time.Now()
+		return fakeprovider.Answer{Tool: &fakeprovider.ToolCall{Command: probeCommand, Description: "Fetch the probe page into fetched.txt"}}
+	case strings.Contains(req.Prompt, "CHECKPOINT REQUEST: T1"):
+		return fakeprovider.Answer{Text: "CHECKPOINT: T1\nStatus: blocked\nCompleted:\n- nothing yet\nRemaining:\n- fetch the probe\n" +
+			"Files Modified: none\nEstimated Progress: 10%\nBlockers:\n- the fetch was denied\n"}
+	}
+	return fakeprovider.Answer{Text: "Understood, going on without it."}
+}
+
+// turnsBetween counts the main requests that reached the model in [from, to].
+func (r *dialogRun) turnsBetween(from, to time.Time) int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	n := 0
+	for _, at := range r.turns {
+		if !at.Before(from) && !at.After(to) {
+			n++
+		}
+	}
+	return n
+}
+
+func startDialogRun(t *testing.T, c dialogCLI, header string) (*dialogRun, *Team, *syncBuffer, func() Result, string) {
+	bin := realCLI(t, c.cli)
+	warden, err := buildWarden()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("WARDEN_BIN", warden)
+	r := &dialogRun{}
+	r.srv = fakeprovider.New(testLogger(t), fakeprovider.Script{Decide: r.decide})
+	t.Cleanup(r.srv.Close)
+	root, _ := filepath.EvalSymlinks(t.TempDir())
+	home := filepath.Join(root, "home")
+	r.project = filepath.Join(root, "project")
+	os.MkdirAll(home, 0o700)
+	os.MkdirAll(r.project, 0o700)
+	env := seed(t, c.cli, home, r.project, r.srv.URL())
+	cfg := writeTeamB(t, header+`
+[[task]]
+id = "T1"
+prompt = "Create the probe file."
+`, fakeAgent{name: c.cli, mode: "unused"})
+	a := &cfg.Agents[0]
+	env["HOME"], env["LANG"], env["TZ"], env["CI"] = home, "C.UTF-8", "UTC", "false"
+	env["WARDEN_TEST_OWNER"] = a.Env["WARDEN_TEST_OWNER"]
+	a.Command, a.Profile, a.Dir, a.Env = append([]string{bin}, c.args...), c.cli, r.project, env
+	team, out, wait := startTeamCfg(t, cfg)
+	return r, team, out, wait, cfg.StateDir
+}
+
+// dialogHeader keeps the defaults' ratios between the timers, scaled to a
+// test; stale_failure is shorter than the wait, so a waiting agent treated
+// as silent would be stalled and restarted.
+func dialogHeader(on, timeout string) string {
+	return `checkpoint_interval = "3s"
+checkpoint_timeout = "20s"
+stale_warning = "4s"
+stale_failure = "8s"
+shutdown_timeout = "10s"
+on_dialog = "` + on + `"
+dialog_timeout = "` + timeout + `"`
+}
+
+// Each real CLI draws its approval dialog; with on_dialog = "deny" warden
+// says the agent waits within 5 s, types nothing for the whole
+// dialog_timeout (no request reaches the model), never calls it stale, then
+// denies it — the command never runs — and the agent carries on: it
+// answers a checkpoint request afterwards.
+func TestRealCLIDialogDenied(t *testing.T) {
+	for _, c := range dialogCLIs {
+		t.Run(c.name, func(t *testing.T) {
+			defer proctest.AssertNone(t)
+			r, team, out, wait, stateDir := startDialogRun(t, c, dialogHeader("deny", "12s"))
+			evsOf := func() []map[string]any { return readEvents(t, stateDir) }
+			waitForD(t, "a checkpoint after the denial", 150*time.Second, func() bool {
+				evs := evsOf()
+				return countEvents(evs, event.DialogDenied, c.cli) > 0 && countEvents(evs, event.CheckpointReceived, c.cli) > 0
+			})
+			team.Force()
+			wait()
+			evs := evsOf()
+			waiting := eventTime(t, firstEvent(evs, event.AgentWaiting))
+			denied := eventTime(t, firstEvent(evs, event.DialogDenied))
+			if d := waiting.Sub(r.asked); d > 5*time.Second {
+				t.Errorf("agent_waiting %s after the tool call was sent, want ≤ 5 s", d)
+			}
+			if d := denied.Sub(waiting); d < 11*time.Second {
+				t.Errorf("denied %s after agent_waiting, want dialog_timeout 12s", d)
+			}
+			if n := r.turnsBetween(r.asked.Add(time.Millisecond), denied); n != 0 {
+				t.Errorf("%d requests reached the model while the dialog was open: something was typed into it", n)
+			}
+			if _, err := os.Stat(filepath.Join(r.project, "fetched.txt")); err == nil {
+				t.Error("the command ran: the dialog was approved")
+			}
+			for _, ev := range []string{event.AgentStale, event.AgentStalled} {
+				if n := countEvents(evs, ev, c.cli); n != 0 {
+					t.Errorf("%d %s events", n, ev)
+				}
+			}
+			if countEvents(evs, event.AgentStarted, c.cli) != 1 || countEvents(evs, event.AgentResumed, c.cli) < 1 {
+				t.Errorf("events: %v", evs)
+			}
+			if !strings.Contains(out.String(), "WARNING: "+c.cli+" waits for a person") {
+				t.Errorf("stdout:\n%s", out.String())
+			}
+		})
+	}
+}
+
+// With on_dialog = "wait" the agent is still waiting after twice
+// dialog_timeout: nothing typed, nothing denied, not stale, not restarted.
+func TestRealCLIDialogWaits(t *testing.T) {
+	for _, c := range []dialogCLI{dialogCLIs[0], dialogCLIs[2], dialogCLIs[3]} {
+		t.Run(c.name, func(t *testing.T) {
+			defer proctest.AssertNone(t)
+			r, team, _, wait, stateDir := startDialogRun(t, c, dialogHeader("wait", "5s"))
+			waitForD(t, "agent_waiting", 90*time.Second, func() bool {
+				return countEvents(readEvents(t, stateDir), event.AgentWaiting, c.cli) > 0
+			})
+			time.Sleep(10 * time.Second) // 2× dialog_timeout, past stale_failure
+			snap := readSnapshot(t, stateDir)
+			team.Force()
+			wait()
+			evs := readEvents(t, stateDir)
+			if snap.Agents[0].State != "waiting" || !strings.Contains(snap.Agents[0].Dialog, "curl") {
+				t.Errorf("after 2× dialog_timeout: %+v", snap.Agents[0])
+			}
+			if n := r.turnsBetween(r.asked.Add(time.Millisecond), time.Now()); n != 0 {
+				t.Errorf("%d requests reached the model while the dialog was open", n)
+			}
+			if _, err := os.Stat(filepath.Join(r.project, "fetched.txt")); err == nil {
+				t.Error("the command ran")
+			}
+			for _, ev := range []string{event.AgentStale, event.AgentStalled, event.DialogDenied} {
+				if n := countEvents(evs, ev, c.cli); n != 0 {
+					t.Errorf("%d %s events", n, ev)
+				}
+			}
+			if countEvents(evs, event.AgentWaiting, c.cli) != 1 || countEvents(evs, event.AgentStarted, c.cli) != 1 {
+				t.Errorf("events: %v", evs)
+			}
+		})
+	}
+}
