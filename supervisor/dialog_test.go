@@ -151,3 +151,21 @@ func TestDialogDeniedAfterTimeoutThenAgentCarriesOn(t *testing.T) {
 		t.Errorf("stdout:\n%s", out.String())
 	}
 }
+
+// A dialog in words no profile rule knows is still found when the CLI's
+// hook says so (Claude's PermissionRequest), within 1 s.
+func TestDialogFoundThroughAHookAlone(t *testing.T) {
+	defer proctest.AssertNone(t)
+	warden, err := buildWarden()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("WARDEN_BIN", warden)
+	d, text := dialogLatency(t, true)
+	if d > time.Second {
+		t.Errorf("agent_waiting %s after the dialog, want ≤ 1 s through a hook", d)
+	}
+	if text != "approve Bash: curl -s http://127.0.0.1:9/probe > fetched.txt" {
+		t.Errorf("agent_waiting text %q, want the hook's", text)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"os"
+	"os/exec"
 	"strings"
 	"time"
 
@@ -17,7 +18,11 @@ import (
 // "APPROVED" on Enter (the command would run), "DENIED" on Esc, and
 // "TYPED <quoted bytes>" for anything else typed while it is open;
 // "DIALOG" carries the time it was drawn (Unix nanoseconds), and every line
-// submitted outside the dialog is logged as "LINE <its start>". After
+// submitted outside the dialog is logged as "LINE <its start>".
+//
+// tui-dialog:FILE:hook draws a dialog in words no profile knows, and says
+// so only the way Claude Code's PermissionRequest hook does: it runs
+// "$WARDEN_BIN hook claude-permission-request" with the hook's JSON on stdin. After
 // the dialog it answers checkpoint requests like tui-answer.
 func init() {
 	Register("tui-dialog", modeTUIDialog)
@@ -37,7 +42,11 @@ var DialogRows = []string{
 	" Esc to cancel · Tab to amend",
 }
 
+// HiddenDialogRows is the dialog tui-dialog:FILE:hook draws.
+var HiddenDialogRows = []string{" Run curl -s http://127.0.0.1:9/probe > fetched.txt ?", "", " [y] yes   [n] no"}
+
 func modeTUIDialog(args []string) int {
+	viaHook := len(args) > 1 && args[1] == "hook"
 	if len(args) == 0 || args[0] == "" {
 		fmt.Fprintln(os.Stderr, "fakeagent: tui-dialog needs a file")
 		return 98
@@ -114,8 +123,15 @@ func modeTUIDialog(args []string) int {
 			if !asked {
 				asked, dialog = true, true
 				t.transcript = append(t.transcript, "", "● Probing a write", "  ⎿  $ curl -s http://127.0.0.1:9/probe > fetched.txt")
-				t.dialogFrame()
+				rows := DialogRows
+				if viaHook {
+					rows = HiddenDialogRows
+				}
+				t.dialogFrame(rows)
 				logf(fmt.Sprintf("DIALOG %d", time.Now().UnixNano()))
+				if viaHook {
+					permissionHook()
+				}
 				continue
 			}
 			t.frame("")
@@ -130,10 +146,10 @@ func modeTUIDialog(args []string) int {
 
 // dialogFrame draws the transcript with the dialog below a rule, where the
 // composer was.
-func (t *tui) dialogFrame() {
+func (t *tui) dialogFrame(rows []string) {
 	var b strings.Builder
 	b.WriteString("\x1b[?2026h\x1b[2J\x1b[H")
-	top := t.rows - len(DialogRows) - 1
+	top := t.rows - len(rows) - 1
 	view := t.transcript
 	if len(view) > top {
 		view = view[len(view)-top:]
@@ -142,7 +158,7 @@ func (t *tui) dialogFrame() {
 		fmt.Fprintf(&b, "\x1b[%d;1H%s", i+1, spaced(l))
 	}
 	fmt.Fprintf(&b, "\x1b[%d;1H%s", top+1, strings.Repeat("─", t.cols))
-	for i, l := range DialogRows {
+	for i, l := range rows {
 		fmt.Fprintf(&b, "\x1b[%d;1H%s", top+2+i, l)
 	}
 	b.WriteString("\x1b[?2026l")
@@ -155,4 +171,20 @@ func firstWords(s string) string {
 		return string(r[:60]) + "…"
 	}
 	return s
+}
+
+// permissionHook runs warden's hook as Claude Code runs its PermissionRequest
+// hook: the payload on stdin, warden's WARDEN_* variables in the environment.
+func permissionHook() {
+	bin := os.Getenv("WARDEN_BIN")
+	if bin == "" {
+		fmt.Fprintln(os.Stderr, "fakeagent: tui-dialog:hook needs WARDEN_BIN")
+		return
+	}
+	cmd := exec.Command(bin, "hook", "claude-permission-request")
+	cmd.Stdin = strings.NewReader(`{"hook_event_name":"PermissionRequest","tool_name":"Bash",` +
+		`"tool_input":{"command":"curl -s http://127.0.0.1:9/probe > fetched.txt","description":"probe a write"}}`)
+	if err := cmd.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "fakeagent: hook:", err)
+	}
 }
