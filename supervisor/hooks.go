@@ -4,7 +4,7 @@ import (
 	"fmt"
 
 	"github.com/wardenhq/warden/protocol"
-	"github.com/wardenhq/warden/protocol/hooks"
+	"github.com/wardenhq/warden/protocol/profile"
 	"github.com/wardenhq/warden/supervisor/hookbus"
 	"github.com/wardenhq/warden/supervisor/queue"
 )
@@ -61,11 +61,11 @@ func (t *Team) replaySpool() {
 	}
 	replayed := 0
 	for _, m := range msgs {
-		text, ok := hooks.Answer(m.Kind, m.Payload)
-		if !ok || t.agentNamed(m.Agent) == nil {
+		f := profile.ReadHook(m.Kind, m.Payload)
+		if !f.HasAnswer || t.agentNamed(m.Agent) == nil {
 			continue
 		}
-		blocks, _ := protocol.ParseBlocks(text)
+		blocks, _ := protocol.ParseBlocks(f.Answer)
 		for _, b := range blocks {
 			ts, isOpen := open[b.Task]
 			prev, _ := t.store.Load(m.Agent, b.Task)

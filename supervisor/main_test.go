@@ -10,6 +10,7 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
+	"github.com/wardenhq/warden/internal/clock"
 	"github.com/wardenhq/warden/internal/fakeagent"
 	_ "github.com/wardenhq/warden/internal/fakeagent/hooked" // the "hooked" mode
 	"github.com/wardenhq/warden/supervisor/config"
@@ -141,4 +142,24 @@ func firstEvent(evs []map[string]any, event string) map[string]any {
 		}
 	}
 	return nil
+}
+
+// runSkippingBackoff runs team on the fake clock clk, skipping every restart
+// backoff as soon as an agent waits in one; between, it calls each (when
+// set). It returns the team's result.
+func runSkippingBackoff(team *Team, clk *clock.Fake, each func()) Result {
+	done := make(chan Result)
+	go func() { done <- team.Run() }()
+	for {
+		select {
+		case res := <-done:
+			return res
+		case <-time.After(5 * time.Millisecond):
+			if clk.Waiters() > 0 {
+				clk.Advance(time.Minute)
+			} else if each != nil {
+				each()
+			}
+		}
+	}
 }

@@ -28,25 +28,14 @@ func TestRestartBackoffThroughACrashingAgent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	done := make(chan Result)
-	go func() { done <- team.Run() }()
 	released := false
-	var res Result
-	for waiting := true; waiting; {
-		select {
-		case res = <-done:
-			waiting = false
-		case <-time.After(5 * time.Millisecond):
-			switch {
-			case clk.Waiters() > 0: // in backoff: skip it
-				clk.Advance(time.Minute)
-			case !released && countEvents(eventsOf(t, cfg), event.AgentStarted, "crasher") == 6:
-				clk.Advance(31 * time.Second) // run 6 is stable
-				os.WriteFile(filepath.Join(dir, "release-6"), nil, 0o600)
-				released = true
-			}
+	res := runSkippingBackoff(team, clk, func() {
+		if !released && countEvents(eventsOf(t, cfg), event.AgentStarted, "crasher") == 6 {
+			clk.Advance(31 * time.Second) // run 6 is stable
+			os.WriteFile(filepath.Join(dir, "release-6"), nil, 0o600)
+			released = true
 		}
-	}
+	})
 	if res.Agents[0].State != state.Failed {
 		t.Fatalf("result %+v, want the agent failed at its burst limit", res)
 	}

@@ -49,19 +49,7 @@ func TestCrashingAgentRestartsThenFails(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	done := make(chan Result)
-	go func() { done <- team.Run() }()
-	var res Result
-	for waiting := true; waiting; {
-		select {
-		case res = <-done:
-			waiting = false
-		case <-time.After(5 * time.Millisecond):
-			if clk.Waiters() > 0 { // in backoff: skip it
-				clk.Advance(time.Minute)
-			}
-		}
-	}
+	res := runSkippingBackoff(team, clk, nil)
 	if res.ExitCode() != 1 || res.Agents[0].State != state.Failed {
 		t.Fatalf("result %+v, want the agent failed and exit code 1", res)
 	}

@@ -11,7 +11,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/wardenhq/warden/internal/proctest"
-	"github.com/wardenhq/warden/protocol/hooks"
+	"github.com/wardenhq/warden/protocol/profile"
 	"github.com/wardenhq/warden/supervisor/hookbus"
 	statedir "github.com/wardenhq/warden/supervisor/state"
 )
@@ -28,7 +28,7 @@ func TestHookEveryKind(t *testing.T) {
 	}
 	defer srv.Close()
 	td := func(name string) string {
-		b, err := os.ReadFile(filepath.Join("..", "..", "protocol", "hooks", "testdata", name+".json"))
+		b, err := os.ReadFile(filepath.Join("..", "..", "protocol", "profile", "testdata", "hooks", name+".json"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -36,7 +36,7 @@ func TestHookEveryKind(t *testing.T) {
 	}
 	// A Codex home whose rollout file the notify hook finds by thread id.
 	codexHome := t.TempDir()
-	_, thread, _ := hooks.CodexNotify([]byte(td("codex-notify")))
+	_, thread, _ := profile.CodexNotify([]byte(td("codex-notify")))
 	day := filepath.Join(codexHome, "sessions", "2026", "11", "22")
 	os.MkdirAll(day, 0o700)
 	os.WriteFile(filepath.Join(day, "rollout-2026-11-22T03-24-19-"+thread+".jsonl"), []byte(td("codex-token-count")+"\n"), 0o600)
@@ -45,13 +45,13 @@ func TestHookEveryKind(t *testing.T) {
 		kind, stdin, arg, stdout string
 		want                     []string // kinds that must arrive
 	}{
-		{kind: hooks.KindClaudeStop, stdin: td("claude-stop"), want: []string{hooks.KindClaudeStop}},
-		{kind: hooks.KindClaudeStopFailure, stdin: `{"hook_event_name":"StopFailure","error":"rate_limit"}`, want: []string{hooks.KindClaudeStopFailure}},
-		{kind: hooks.KindClaudeStatus, stdin: td("claude-status"), stdout: "warden: 15% context\n", want: []string{hooks.KindClaudeStatus}},
-		{kind: hooks.KindCodexNotify, arg: td("codex-notify"), want: []string{hooks.KindCodexNotify, hooks.KindCodexTokenCount}},
-		{kind: hooks.KindCodexNotify, arg: td("codex-notify-title"), want: []string{hooks.KindCodexNotify}},
-		{kind: hooks.KindGeminiAfterAgent, stdin: td("gemini-after-agent"), want: []string{hooks.KindGeminiAfterAgent}},
-		{kind: hooks.KindGeminiAfterModel, stdin: td("gemini-after-model"), want: []string{hooks.KindGeminiAfterModel}},
+		{kind: profile.KindClaudeStop, stdin: td("claude-stop"), want: []string{profile.KindClaudeStop}},
+		{kind: profile.KindClaudeStopFailure, stdin: `{"hook_event_name":"StopFailure","error":"rate_limit"}`, want: []string{profile.KindClaudeStopFailure}},
+		{kind: profile.KindClaudeStatus, stdin: td("claude-status"), stdout: "warden: 15% context\n", want: []string{profile.KindClaudeStatus}},
+		{kind: profile.KindCodexNotify, arg: td("codex-notify"), want: []string{profile.KindCodexNotify, profile.KindCodexTokenCount}},
+		{kind: profile.KindCodexNotify, arg: td("codex-notify-title"), want: []string{profile.KindCodexNotify}},
+		{kind: profile.KindGeminiAfterAgent, stdin: td("gemini-after-agent"), want: []string{profile.KindGeminiAfterAgent}},
+		{kind: profile.KindGeminiAfterModel, stdin: td("gemini-after-model"), want: []string{profile.KindGeminiAfterModel}},
 	}
 	for _, c := range cases {
 		args := []string{"hook", c.kind}
@@ -77,8 +77,8 @@ func TestHookEveryKind(t *testing.T) {
 				if m.Kind != want || m.Agent != "w1" || len(m.Payload) == 0 {
 					t.Errorf("%s: got %s from %q (%d bytes), want %s", c.kind, m.Kind, m.Agent, len(m.Payload), want)
 				}
-				if want == hooks.KindCodexTokenCount {
-					if pct, ok := hooks.CodexTokenCount(m.Payload); !ok || pct != 50 {
+				if want == profile.KindCodexTokenCount {
+					if pct, ok := profile.CodexTokenCount(m.Payload); !ok || pct != 50 {
 						t.Errorf("token count %v %v", pct, ok)
 					}
 				}
@@ -102,7 +102,7 @@ func TestHookEveryKind(t *testing.T) {
 func TestHookWithoutSupervisorSpools(t *testing.T) {
 	defer proctest.AssertNone(t)
 	state := t.TempDir()
-	cmd := warden("hook", hooks.KindClaudeStop)
+	cmd := warden("hook", profile.KindClaudeStop)
 	cmd.Env = append(cmd.Env, hookbus.EnvAgent+"=w1", hookbus.EnvStateDir+"="+state,
 		hookbus.EnvSocket+"="+filepath.Join(state, "hooks.sock"))
 	cmd.Stdin = strings.NewReader(`{"last_assistant_message":"hi"}`)
@@ -110,7 +110,7 @@ func TestHookWithoutSupervisorSpools(t *testing.T) {
 		t.Fatalf("hook: %v, %q", err, out)
 	}
 	msgs, _, err := hookbus.Drain(state)
-	if err != nil || len(msgs) != 1 || hooks.ClaudeStop(msgs[0].Payload) != "hi" {
+	if err != nil || len(msgs) != 1 || profile.ClaudeStop(msgs[0].Payload) != "hi" {
 		t.Errorf("spool: %+v, %v", msgs, err)
 	}
 	out, err := warden("hook").CombinedOutput()

@@ -12,6 +12,7 @@ import (
 	"github.com/oklog/run"
 
 	"github.com/wardenhq/warden/internal/clock"
+	prof "github.com/wardenhq/warden/protocol/profile"
 	"github.com/wardenhq/warden/runner"
 	"github.com/wardenhq/warden/supervisor"
 	"github.com/wardenhq/warden/supervisor/config"
@@ -108,12 +109,7 @@ func wrapTeam(argv []string, name, task, profile, stateDir string) (*config.Team
 		}, base)
 	}
 	if profile == "" {
-		profile = config.ProfilePlain
-		for _, p := range []string{"claude", "codex", "gemini"} {
-			if strings.HasPrefix(base, p) {
-				profile = p
-			}
-		}
+		profile = prof.Guess(argv[0])
 	}
 	if !config.ValidName(name) || !config.ValidName(task) {
 		return nil, fmt.Errorf("wrap: --name %q and --task %q must match [A-Za-z0-9._-]+", name, task)

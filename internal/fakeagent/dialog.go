@@ -7,8 +7,6 @@ import (
 	"os/exec"
 	"strings"
 	"time"
-
-	"golang.org/x/sys/unix"
 )
 
 // tui-dialog:FILE draws like tui-answer, but its first prompt makes it ask
@@ -58,18 +56,8 @@ func modeTUIDialog(args []string) int {
 			f.Close()
 		}
 	}
-	old, err := unix.IoctlGetTermios(0, unix.TCGETS)
-	if err == nil {
-		raw := *old
-		raw.Lflag &^= unix.ECHO | unix.ICANON | unix.ISIG
-		raw.Iflag &^= unix.ICRNL
-		_ = unix.IoctlSetTermios(0, unix.TCSETS, &raw)
-		defer func() { _ = unix.IoctlSetTermios(0, unix.TCSETS, old) }()
-	}
-	t := &tui{rows: 24, cols: 80}
-	if ws, err := unix.IoctlGetWinsize(0, unix.TIOCGWINSZ); err == nil && ws.Row >= 16 && ws.Col >= 20 {
-		t.rows, t.cols = int(ws.Row), int(ws.Col)
-	}
+	t, restore := newTUI(16)
+	defer restore()
 	write([]byte("\x1b[?1049h\x1b[?2004h\x1b[2J"))
 	t.transcript = []string{"ready"}
 	t.frame("")

@@ -161,18 +161,8 @@ func wrap(s string, width int) []string {
 
 func modeTUIAnswer(args []string) int {
 	same := len(args) > 0 && args[0] == "same"
-	old, err := unix.IoctlGetTermios(0, unix.TCGETS)
-	if err == nil {
-		raw := *old
-		raw.Lflag &^= unix.ECHO | unix.ICANON | unix.ISIG
-		raw.Iflag &^= unix.ICRNL
-		_ = unix.IoctlSetTermios(0, unix.TCSETS, &raw)
-		defer func() { _ = unix.IoctlSetTermios(0, unix.TCSETS, old) }()
-	}
-	t := &tui{rows: 24, cols: 80}
-	if ws, err := unix.IoctlGetWinsize(0, unix.TIOCGWINSZ); err == nil && ws.Row >= 8 && ws.Col >= 20 {
-		t.rows, t.cols = int(ws.Row), int(ws.Col)
-	}
+	t, restore := newTUI(8)
+	defer restore()
 	write([]byte("\x1b[?1049h\x1b[?2004h\x1b[c\x1b]0;\u2733 fake tui\x07\x1b[2J"))
 	t.transcript = []string{"ready"}
 	t.frame("")
@@ -222,6 +212,25 @@ func modeTUIAnswer(args []string) int {
 	}
 	write([]byte("\x1b[?2004l\x1b[?1049l"))
 	return 0
+}
+
+// newTUI puts the terminal in raw mode (no echo, no signals, CR kept) and
+// sizes the screen from it (80x24 when it is smaller than minRows rows);
+// restore puts the terminal back.
+func newTUI(minRows int) (t *tui, restore func()) {
+	restore = func() {}
+	if old, err := unix.IoctlGetTermios(0, unix.TCGETS); err == nil {
+		raw := *old
+		raw.Lflag &^= unix.ECHO | unix.ICANON | unix.ISIG
+		raw.Iflag &^= unix.ICRNL
+		_ = unix.IoctlSetTermios(0, unix.TCSETS, &raw)
+		restore = func() { _ = unix.IoctlSetTermios(0, unix.TCSETS, old) }
+	}
+	t = &tui{rows: 24, cols: 80}
+	if ws, err := unix.IoctlGetWinsize(0, unix.TIOCGWINSZ); err == nil && int(ws.Row) >= minRows && ws.Col >= 20 {
+		t.rows, t.cols = int(ws.Row), int(ws.Col)
+	}
+	return t, restore
 }
 
 // answer streams the block into the transcript: a spinner, then each line

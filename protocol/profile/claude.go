@@ -1,15 +1,22 @@
 package profile
 
 import (
+	"encoding/json"
+	"fmt"
+	"path/filepath"
 	"strings"
 	"time"
 )
 
-// Claude Code (measured on 2.1.197, protocol/testdata/cli-claude). Every
+// Claude Code (measured on 2.1.330, protocol/testdata/cli-claude). Every
 // piece of Claude's wording warden relies on is in this file.
 //
 // The input box is a "❯ " row between two full-width "────" rules, with the
-// footer ("? for shortcuts · ← for agents", "● high · /effort") below it.
+// footer below it ("⏵⏵ auto mode on (shift+tab to cycle) · ← for agents" in
+// the default auto mode, "⏸ manual mode on · ? for shortcuts" otherwise).
+// A permission dialog is drawn above the box (which stays) after a rule:
+// "Do you want to proceed?" with "❯ 1. Yes" (default mode) or "❯ No" (auto
+// mode, after an "Auto mode can't check actions" explainer).
 // The user's own messages stay in the transcript as "❯ text" rows (without
 // the rules), continued on rows indented by two spaces. While a turn runs
 // the footer says "esc to interrupt" and a spinner row reads
@@ -55,7 +62,13 @@ var claudeRules = &tuiRules{
 }
 
 func claudeProfile() *Profile {
-	p := tuiDefaults(&Profile{Name: "claude", tui: claudeRules, program: []string{"claude", "claude.exe"}})
+	p := tuiDefaults(&Profile{Name: "claude", tui: claudeRules, program: []string{"claude", "claude.exe"},
+		kinds: []string{KindClaudeStop, KindClaudeStopFailure, KindClaudeStatus, KindClaudePermission, KindClaudeNotification},
+		hook:  claudeHook,
+		settings: func(o Options, files map[string][]byte) ([]string, []string, error) {
+			args, err := claudeSettings(o, files)
+			return args, nil, err
+		}})
 	p.Settle = 300 * time.Millisecond
 	p.quit = []Keys{{Bytes: []byte("/exit")}, {Bytes: []byte("\r"), Pause: 700 * time.Millisecond}}
 	return p
@@ -99,4 +112,203 @@ func echoRows(rows []string, box span, starts func(string) bool) []span {
 		i = j
 	}
 	return out
+}
+
+// Claude Code's hooks, status line and settings.
+
+// Kinds of Claude Code hook message: the KIND of `warden hook KIND`.
+const (
+	// KindClaudeStop is Claude Code's Stop hook: the last answer of a turn.
+	KindClaudeStop = "claude-stop"
+	// KindClaudeStopFailure is Claude Code's StopFailure hook: the turn
+	// ended on an API error (rate_limit, billing_error, …).
+	KindClaudeStopFailure = "claude-stop-failure"
+	// KindClaudeStatus is Claude Code's status line command: the context gauge.
+	KindClaudeStatus = "claude-status"
+	// KindClaudePermission is Claude Code's PermissionRequest hook: fired as
+	// the permission dialog is drawn (default permission mode).
+	KindClaudePermission = "claude-permission-request"
+	// KindClaudeNotification is Claude Code's Notification hook:
+	// permission_prompt, elicitation_dialog, agent_needs_input, idle_prompt.
+	KindClaudeNotification = "claude-notification"
+)
+
+// ClaudeSettingsFile is the name of the settings file passed to Claude Code
+// with --settings, inside Options.Dir.
+const ClaudeSettingsFile = "claude-settings.json"
+
+// claudeSettings writes the --settings file. Claude Code merges a --settings
+// file over the user's, project and local settings ("flagSettings", below
+// only managed policy): hook lists from every source all run, so the user's
+// own hooks keep working, but statusLine is one value and ours wins. When the
+// user has a statusLine command of their own (in CLAUDE_CONFIG_DIR or
+// ~/.claude settings.json), ours runs it with the same input and shows its
+// first line followed by warden's gauge, so the user loses nothing.
+func claudeSettings(o Options, files map[string][]byte) ([]string, error) {
+	var statusArgs []string
+	if cmd := o.userClaudeStatusLine(); cmd != "" {
+		statusArgs = []string{cmd}
+	}
+	hook := func(kind string) []any {
+		return []any{map[string]any{"hooks": []any{map[string]any{
+			"type": "command", "command": o.hookCommand(kind), "timeout": 5}}}}
+	}
+	settings := map[string]any{
+		"hooks": map[string]any{
+			"Stop":              hook(KindClaudeStop),
+			"StopFailure":       hook(KindClaudeStopFailure),
+			"PermissionRequest": hook(KindClaudePermission),
+			"Notification":      hook(KindClaudeNotification),
+		},
+		"statusLine": map[string]any{
+			"type": "command", "command": o.hookCommand(KindClaudeStatus, statusArgs...), "padding": 0},
+	}
+	b, err := json.MarshalIndent(settings, "", "  ")
+	if err != nil {
+		return nil, fmt.Errorf("encode claude settings: %w", err)
+	}
+	path := filepath.Join(o.Dir, ClaudeSettingsFile)
+	files[path] = append(b, '\n')
+	args := []string{"--settings", path}
+	if o.Protocol != "" {
+		args = append(args, "--append-system-prompt", o.Protocol)
+	}
+	return args, nil
+}
+
+// userClaudeStatusLine returns the user's own statusLine command, "" when
+// there is none or the settings file cannot be read.
+func (o Options) userClaudeStatusLine() string {
+	dir := o.env("CLAUDE_CONFIG_DIR")
+	if dir == "" {
+		home := o.env("HOME")
+		if home == "" {
+			return ""
+		}
+		dir = filepath.Join(home, ".claude")
+	}
+	b, err := o.readFile(filepath.Join(dir, "settings.json"))
+	if err != nil {
+		return ""
+	}
+	var s struct {
+		StatusLine struct {
+			Type    string `json:"type"`
+			Command string `json:"command"`
+		} `json:"statusLine"`
+	}
+	if json.Unmarshal(b, &s) != nil || s.StatusLine.Type != "command" {
+		return ""
+	}
+	return s.StatusLine.Command
+}
+
+// ClaudeStop returns last_assistant_message of a Claude Code Stop (or
+// StopFailure) hook payload, "" when it is missing or the JSON is bad.
+func ClaudeStop(payload []byte) (text string) {
+	var p struct {
+		LastAssistantMessage string `json:"last_assistant_message"`
+	}
+	if json.Unmarshal(payload, &p) != nil {
+		return ""
+	}
+	return p.LastAssistantMessage
+}
+
+// ClaudeStopFailure returns the error class of a StopFailure hook payload
+// ("rate_limit", "billing_error", "authentication_failed", …) and its
+// details; ok is false when the payload is not one.
+func ClaudeStopFailure(payload []byte) (errorKind, details string, ok bool) {
+	var p struct {
+		Event   string          `json:"hook_event_name"`
+		Error   string          `json:"error"`
+		Details json.RawMessage `json:"error_details"`
+	}
+	if json.Unmarshal(payload, &p) != nil || p.Error == "" {
+		return "", "", false
+	}
+	details = string(p.Details)
+	var s string
+	if json.Unmarshal(p.Details, &s) == nil {
+		details = s
+	}
+	return p.Error, details, true
+}
+
+// ClaudeStatusLine returns context_window.used_percentage of a status line
+// payload; ok is false before the first response (the field is null then).
+func ClaudeStatusLine(payload []byte) (percent float64, ok bool) {
+	var p struct {
+		ContextWindow struct {
+			UsedPercentage *float64 `json:"used_percentage"`
+		} `json:"context_window"`
+	}
+	if json.Unmarshal(payload, &p) != nil || p.ContextWindow.UsedPercentage == nil {
+		return 0, false
+	}
+	return *p.ContextWindow.UsedPercentage, true
+}
+
+// ClaudeRateLimits returns the optional rate_limits of a status line
+// payload (subscription logins only), nil when absent.
+func ClaudeRateLimits(payload []byte) []RateLimit {
+	var p struct {
+		RateLimits map[string]struct {
+			UsedPercentage float64 `json:"used_percentage"`
+			ResetsAt       int64   `json:"resets_at"`
+		} `json:"rate_limits"`
+	}
+	if json.Unmarshal(payload, &p) != nil {
+		return nil
+	}
+	var out []RateLimit
+	for _, w := range []string{"five_hour", "seven_day"} {
+		if r, ok := p.RateLimits[w]; ok {
+			out = append(out, RateLimit{Window: w, UsedPercent: r.UsedPercentage, ResetsAt: r.ResetsAt})
+		}
+	}
+	return out
+}
+
+// claudeHook reads a message of Claude Code's hooks and status line.
+func claudeHook(kind string, payload []byte) HookFacts {
+	var f HookFacts
+	switch kind {
+	case KindClaudeStop:
+		f.Answer, f.HasAnswer = ClaudeStop(payload), true
+	case KindClaudeStopFailure:
+		kind, _, ok := ClaudeStopFailure(payload)
+		f.LimitStop = ok && kind == "rate_limit"
+	case KindClaudeStatus:
+		f.Gauge, f.HasGauge = ClaudeStatusLine(payload)
+		f.Limits = ClaudeRateLimits(payload)
+	case KindClaudePermission, KindClaudeNotification:
+		f.Dialog = claudeWaiting(kind, payload)
+	}
+	return f
+}
+
+// claudeWaiting reads PermissionRequest (the default-mode dialog, drawn
+// 150 ms later; it does not fire in auto mode) and Notification
+// (permission_prompt about 6 s after a dialog, elicitation_dialog,
+// agent_needs_input for the auto-mode explainer). idle_prompt is not a
+// dialog: a turn ended and the CLI waits at its prompt.
+func claudeWaiting(kind string, payload []byte) *Dialog {
+	var p waitingPayload
+	if json.Unmarshal(payload, &p) != nil {
+		return nil
+	}
+	if kind == KindClaudePermission {
+		what := firstOf(p.ToolInput.Command, p.ToolInput.FilePath, p.ToolInput.Description)
+		return &Dialog{Kind: DialogPermission, Text: joinNonEmpty(": ", "approve "+firstOf(p.ToolName, "a tool"), what)}
+	}
+	switch p.Type {
+	case "permission_prompt":
+		return &Dialog{Kind: DialogPermission, Text: p.Message}
+	case "elicitation_dialog":
+		return &Dialog{Kind: DialogQuestion, Text: p.Message}
+	case "agent_needs_input":
+		return &Dialog{Kind: DialogOther, Text: p.Message}
+	}
+	return nil
 }

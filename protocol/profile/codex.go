@@ -1,9 +1,20 @@
 package profile
 
 import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
 	"regexp"
+	"sort"
+	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
+
+	"github.com/BurntSushi/toml"
 )
 
 // Codex CLI (measured on 0.169.0 run with --no-alt-screen --no-daemon,
@@ -66,7 +77,13 @@ var codexRules = &tuiRules{
 }
 
 func codexProfile() *Profile {
-	p := tuiDefaults(&Profile{Name: "codex", tui: codexRules, program: []string{"codex", "codex.js"}})
+	p := tuiDefaults(&Profile{Name: "codex", tui: codexRules, program: []string{"codex", "codex.js"},
+		kinds: []string{KindCodexNotify, KindCodexTokenCount},
+		hook:  codexHook,
+		settings: func(o Options, _ map[string][]byte) ([]string, []string, error) {
+			args, err := codexSettings(o)
+			return args, nil, err
+		}})
 	p.Settle = 300 * time.Millisecond
 	// --no-alt-screen: finished lines flow into scrollback, where the
 	// reader finds them. --no-daemon: otherwise an app-server daemon is
@@ -94,4 +111,219 @@ func codexComposer(rows []string) (span, string, bool) {
 		return span{i, j}, strings.TrimSpace(strings.Join(lines, "\n")), true
 	}
 	return noSpan, "", false
+}
+
+// Kinds of Codex hook message: the KIND of `warden hook KIND`.
+const (
+	// KindCodexNotify is Codex's notify program (agent-turn-complete).
+	KindCodexNotify = "codex-notify"
+	// KindCodexTokenCount is not called by Codex: `warden hook codex-notify`
+	// sends it after the notify message, holding the newest token_count line
+	// of the session's rollout file.
+	KindCodexTokenCount = "codex-token-count"
+)
+
+// codexSettings overrides notify on the command line (-c), so the user's
+// config.toml is untouched. A notify program the user configured there
+// keeps running: its argv goes after the kind, and `warden hook
+// codex-notify` starts it with the same JSON argument.
+func codexSettings(o Options) ([]string, error) {
+	argv := []string{o.WardenBin, "hook", KindCodexNotify}
+	argv = append(argv, o.userCodexNotify()...)
+	quoted := make([]string, len(argv))
+	for i, a := range argv {
+		if !utf8.ValidString(a) {
+			return nil, fmt.Errorf("notify argument %d is not UTF-8", i)
+		}
+		quoted[i] = tomlString(a)
+	}
+	args := []string{"-c", "notify=[" + strings.Join(quoted, ",") + "]"}
+	if o.Protocol != "" {
+		// Developer instructions are rebuilt into every context, compacted or not.
+		args = append(args, "-c", "developer_instructions="+tomlString(o.Protocol))
+	}
+	return args, nil
+}
+
+// CodexHome is the agent's CODEX_HOME: the variable, or ~/.codex.
+func CodexHome(env []string) string {
+	o := Options{Env: env}
+	if h := o.env("CODEX_HOME"); h != "" {
+		return h
+	}
+	if home := o.env("HOME"); home != "" {
+		return filepath.Join(home, ".codex")
+	}
+	return ""
+}
+
+func (o Options) userCodexNotify() []string {
+	home := CodexHome(o.Env)
+	if home == "" {
+		return nil
+	}
+	b, err := o.readFile(filepath.Join(home, "config.toml"))
+	if err != nil {
+		return nil
+	}
+	var cfg struct {
+		Notify []string `toml:"notify"`
+	}
+	if _, err := toml.Decode(string(b), &cfg); err != nil {
+		return nil
+	}
+	return cfg.Notify
+}
+
+// FindCodexRollout returns the rollout file of a Codex session,
+// CODEX_HOME/sessions/YYYY/MM/DD/rollout-<time>-<threadID>.jsonl, newest
+// day first; "" when there is none (yet).
+func FindCodexRollout(codexHome, threadID string) string {
+	if codexHome == "" || threadID == "" || strings.ContainsAny(threadID, `/\*?[`) {
+		return ""
+	}
+	matches, _ := filepath.Glob(filepath.Join(codexHome, "sessions", "*", "*", "*", "rollout-*-"+threadID+".jsonl"))
+	if len(matches) == 0 {
+		return ""
+	}
+	sort.Strings(matches)
+	return matches[len(matches)-1]
+}
+
+// LastCodexTokenCount returns the newest token_count line of a rollout
+// file, reading at most its last tail bytes (0: 1 MiB).
+func LastCodexTokenCount(path string, tail int64) ([]byte, error) {
+	if tail <= 0 {
+		tail = 1 << 20
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("open rollout: %w", err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("stat rollout: %w", err)
+	}
+	off := max(st.Size()-tail, 0)
+	buf := make([]byte, st.Size()-off)
+	if _, err := f.ReadAt(buf, off); err != nil {
+		return nil, fmt.Errorf("read rollout: %w", err)
+	}
+	var last []byte
+	sc := bufio.NewScanner(bytes.NewReader(buf))
+	sc.Buffer(make([]byte, 64<<10), int(tail)+1)
+	for sc.Scan() {
+		line := sc.Bytes()
+		if bytes.Contains(line, []byte(`"token_count"`)) {
+			if _, ok := codexTokenInfo(line); ok {
+				last = append(last[:0], line...)
+			}
+		}
+	}
+	if last == nil {
+		return nil, fmt.Errorf("no token_count in the last %s bytes of the rollout", strconv.FormatInt(tail, 10))
+	}
+	return last, nil
+}
+
+// codexTitlePrompt starts the input of Codex's own thread-title turn.
+const codexTitlePrompt = "Generate a concise"
+
+// CodexNotify reads the JSON argument Codex passes to its notify program on
+// agent-turn-complete. isTitleTurn is true for Codex's own title-generation
+// turn, which repeats the answer under another thread id: skip those.
+func CodexNotify(arg []byte) (text, threadID string, isTitleTurn bool) {
+	var p struct {
+		Type          string   `json:"type"`
+		ThreadID      string   `json:"thread-id"`
+		InputMessages []string `json:"input-messages"`
+		LastMessage   *string  `json:"last-assistant-message"`
+	}
+	if json.Unmarshal(arg, &p) != nil {
+		return "", "", false
+	}
+	for _, in := range p.InputMessages {
+		if strings.HasPrefix(strings.TrimSpace(in), codexTitlePrompt) && strings.Contains(in, "title") {
+			isTitleTurn = true
+		}
+	}
+	if p.LastMessage != nil {
+		text = *p.LastMessage
+	}
+	return text, p.ThreadID, isTitleTurn
+}
+
+// CodexTokenCount reads one line of a Codex rollout file; for an event_msg
+// of type token_count it returns last_token_usage.input_tokens over
+// model_context_window in percent.
+func CodexTokenCount(line []byte) (percent float64, ok bool) {
+	info, ok := codexTokenInfo(line)
+	if !ok || info.Window <= 0 || info.Last == nil {
+		return 0, false
+	}
+	return 100 * float64(info.Last.InputTokens) / float64(info.Window), true
+}
+
+// CodexRateLimits returns the rate_limits of a token_count rollout line
+// (primary and secondary windows), nil when absent.
+func CodexRateLimits(line []byte) []RateLimit {
+	var p struct {
+		Type    string `json:"type"`
+		Payload struct {
+			Type       string `json:"type"`
+			RateLimits map[string]*struct {
+				UsedPercent float64 `json:"used_percent"`
+				ResetsAt    int64   `json:"resets_at"`
+			} `json:"rate_limits"`
+		} `json:"payload"`
+	}
+	if json.Unmarshal(line, &p) != nil || p.Payload.Type != "token_count" {
+		return nil
+	}
+	var out []RateLimit
+	for _, w := range []string{"primary", "secondary"} {
+		if r := p.Payload.RateLimits[w]; r != nil {
+			out = append(out, RateLimit{Window: w, UsedPercent: r.UsedPercent, ResetsAt: r.ResetsAt})
+		}
+	}
+	return out
+}
+
+type codexUsage struct {
+	InputTokens int `json:"input_tokens"`
+}
+
+type codexInfo struct {
+	Last   *codexUsage `json:"last_token_usage"`
+	Window int         `json:"model_context_window"`
+}
+
+func codexTokenInfo(line []byte) (codexInfo, bool) {
+	var p struct {
+		Type    string `json:"type"`
+		Payload struct {
+			Type string     `json:"type"`
+			Info *codexInfo `json:"info"`
+		} `json:"payload"`
+	}
+	if json.Unmarshal(line, &p) != nil || p.Type != "event_msg" || p.Payload.Type != "token_count" || p.Payload.Info == nil {
+		return codexInfo{}, false
+	}
+	return *p.Payload.Info, true
+}
+
+// codexHook reads Codex's notify message and the token_count line warden
+// takes from its rollout file.
+func codexHook(kind string, payload []byte) HookFacts {
+	var f HookFacts
+	switch kind {
+	case KindCodexNotify:
+		text, _, title := CodexNotify(payload)
+		f.Answer, f.HasAnswer = text, !title
+	case KindCodexTokenCount:
+		f.Gauge, f.HasGauge = CodexTokenCount(payload)
+		f.Limits = CodexRateLimits(payload)
+	}
+	return f
 }

@@ -1,10 +1,15 @@
-// Package profile knows how warden types into and reads each agent CLI:
-// plain line-oriented programs, Claude Code, Codex CLI and Gemini CLI. A
-// Profile says how to start the CLI under a supervisor, when it is at its
-// input prompt, busy or done with a turn, how to submit text so that it is
-// really submitted, how to ask it to quit, and how to read its usage-limit
-// banner. Every piece of wording a new CLI version may change lives in the
-// one file of its profile (claude.go, codex.go, gemini.go, plain.go).
+// Package profile knows each agent CLI warden drives: plain line-oriented
+// programs, Claude Code, Codex CLI and Gemini CLI. A Profile says how to
+// start the CLI under a supervisor, when it is at its input prompt, busy,
+// done with a turn or waiting on a dialog, how to submit text so that it is
+// really submitted, how to deny a dialog and ask the CLI to quit, how to
+// read its usage-limit banner, which of its hooks report to warden and what
+// their payloads say, and the per-agent settings that install those hooks
+// and the protocol text. Everything about one CLI — its wording, flags,
+// environment, hook settings and payloads — is in that CLI's file
+// (claude.go, codex.go, gemini.go; plain in profile.go): adding a CLI is one
+// file and its tests. Payloads and screens were recorded from Claude Code
+// 2.1.330, Codex CLI 0.169.0 and Gemini CLI 0.61.0 (testdata/, ../testdata/).
 package profile
 
 import (
@@ -72,6 +77,11 @@ type Profile struct {
 	env     []string  // added by Env unless already set
 	quit    []Keys
 	cont    string
+	// The CLI's own channels: the kinds of hook message it sends, how to
+	// read one, and the per-agent settings that make it send them.
+	kinds    []string
+	hook     func(kind string, payload []byte) HookFacts
+	settings func(o Options, files map[string][]byte) (args, env []string, err error)
 }
 
 // For returns the profile called name (plain, claude, codex or gemini).
@@ -96,6 +106,21 @@ func For(name string) (*Profile, error) {
 		p.log = hclog.NewNullLogger()
 	}
 	return p, nil
+}
+
+// Guess is the profile of a command by its program's name (claude,
+// claude.exe, codex, gemini…), "plain" when none claims it.
+func Guess(program string) string {
+	base := filepath.Base(program)
+	for _, name := range Names {
+		p, _ := For(name)
+		for _, prog := range p.program {
+			if base == prog || strings.HasPrefix(base, prog) {
+				return name
+			}
+		}
+	}
+	return "plain"
 }
 
 // WithLogger returns a copy of p that logs to logger, named "profile".
@@ -171,13 +196,6 @@ func (p *Profile) Env(env []string) []string {
 	}
 	return out
 }
-
-// FirstPromptAsArg reports whether the first prompt goes on the command
-// line. It is false for every profile: typing it is verified on screen
-// (Submit), while an argument is visible to every user in ps, limited to
-// 128 KiB (a handoff prompt can be larger) and takes a different flag per
-// CLI (gemini -i).
-func (p *Profile) FirstPromptAsArg() bool { return false }
 
 // Quit returns the keys that ask the CLI to exit, in order.
 func (p *Profile) Quit() []Keys { return slices.Clone(p.quit) }

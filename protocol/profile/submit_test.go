@@ -190,8 +190,8 @@ func TestForAndQuit(t *testing.T) {
 		if got := strings.Join(keys, " "); got != want[name] {
 			t.Errorf("%s Quit = %s, want %s", name, got, want[name])
 		}
-		if p.Continue() != "continue" || p.FirstPromptAsArg() {
-			t.Errorf("%s: Continue %q, FirstPromptAsArg %v", name, p.Continue(), p.FirstPromptAsArg())
+		if p.Continue() != "continue" {
+			t.Errorf("%s: Continue %q", name, p.Continue())
 		}
 	}
 }

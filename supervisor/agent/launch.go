@@ -8,7 +8,7 @@ import (
 
 	"github.com/wardenhq/warden/internal/atomicfile"
 	"github.com/wardenhq/warden/protocol"
-	"github.com/wardenhq/warden/protocol/hooks"
+	"github.com/wardenhq/warden/protocol/profile"
 )
 
 // commandLine is what starts the agent's process: its command with the
@@ -27,7 +27,7 @@ func (a *Agent) commandLine() (argv, env []string, err error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("state dir: %w", err)
 	}
-	extraArgs, extraEnv, files, err := hooks.Settings(a.cfg.Profile, hooks.Options{
+	extraArgs, extraEnv, files, err := profile.Settings(a.cfg.Profile, profile.Options{
 		WardenBin: d.WardenBin, StateDir: root, Agent: a.cfg.Name, Dir: dir,
 		Socket: d.Dir.HookSocket(), Env: append(os.Environ(), env...), Protocol: protocol.SystemPrompt(false),
 	})

@@ -77,13 +77,9 @@ const (
 	AfterExit      = "exit"
 )
 
-// Values of an agent's profile.
-const (
-	ProfilePlain  = "plain"
-	ProfileClaude = "claude"
-	ProfileCodex  = "codex"
-	ProfileGemini = "gemini"
-)
+// ProfilePlain is the profile of an agent that names none; the others are
+// protocol/profile's Names, one file per CLI there.
+const ProfilePlain = "plain"
 
 // Values of an agent's restart policy.
 const (

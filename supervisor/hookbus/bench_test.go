@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/wardenhq/warden/protocol/hooks"
+	"github.com/wardenhq/warden/protocol/profile"
 )
 
 // BenchmarkHookProcessToServer measures what a CLI's hook costs warden:
@@ -22,7 +22,7 @@ func BenchmarkHookProcessToServer(b *testing.B) {
 	payload := `{"hook_event_name":"Stop","last_assistant_message":"CHECKPOINT: T1\nStatus: implementing"}`
 	var lat []time.Duration
 	for b.Loop() {
-		cmd := hookCmd(env, payload, hooks.KindClaudeStop)
+		cmd := hookCmd(env, payload, profile.KindClaudeStop)
 		start := time.Now()
 		if err := cmd.Start(); err != nil {
 			b.Fatal(err)
@@ -53,7 +53,7 @@ func BenchmarkSend(b *testing.B) {
 		for range s.Messages() {
 		}
 	}()
-	m := Message{Agent: "w1", Kind: hooks.KindClaudeStatus, Payload: []byte(`{"context_window":{"used_percentage":42}}`)}
+	m := Message{Agent: "w1", Kind: profile.KindClaudeStatus, Payload: []byte(`{"context_window":{"used_percentage":42}}`)}
 	for b.Loop() {
 		if err := Send(s.Path(), m); err != nil {
 			b.Fatal(err)

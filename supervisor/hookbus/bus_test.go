@@ -14,7 +14,7 @@ import (
 
 	"github.com/wardenhq/warden/internal/fakeagent"
 	"github.com/wardenhq/warden/internal/proctest"
-	"github.com/wardenhq/warden/protocol/hooks"
+	"github.com/wardenhq/warden/protocol/profile"
 )
 
 func testLogger() hclog.Logger {
@@ -55,7 +55,7 @@ func TestRoundTripAndPermissions(t *testing.T) {
 	at := time.Now().Round(0)
 	for _, payload := range []string{`{"a": [1, 2],
  "b": "x"}`, "not json\n", ""} {
-		if err := Send(s.Path(), Message{Agent: "w1", Kind: hooks.KindClaudeStop, Payload: []byte(payload), At: at}); err != nil {
+		if err := Send(s.Path(), Message{Agent: "w1", Kind: profile.KindClaudeStop, Payload: []byte(payload), At: at}); err != nil {
 			t.Fatal(err)
 		}
 		m := receive(t, s)
@@ -63,7 +63,7 @@ func TestRoundTripAndPermissions(t *testing.T) {
 		if payload[0:min(1, len(payload))] == "{" {
 			want = `{"a":[1,2],"b":"x"}`
 		}
-		if m.Agent != "w1" || m.Kind != hooks.KindClaudeStop || string(m.Payload) != want || !m.At.Equal(at) {
+		if m.Agent != "w1" || m.Kind != profile.KindClaudeStop || string(m.Payload) != want || !m.At.Equal(at) {
 			t.Errorf("got %+v (payload %q), want payload %q", m, m.Payload, want)
 		}
 	}
@@ -122,11 +122,11 @@ func TestStaleSocketIsReplaced(t *testing.T) {
 func TestSpoolAndDrain(t *testing.T) {
 	state := t.TempDir()
 	env := HookEnv{Agent: "w1", StateDir: state, Socket: filepath.Join(state, "hooks.sock")}
-	if err := RunHook([]string{hooks.KindClaudeStop}, strings.NewReader(`{"last_assistant_message":"one"}`), &bytes.Buffer{}, env); err != nil {
+	if err := RunHook([]string{profile.KindClaudeStop}, strings.NewReader(`{"last_assistant_message":"one"}`), &bytes.Buffer{}, env); err != nil {
 		t.Fatal(err)
 	}
 	env.Socket = ""
-	if err := RunHook([]string{hooks.KindGeminiAfterAgent}, strings.NewReader(`{"prompt_response":"two"}`), &bytes.Buffer{}, env); err != nil {
+	if err := RunHook([]string{profile.KindGeminiAfterAgent}, strings.NewReader(`{"prompt_response":"two"}`), &bytes.Buffer{}, env); err != nil {
 		t.Fatal(err)
 	}
 	spool, _ := spoolOf(state, "w1")
@@ -145,7 +145,7 @@ func TestSpoolAndDrain(t *testing.T) {
 	if err != nil || skipped != 1 || len(msgs) != 2 {
 		t.Fatalf("Drain = %d msgs, %d skipped, %v", len(msgs), skipped, err)
 	}
-	if hooks.ClaudeStop(msgs[0].Payload) != "one" || hooks.GeminiAfterAgent(msgs[1].Payload) != "two" {
+	if profile.ClaudeStop(msgs[0].Payload) != "one" || profile.GeminiAfterAgent(msgs[1].Payload) != "two" {
 		t.Errorf("drained %q, %q", msgs[0].Payload, msgs[1].Payload)
 	}
 	if _, err := os.Stat(spool); !errors.Is(err, os.ErrNotExist) {
@@ -174,7 +174,7 @@ func TestHookProcessCannotConnectExitsFast(t *testing.T) {
 	for _, sock := range []string{dead, stuckSocket(t)} {
 		start := time.Now()
 		var stdout, stderr bytes.Buffer
-		cmd := hookCmd(HookEnv{Agent: "w1", StateDir: state, Socket: sock}, `{"last_assistant_message":"x"}`, hooks.KindClaudeStop)
+		cmd := hookCmd(HookEnv{Agent: "w1", StateDir: state, Socket: sock}, `{"last_assistant_message":"x"}`, profile.KindClaudeStop)
 		cmd.Stdout, cmd.Stderr = &stdout, &stderr
 		err := cmd.Run()
 		if err != nil || stdout.Len() != 0 || stderr.Len() != 0 {
@@ -214,7 +214,7 @@ func stuckSocket(t *testing.T) string {
 func TestHookLogsFailure(t *testing.T) {
 	state := t.TempDir()
 	os.WriteFile(filepath.Join(state, "hooks"), nil, 0o600) // spool dir cannot be made
-	err := RunHook([]string{hooks.KindClaudeStop}, strings.NewReader(`{}`), &bytes.Buffer{}, HookEnv{Agent: "w1", StateDir: state})
+	err := RunHook([]string{profile.KindClaudeStop}, strings.NewReader(`{}`), &bytes.Buffer{}, HookEnv{Agent: "w1", StateDir: state})
 	if err == nil {
 		t.Fatal("no error when neither send nor spool works")
 	}
@@ -233,7 +233,7 @@ func TestStatusLineOutput(t *testing.T) {
 	env := HookEnv{Agent: "w1", StateDir: state, Socket: s.Path()}
 	payload := `{"context_window":{"used_percentage":42}}`
 	var out bytes.Buffer
-	if err := RunHook([]string{hooks.KindClaudeStatus}, strings.NewReader(payload), &out, env); err != nil {
+	if err := RunHook([]string{profile.KindClaudeStatus}, strings.NewReader(payload), &out, env); err != nil {
 		t.Fatal(err)
 	}
 	if out.String() != "warden: 42% context\n" {
@@ -243,7 +243,7 @@ func TestStatusLineOutput(t *testing.T) {
 	out.Reset()
 	// The user's own status line command sees the same input and comes first.
 	user := `read -r x; case "$x" in *42*) echo "my line";; esac`
-	if err := RunHook([]string{hooks.KindClaudeStatus, user}, strings.NewReader(payload+"\n"), &out, env); err != nil {
+	if err := RunHook([]string{profile.KindClaudeStatus, user}, strings.NewReader(payload+"\n"), &out, env); err != nil {
 		t.Fatal(err)
 	}
 	if out.String() != "my line · warden: 42% context\n" {

@@ -19,7 +19,7 @@ import (
 	"github.com/wardenhq/warden/internal/fakeprovider"
 	"github.com/wardenhq/warden/internal/realcli"
 	"github.com/wardenhq/warden/protocol"
-	"github.com/wardenhq/warden/protocol/hooks"
+	"github.com/wardenhq/warden/protocol/profile"
 )
 
 // cliBinDir holds the real CLIs (scripts/install-clis.sh into
@@ -99,7 +99,7 @@ type cliRun struct {
 	waitDone chan struct{}
 }
 
-// startCLI starts the named CLI the way warden would: hooks.Settings
+// startCLI starts the named CLI the way warden would: profile.Settings
 // arguments, environment and files, the hook bus listening at SocketPath.
 func startCLI(t *testing.T, name string, answer fakeprovider.Answer) *cliRun {
 	t.Helper()
@@ -131,7 +131,7 @@ func startCLI(t *testing.T, name string, answer fakeprovider.Answer) *cliRun {
 		fakeagent.EnvOwner + "=" + strconv.Itoa(os.Getpid()), envTestHook + "=1", "GORACE=atexit_sleep_ms=0"}
 	env = append(env, r.setup.setup(t, r.home, project, r.provider.URL())...)
 	agentDir := filepath.Join(r.state, "agents", "a1")
-	args, extraEnv, files, err := hooks.Settings(name, hooks.Options{WardenBin: self, StateDir: r.state,
+	args, extraEnv, files, err := profile.Settings(name, profile.Options{WardenBin: self, StateDir: r.state,
 		Agent: "a1", Dir: agentDir, Socket: r.server.Path(), Env: env})
 	if err != nil {
 		t.Fatal(err)

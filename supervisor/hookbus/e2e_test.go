@@ -10,21 +10,21 @@ import (
 
 	"github.com/wardenhq/warden/internal/fakeprovider"
 	"github.com/wardenhq/warden/internal/proctest"
-	"github.com/wardenhq/warden/protocol/hooks"
+	"github.com/wardenhq/warden/protocol/profile"
 )
 
 // checkpointBlock is the fake model's answer; every CLI must hand it to its
 // hook verbatim.
 const checkpointBlock = "CHECKPOINT: T1\nStatus: implementing\nCompleted:\n- parsed config\nRemaining:\n- write tests\nFiles Modified: a.go\nEstimated Progress: 40%"
 
-// capture saves a payload as protocol/hooks/testdata/NAME.json when
+// capture saves a payload as protocol/profile/testdata/hooks/NAME.json when
 // WARDEN_CAPTURE_HOOKS=1, so that the parsers are tested on what the real
 // CLIs sent.
 func capture(t *testing.T, name string, payload []byte) {
 	if os.Getenv("WARDEN_CAPTURE_HOOKS") != "1" {
 		return
 	}
-	p := filepath.Join("..", "..", "protocol", "hooks", "testdata", name+".json")
+	p := filepath.Join("..", "..", "protocol", "profile", "testdata", "hooks", name+".json")
 	if err := os.WriteFile(p, append(append([]byte(nil), payload...), '\n'), 0o600); err != nil {
 		t.Errorf("capture %s: %v", name, err)
 	}
@@ -43,12 +43,12 @@ func TestEndToEndClaude(t *testing.T) {
 	r.collect(60*time.Second, func(got []Message) bool {
 		m := got[len(got)-1]
 		switch m.Kind {
-		case hooks.KindClaudeStop:
-			if strings.Contains(hooks.ClaudeStop(m.Payload), checkpointBlock) {
+		case profile.KindClaudeStop:
+			if strings.Contains(profile.ClaudeStop(m.Payload), checkpointBlock) {
 				stop = m.Payload
 			}
-		case hooks.KindClaudeStatus:
-			if p, ok := hooks.ClaudeStatusLine(m.Payload); ok && p > 0 {
+		case profile.KindClaudeStatus:
+			if p, ok := profile.ClaudeStatusLine(m.Payload); ok && p > 0 {
 				status, pct = m.Payload, p
 			}
 		}
@@ -82,14 +82,14 @@ func TestEndToEndCodex(t *testing.T) {
 	r.collect(60*time.Second, func(got []Message) bool {
 		m := got[len(got)-1]
 		switch m.Kind {
-		case hooks.KindCodexNotify:
-			if text, thread, title := hooks.CodexNotify(m.Payload); !title && thread != "" && strings.Contains(text, checkpointBlock) {
+		case profile.KindCodexNotify:
+			if text, thread, title := profile.CodexNotify(m.Payload); !title && thread != "" && strings.Contains(text, checkpointBlock) {
 				notify = m.Payload
 			} else if title {
 				capture(t, "codex-notify-title", m.Payload)
 			}
-		case hooks.KindCodexTokenCount:
-			if p, ok := hooks.CodexTokenCount(m.Payload); ok {
+		case profile.KindCodexTokenCount:
+			if p, ok := profile.CodexTokenCount(m.Payload); ok {
 				tokens, pct = m.Payload, p
 			}
 		}
@@ -113,12 +113,12 @@ func TestEndToEndGemini(t *testing.T) {
 	r.collect(60*time.Second, func(got []Message) bool {
 		m := got[len(got)-1]
 		switch m.Kind {
-		case hooks.KindGeminiAfterAgent:
-			if strings.Contains(hooks.GeminiAfterAgent(m.Payload), checkpointBlock) {
+		case profile.KindGeminiAfterAgent:
+			if strings.Contains(profile.GeminiAfterAgent(m.Payload), checkpointBlock) {
 				agent = m.Payload
 			}
-		case hooks.KindGeminiAfterModel:
-			if hooks.GeminiAfterModel(m.Payload) > 0 {
+		case profile.KindGeminiAfterModel:
+			if profile.GeminiAfterModel(m.Payload) > 0 {
 				model = m.Payload
 			}
 		}
@@ -126,10 +126,10 @@ func TestEndToEndGemini(t *testing.T) {
 	})
 	capture(t, "gemini-after-agent", agent)
 	capture(t, "gemini-after-model", model)
-	if got := hooks.GeminiAfterModel(model); got != input {
+	if got := profile.GeminiAfterModel(model); got != input {
 		t.Errorf("gemini promptTokenCount %d, want %d", got, input)
 	}
-	if pct, ok := hooks.GeminiPercent(model, 0); !ok || !near(pct, 25) {
+	if pct, ok := profile.GeminiPercent(model, 0); !ok || !near(pct, 25) {
 		t.Errorf("gemini context %v%% (ok %v), want 25%%", pct, ok)
 	}
 }

@@ -16,7 +16,7 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
-	"github.com/wardenhq/warden/protocol/hooks"
+	"github.com/wardenhq/warden/protocol/profile"
 	"github.com/wardenhq/warden/supervisor/state"
 )
 
@@ -86,10 +86,10 @@ func hook(args []string, stdin io.Reader, stdout io.Writer, env HookEnv, start t
 		return fmt.Errorf("hook: no kind given")
 	}
 	kind := args[0]
-	if !slices.Contains(hooks.Kinds, kind) {
+	if !slices.Contains(profile.HookKinds(), kind) {
 		return fmt.Errorf("hook: unknown kind %q", kind)
 	}
-	if kind == hooks.KindCodexNotify {
+	if kind == profile.KindCodexNotify {
 		if len(args) < 2 {
 			return fmt.Errorf("hook %s: no JSON argument", kind)
 		}
@@ -101,7 +101,7 @@ func hook(args []string, stdin io.Reader, stdout io.Writer, env HookEnv, start t
 	if err != nil {
 		return fmt.Errorf("hook %s: read stdin: %w", kind, err)
 	}
-	if kind == hooks.KindClaudeStatus {
+	if kind == profile.KindClaudeStatus {
 		fmt.Fprintln(stdout, statusLine(payload, args[1:]))
 	}
 	return deliver(env, Message{Agent: env.Agent, Kind: kind, Payload: payload, At: start})
@@ -111,7 +111,7 @@ func hook(args []string, stdin io.Reader, stdout io.Writer, env HookEnv, start t
 // line of the user's own status line command when there is one.
 func statusLine(payload []byte, userCmd []string) string {
 	line := "warden"
-	if pct, ok := hooks.ClaudeStatusLine(payload); ok {
+	if pct, ok := profile.ClaudeStatusLine(payload); ok {
 		line = fmt.Sprintf("warden: %.0f%% context", pct)
 	}
 	if len(userCmd) == 0 || userCmd[0] == "" {
@@ -148,26 +148,26 @@ func startUserNotify(argv []string, payload string) {
 // codexNotify sends the notify payload and then, for the session's own
 // turns, the newest token_count line of its rollout file.
 func codexNotify(env HookEnv, payload []byte, start time.Time) error {
-	err := deliver(env, Message{Agent: env.Agent, Kind: hooks.KindCodexNotify, Payload: payload, At: start})
-	_, thread, title := hooks.CodexNotify(payload)
+	err := deliver(env, Message{Agent: env.Agent, Kind: profile.KindCodexNotify, Payload: payload, At: start})
+	_, thread, title := profile.CodexNotify(payload)
 	if title || thread == "" {
 		return err
 	}
-	home := hooks.CodexHome([]string{"CODEX_HOME=" + env.getenv("CODEX_HOME"), "HOME=" + env.getenv("HOME")})
+	home := profile.CodexHome([]string{"CODEX_HOME=" + env.getenv("CODEX_HOME"), "HOME=" + env.getenv("HOME")})
 	line, rerr := waitTokenCount(home, thread)
 	if rerr != nil {
 		return errors.Join(err, fmt.Errorf("hook codex-notify: %w", rerr))
 	}
-	return errors.Join(err, deliver(env, Message{Agent: env.Agent, Kind: hooks.KindCodexTokenCount, Payload: line, At: time.Now()}))
+	return errors.Join(err, deliver(env, Message{Agent: env.Agent, Kind: profile.KindCodexTokenCount, Payload: line, At: time.Now()}))
 }
 
 func waitTokenCount(home, thread string) ([]byte, error) {
 	deadline := time.Now().Add(rolloutWait)
 	for {
 		var err error
-		if path := hooks.FindCodexRollout(home, thread); path == "" {
+		if path := profile.FindCodexRollout(home, thread); path == "" {
 			err = fmt.Errorf("no rollout file for the thread")
-		} else if line, lerr := hooks.LastCodexTokenCount(path, 0); lerr == nil {
+		} else if line, lerr := profile.LastCodexTokenCount(path, 0); lerr == nil {
 			return line, nil
 		} else {
 			err = lerr

@@ -9,20 +9,20 @@ import (
 	"encoding/json"
 	"time"
 
-	"github.com/wardenhq/warden/protocol/hooks"
+	"github.com/wardenhq/warden/protocol/profile"
 )
 
 // Environment variables warden sets on each agent process, read by `warden hook`.
 const (
-	EnvAgent    = hooks.EnvAgent    // the agent's name
-	EnvStateDir = hooks.EnvStateDir // the team's state dir
-	EnvSocket   = hooks.EnvSocket   // the hook bus socket path
+	EnvAgent    = profile.EnvAgent    // the agent's name
+	EnvStateDir = profile.EnvStateDir // the team's state dir
+	EnvSocket   = profile.EnvSocket   // the hook bus socket path
 )
 
 // Message is one report from a hook.
 type Message struct {
 	Agent   string
-	Kind    string // one of hooks.Kinds, or hooks.KindCodexTokenCount
+	Kind    string // one of profile.Kinds, or profile.KindCodexTokenCount
 	Payload []byte // the JSON the CLI handed over, as it was
 	At      time.Time
 }

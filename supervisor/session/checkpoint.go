@@ -21,9 +21,7 @@ func (s *Session) handle(events []readerEvent) (done bool) {
 		case e.signals:
 			s.checkDialog()
 		case e.hook != nil:
-			if !s.dialogHook(*e.hook) {
-				s.onHook(*e.hook)
-			}
+			s.onHook(*e.hook)
 		case e.complete:
 			s.r.Complete()
 		default:

@@ -5,10 +5,8 @@ import (
 	"time"
 
 	"github.com/wardenhq/warden/protocol"
-	"github.com/wardenhq/warden/protocol/hooks"
 	"github.com/wardenhq/warden/protocol/profile"
 	"github.com/wardenhq/warden/supervisor/event"
-	"github.com/wardenhq/warden/supervisor/hookbus"
 )
 
 // DialogPolicy is what the session does with a dialog: wait for a person,
@@ -104,17 +102,6 @@ func (s *Session) currentDialog() (d profile.Dialog, onScreen, ok bool) {
 		return *h, false, true
 	}
 	return profile.Dialog{}, false, false
-}
-
-// dialogHook takes a hook message that may say the CLI waits on a person.
-func (s *Session) dialogHook(m hookbus.Message) bool {
-	kind, text, ok := hooks.Waiting(m.Kind, m.Payload)
-	if !ok {
-		return false
-	}
-	s.dialog.hook = &profile.Dialog{Kind: kind, Text: text}
-	s.checkDialog()
-	return true
 }
 
 // denyDue is when a dialog is to be denied (zero: never, or done).

@@ -3,45 +3,35 @@ package session
 import (
 	"time"
 
-	"github.com/wardenhq/warden/protocol/hooks"
+	"github.com/wardenhq/warden/protocol/profile"
 	"github.com/wardenhq/warden/supervisor/hookbus"
 )
 
-// onHook handles one message from the agent's own hooks: an answer's raw
-// text goes to the reader, whose ledger counts it with the screen's (one
-// answer seen both ways is one record); the context gauge goes to the
-// agent; a structured usage limit pauses the session.
+// onHook handles one message from the agent's own hooks, as the profile of
+// the CLI that sends that kind reads it: an answer's raw text goes to the reader, whose ledger counts it
+// with the screen's (one answer seen both ways is one record); a dialog
+// joins the screen's channels; the context gauge goes to the agent; a usage
+// limit pauses the session.
 func (s *Session) onHook(m hookbus.Message) {
-	if text, ok := hooks.Answer(m.Kind, m.Payload); ok {
-		if text != "" && s.cfg.Task != nil {
-			s.reader.Offer(text) // its blocks come back as reader events
-		}
-		return
+	f := profile.ReadHook(m.Kind, m.Payload)
+	if f.HasAnswer && f.Answer != "" && s.cfg.Task != nil {
+		s.reader.Offer(f.Answer) // its blocks come back as reader events
 	}
-	switch m.Kind {
-	case hooks.KindClaudeStatus:
-		if pct, ok := hooks.ClaudeStatusLine(m.Payload); ok {
-			s.r.Gauge(pct)
-		}
-		s.structuredLimit(hooks.ClaudeRateLimits(m.Payload))
-	case hooks.KindCodexTokenCount:
-		if pct, ok := hooks.CodexTokenCount(m.Payload); ok {
-			s.r.Gauge(pct)
-		}
-		s.structuredLimit(hooks.CodexRateLimits(m.Payload))
-	case hooks.KindGeminiAfterModel:
-		if pct, ok := hooks.GeminiPercent(m.Payload, 0); ok {
-			s.r.Gauge(pct)
-		}
-	case hooks.KindClaudeStopFailure:
-		if kind, _, ok := hooks.ClaudeStopFailure(m.Payload); ok && kind == "rate_limit" {
-			s.usageLimit(time.Time{}, "Claude Code: turn ended on a rate limit (StopFailure)")
-		}
+	if f.Dialog != nil {
+		s.dialog.hook = f.Dialog
+		s.checkDialog()
+	}
+	if f.HasGauge {
+		s.r.Gauge(f.Gauge)
+	}
+	s.structuredLimit(f.Limits)
+	if f.LimitStop {
+		s.usageLimit(time.Time{}, "the turn ended on a rate limit")
 	}
 }
 
 // structuredLimit pauses the agent when a CLI reports a usage window used up.
-func (s *Session) structuredLimit(limits []hooks.RateLimit) {
+func (s *Session) structuredLimit(limits []profile.RateLimit) {
 	for _, l := range limits {
 		if l.UsedPercent >= 100 {
 			var reset time.Time

@@ -67,6 +67,13 @@ func newMonitor(c Timers, turnQuiet time.Duration, start time.Time) *monitor {
 		start: start, nextRequest: start.Add(c.CheckpointInterval)}
 }
 
+// notYet puts a due request off: the screen does not show a turn boundary.
+// It is looked at again after turnQuiet.
+func (m *monitor) notYet(now time.Time) {
+	m.awaiting = false
+	m.nextRequest = now.Add(max(m.turnQuiet, 100*time.Millisecond))
+}
+
 // checkpoint records a valid checkpoint at now.
 func (m *monitor) checkpoint(now time.Time) {
 	m.lastCheckpoint, m.awaiting, m.warned = now, false, false

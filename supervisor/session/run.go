@@ -138,6 +138,12 @@ func (s *Session) tick() (time.Time, bool) {
 		case actNone:
 			return until, false
 		case actRequest:
+			if !s.prof.TurnEnded(s.screen()) {
+				// A TUI mid-turn, or with a draft in its box: not a turn
+				// boundary, whatever the quiet output said.
+				s.mon.notYet(s.cfg.Clock.Now())
+				continue
+			}
 			s.log.Info("checkpoint requested", "task", task)
 			s.r.Event(event.CheckpointRequested, "session_id", s.id)
 			s.typeText(protocol.Request(task))

@@ -14,7 +14,7 @@ import (
 
 	"github.com/wardenhq/warden/internal/fakeagent"
 	"github.com/wardenhq/warden/protocol"
-	"github.com/wardenhq/warden/protocol/hooks"
+	"github.com/wardenhq/warden/protocol/profile"
 	"github.com/wardenhq/warden/supervisor/hookbus"
 )
 
@@ -36,8 +36,8 @@ func modeHooked(args []string) int {
 	}
 	send := func(kind string, payload any) {
 		b, _ := json.Marshal(payload)
-		m := hookbus.Message{Agent: os.Getenv(hooks.EnvAgent), Kind: kind, Payload: b, At: time.Now()}
-		if err := hookbus.Send(os.Getenv(hooks.EnvSocket), m); err != nil {
+		m := hookbus.Message{Agent: os.Getenv(profile.EnvAgent), Kind: kind, Payload: b, At: time.Now()}
+		if err := hookbus.Send(os.Getenv(profile.EnvSocket), m); err != nil {
 			fmt.Fprintln(os.Stderr, "fakeagent: hook:", err)
 		}
 	}
@@ -53,11 +53,11 @@ func modeHooked(args []string) int {
 			fmt.Println("working")
 			if p := opt["pct"]; p != "" && !resumed {
 				pct, _ := strconv.Atoi(p)
-				send(hooks.KindClaudeStatus, map[string]any{"context_window": map[string]any{"used_percentage": pct}})
+				send(profile.KindClaudeStatus, map[string]any{"context_window": map[string]any{"used_percentage": pct}})
 			}
 			if s := opt["limit"]; s != "" {
 				secs, _ := strconv.Atoi(s)
-				send(hooks.KindClaudeStatus, map[string]any{"rate_limits": map[string]any{"five_hour": map[string]any{
+				send(profile.KindClaudeStatus, map[string]any{"rate_limits": map[string]any{"five_hour": map[string]any{
 					"used_percentage": 100, "resets_at": time.Now().Add(time.Duration(secs) * time.Second).Unix()}}})
 			}
 		case line == "continue":
@@ -67,7 +67,7 @@ func modeHooked(args []string) int {
 			n++
 			block := fmt.Sprintf("CHECKPOINT: %s\nStatus: implementing\nCompleted:\n- step %d\nRemaining:\n- more\nFiles Modified: a.go\nEstimated Progress: %d%%\n", task, n, min(n, 99))
 			fmt.Print(block + "\n")
-			send(hooks.KindClaudeStop, map[string]any{"last_assistant_message": "Here is my checkpoint.\n\n" + block})
+			send(profile.KindClaudeStop, map[string]any{"last_assistant_message": "Here is my checkpoint.\n\n" + block})
 		}
 	}
 	return 0

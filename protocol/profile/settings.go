@@ -1,13 +1,16 @@
-package hooks
+package profile
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"strings"
 )
 
 // Environment variables warden sets on every agent process; `warden hook`
-// reads them. supervisor/hookbus re-exports them.
+// reads them.
 const (
 	EnvAgent    = "WARDEN_AGENT"
 	EnvStateDir = "WARDEN_STATE_DIR"
@@ -49,23 +52,18 @@ func Settings(profile string, opts Options) (extraArgs []string, extraEnv []stri
 	}
 	extraEnv = []string{EnvAgent + "=" + opts.Agent, EnvStateDir + "=" + opts.StateDir, EnvSocket + "=" + opts.Socket}
 	files = map[string][]byte{}
-	switch profile {
-	case "", "plain":
-		return nil, extraEnv, files, nil
-	case "claude":
-		extraArgs, err = claudeSettings(opts, files)
-	case "codex":
-		extraArgs, err = codexSettings(opts)
-	case "gemini":
-		var env []string
-		env, err = geminiSettings(opts, files)
-		extraEnv = append(extraEnv, env...)
-	default:
-		err = fmt.Errorf("unknown profile %q", profile)
+	p, err := For(profile)
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("hook settings for %s: %w", opts.Agent, err)
 	}
+	if p.settings == nil { // plain: the environment only
+		return nil, extraEnv, files, nil
+	}
+	args, env, err := p.settings(opts, files)
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("hook settings for %s (%s): %w", opts.Agent, profile, err)
 	}
+	extraArgs, extraEnv = args, append(extraEnv, env...)
 	return extraArgs, extraEnv, files, nil
 }
 
@@ -115,4 +113,74 @@ func (o Options) hookCommand(kind string, args ...string) string {
 		parts = append(parts, shellQuote(a))
 	}
 	return strings.Join(parts, " ")
+}
+
+func (o Options) readFile(path string) ([]byte, error) {
+	read := o.ReadFile
+	if read == nil {
+		read = os.ReadFile
+	}
+	b, err := read(path)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	return b, err
+}
+
+// tomlString quotes s as a TOML basic string.
+func tomlString(s string) string {
+	var b strings.Builder
+	b.WriteByte('"')
+	for _, r := range s {
+		switch {
+		case r == '"' || r == '\\':
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		case r < 0x20 || r == 0x7f:
+			fmt.Fprintf(&b, `\u%04X`, r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
+}
+
+// stripJSONComments blanks // and /* */ comments outside strings, as the
+// CLI's strip-json-comments does, keeping offsets for error messages.
+func stripJSONComments(b []byte) []byte {
+	out := append([]byte(nil), b...)
+	inStr, esc := false, false
+	for i := 0; i < len(out); i++ {
+		c := out[i]
+		switch {
+		case inStr:
+			switch {
+			case esc:
+				esc = false
+			case c == '\\':
+				esc = true
+			case c == '"':
+				inStr = false
+			}
+		case c == '"':
+			inStr = true
+		case c == '/' && i+1 < len(out) && out[i+1] == '/':
+			for ; i < len(out) && out[i] != '\n'; i++ {
+				out[i] = ' '
+			}
+		case c == '/' && i+1 < len(out) && out[i+1] == '*':
+			out[i], out[i+1] = ' ', ' '
+			for i += 2; i < len(out) && !(out[i] == '*' && i+1 < len(out) && out[i+1] == '/'); i++ {
+				if out[i] != '\n' {
+					out[i] = ' '
+				}
+			}
+			if i+1 < len(out) {
+				out[i], out[i+1] = ' ', ' '
+				i++
+			}
+		}
+	}
+	return out
 }

@@ -1,4 +1,4 @@
-package hooks
+package profile
 
 import (
 	"os"
@@ -21,25 +21,30 @@ func TestWaitingOnCapturedPayloads(t *testing.T) {
 		{KindGeminiAfterAgent, "gemini-after-agent", "", ""},
 	}
 	for _, c := range cases {
-		b, err := os.ReadFile(filepath.Join("testdata", c.file+".json"))
+		b, err := os.ReadFile(filepath.Join("testdata", "hooks", c.file+".json"))
 		if err != nil {
 			t.Fatal(err)
 		}
-		kind, text, ok := Waiting(c.kind, b)
+		p, _ := For(strings.SplitN(c.file, "-", 2)[0])
+		d := p.Hook(c.kind, b).Dialog
 		if c.want == "" {
-			if ok {
-				t.Errorf("%s: a dialog %s %q", c.file, kind, text)
+			if d != nil {
+				t.Errorf("%s: a dialog %+v", c.file, *d)
 			}
 			continue
 		}
-		if !ok || kind != c.want || !strings.HasPrefix(text, c.text) {
-			t.Errorf("%s: %v %s %q, want %s %q…", c.file, ok, kind, text, c.want, c.text)
+		if d == nil || d.Kind != c.want || !strings.HasPrefix(d.Text, c.text) {
+			t.Errorf("%s: %+v, want %s %q…", c.file, d, c.want, c.text)
 		}
 	}
-	if _, _, ok := Waiting(KindClaudeNotification, []byte(`{"notification_type":"idle_prompt","message":"Claude is waiting for your input"}`)); ok {
+	claude, _ := For("claude")
+	if d := claude.Hook(KindClaudeNotification, []byte(`{"notification_type":"idle_prompt","message":"Claude is waiting for your input"}`)).Dialog; d != nil {
 		t.Error("idle_prompt (a turn ended) taken for a dialog")
 	}
-	if _, _, ok := Waiting(KindClaudePermission, []byte(`not json`)); ok {
+	if d := claude.Hook(KindClaudePermission, []byte(`not json`)).Dialog; d != nil {
 		t.Error("bad JSON taken for a dialog")
+	}
+	if f := claude.Hook(KindGeminiAfterAgent, []byte(`{"prompt_response":"x"}`)); f.HasAnswer {
+		t.Error("a Gemini kind read by the Claude profile")
 	}
 }

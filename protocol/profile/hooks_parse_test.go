@@ -1,4 +1,4 @@
-package hooks
+package profile
 
 import (
 	"os"
@@ -11,7 +11,7 @@ const block = "CHECKPOINT: T1\nStatus: implementing\nCompleted:\n- parsed config
 
 func testdata(t *testing.T, name string) []byte {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("testdata", name+".json"))
+	b, err := os.ReadFile(filepath.Join("testdata", "hooks", name+".json"))
 	if err != nil {
 		t.Fatal(err)
 	}

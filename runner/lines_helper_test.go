@@ -6,7 +6,7 @@ import "bytes"
 // bigger one (after a very long line) is dropped so it does not pin memory.
 const maxKeptPartial = 64 << 10
 
-// Lines is an io.Writer that calls fn once per line. It splits on '\n',
+// Lines (a test helper) is an io.Writer that calls fn once per line. It splits on '\n',
 // strips one trailing '\r', has no length limit (a 1 MiB line is one call),
 // and keeps a partial last line until more input completes it or Flush.
 // fn must not retain the slice. Lines is not safe for concurrent use; as

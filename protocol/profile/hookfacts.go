@@ -1,0 +1,95 @@
+package profile
+
+import (
+	"slices"
+	"strings"
+)
+
+// RateLimit is one usage window a CLI reports in structured form.
+type RateLimit struct {
+	Window      string  // "five_hour", "seven_day", "primary", "secondary"
+	UsedPercent float64 // 0..100
+	ResetsAt    int64   // Unix seconds, 0 when unknown
+}
+
+// HookFacts is what one message from a CLI's hooks, status line or notify
+// program says.
+type HookFacts struct {
+	// Answer is the text of the answer of the turn that ended (HasAnswer).
+	Answer    string
+	HasAnswer bool
+	// Gauge is the context window's fill in percent (HasGauge).
+	Gauge    float64
+	HasGauge bool
+	// Limits are the usage windows the CLI reports; LimitStop: the turn
+	// ended on a rate limit.
+	Limits    []RateLimit
+	LimitStop bool
+	// Dialog: the CLI waits on a person.
+	Dialog *Dialog
+}
+
+// Hook reads a message of kind from the profile's CLI; a kind of another
+// CLI says nothing.
+func (p *Profile) Hook(kind string, payload []byte) HookFacts {
+	if p.hook == nil || !slices.Contains(p.kinds, kind) {
+		return HookFacts{}
+	}
+	return p.hook(kind, payload)
+}
+
+// ReadHook reads a hook message by its kind, with the profile of the CLI
+// that sends that kind (each kind belongs to one CLI).
+func ReadHook(kind string, payload []byte) HookFacts {
+	for _, name := range Names {
+		if p, _ := For(name); slices.Contains(p.kinds, kind) {
+			return p.Hook(kind, payload)
+		}
+	}
+	return HookFacts{}
+}
+
+// HookKinds lists every kind `warden hook` accepts, from every profile.
+func HookKinds() []string {
+	var out []string
+	for _, name := range Names {
+		p, _ := For(name)
+		out = append(out, p.kinds...)
+	}
+	return out
+}
+
+// waitingPayload is the part of a dialog hook's payload warden reads.
+type waitingPayload struct {
+	Type      string `json:"notification_type"`
+	Message   string `json:"message"`
+	ToolName  string `json:"tool_name"`
+	ToolInput struct {
+		Command     string `json:"command"`
+		Description string `json:"description"`
+		FilePath    string `json:"file_path"`
+	} `json:"tool_input"`
+	Details struct {
+		Title   string `json:"title"`
+		Command string `json:"command"`
+	} `json:"details"`
+}
+
+func firstOf(s ...string) string {
+	for _, v := range s {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+func joinNonEmpty(sep string, parts ...string) string {
+	var out []string
+	for _, p := range parts {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return strings.Join(out, sep)
+}
