@@ -77,3 +77,13 @@ func TestDialogRecordings(t *testing.T) {
 		})
 	}
 }
+
+// sidecarDialogOffset is where a dialog recording's dialog is fully drawn.
+func sidecarDialogOffset(t testing.TB, cli, name string) int {
+	var side dialogSidecar
+	b, _ := os.ReadFile(filepath.Join(testdataDir, "cli-"+cli, name+".json"))
+	if err := json.Unmarshal(b, &side); err != nil || side.Dialog.Offset == 0 {
+		t.Fatalf("sidecar of %s/%s: %v", cli, name, err)
+	}
+	return side.Dialog.Offset
+}

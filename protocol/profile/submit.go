@@ -16,6 +16,9 @@ var (
 	// ErrDialog: the CLI shows a dialog that waits for a choice; nothing
 	// was typed (a line and Enter would answer it).
 	ErrDialog = errors.New("a dialog waits for a choice")
+	// ErrDialogTyped: a dialog came up after the text was typed; Enter was
+	// not pressed. The text may still be in the input box (Resubmit).
+	ErrDialogTyped = errors.New("a dialog came up before Enter")
 	// ErrNotSubmitted: Enter was pressed EnterTries times and no turn
 	// started. The text may still sit in the input box.
 	ErrNotSubmitted = errors.New("text typed but no turn started")
@@ -75,7 +78,7 @@ func (p *Profile) Submit(ctx context.Context, w io.Writer, screen func() Screen,
 	}
 	s := screen()
 	v := p.tui.view(s.Rows())
-	if v.dialog() {
+	if v.dialog() || waiting(s) {
 		return fmt.Errorf("submit to %s: %w", p.Name, ErrDialog)
 	}
 	if v.hasBox && !v.inputEmpty() {
@@ -93,8 +96,20 @@ func (p *Profile) Submit(ctx context.Context, w io.Writer, screen func() Screen,
 	if !landed {
 		p.log.Warn("typed text not visible in the input box", "bytes", len(text))
 	}
+	return p.press(ctx, w, screen, landed)
+}
+
+// press presses Enter as a write of its own and watches the screen until
+// the turn starts, pressing it again up to EnterTries in all — never when a
+// dialog is up. landed: the typed text was seen in the input box.
+func (p *Profile) press(ctx context.Context, w io.Writer, screen func() Screen, landed bool) error {
 	window := p.SubmitWindow
 	for try := 1; try <= max(p.EnterTries, 1); try++ {
+		// A dialog drawn while the text was typed (the turn before it is at
+		// work) would take this Enter as its answer: Yes, in most CLIs.
+		if s := screen(); p.tui.view(s.Rows()).dialog() || waiting(s) {
+			return fmt.Errorf("submit to %s: %w", p.Name, ErrDialogTyped)
+		}
 		if _, err := io.WriteString(w, "\r"); err != nil {
 			return fmt.Errorf("submit to %s: enter: %w", p.Name, err)
 		}
@@ -154,4 +169,36 @@ func firstLine(s string) string {
 		s = s[:60] + "…"
 	}
 	return s
+}
+
+// Waiter is a Screen that also knows whether the CLI said by other means
+// than its screen (a program-status report, its title, a hook) that it waits
+// on a dialog.
+type Waiter interface {
+	Waiting() bool
+}
+
+func waiting(s Screen) bool {
+	w, ok := s.(Waiter)
+	return ok && w.Waiting()
+}
+
+// Resubmit finishes a submission a dialog interrupted (ErrDialogTyped): if
+// the input box holds the text, Enter is pressed and verified as Submit does;
+// if the box is empty (the CLI dropped the text), the text is typed again.
+// A box holding anything else is a draft: ErrDraft.
+func (p *Profile) Resubmit(ctx context.Context, w io.Writer, screen func() Screen, text string) error {
+	if p.tui == nil {
+		return p.Submit(ctx, w, screen, text)
+	}
+	v := p.tui.view(screen().Rows())
+	if v.inputEmpty() {
+		return p.Submit(ctx, w, screen, text)
+	}
+	want := strings.Fields(Sanitize(text))
+	got := strings.Fields(v.text)
+	if len(got) == 0 || len(want) == 0 || got[0] != want[0] {
+		return fmt.Errorf("submit to %s: %w: %q", p.Name, ErrDraft, firstLine(v.text))
+	}
+	return p.press(ctx, w, screen, true)
 }

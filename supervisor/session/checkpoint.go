@@ -20,6 +20,8 @@ func (s *Session) handle(events []readerEvent) (done bool) {
 			s.checkDialog()
 		case e.signals:
 			s.checkDialog()
+		case e.putOff:
+			s.mon.notYet(s.cfg.Clock.Now())
 		case e.hook != nil:
 			s.onHook(*e.hook)
 		case e.complete:

@@ -71,7 +71,7 @@ func newMonitor(c Timers, turnQuiet time.Duration, start time.Time) *monitor {
 // It is looked at again after turnQuiet.
 func (m *monitor) notYet(now time.Time) {
 	m.awaiting = false
-	m.nextRequest = now.Add(max(m.turnQuiet, 100*time.Millisecond))
+	m.nextRequest = now.Add(max(m.turnQuiet, time.Second))
 }
 
 // checkpoint records a valid checkpoint at now.

@@ -45,7 +45,7 @@ func (s *Session) Run() (runner.Exit, Outcome) {
 	}
 	s.proc = proc
 	close(s.procReady)
-	s.typing = make(chan string, 16)
+	s.typing = make(chan typed, 16)
 	typistCtx, stopTypist := context.WithCancel(context.Background())
 	s.stopTyping = stopTypist
 	go s.typist(typistCtx)
@@ -116,8 +116,7 @@ func (s *Session) loop() (runner.Exit, Outcome) {
 			}
 			s.lastAsked = true
 			s.mon.awaiting = true
-			s.r.Event(event.CheckpointRequested, "session_id", s.id, "trigger", protocol.TriggerTeamCheckpoint)
-			s.typeText(protocol.Request(s.cfg.Task.ID))
+			s.typeRequest(protocol.Request(s.cfg.Task.ID), true, "session_id", s.id, "trigger", protocol.TriggerTeamCheckpoint)
 		case <-s.notify:
 			if s.handle(s.take()) {
 				s.quit()
@@ -145,8 +144,7 @@ func (s *Session) tick() (time.Time, bool) {
 				continue
 			}
 			s.log.Info("checkpoint requested", "task", task)
-			s.r.Event(event.CheckpointRequested, "session_id", s.id)
-			s.typeText(protocol.Request(task))
+			s.typeRequest(protocol.Request(task), false, "session_id", s.id)
 		case actTimeout:
 			s.log.Warn("checkpoint answer is late", "task", task, "checkpoint_timeout", c.CheckpointTimeout)
 			s.r.Event(event.CheckpointTimeout, "checkpoint_timeout", c.CheckpointTimeout.String())

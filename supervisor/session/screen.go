@@ -44,10 +44,12 @@ func turnQuiet(p *profile.Profile) time.Duration {
 type screenView struct {
 	rows      []string
 	bracketed bool
+	waiting   bool // another channel says a dialog waits (profile.Waiter)
 }
 
 func (v screenView) Rows() []string  { return v.rows }
 func (v screenView) Bracketed() bool { return v.bracketed }
+func (v screenView) Waiting() bool   { return v.waiting }
 
 // modes follows the agent's terminal modes (bracketed paste) in its raw
 // output, safely for the reader and the typist goroutines.

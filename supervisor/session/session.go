@@ -138,7 +138,7 @@ type Session struct {
 	replied     atomic.Int32 // OSC 7501 probes answered
 
 	inputMu    sync.Mutex         // one submission at a time: warden's typing or the user's keystrokes
-	typing     chan string        // texts for the typist
+	typing     chan typed         // texts for the typist
 	stopTyping context.CancelFunc // ends a submission in flight
 
 	mu      sync.Mutex
@@ -150,6 +150,7 @@ type Session struct {
 type readerEvent struct {
 	settled  bool             // the screen has been quiet: look for a banner and a dialog
 	signals  bool             // the program's status report, title or probes changed
+	putOff   bool             // the typist put a checkpoint request off
 	hook     *hookbus.Message // from the CLI's own hooks
 	block    *protocol.Block
 	reason   string

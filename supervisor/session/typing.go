@@ -3,43 +3,96 @@ package session
 import (
 	"context"
 	"errors"
-	"strings"
 	"time"
 
-	"github.com/wardenhq/warden/protocol"
 	"github.com/wardenhq/warden/protocol/profile"
+	"github.com/wardenhq/warden/supervisor/event"
 )
 
 // readyTimeout bounds the wait for a CLI's first input prompt; after it the
 // first prompt is typed anyway (and Submit verifies it).
 const readyTimeout = 60 * time.Second
 
+// typed is one text for the typist.
+type typed struct {
+	text string
+	// request: a checkpoint request of the monitor, typed only at a turn
+	// boundary the screen shows; dropped (and put off) otherwise. kv are the
+	// fields of its checkpoint_requested event, written when it is typed.
+	request bool
+	last    bool // the team's last call: typed even mid-turn
+	kv      []any
+}
+
 // typeText queues text for the typist: submitting may pause (a paste, then
 // Enter as a write of its own), and the session loop must keep recording
 // answers meanwhile.
-func (s *Session) typeText(text string) {
-	s.typing <- text
+func (s *Session) typeText(text string) { s.typing <- typed{text: text} }
+
+// typeRequest queues a checkpoint request; last is the team's last call.
+func (s *Session) typeRequest(text string, last bool, kv ...any) {
+	s.typing <- typed{text: text, request: true, last: last, kv: kv}
 }
 
 // typist submits queued texts in order until the session ends; the first
 // waits until the CLI is at its input prompt.
 func (s *Session) typist(ctx context.Context) {
 	first := true
-	for text := range s.typing {
+	for t := range s.typing {
 		if first {
 			s.waitReady(ctx)
 			first = false
 		}
-		for {
-			if !s.waitNoDialog(ctx) {
-				return
-			}
-			if !s.submit(ctx, text) {
-				break
-			}
-			// A dialog came first: the text waits until it is gone.
-			s.waitDialogSeen(ctx, 2*time.Second)
+		s.deliver(ctx, t)
+	}
+}
+
+// deliver types one text: never into a dialog — it waits until the dialog
+// is gone, and a submission a dialog interrupted before its Enter is
+// finished afterwards, never answered into the dialog.
+func (s *Session) deliver(ctx context.Context, t typed) {
+	resume := false
+	for {
+		if !s.waitNoDialog(ctx) {
+			return
 		}
+		if t.request && !t.last && !s.prof.TurnEnded(s.screen()) {
+			// The turn the monitor saw end has not (a submission was in
+			// flight, or the CLI is at work): put the request off.
+			s.push(readerEvent{putOff: true})
+			return
+		}
+		err := s.submit(ctx, t, resume)
+		switch {
+		case errors.Is(err, profile.ErrDialog):
+		case errors.Is(err, profile.ErrDialogTyped):
+			resume = true
+		default:
+			return
+		}
+		s.push(readerEvent{settled: true}) // the loop reads the dialog now
+		s.waitDialogSeen(ctx, 2*time.Second)
+	}
+}
+
+// waitNoDialog holds the typist while the agent waits on a dialog: warden
+// never types into one. It returns false when ctx ends first.
+func (s *Session) waitNoDialog(ctx context.Context) bool {
+	for s.waitingFlag.Load() {
+		select {
+		case <-ctx.Done():
+			return false
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+	return ctx.Err() == nil
+}
+
+// waitDialogSeen waits up to d for the loop to see a dialog the typist met.
+func (s *Session) waitDialogSeen(ctx context.Context, d time.Duration) {
+	deadline := time.Now().Add(d)
+	for !s.waitingFlag.Load() && time.Now().Before(deadline) && ctx.Err() == nil {
+		time.Sleep(50 * time.Millisecond)
 	}
 }
 
@@ -59,49 +112,36 @@ func (s *Session) waitReady(ctx context.Context) {
 	}
 }
 
-// waitNoDialog holds the typist while the agent waits on a dialog: warden
-// never types into one. It returns false when ctx ends first.
-func (s *Session) waitNoDialog(ctx context.Context) bool {
-	for s.waitingFlag.Load() {
-		select {
-		case <-ctx.Done():
-			return false
-		case <-time.After(100 * time.Millisecond):
-		}
-	}
-	return ctx.Err() == nil
-}
-
 // screen is the session as the profile sees it.
 func (s *Session) screen() profile.Screen {
-	return screenView{rows: s.reader.Rows(), bracketed: s.modes.bracketed()}
-}
-
-// waitDialogSeen waits up to d for the loop to see a dialog the typist met.
-func (s *Session) waitDialogSeen(ctx context.Context, d time.Duration) {
-	deadline := time.Now().Add(d)
-	for !s.waitingFlag.Load() && time.Now().Before(deadline) && ctx.Err() == nil {
-		time.Sleep(50 * time.Millisecond)
-	}
+	st, title, _ := s.modes.signals()
+	return screenView{rows: s.reader.Rows(), bracketed: s.modes.bracketed(),
+		waiting: s.waitingFlag.Load() || st.Blocked() || s.prof.WaitingTitle(title)}
 }
 
 // submit types text the profile's way (bracketed paste, a pause, Enter as a
 // write of its own, verified and retried) and tells the reader first, so
 // that its echo is never read as an answer and a request starts a new
-// epoch when it is typed. The user's keystrokes (warden wrap) wait meanwhile.
-// It reports whether a dialog on the screen refused the text (nothing typed).
-func (s *Session) submit(ctx context.Context, text string) (dialog bool) {
+// epoch when it is typed. The user's keystrokes (warden wrap) wait
+// meanwhile. resume finishes a submission a dialog interrupted.
+func (s *Session) submit(ctx context.Context, t typed, resume bool) error {
 	s.inputMu.Lock()
 	defer s.inputMu.Unlock()
-	s.reader.Typed(text)
-	err := s.prof.Submit(ctx, s.proc, s.screen, text)
-	switch {
-	case errors.Is(err, profile.ErrDialog):
-		s.log.Warn("nothing typed: a dialog waits for a choice", "request", strings.HasPrefix(text, protocol.RequestPrefix))
-		s.push(readerEvent{settled: true}) // the loop reads the dialog now
-		return true
-	case err != nil && ctx.Err() == nil:
-		s.log.Warn("submission not confirmed", "error", err, "request", strings.HasPrefix(text, protocol.RequestPrefix))
+	var err error
+	if resume {
+		err = s.prof.Resubmit(ctx, s.proc, s.screen, t.text)
+	} else {
+		s.reader.Typed(t.text)
+		if t.request {
+			s.r.Event(event.CheckpointRequested, t.kv...)
+		}
+		err = s.prof.Submit(ctx, s.proc, s.screen, t.text)
 	}
-	return false
+	switch {
+	case errors.Is(err, profile.ErrDialog), errors.Is(err, profile.ErrDialogTyped):
+		s.log.Warn("not submitted: a dialog waits for a choice", "request", t.request, "typed", errors.Is(err, profile.ErrDialogTyped))
+	case err != nil && ctx.Err() == nil:
+		s.log.Warn("submission not confirmed", "error", err, "request", t.request)
+	}
+	return err
 }

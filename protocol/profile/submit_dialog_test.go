@@ -1,0 +1,69 @@
+package profile
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// waiterScreen is a screen that another channel may say waits on a dialog.
+type waiterScreen struct {
+	staticScreen
+	waiting bool
+}
+
+func (s waiterScreen) Waiting() bool { return s.waiting }
+
+// A dialog that comes up while the text is typed — the turn before it was
+// at work, as in the measured Gemini run where a request typed right after
+// the first prompt met the approval dialog — never gets the Enter: Submit
+// stops with ErrDialogTyped, and Resubmit, once the dialog is gone, presses
+// Enter for the text still in the box.
+func TestSubmitNeverPressesEnterIntoADialog(t *testing.T) {
+	rec := loadRecording(t, "gemini", "dialog-200x50")
+	ready := rec.screenAt(t, rec.Typed[0].Offset) // the prompt, empty box
+	dialog := rec.screenAt(t, sidecarDialogOffset(t, "gemini", "dialog-200x50"))
+	p := mustProfile(t, "gemini")
+	p.EnterDelay, p.SubmitWindow = 10*time.Millisecond, 20*time.Millisecond
+	var w bytes.Buffer
+	var calls atomic.Int32
+	screen := func() Screen { // ready when typed, the dialog from then on
+		if calls.Add(1) == 1 {
+			return ready
+		}
+		return dialog
+	}
+	err := p.Submit(context.Background(), &w, screen, "CHECKPOINT REQUEST: T1")
+	if !errors.Is(err, ErrDialogTyped) || strings.Contains(w.String(), "\r") {
+		t.Fatalf("Submit = %v, wrote %q; want ErrDialogTyped and no Enter", err, w.String())
+	}
+	// Only another channel says so (an OSC 7501 report): no Enter either.
+	w.Reset()
+	err = p.Submit(context.Background(), &w, func() Screen { return waiterScreen{ready, true} }, "CHECKPOINT REQUEST: T1")
+	if !errors.Is(err, ErrDialog) || w.Len() != 0 {
+		t.Fatalf("Submit while waiting = %v, wrote %q", err, w.String())
+	}
+}
+
+// Resubmit after a dialog: a box that holds the text gets Enter only; an
+// empty box gets the text again; any other text is a draft.
+func TestResubmitAfterADialog(t *testing.T) {
+	rec := loadRecording(t, "claude", "checkpoint-200x50")
+	typed := rec.screenAt(t, rec.Typed[1].Offset) // the preamble in the box, before Enter
+	p := mustProfile(t, "claude")
+	p.EnterDelay, p.SubmitWindow, p.EnterTries = 10*time.Millisecond, 20*time.Millisecond, 1
+	var w bytes.Buffer
+	box := firstLine(p.tui.view(typed.rows).text)
+	err := p.Resubmit(context.Background(), &w, func() Screen { return typed }, box)
+	if w.String() != "\r" || !errors.Is(err, ErrNotSubmitted) {
+		t.Fatalf("Resubmit of the text in the box wrote %q (%v), want Enter alone", w.String(), err)
+	}
+	w.Reset()
+	if err := p.Resubmit(context.Background(), &w, func() Screen { return typed }, "something else"); !errors.Is(err, ErrDraft) || w.Len() != 0 {
+		t.Fatalf("Resubmit over a draft = %v, wrote %q", err, w.String())
+	}
+}
