@@ -141,6 +141,16 @@ prompt = "Say ready."
 	if !first {
 		t.Error("the first prompt (the preamble) never reached the model")
 	}
+	// The protocol also rides outside the messages, where a compaction of
+	// the context keeps it (Claude's system prompt, Codex's developer
+	// instructions, Gemini's system instruction from its GEMINI.md).
+	var lasting bool
+	for _, r := range srv.Requests() {
+		lasting = lasting || (!r.Side && strings.Contains(systemText(r), "Estimated Progress: [N]%"))
+	}
+	if !lasting {
+		t.Error("the protocol never reached the model outside the messages")
+	}
 	mu.Lock()
 	answered := requests
 	mu.Unlock()

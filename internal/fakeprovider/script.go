@@ -116,8 +116,11 @@ type Request struct {
 	// Side is true for schema-constrained calls the CLI makes on its own
 	// (titles, routing); they are answered from the schema.
 	Side bool
-	// BodyBytes is the size of the request body.
+	// BodyBytes is the size of the request body; Body is the body itself
+	// (system prompt, messages, tools), for tests that look for what the
+	// CLI sent besides the newest prompt.
 	BodyBytes int
+	Body      string
 	// Answered says what the server sent: "text", "tool_call", "json",
 	// "usage_limit", "rate_limit", "static" or "not_found".
 	Answered string

@@ -103,7 +103,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "bad body", http.StatusBadRequest)
 		return
 	}
-	req := Request{Method: r.Method, Path: r.URL.Path, UserAgent: r.UserAgent(), BodyBytes: len(body)}
+	req := Request{Method: r.Method, Path: r.URL.Path, UserAgent: r.UserAgent(), BodyBytes: len(body), Body: string(body)}
 	path := r.URL.Path
 	switch {
 	case strings.HasPrefix(path, "/v1/messages") || path == "/api/hello" || path == "/":
