@@ -26,9 +26,14 @@ func (p *Process) readLoop() {
 	if end := p.drainEnd.Load(); end != 0 {
 		p.setDrainDeadline(end) // reaped before the reader started
 	}
+	rc, err := p.ptmx.SyscallConn()
+	if err != nil {
+		p.logger.Warn("read terminal failed", "error", err)
+		return
+	}
 	buf := make([]byte, readBufSize)
 	for {
-		n, err := p.ptmx.Read(buf)
+		n, err := fill(rc, buf)
 		if n > 0 {
 			p.sink(buf[:n])
 			if end := p.drainEnd.Load(); end != 0 {
@@ -42,6 +47,40 @@ func (p *Process) readLoop() {
 			return
 		}
 	}
+}
+
+// fill reads the master into buf until buf is full or the next read would
+// block, and returns what it read; it waits (in the netpoller) only while it
+// has nothing. A pty read returns at most what the line discipline holds
+// (4 KiB), so under a flood one chunk gathers several reads and the log and
+// Output get one write per chunk instead of one per read; output that
+// trickles in is handed over at once, read by read, as before.
+func fill(rc syscall.RawConn, buf []byte) (int, error) {
+	n := 0
+	var readErr error
+	err := rc.Read(func(fd uintptr) bool {
+		for n < len(buf) {
+			m, err := syscall.Read(int(fd), buf[n:])
+			switch {
+			case err == syscall.EINTR:
+				continue
+			case err == syscall.EAGAIN:
+				return n > 0 // nothing yet: wait until readable
+			case err != nil:
+				readErr = err
+				return true
+			case m == 0:
+				readErr = io.EOF
+				return true
+			}
+			n += m
+		}
+		return true
+	})
+	if err == nil {
+		err = readErr
+	}
+	return n, err
 }
 
 // endOfOutput is true for the normal ends of the stream: EIO (Linux, last
