@@ -14,7 +14,9 @@ const (
 	// came for this long: a grandchild or escapee may hold the slave open
 	// forever, so end-of-output is never awaited.
 	drainQuiet = 100 * time.Millisecond
-	// drainMax bounds the whole drain even if output keeps coming.
+	// drainMax bounds the whole drain even if output keeps coming. When the
+	// drain ends by either, what the terminal holds already is still read
+	// (drainBuffered).
 	drainMax = time.Second
 )
 
@@ -41,46 +43,15 @@ func (p *Process) readLoop() {
 			}
 		}
 		if err != nil {
+			if errors.Is(err, os.ErrDeadlineExceeded) {
+				p.drainBuffered(rc, buf)
+			}
 			if !endOfOutput(err) {
 				p.logger.Warn("read terminal failed", "error", err)
 			}
 			return
 		}
 	}
-}
-
-// fill reads the master into buf until buf is full or the next read would
-// block, and returns what it read; it waits (in the netpoller) only while it
-// has nothing. A pty read returns at most what the line discipline holds
-// (4 KiB), so under a flood one chunk gathers several reads and the log and
-// Output get one write per chunk instead of one per read; output that
-// trickles in is handed over at once, read by read, as before.
-func fill(rc syscall.RawConn, buf []byte) (int, error) {
-	n := 0
-	var readErr error
-	err := rc.Read(func(fd uintptr) bool {
-		for n < len(buf) {
-			m, err := syscall.Read(int(fd), buf[n:])
-			switch {
-			case err == syscall.EINTR:
-				continue
-			case err == syscall.EAGAIN:
-				return n > 0 // nothing yet: wait until readable
-			case err != nil:
-				readErr = err
-				return true
-			case m == 0:
-				readErr = io.EOF
-				return true
-			}
-			n += m
-		}
-		return true
-	})
-	if err == nil {
-		err = readErr
-	}
-	return n, err
 }
 
 // endOfOutput is true for the normal ends of the stream: EIO (Linux, last
