@@ -30,6 +30,8 @@ import (
 //	           (and so outlives a killed supervisor's hung-up terminal)
 //	lead=1     after its first answer (first session only) print
 //	           CHECKPOINT COMPLETE alone on a line, as a team lead does
+//	chatty=1   print a line every 100 ms and never answer a request (an agent
+//	           that keeps busy but makes no checkpoint)
 //	bad=1      answer the first request with a block whose progress is 250%,
 //	           the second with a placeholder "[N]%", and only then validly
 //
@@ -61,6 +63,12 @@ func modeWorker(args []string) int {
 		if _, err := spawn("ignore", false); err != nil {
 			fmt.Fprintf(os.Stderr, "fakeagent: spawn: %v\n", err)
 			return 1
+		}
+	}
+	if opt["chatty"] == "1" {
+		for i := 0; ; i++ {
+			fmt.Printf("thinking about it, %d\n", i)
+			time.Sleep(100 * time.Millisecond)
 		}
 	}
 	in := bufio.NewScanner(os.Stdin)

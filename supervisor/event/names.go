@@ -12,6 +12,7 @@ const (
 	AgentForceTerminated = "agent_force_terminated"
 	AgentStale           = "agent_stale"
 	AgentStalled         = "agent_stalled"
+	AgentWarned          = "agent_warned"
 	AgentWaiting         = "agent_waiting"
 	AgentResumed         = "agent_resumed"
 	DialogDenied         = "dialog_denied"
@@ -46,6 +47,7 @@ var Names = []string{
 	AgentForceTerminated,
 	AgentStale,
 	AgentStalled,
+	AgentWarned,
 	AgentWaiting,
 	AgentResumed,
 	DialogDenied,

@@ -62,7 +62,7 @@ func (s *Session) onBlock(b protocol.Block) bool {
 	if !v.Saved {
 		return false // not on disk: it does not count, the timers run on
 	}
-	s.mon.checkpoint(s.cfg.Clock.Now())
+	s.mon.checkpoint(s.cfg.Clock.Now(), b.Status == protocol.StatusBlocked)
 	s.lastAsked = false
 	if v.Feedback != "" {
 		s.typeText(v.Feedback)

@@ -126,8 +126,12 @@ type Session struct {
 	modes     modes
 	settle    *settler
 	started   time.Time
-	lastOut   atomic.Int64 // unix nanos of the last output
-	forced    bool         // its stop needed SIGKILL
+	lastOut   atomic.Int64 // unix nanos of the last output of the agent's own
+	// echoUntil and echoLeft: output right after warden typed (up to a few
+	// times what it typed) is the echo, not the agent's own output.
+	echoUntil atomic.Int64
+	echoLeft  atomic.Int64
+	forced    bool // its stop needed SIGKILL
 
 	// lastAsked: the team asked for a last checkpoint; the next one answers it.
 	lastAsked bool
@@ -203,10 +207,22 @@ func (s *Session) Write(p []byte) (int, error) {
 		s.answerProbe()
 		s.push(readerEvent{signals: true})
 	}
-	s.lastOut.Store(time.Now().UnixNano())
+	if now := time.Now().UnixNano(); now > s.echoUntil.Load() || s.echoLeft.Add(-int64(len(p))) < 0 {
+		s.lastOut.Store(now)
+	}
 	s.reader.Write(p)
 	s.settle.poke()
 	return len(p), nil
+}
+
+// echoGrace is how long after warden typed the output may be its echo.
+const echoGrace = time.Second
+
+// typedNow tells Write that warden just typed n bytes: their echo (and a
+// TUI's redraw of its input box) is not the agent's own output.
+func (s *Session) typedNow(n int) {
+	s.echoLeft.Store(int64(3*n + 512))
+	s.echoUntil.Store(time.Now().Add(echoGrace).UnixNano())
 }
 
 // Hook hands the session a message from its CLI's own hooks.
