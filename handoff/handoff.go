@@ -14,7 +14,8 @@ import (
 // Data is what a team handoff records (DESIGN §6).
 type Data struct {
 	Team   string
-	Reason string
+	Reason string // why, in words
+	Cause  string // protocol.Cause*: user_interrupt, manual, context_threshold, signal_file, lead, budget
 	Time   time.Time
 	Agents []Agent
 	Tasks  []Task
@@ -37,17 +38,33 @@ type Task struct {
 	ID, Title, Status, Owner string
 	Progress                 int
 	BlockedBy                []string
-	Verify                   string // last verify result, "" if none ran
+	Verify                   string   // last verify result, "" if none ran
+	Blocked                  bool     // its last checkpoint said it is blocked
+	Blockers                 []string // on these
 }
 
 // Open reports whether the task still needs work.
-func (t Task) Open() bool { return t.Status != "complete" }
+func (t Task) Open() bool { return t.Status != "complete" && t.Status != "failed" }
+
+// causes say in words what asked for a team checkpoint.
+var causes = map[string]string{
+	"user_interrupt":    "the user stopped the team (Ctrl-C or SIGTERM)",
+	"manual":            "the user asked for it with warden checkpoint",
+	"context_threshold": "an agent's context passed context_threshold",
+	"signal_file":       "the signal file appeared",
+	"lead":              "the team lead ended it with CHECKPOINT COMPLETE",
+	"budget":            "the run reached its budget (max_runtime or stop_at)",
+}
 
 // Render writes the handoff as Markdown.
 func Render(d Data) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Handoff: %s\n\n", d.Team)
-	fmt.Fprintf(&b, "- Time: %s\n- Reason: %s\n", d.Time.UTC().Format(time.RFC3339), d.Reason)
+	fmt.Fprintf(&b, "- Time: %s\n", d.Time.UTC().Format(time.RFC3339))
+	if words := causes[d.Cause]; words != "" {
+		fmt.Fprintf(&b, "- Cause: %s\n", words)
+	}
+	fmt.Fprintf(&b, "- Reason: %s\n", d.Reason)
 	if d.Lead != "" {
 		fmt.Fprintf(&b, "- Ended by the team lead %s with CHECKPOINT COMPLETE\n", d.Lead)
 	}
@@ -63,6 +80,18 @@ func Render(d Data) string {
 	for _, t := range d.Tasks {
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | %d%% | %s |\n", t.ID, cell(t.Title), t.Status, dash(t.Owner),
 			t.Progress, dash(strings.Join(t.BlockedBy, ", ")))
+	}
+	var blocked []Task
+	for _, t := range d.Tasks {
+		if t.Blocked && t.Open() {
+			blocked = append(blocked, t)
+		}
+	}
+	if len(blocked) > 0 {
+		b.WriteString("\n## Blocked\n\n")
+		for _, t := range blocked {
+			fmt.Fprintf(&b, "- %s (%s): %s\n", t.ID, dash(t.Owner), dash(strings.Join(t.Blockers, "; ")))
+		}
 	}
 	b.WriteString("\n## Verify results\n\n")
 	verified := false

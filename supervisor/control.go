@@ -57,8 +57,8 @@ func RequestCheckpoint(root, signalFile, defaultName string) (path string, runni
 	if err := os.MkdirAll(root, 0o700); err != nil {
 		return "", false, fmt.Errorf("checkpoint: %w", err)
 	}
-	note := fmt.Sprintf("requested by warden checkpoint (pid %d)\n", os.Getpid())
-	if err := atomicfile.Write(signalFile, []byte(note), 0o600); err != nil {
+	note := state.SignalNote(protocol.CauseManual, fmt.Sprintf("asked for with warden checkpoint (pid %d)", os.Getpid()))
+	if err := atomicfile.Write(signalFile, note, 0o600); err != nil {
 		return "", false, fmt.Errorf("checkpoint: %w", err)
 	}
 	return signalFile, state.LockHeld(root), nil

@@ -2,6 +2,7 @@ package supervisor
 
 import (
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -60,8 +61,18 @@ prompt = "Work."
 	if !strings.Contains(out.String(), "WARNING: h's context is 85% full") || !strings.Contains(out.String(), "\nCHECKPOINT COMPLETE\n") {
 		t.Errorf("stdout:\n%s", out.String())
 	}
-	if e := firstEvent(evs, event.TeamCheckpointStarted); e == nil || e["reason"] != "signal file checkpoint-needed appeared" {
-		t.Errorf("the team checkpoint was not started by the signal file: %v", e)
+	// Started by the signal file the gauge wrote, and saying so truthfully.
+	if e := firstEvent(evs, event.TeamCheckpointStarted); e == nil || e["cause"] != "context_threshold" ||
+		e["reason"] != "the context of h is 85% full (context_threshold 80%)" {
+		t.Errorf("team_checkpoint_started %v", e)
+	}
+	kept, _ := filepath.Glob(filepath.Join(team.cfg.StateDir, "handoffs", "*.md")) // the first is the gauge's
+	if len(kept) == 0 {
+		t.Fatal("no handoff kept")
+	}
+	md, _ := os.ReadFile(kept[0])
+	if !strings.Contains(string(md), "- Cause: an agent's context passed context_threshold") {
+		t.Errorf("handoff.md does not say why:\n%s", md)
 	}
 }
 

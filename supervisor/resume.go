@@ -67,7 +67,7 @@ func (t *Team) Resume() error {
 			continue
 		}
 		t.queue.Prefer(ts.ID, cp.Agent)
-		t.queue.Progress(ts.ID, cp.ProgressPercent, cp.Status)
+		t.queue.Progress(ts.ID, cp.ProgressPercent, cp.Status, cp.Blockers)
 	}
 	t.log.Info("resuming team", "previous_supervisor", prev.Pid, "open_tasks", t.queue.OpenCount())
 	return nil

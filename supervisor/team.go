@@ -139,7 +139,7 @@ func New(logger hclog.Logger, cfg *config.Team, clk clock.Clock, out io.Writer) 
 	t.deps = &agent.Deps{Team: cfg, Timers: session.TimersOf(cfg), Log: log, Clock: clk, Dir: dir, Events: events, Store: st, Queue: t.queue,
 		Printf: t.printf, Publish: t.publish, TeamCheckpoint: t.requestCheckpoint,
 		WardenBin: wardenExecutable(), ResumeFrom: func() time.Time { return t.resumeFrom },
-		HasTasks: t.queue.Len() > 0}
+		HasTasks: t.queue.Len() > 0, CanTake: t.canTake}
 	for _, a := range cfg.Agents {
 		t.agents = append(t.agents, agent.New(a, t.deps))
 	}
@@ -159,6 +159,13 @@ func (t *Team) Run() Result {
 	defer t.close()
 	t.log.Info("team starting", "agents", len(t.agents), "tasks", t.queue.Len(), "state_dir", t.dir.Root)
 	t.startedAt = t.clock.Now()
+	if !t.resumeFrom.IsZero() { // a fresh run: the earlier run's open records are put aside
+		if n, err := t.store.ArchiveOpen(); err != nil {
+			t.log.Error("checkpoints of an earlier run not archived", "error", err)
+		} else if n > 0 {
+			t.log.Info("checkpoints of an earlier run archived as _aborted_", "count", n)
+		}
+	}
 	t.publish()
 	stopWatch := t.watchSignalFile()
 	defer stopWatch()
@@ -235,7 +242,7 @@ func (t *Team) Stop(byUser bool) {
 	if byUser {
 		t.userStop.Store(true)
 	}
-	t.trigger(trigger{source: "signal", reason: "stopped by the user"})
+	t.trigger(trigger{source: "signal", cause: protocol.CauseUserInterrupt, reason: "stopped by the user (a signal)"})
 }
 
 // Force kills every process group now (a second signal).
@@ -308,6 +315,22 @@ func wardenExecutable() string {
 		return "warden"
 	}
 	return p
+}
+
+// canTake reports whether an agent other than except, still at work (not
+// failed, exited or stopped), may take task.
+func (t *Team) canTake(task config.Task, except string) bool {
+	for _, a := range t.agents {
+		if a.Name() == except || (task.Agent != "" && task.Agent != a.Name()) {
+			continue
+		}
+		switch a.Status().State {
+		case state.Failed, state.Exited, state.Stopped:
+		default:
+			return true
+		}
+	}
+	return false
 }
 
 // sortedStatus lists the agents' states by name.

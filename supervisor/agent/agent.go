@@ -216,10 +216,13 @@ func (a *Agent) firstPrompt(g *Generation, task *config.Task) string {
 		Feedback: a.feedbackText(),
 		Handoff:  g.handoff,
 	}
-	if cp := a.d.Store.Latest(task.ID, a.d.ResumeFrom()); cp != nil {
-		p.Checkpoint = cp
-	}
+	p.Checkpoint = a.resumePoint(task)
 	return p.Render()
+}
+
+// resumePoint is the checkpoint a session on task resumes from, or nil.
+func (a *Agent) resumePoint(task *config.Task) *protocol.Checkpoint {
+	return a.d.Store.Latest(task.ID, a.d.ResumeFrom())
 }
 
 // overBudget says why the task may not start another session, or "": its
@@ -253,9 +256,21 @@ func (a *Agent) release(task *config.Task) {
 	}
 }
 
-// failTasks fails the agent's task and the tasks only it may take.
+// failTasks hands the failed agent's task to another agent that may take
+// it — its checkpoint archived as {agent}-{task}_crashed_{stamp}.json, which
+// the next session resumes from — and fails it, with the tasks only this
+// agent may take, when nobody can.
 func (a *Agent) failTasks(task *config.Task, reason string) {
-	for _, id := range a.d.Queue.AgentFailed(a.cfg.Name, taskID(task), "agent "+a.cfg.Name+" failed: "+reason) {
+	taker := func(t config.Task) bool { return a.d.CanTake != nil && a.d.CanTake(t, a.cfg.Name) }
+	failed, released := a.d.Queue.AgentFailed(a.cfg.Name, taskID(task), "agent "+a.cfg.Name+" failed: "+reason, taker)
+	for _, id := range released {
+		if err := a.d.Store.ArchiveCrashed(a.cfg.Name, id); err != nil {
+			a.log.Error("checkpoint of a failed agent not archived", "task", id, "error", err)
+		}
+		a.d.Events.Emit(event.TaskReleased, a.cfg.Name, id, "reason", "agent "+a.cfg.Name+" failed: "+reason)
+		a.d.Printf("WARNING: %s failed (%s); %s goes to another agent, from its last checkpoint\n", a.cfg.Name, reason, id)
+	}
+	for _, id := range failed {
 		a.d.Events.Emit(event.TaskFailed, a.cfg.Name, id, "reason", reason)
 		a.d.Printf("TASK FAILED: %s (agent %s failed: %s)\n", id, a.cfg.Name, reason)
 	}

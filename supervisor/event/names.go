@@ -27,6 +27,8 @@ const (
 	TaskCompleted    = "task_completed"
 	TaskFailed       = "task_failed"
 	TaskVerifyFailed = "task_verify_failed"
+	TaskBlocked      = "task_blocked"
+	TaskReleased     = "task_released" // a failed agent's task, back in the queue for another
 
 	UsageLimitWait   = "usage_limit_wait"
 	ContextThreshold = "context_threshold"
@@ -60,6 +62,8 @@ var Names = []string{
 	TaskCompleted,
 	TaskFailed,
 	TaskVerifyFailed,
+	TaskBlocked,
+	TaskReleased,
 	UsageLimitWait,
 	ContextThreshold,
 	TeamCheckpointStarted,

@@ -15,6 +15,7 @@ type taskState struct {
 	attempt  int    // sessions started for it
 	progress int
 	summary  string        // last checkpoint's status line
+	blockers []string      // last checkpoint's blockers, when blocked
 	verify   string        // last verify result
 	reason   string        // why it failed
 	worked   time.Duration // wall time its sessions ran
@@ -118,18 +119,27 @@ func (q *Queue) NextAttempt(id string) int {
 
 // AgentFailed fails the task the agent was on and every open task that only
 // that agent may take; it returns the ids it failed.
-func (q *Queue) AgentFailed(agent, current, reason string) []string {
+//
+// A task another agent may take (taker reports whether one can) goes back
+// to the queue instead, for that agent to resume it from its checkpoint;
+// those ids are in released. A task fails only when nobody may take it.
+func (q *Queue) AgentFailed(agent, current, reason string, taker func(config.Task) bool) (failed, released []string) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	var failed []string
 	for _, t := range q.tasks {
-		if t.state.open() && (t.cfg.ID == current || t.cfg.Agent == agent) {
-			t.state, t.reason = Failed, reason
-			failed = append(failed, t.cfg.ID)
+		if !t.state.open() || (t.cfg.ID != current && t.cfg.Agent != agent) {
+			continue
 		}
+		if taker != nil && t.cfg.Agent != agent && taker(t.cfg) {
+			t.state, t.owner = Pending, ""
+			released = append(released, t.cfg.ID)
+			continue
+		}
+		t.state, t.reason = Failed, reason
+		failed = append(failed, t.cfg.ID)
 	}
 	q.refresh()
-	return failed
+	return failed, released
 }
 
 // Prefer makes agent the first to be offered task id (it holds its checkpoint).
@@ -141,13 +151,21 @@ func (q *Queue) Prefer(id, agent string) {
 	}
 }
 
-// Progress records a task's last checkpoint summary.
-func (q *Queue) Progress(id string, progress int, summary string) {
+// Progress records a task's last checkpoint: its progress, status and, when
+// it is blocked, what on. It reports whether the task just became blocked.
+func (q *Queue) Progress(id string, progress int, status string, blockers []string) (nowBlocked bool) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	if t := q.byID[id]; t != nil {
-		t.progress, t.summary = progress, summary
+	t := q.byID[id]
+	if t == nil {
+		return false
 	}
+	nowBlocked = status == "blocked" && t.summary != "blocked"
+	t.progress, t.summary, t.blockers = progress, status, nil
+	if status == "blocked" {
+		t.blockers = blockers
+	}
+	return nowBlocked
 }
 
 // Verified records the result of a task's verify command.
@@ -228,7 +246,7 @@ func (q *Queue) Snapshot() []Status {
 	out := make([]Status, 0, len(q.tasks))
 	for _, t := range q.tasks {
 		out = append(out, Status{ID: t.cfg.ID, Title: t.cfg.Title, State: t.state, Owner: t.owner,
-			Attempt: t.attempt, Progress: t.progress, Summary: t.summary,
+			Attempt: t.attempt, Progress: t.progress, Summary: t.summary, Blockers: t.blockers,
 			BlockedBy: t.cfg.BlockedBy, Verify: t.verify, Reason: t.reason})
 	}
 	return out

@@ -29,6 +29,7 @@ type Status struct {
 	Attempt   int      `json:"attempt"`
 	Progress  int      `json:"progress"`
 	Summary   string   `json:"summary,omitempty"`
+	Blockers  []string `json:"blockers,omitempty"` // its last checkpoint said it is blocked on these
 	BlockedBy []string `json:"blocked_by,omitempty"`
 	Verify    string   `json:"verify,omitempty"`
 	Reason    string   `json:"reason,omitempty"`

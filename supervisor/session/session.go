@@ -82,6 +82,7 @@ func TimersOf(c *config.Team) Timers {
 // checkpoint, its stop, and the shared deadline of that stop.
 type Team interface {
 	LastCall() <-chan struct{}
+	Cause() string // why the team checkpoint runs (protocol.Cause*)
 	Stopping() <-chan struct{}
 	ShutdownCtx() context.Context
 }

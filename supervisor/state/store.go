@@ -154,6 +154,41 @@ func (s *Store) Archive(agent, task string) error {
 	return atomicfile.SyncDir(s.dir)
 }
 
+// ArchiveCrashed moves the latest checkpoint of a failed agent's task to
+// {agent}-{task}_crashed_{UTC stamp}.json: the task goes to another agent,
+// whose first session still resumes from it (Latest finds it).
+func (s *Store) ArchiveCrashed(agent, task string) error {
+	p := s.path(agent, task)
+	dst := filepath.Join(s.dir, agent+"-"+task+"_crashed_"+s.now().UTC().Format("20060102T150405Z")+".json")
+	if err := os.Rename(p, dst); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("archive checkpoint of a failed agent: %w", err)
+	}
+	return atomicfile.SyncDir(s.dir)
+}
+
+// ArchiveOpen moves every open latest checkpoint (not archived as complete,
+// crashed or aborted) to {agent}-{task}_aborted_{UTC stamp}.json: a fresh
+// run starts its tasks over, with records of its own. It returns how many.
+func (s *Store) ArchiveOpen() (int, error) {
+	names, err := filepath.Glob(filepath.Join(s.dir, "*.json"))
+	if err != nil {
+		return 0, fmt.Errorf("list checkpoints: %w", err)
+	}
+	stamp := s.now().UTC().Format("20060102T150405Z")
+	n := 0
+	for _, p := range names {
+		base := strings.TrimSuffix(filepath.Base(p), ".json")
+		if strings.HasSuffix(base, "-complete") || strings.Contains(base, "_crashed_") || strings.Contains(base, "_aborted_") {
+			continue
+		}
+		if err := os.Rename(p, filepath.Join(s.dir, base+"_aborted_"+stamp+".json")); err != nil {
+			return n, fmt.Errorf("archive checkpoint of an earlier run: %w", err)
+		}
+		n++
+	}
+	return n, atomicfile.SyncDir(s.dir)
+}
+
 // All returns the latest checkpoint of every agent and task, including
 // archived ones, keyed by file name; files that do not parse are skipped.
 func (s *Store) All() (map[string]*protocol.Checkpoint, error) {
