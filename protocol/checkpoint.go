@@ -13,8 +13,8 @@ const (
 // Causes of a team checkpoint (the cause of a record of trigger
 // team_checkpoint).
 const (
-	CauseUserInterrupt    = "user_interrupt"   // Ctrl-C or SIGTERM
-	CauseManual           = "manual"           // warden checkpoint
+	CauseUserInterrupt    = "user_interrupt"    // Ctrl-C or SIGTERM
+	CauseManual           = "manual"            // warden checkpoint
 	CauseContextThreshold = "context_threshold" // an agent's context gauge
 	CauseSignalFile       = "signal_file"       // the signal file, written by anyone else
 	CauseLead             = "lead"              // a team lead printed CHECKPOINT COMPLETE
