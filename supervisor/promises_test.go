@@ -3,6 +3,7 @@ package supervisor
 import (
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -165,5 +166,44 @@ prompt = "Work."
 	}
 	if res.Tasks[0].State == queue.Complete {
 		t.Errorf("the task completed in 1.5 s of 50 steps")
+	}
+}
+
+// A checkpoint whose git branch is gone is not resumed and does not fail
+// its task: the task starts afresh from its prompt, told what could not be
+// resumed, with a WARNING.
+func TestResumeWithTheBranchGoneStartsAfresh(t *testing.T) {
+	defer proctest.AssertNone(t)
+	repo := t.TempDir()
+	git := func(args ...string) {
+		cmd := exec.Command("git", append([]string{"-C", repo, "-c", "user.name=t", "-c", "user.email=t@t"}, args...)...)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	git("init", "-q", "-b", "main")
+	git("commit", "-q", "--allow-empty", "-m", "start")
+	git("checkout", "-q", "-b", "feature")
+	cfg := writeTeam(t, fastTimers+`[[task]]
+id = "T1"
+prompt = "Work."
+`, fakeAgent{name: "w1", mode: "worker:steps=50"})
+	cfg.Agents[0].Dir = repo
+	runTeam(t, cfg, 1500*time.Millisecond)
+	git("checkout", "-q", "main")
+	git("branch", "-q", "-D", "feature")
+	res, stdout, team := runTeamWith(t, cfg, 2*time.Second, func(team *Team) error { return team.Resume() })
+	if res.Tasks[0].State == queue.Failed {
+		t.Fatalf("the task failed: %+v", res.Tasks[0])
+	}
+	if !strings.Contains(stdout, `WARNING: T1 cannot resume (its git branch "feature" is gone): it starts afresh`) {
+		t.Errorf("stdout:\n%s", stdout)
+	}
+	if countEvents(eventsOf(t, cfg), event.TaskAfresh, "w1") != 1 {
+		t.Errorf("no task_afresh event")
+	}
+	log, _ := os.ReadFile(team.dir.AgentLog("w1"))
+	if !strings.Contains(string(log), "could not be resumed") || strings.Count(string(log), "RESUME-SEEN: You are resuming") != 0 {
+		t.Errorf("the new session was not told, or resumed the old checkpoint:\n%s", log)
 	}
 }

@@ -19,8 +19,8 @@ import (
 // (`warden run --resume`): it kills what the dead supervisor left running,
 // marks the tasks it completed as complete, and lets every open task resume
 // from its last checkpoint — unless that checkpoint's dir or git branch is
-// gone, which is reported and the task failed instead of resumed. Call it
-// before Run.
+// gone: then the task starts afresh from its prompt, told what could not be
+// resumed, with a WARNING. Call it before Run.
 func (t *Team) Resume() error {
 	t.resumeFrom = time.Time{}
 	prev, err := state.ReadSnapshot(t.dir.Root)
@@ -60,10 +60,12 @@ func (t *Team) Resume() error {
 			continue
 		}
 		if why := t.unresumable(cp); why != "" {
-			t.log.Error("task cannot resume from its checkpoint", "task", ts.ID, "reason", why)
-			t.printf("WARNING: %s cannot resume: %s\n", ts.ID, why)
-			t.queue.Set(ts.ID, queue.Failed, "cannot resume: "+why)
-			t.events.Emit(event.TaskFailed, cp.Agent, ts.ID, "reason", "cannot resume: "+why)
+			t.log.Warn("task cannot resume from its checkpoint: starting it afresh", "task", ts.ID, "reason", why)
+			t.printf("WARNING: %s cannot resume (%s): it starts afresh from its prompt\n", ts.ID, why)
+			t.events.Emit(event.TaskAfresh, cp.Agent, ts.ID, "reason", why, "checkpoint_id", cp.CheckpointID)
+			t.queue.StartAfresh(ts.ID, fmt.Sprintf("An earlier session of this task left a checkpoint at %d%% that could not be "+
+				"resumed: %s. Start the task afresh; check what the earlier session may have left behind before you redo it.",
+				cp.ProgressPercent, why), t.clock.Now())
 			continue
 		}
 		t.queue.Prefer(ts.ID, cp.Agent)

@@ -2,6 +2,7 @@ package agent
 
 import (
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -210,10 +211,11 @@ func (a *Agent) firstPrompt(g *Generation, task *config.Task) string {
 	if task == nil {
 		return ""
 	}
+	_, note := a.d.Queue.Afresh(task.ID)
 	p := handoff.Prompt{
 		Preamble: protocol.Preamble(protocol.Task{ID: task.ID, Title: task.Title}),
 		Task:     task.Prompt,
-		Feedback: a.feedbackText(),
+		Feedback: strings.TrimSpace(note + "\n\n" + a.feedbackText()),
 		Handoff:  g.handoff,
 	}
 	p.Checkpoint = a.resumePoint(task)
@@ -222,7 +224,11 @@ func (a *Agent) firstPrompt(g *Generation, task *config.Task) string {
 
 // resumePoint is the checkpoint a session on task resumes from, or nil.
 func (a *Agent) resumePoint(task *config.Task) *protocol.Checkpoint {
-	return a.d.Store.Latest(task.ID, a.d.ResumeFrom())
+	since, _ := a.d.Queue.Afresh(task.ID)
+	if r := a.d.ResumeFrom(); r.After(since) {
+		since = r
+	}
+	return a.d.Store.Latest(task.ID, since)
 }
 
 // overBudget says why the task may not start another session, or "": its

@@ -29,6 +29,7 @@ const (
 	TaskVerifyFailed = "task_verify_failed"
 	TaskBlocked      = "task_blocked"
 	TaskReleased     = "task_released" // a failed agent's task, back in the queue for another
+	TaskAfresh       = "task_afresh"   // its checkpoint could not be resumed: it starts over
 
 	UsageLimitWait   = "usage_limit_wait"
 	ContextThreshold = "context_threshold"
@@ -64,6 +65,7 @@ var Names = []string{
 	TaskVerifyFailed,
 	TaskBlocked,
 	TaskReleased,
+	TaskAfresh,
 	UsageLimitWait,
 	ContextThreshold,
 	TeamCheckpointStarted,

@@ -19,6 +19,10 @@ type taskState struct {
 	verify   string        // last verify result
 	reason   string        // why it failed
 	worked   time.Duration // wall time its sessions ran
+	// afresh: its checkpoints before this time are not resumed from, and
+	// note tells its next session why (a checkpoint that could not be).
+	afresh time.Time
+	note   string
 }
 
 // Queue hands tasks to free agents in file order, respecting blocked_by and
@@ -230,6 +234,27 @@ func (q *Queue) Worked(id string) time.Duration {
 		return t.worked
 	}
 	return 0
+}
+
+// StartAfresh makes the task start over from its prompt: checkpoints before
+// since are not offered, and note goes into the next first prompt.
+func (q *Queue) StartAfresh(id, note string, since time.Time) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if t := q.byID[id]; t != nil {
+		t.afresh, t.note = since, note
+	}
+}
+
+// Afresh says from when the task's checkpoints may be resumed (zero: any),
+// and the note for its next session.
+func (q *Queue) Afresh(id string) (since time.Time, note string) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if t := q.byID[id]; t != nil {
+		return t.afresh, t.note
+	}
+	return time.Time{}, ""
 }
 
 // Len is how many tasks the queue holds.
