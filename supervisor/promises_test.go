@@ -2,6 +2,7 @@ package supervisor
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,6 +14,7 @@ import (
 	"github.com/wardenhq/warden/protocol"
 	"github.com/wardenhq/warden/supervisor/event"
 	"github.com/wardenhq/warden/supervisor/queue"
+	"github.com/wardenhq/warden/supervisor/state"
 )
 
 // An agent that fails (restart = never, it crashed) does not take its task
@@ -205,5 +207,41 @@ prompt = "Work."
 	log, _ := os.ReadFile(team.dir.AgentLog("w1"))
 	if !strings.Contains(string(log), "could not be resumed") || strings.Count(string(log), "RESUME-SEEN: You are resuming") != 0 {
 		t.Errorf("the new session was not told, or resumed the old checkpoint:\n%s", log)
+	}
+}
+
+// Every record is in the history; `--resume --from ID` resumes the task
+// from that earlier record, not from the latest.
+func TestResumeFromAnEarlierCheckpoint(t *testing.T) {
+	defer proctest.AssertNone(t)
+	cfg := writeTeam(t, fastTimers+`[[task]]
+id = "T1"
+prompt = "Work."
+`, fakeAgent{name: "w1", mode: "worker:steps=20"})
+	runTeam(t, cfg, 3*time.Second)
+	entries, err := state.ReadHistory(cfg.StateDir, "T1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pick state.Entry
+	for _, e := range entries { // the oldest answered request
+		if e.Trigger == protocol.TriggerRequest {
+			pick = e
+		}
+	}
+	if pick.ID == "" || entries[0].Progress <= pick.Progress {
+		t.Fatalf("history %+v", entries)
+	}
+	_, _, team := runTeamWith(t, cfg, 1500*time.Millisecond, func(team *Team) error {
+		if err := team.Resume(); err != nil {
+			return err
+		}
+		return team.ResumeFromCheckpoint(pick.ID)
+	})
+	log, _ := os.ReadFile(team.dir.AgentLog("w1"))
+	want := fmt.Sprintf("reached %d%%", pick.Progress)
+	seen := strings.Split(string(log), "RESUME-SEEN: You are resuming")
+	if len(seen) < 2 || !strings.Contains(seen[len(seen)-1], want) {
+		t.Errorf("the resumed session was not told %q:\n%s", want, log)
 	}
 }

@@ -96,3 +96,37 @@ func (t *Team) unresumable(cp *protocol.Checkpoint) string {
 	}
 	return ""
 }
+
+// ResumeFromCheckpoint makes the task of history record id resume from that
+// record (`warden run --resume --from ID`): later records of the task are
+// not offered, a task that completed since is open again. Call it after
+// Resume.
+func (t *Team) ResumeFromCheckpoint(id string) error {
+	cp, err := state.FindRecord(t.dir.Root, id)
+	if err != nil {
+		return fmt.Errorf("resume --from: %w", err)
+	}
+	found := false
+	for _, ts := range t.queue.Snapshot() {
+		found = found || ts.ID == cp.TaskID
+	}
+	if !found {
+		return fmt.Errorf("resume --from: checkpoint %s is of task %q, which the team file no longer has", id, cp.TaskID)
+	}
+	t.queue.Set(cp.TaskID, queue.Pending, "")
+	t.queue.StartAfresh(cp.TaskID, "", t.clock.Now())
+	t.queue.Prefer(cp.TaskID, cp.Agent)
+	t.queue.Progress(cp.TaskID, cp.ProgressPercent, cp.Status, cp.Blockers)
+	t.pinned.Store(cp.TaskID, cp)
+	t.log.Info("task resumes from an earlier checkpoint", "task", cp.TaskID, "checkpoint_id", id)
+	t.printf("RESUMING: %s from checkpoint %s (%s, %d%%)\n", cp.TaskID, id, cp.Status, cp.ProgressPercent)
+	return nil
+}
+
+// pinnedCheckpoint is the record --from chose for task, or nil.
+func (t *Team) pinnedCheckpoint(task string) *protocol.Checkpoint {
+	if v, ok := t.pinned.Load(task); ok {
+		return v.(*protocol.Checkpoint)
+	}
+	return nil
+}

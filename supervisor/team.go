@@ -61,6 +61,8 @@ type Team struct {
 
 	// term is the user's terminal (warden wrap).
 	term *terminal
+	// pinned holds the records `--resume --from` chose, by task.
+	pinned sync.Map
 	// notifier runs the team's [[notify]] commands (nil: none).
 	notifier *notify.Notifier
 }
@@ -121,6 +123,7 @@ func New(logger hclog.Logger, cfg *config.Team, clk clock.Clock, out io.Writer) 
 		dir.Unlock()
 		return nil, err
 	}
+	st.SetRetention(cfg.Retention)
 	t := &Team{cfg: cfg, log: log, clock: clk, dir: dir, events: events, store: st,
 		out: &lockedWriter{w: out}, triggers: make(chan trigger, 16), dashboardEvery: time.Minute}
 	events.OnError = func(err error) {
@@ -139,7 +142,8 @@ func New(logger hclog.Logger, cfg *config.Team, clk clock.Clock, out io.Writer) 
 	t.deps = &agent.Deps{Team: cfg, Timers: session.TimersOf(cfg), Log: log, Clock: clk, Dir: dir, Events: events, Store: st, Queue: t.queue,
 		Printf: t.printf, Publish: t.publish, TeamCheckpoint: t.requestCheckpoint,
 		WardenBin: wardenExecutable(), ResumeFrom: func() time.Time { return t.resumeFrom },
-		HasTasks: t.queue.Len() > 0, CanTake: t.canTake}
+		HasTasks: t.queue.Len() > 0, CanTake: t.canTake,
+		Pinned: t.pinnedCheckpoint}
 	for _, a := range cfg.Agents {
 		t.agents = append(t.agents, agent.New(a, t.deps))
 	}

@@ -58,6 +58,9 @@ func (t *Team) teamCheckpoint(g *agent.Generation, tr trigger, done <-chan struc
 		return "", fmt.Errorf("team checkpoint: %w", err)
 	}
 	t.events.Emit(event.HandoffWritten, "", "", "path", path)
+	if err := t.dir.PruneHandoffs(t.cfg.Retention, t.clock.Now()); err != nil {
+		t.log.Warn("old handoffs not pruned", "error", err)
+	}
 	t.printf("%s\n", "CHECKPOINT COMPLETE")
 	t.events.Emit(event.CheckpointComplete, "", "", "reason", tr.reason,
 		"duration_ms", t.clock.Now().Sub(start).Milliseconds())

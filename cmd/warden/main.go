@@ -12,13 +12,16 @@ import (
 const usage = `usage: warden COMMAND [ARGS]
 
 commands:
-  run TEAM.toml [--resume]
+  run TEAM.toml [--resume [--from CHECKPOINT_ID]]
                          run the team until every task is done, or until stopped;
-                         --resume continues a team whose supervisor died, from its state dir
+                         --resume continues a team whose supervisor died, from its state dir;
+                         --from resumes that checkpoint's task from it
   status [TEAM.toml | --state-dir DIR] [--json] [--watch]
                          the dashboard, from the state dir, while running or after
   checkpoint [TEAM.toml | --state-dir DIR]
                          ask the running team for a team checkpoint (creates the signal file)
+  checkpoints [TEAM.toml | --state-dir DIR] [TASK] [--json]
+                         the checkpoint history, newest first
   validate TEAM.toml     check a team file; every error with file:line:col
   wrap [--name N] [--task ID] [--profile P] [--state-dir DIR] -- CMD ARGS…
                          one agent in your own terminal, with checkpoints, handoff and restart around it
@@ -62,6 +65,8 @@ func realMain(args []string, stdout, stderr io.Writer) int {
 		err = cmdStatus(args[1:], stdout, stderr)
 	case "checkpoint":
 		err = cmdCheckpoint(args[1:], stdout, stderr)
+	case "checkpoints":
+		err = cmdCheckpoints(args[1:], stdout, stderr)
 	case "wrap":
 		err = cmdWrap(args[1:], stdout, stderr)
 	case "validate":

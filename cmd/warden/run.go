@@ -19,12 +19,13 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	fs.SetOutput(stderr)
 	logLevel := fs.String("log-level", envOr("WARDEN_LOG_LEVEL", "info"), "log level: trace, debug, info, warn, error")
 	resume := fs.Bool("resume", false, "continue a team whose supervisor died, from its state dir")
+	from := fs.String("from", "", "with --resume: resume that checkpoint's task from it (an id `warden checkpoints` lists)")
 	pos, err := parseArgs(fs, args)
 	if err != nil {
 		return err
 	}
-	if len(pos) != 1 {
-		return usageError("usage: warden run TEAM.toml [--resume]")
+	if len(pos) != 1 || (*from != "" && !*resume) {
+		return usageError("usage: warden run TEAM.toml [--resume [--from CHECKPOINT_ID]]")
 	}
 	cfg, err := loadTeam(pos[0])
 	if err != nil {
@@ -37,6 +38,11 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	}
 	if *resume {
 		if err := team.Resume(); err != nil {
+			return &exitError{code: 2, err: err}
+		}
+	}
+	if *from != "" {
+		if err := team.ResumeFromCheckpoint(*from); err != nil {
 			return &exitError{code: 2, err: err}
 		}
 	}

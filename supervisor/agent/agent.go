@@ -228,7 +228,13 @@ func (a *Agent) resumePoint(task *config.Task) *protocol.Checkpoint {
 	if r := a.d.ResumeFrom(); r.After(since) {
 		since = r
 	}
-	return a.d.Store.Latest(task.ID, since)
+	if cp := a.d.Store.Latest(task.ID, since); cp != nil {
+		return cp
+	}
+	if a.d.Pinned != nil {
+		return a.d.Pinned(task.ID)
+	}
+	return nil
 }
 
 // overBudget says why the task may not start another session, or "": its

@@ -14,7 +14,7 @@ func (d *decoder) team(abs string, doc map[string]any) *Team {
 		"shutdown_timeout", "stale_warning", "stale_failure", "signal_file",
 		"context_threshold", "after_team_checkpoint", "usage_limit_wait",
 		"on_dialog", "dialog_timeout", "max_runtime", "stop_at", "log_max_size", "log_keep",
-		"notify", "agent", "task")
+		"notify", "retention", "agent", "task")
 
 	def := Defaults()
 	t := &def
@@ -58,6 +58,7 @@ func (d *decoder) team(abs string, doc map[string]any) *Team {
 	t.LogMaxSize = top.size("log_max_size", t.LogMaxSize, MinLogMaxSize, "1MB")
 	t.LogKeep = top.integer("log_keep", int64(t.LogKeep), 1, 1<<31-1, "1 or more")
 
+	t.Retention = d.retention(top)
 	rules, _ := d.tableArray(top, "notify")
 	for _, r := range rules {
 		t.Notify = append(t.Notify, d.notify(r))

@@ -25,6 +25,7 @@ func Defaults() Team {
 		DialogTimeout:       DefaultDialogTimeout,
 		LogMaxSize:          DefaultLogMaxSize,
 		LogKeep:             DefaultLogKeep,
+		Retention:           RetentionDefaults(),
 	}
 }
 

@@ -119,9 +119,11 @@ type Team struct {
 	StopAt     string
 	LogMaxSize int64 // bytes at which logs/{agent}.log is rotated; default 50MB, at least 1MB
 	LogKeep    int   // rotated logs kept (.1 … .N); default 5, at least 1
-	Notify     []Notify
-	Agents     []Agent
-	Tasks      []Task
+	// Retention is which checkpoint records and handoffs the history keeps.
+	Retention Retention
+	Notify    []Notify
+	Agents    []Agent
+	Tasks     []Task
 }
 
 // Agent is one [[agent]] slot.
