@@ -14,6 +14,7 @@ import (
 	"github.com/wardenhq/warden/internal/fakeagent"
 	_ "github.com/wardenhq/warden/internal/fakeagent/hooked" // the "hooked" mode
 	"github.com/wardenhq/warden/supervisor/config"
+	"github.com/wardenhq/warden/supervisor/event"
 	"github.com/wardenhq/warden/supervisor/state"
 )
 
@@ -162,4 +163,25 @@ func runSkippingBackoff(team *Team, clk *clock.Fake, each func()) Result {
 			}
 		}
 	}
+}
+
+// whileWaiting returns agent's events from its first agent_waiting up to
+// its agent_resumed, or to the end.
+func whileWaiting(evs []map[string]any, agent string) []map[string]any {
+	var out []map[string]any
+	in := false
+	for _, e := range evs {
+		if e["agent"] != agent {
+			continue
+		}
+		switch {
+		case e["event"] == event.AgentWaiting:
+			in = true
+		case e["event"] == event.AgentResumed && in:
+			return out
+		case in:
+			out = append(out, e)
+		}
+	}
+	return out
 }

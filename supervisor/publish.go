@@ -66,7 +66,7 @@ func (t *Team) printDashboard(every time.Duration) func() {
 			}
 			printed = changes
 			var b strings.Builder
-			state.RenderDashboard(&b, t.snapshotNow(true))
+			state.RenderDashboard(&b, t.snapshotNow(true), t.clock.Now())
 			t.printf("%s", b.String())
 		}
 	}()

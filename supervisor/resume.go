@@ -9,6 +9,7 @@ import (
 
 	"github.com/wardenhq/warden/protocol"
 	"github.com/wardenhq/warden/runner"
+	"github.com/wardenhq/warden/supervisor/agent"
 	"github.com/wardenhq/warden/supervisor/event"
 	"github.com/wardenhq/warden/supervisor/queue"
 	"github.com/wardenhq/warden/supervisor/state"
@@ -69,7 +70,7 @@ func (t *Team) Resume() error {
 			continue
 		}
 		t.queue.Prefer(ts.ID, cp.Agent)
-		t.queue.Progress(ts.ID, cp.ProgressPercent, cp.Status, cp.Blockers)
+		t.queue.Progress(ts.ID, agent.QueueCheckpoint(cp))
 	}
 	t.log.Info("resuming team", "previous_supervisor", prev.Pid, "open_tasks", t.queue.OpenCount())
 	return nil
@@ -116,7 +117,7 @@ func (t *Team) ResumeFromCheckpoint(id string) error {
 	t.queue.Set(cp.TaskID, queue.Pending, "")
 	t.queue.StartAfresh(cp.TaskID, "", t.clock.Now())
 	t.queue.Prefer(cp.TaskID, cp.Agent)
-	t.queue.Progress(cp.TaskID, cp.ProgressPercent, cp.Status, cp.Blockers)
+	t.queue.Progress(cp.TaskID, agent.QueueCheckpoint(cp))
 	t.pinned.Store(cp.TaskID, cp)
 	t.log.Info("task resumes from an earlier checkpoint", "task", cp.TaskID, "checkpoint_id", id)
 	t.printf("RESUMING: %s from checkpoint %s (%s, %d%%)\n", cp.TaskID, id, cp.Status, cp.ProgressPercent)

@@ -35,7 +35,7 @@ func cmdStatus(args []string, stdout, stderr io.Writer) error {
 			enc.SetIndent("", "  ")
 			return enc.Encode(st)
 		}
-		state.RenderDashboard(stdout, *st.Snapshot)
+		state.RenderDashboard(stdout, *st.Snapshot, time.Now())
 		return nil
 	}
 	if !*watch {

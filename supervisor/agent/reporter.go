@@ -65,6 +65,15 @@ func (r *reporter) dispatchRecord(s *session.Session) {
 	}
 }
 
+// QueueCheckpoint is what the queue keeps of a record.
+func QueueCheckpoint(cp *protocol.Checkpoint) queue.Checkpoint {
+	q := queue.Checkpoint{Progress: cp.ProgressPercent, Status: cp.Status, Blockers: cp.Blockers, At: cp.UpdatedAt}
+	if n := len(cp.Completed); n > 0 {
+		q.LastDone = cp.Completed[n-1]
+	}
+	return q
+}
+
 func firstNonEmpty(a, b string) string {
 	if a != "" {
 		return a
@@ -143,7 +152,7 @@ func (r *reporter) Record(cp *protocol.Checkpoint) session.Verdict {
 		d.OnRecord(cp, time.Now())
 	}
 	a.checkpointed(d.Clock.Now())
-	if d.Queue.Progress(cp.TaskID, cp.ProgressPercent, cp.Status, cp.Blockers) {
+	if d.Queue.Progress(cp.TaskID, QueueCheckpoint(cp)) {
 		why := strings.Join(cp.Blockers, "; ")
 		if why == "" {
 			why = "no blockers named"

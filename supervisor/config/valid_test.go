@@ -42,6 +42,7 @@ func TestLoadMinimalFillsDefaults(t *testing.T) {
 		DialogTimeout:       15 * time.Minute,
 		LogMaxSize:          50_000_000,
 		LogKeep:             5,
+		Retention:           RetentionDefaults(),
 		Agents: []Agent{{
 			Name:        "solo",
 			Command:     []string{"claude"},
@@ -83,6 +84,7 @@ func TestLoadFullKeepsEveryValue(t *testing.T) {
 		StopAt:              "07:00",
 		LogMaxSize:          1 << 30,
 		LogKeep:             3,
+		Retention:           Retention{KeepStatusChanges: false, KeepTeamCheckpoints: true, KeepLast: 50, KeepFor: 72 * time.Hour},
 		Notify: []Notify{{
 			Events:      []string{"agent_waiting", "agent_stalled", "agent_failed", "task_failed", "usage_limit_wait", "team_done"},
 			Command:     []string{"notify-send", "warden"},

@@ -16,6 +16,8 @@ type taskState struct {
 	progress int
 	summary  string        // last checkpoint's status line
 	blockers []string      // last checkpoint's blockers, when blocked
+	lastDone string        // last checkpoint's last Completed item
+	updated  time.Time     // when its last checkpoint came
 	verify   string        // last verify result
 	reason   string        // why it failed
 	worked   time.Duration // wall time its sessions ran
@@ -155,19 +157,28 @@ func (q *Queue) Prefer(id, agent string) {
 	}
 }
 
-// Progress records a task's last checkpoint: its progress, status and, when
-// it is blocked, what on. It reports whether the task just became blocked.
-func (q *Queue) Progress(id string, progress int, status string, blockers []string) (nowBlocked bool) {
+// Checkpoint is what the queue keeps of a task's last checkpoint.
+type Checkpoint struct {
+	Progress int
+	Status   string
+	Blockers []string // when blocked
+	LastDone string   // the last Completed item
+	At       time.Time
+}
+
+// Progress records a task's last checkpoint. It reports whether the task
+// just became blocked.
+func (q *Queue) Progress(id string, cp Checkpoint) (nowBlocked bool) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	t := q.byID[id]
 	if t == nil {
 		return false
 	}
-	nowBlocked = status == "blocked" && t.summary != "blocked"
-	t.progress, t.summary, t.blockers = progress, status, nil
-	if status == "blocked" {
-		t.blockers = blockers
+	nowBlocked = cp.Status == "blocked" && t.summary != "blocked"
+	t.progress, t.summary, t.blockers, t.lastDone, t.updated = cp.Progress, cp.Status, nil, cp.LastDone, cp.At
+	if cp.Status == "blocked" {
+		t.blockers = cp.Blockers
 	}
 	return nowBlocked
 }
@@ -271,7 +282,7 @@ func (q *Queue) Snapshot() []Status {
 	out := make([]Status, 0, len(q.tasks))
 	for _, t := range q.tasks {
 		out = append(out, Status{ID: t.cfg.ID, Title: t.cfg.Title, State: t.state, Owner: t.owner,
-			Attempt: t.attempt, Progress: t.progress, Summary: t.summary, Blockers: t.blockers,
+			Attempt: t.attempt, Progress: t.progress, Summary: t.summary, Blockers: t.blockers, LastDone: t.lastDone, Updated: t.updated,
 			BlockedBy: t.cfg.BlockedBy, Verify: t.verify, Reason: t.reason})
 	}
 	return out
