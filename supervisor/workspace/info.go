@@ -1,6 +1,3 @@
-// Package workspace knows where an agent works: the git work tree around
-// its directory (branch and head, read straight from .git so that the
-// checkpoint path runs no subprocess).
 package workspace
 
 import (
@@ -87,7 +84,8 @@ func resolveRef(gitDir, ref string) string {
 	return ""
 }
 
-// BranchExists reports whether the work tree at dir has branch.
+// BranchExists reports whether the work tree at dir has branch, reading .git
+// without a subprocess (Repo.BranchExists asks git).
 func BranchExists(dir, branch string) bool {
 	gitDir := findGitDir(dir)
 	if gitDir == "" {
