@@ -26,6 +26,8 @@ func Defaults() Team {
 		LogMaxSize:          DefaultLogMaxSize,
 		LogKeep:             DefaultLogKeep,
 		Retention:           RetentionDefaults(),
+		WorkspaceMode:       DefaultWorkspace,
+		Merge:               DefaultMerge,
 	}
 }
 
