@@ -25,6 +25,9 @@ const (
 type Git struct {
 	Branch string `json:"branch"`
 	Head   string `json:"head"`
+	// Commit is warden's commit of the work this checkpoint describes
+	// (worktree mode), made right after the record.
+	Commit string `json:"commit,omitempty"`
 }
 
 // Checkpoint is one checkpoint record (DESIGN §5): a Block with what warden

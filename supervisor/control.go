@@ -1,16 +1,20 @@
 package supervisor
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/wardenhq/warden/internal/atomicfile"
 	"github.com/wardenhq/warden/protocol"
+	"github.com/wardenhq/warden/supervisor/queue"
 	"github.com/wardenhq/warden/supervisor/state"
+	"github.com/wardenhq/warden/supervisor/workspace"
 )
 
 // Status is a team's state as `warden status` shows it, read from its state
@@ -31,6 +35,7 @@ func ReadStatus(logger hclog.Logger, root string, checkpoints bool) (*Status, er
 	}
 	snap.Running = snap.Running && state.LockHeld(root)
 	st := &Status{Snapshot: snap, StateDir: root}
+	aheadOfBase(logger, snap.Tasks)
 	if checkpoints {
 		if st.Checkpoints, err = state.ReadCheckpoints(logger, root); err != nil {
 			return nil, err
@@ -83,4 +88,60 @@ func OpenWrapLog(root string) (*os.File, error) {
 		return nil, err
 	}
 	return state.OpenPrivate(d.WardenLog())
+}
+
+// aheadOfBase counts, for each task on a branch of its own, the commits it
+// has that its base has not.
+func aheadOfBase(logger hclog.Logger, tasks []queue.Status) {
+	git := workspace.New(logger)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	for i := range tasks {
+		t := &tasks[i]
+		if t.Branch == "" || t.Repo == "" {
+			continue
+		}
+		if repo, err := git.Find(ctx, t.Repo); err == nil {
+			t.Ahead, _ = repo.Ahead(ctx, t.Branch, t.Base)
+		}
+	}
+}
+
+// Clean removes the worktrees of the completed tasks of the team whose
+// state dir is root (their branches stay), refusing while a warden runs the
+// team. It returns the tasks whose worktree it removed.
+func Clean(logger hclog.Logger, root string) ([]string, error) {
+	if state.LockHeld(root) {
+		return nil, fmt.Errorf("a warden runs this team now: stop it first (warden clean never touches a running team)")
+	}
+	snap, err := state.ReadSnapshot(root)
+	if err != nil {
+		return nil, err
+	}
+	git := workspace.New(logger)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	layout := state.NewLayout(root)
+	var removed []string
+	for _, t := range snap.Tasks {
+		if t.State != queue.Complete || t.Repo == "" {
+			continue
+		}
+		path, err := layout.Worktree(t.ID)
+		if err != nil {
+			continue
+		}
+		if _, err := os.Stat(path); err != nil {
+			continue
+		}
+		repo, err := git.Find(ctx, t.Repo)
+		if err == nil {
+			err = repo.Remove(ctx, path)
+		}
+		if err != nil {
+			return removed, fmt.Errorf("clean %s: %w", t.ID, err)
+		}
+		removed = append(removed, t.ID)
+	}
+	return removed, nil
 }

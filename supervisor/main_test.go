@@ -28,6 +28,7 @@ type fakeAgent struct {
 	name, mode, restart string
 	maxRestarts         int
 	profile             string
+	dir                 string // "" is the team file's dir
 }
 
 // writeTeam writes a team file of fake agents into a temp dir and loads it
@@ -59,6 +60,9 @@ func writeTeamB(t testing.TB, header string, agents ...fakeAgent) *config.Team {
 		b.WriteString("}\n")
 		if a.profile != "" {
 			fmt.Fprintf(&b, "profile = %q\n", a.profile)
+		}
+		if a.dir != "" {
+			fmt.Fprintf(&b, "dir = %q\n", a.dir)
 		}
 		if a.restart != "" {
 			fmt.Fprintf(&b, "restart = %q\nmax_restarts = %d\n", a.restart, a.maxRestarts)

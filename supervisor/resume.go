@@ -10,6 +10,7 @@ import (
 	"github.com/wardenhq/warden/protocol"
 	"github.com/wardenhq/warden/runner"
 	"github.com/wardenhq/warden/supervisor/agent"
+	"github.com/wardenhq/warden/supervisor/config"
 	"github.com/wardenhq/warden/supervisor/event"
 	"github.com/wardenhq/warden/supervisor/queue"
 	"github.com/wardenhq/warden/supervisor/state"
@@ -72,6 +73,7 @@ func (t *Team) Resume() error {
 		t.queue.Prefer(ts.ID, cp.Agent)
 		t.queue.Progress(ts.ID, agent.QueueCheckpoint(cp))
 	}
+	t.recoverWork()
 	t.log.Info("resuming team", "previous_supervisor", prev.Pid, "open_tasks", t.queue.OpenCount())
 	return nil
 }
@@ -130,4 +132,43 @@ func (t *Team) pinnedCheckpoint(task string) *protocol.Checkpoint {
 		return v.(*protocol.Checkpoint)
 	}
 	return nil
+}
+
+// recoverWork commits what the agents of a dead supervisor wrote in their
+// tasks' worktrees and never saw committed (kill -9): every open task whose
+// worktree is there is taken up again and committed before any session
+// starts.
+func (t *Team) recoverWork() {
+	ws := t.deps.Workspaces
+	if ws == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	for _, ts := range t.queue.Snapshot() {
+		if ts.State == queue.Complete || ts.State == queue.Failed {
+			continue
+		}
+		path, err := t.dir.Worktree(ts.ID)
+		if err != nil {
+			continue
+		}
+		if _, err := os.Stat(path); err != nil {
+			continue
+		}
+		task, _ := t.cfg.Task(ts.ID)
+		for i := range t.cfg.Agents {
+			a := &t.cfg.Agents[i]
+			if task == nil || (task.Agent != "" && task.Agent != a.Name) || t.cfg.Workspace(a) != config.WorkspaceWorktree {
+				continue
+			}
+			if _, space, err := ws.Dir(ctx, a, task); err == nil && space != nil {
+				t.queue.SetWorkspace(ts.ID, space.Worktree.Branch, space.Base, space.Repo.Root)
+			} else if err != nil {
+				t.log.Warn("worktree of a task not taken up again", "task", ts.ID, "error", err)
+			}
+			break
+		}
+	}
+	t.commitWork("the resume")
 }

@@ -24,6 +24,7 @@ import (
 	"github.com/wardenhq/warden/supervisor/queue"
 	"github.com/wardenhq/warden/supervisor/session"
 	"github.com/wardenhq/warden/supervisor/state"
+	"github.com/wardenhq/warden/supervisor/workspace"
 )
 
 // Team supervises the agents of one team file.
@@ -144,6 +145,11 @@ func New(logger hclog.Logger, cfg *config.Team, clk clock.Clock, out io.Writer) 
 		WardenBin: wardenExecutable(), ResumeFrom: func() time.Time { return t.resumeFrom },
 		HasTasks: t.queue.Len() > 0, CanTake: t.canTake,
 		Pinned: t.pinnedCheckpoint}
+	for i := range cfg.Agents {
+		if cfg.Workspace(&cfg.Agents[i]) == config.WorkspaceWorktree && t.deps.Workspaces == nil {
+			t.deps.Workspaces = agent.NewWorkspaces(workspace.New(log.Named("git")), cfg, dir.Layout)
+		}
+	}
 	for _, a := range cfg.Agents {
 		t.agents = append(t.agents, agent.New(a, t.deps))
 	}

@@ -1,6 +1,7 @@
 package supervisor
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"time"
@@ -49,6 +50,7 @@ func (t *Team) teamCheckpoint(g *agent.Generation, tr trigger, done <-chan struc
 	t.collectLastCheckpoints(g, done)
 	g.Stop(t.cfg.ShutdownTimeout)
 	<-done
+	t.commitWork("the team checkpoint")
 
 	d := t.handoffData(tr, start)
 	path := t.dir.Handoff()
@@ -149,4 +151,23 @@ func (t *Team) agentNamed(name string) *agent.Agent {
 		}
 	}
 	return nil
+}
+
+// commitWork commits every open task's worktree (worktree mode): what the
+// agents wrote is on their branches before the handoff is written, even
+// when they were killed.
+func (t *Team) commitWork(when string) {
+	ws := t.deps.Workspaces
+	if ws == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	failed := ws.CommitAll(ctx, t.queue.Snapshot(), func(task, branch, commit string) {
+		t.events.Emit(event.WorkCommitted, "", task, "branch", branch, "commit", commit, "when", when)
+	})
+	for _, f := range failed {
+		t.log.Error("work not committed", "when", when, "error", f)
+		t.printf("WARNING: work not committed at %s: %s\n", when, f)
+	}
 }

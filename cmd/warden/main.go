@@ -22,6 +22,8 @@ commands:
                          ask the running team for a team checkpoint (creates the signal file)
   checkpoints [TEAM.toml | --state-dir DIR] [TASK] [--json]
                          the checkpoint history, newest first
+  clean [TEAM.toml | --state-dir DIR]
+                         remove the worktrees of completed tasks (their branches stay)
   validate TEAM.toml     check a team file; every error with file:line:col
   wrap [--name N] [--task ID] [--profile P] [--state-dir DIR] -- CMD ARGS…
                          one agent in your own terminal, with checkpoints, handoff and restart around it
@@ -67,6 +69,8 @@ func realMain(args []string, stdout, stderr io.Writer) int {
 		err = cmdCheckpoint(args[1:], stdout, stderr)
 	case "checkpoints":
 		err = cmdCheckpoints(args[1:], stdout, stderr)
+	case "clean":
+		err = cmdClean(args[1:], stdout, stderr)
 	case "wrap":
 		err = cmdWrap(args[1:], stdout, stderr)
 	case "validate":

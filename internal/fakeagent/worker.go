@@ -30,6 +30,8 @@ import (
 //	           (and so outlives a killed supervisor's hung-up terminal)
 //	lead=1     after its first answer (first session only) print
 //	           CHECKPOINT COMPLETE alone on a line, as a team lead does
+//	write=FILE append "TASK step N" to FILE (in its working directory) before
+//	           each answer: work on disk for a worktree to commit
 //	chatty=1   print a line every 100 ms and never answer a request (an agent
 //	           that keeps busy but makes no checkpoint)
 //	bad=1      answer the first request with a block whose progress is 250%,
@@ -106,6 +108,12 @@ func modeWorker(args []string) int {
 				continue
 			}
 			answered++
+			if f := opt["write"]; f != "" {
+				if fh, err := os.OpenFile(f, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644); err == nil {
+					fmt.Fprintf(fh, "%s step %d\n", task, answered)
+					fh.Close()
+				}
+			}
 			status := "implementing"
 			if answered >= steps {
 				status = opt["final"]

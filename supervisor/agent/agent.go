@@ -109,6 +109,10 @@ func (a *Agent) nextTask(g *Generation) *config.Task {
 // runTask runs sessions for task until it is done (true) or the agent ends:
 // failed, stopped, or for a task-less agent exited (false).
 func (a *Agent) runTask(g *Generation, task *config.Task) bool {
+	dir, ts, ok := a.workDir(g, task)
+	if !ok {
+		return true // the task is blocked or failed; the agent is free
+	}
 	for {
 		attempt := a.d.Queue.NextAttempt(taskID(task))
 		if task == nil {
@@ -122,7 +126,7 @@ func (a *Agent) runTask(g *Generation, task *config.Task) bool {
 			return true // the agent is free for the next task
 		}
 		began := a.d.Clock.Now()
-		exit, out := a.runSession(g, task, attempt)
+		exit, out := a.runSession(g, task, attempt, dir, ts)
 		if task != nil {
 			a.d.Queue.AddWork(task.ID, a.d.Clock.Now().Sub(began))
 		}
@@ -172,7 +176,7 @@ func (a *Agent) runTask(g *Generation, task *config.Task) bool {
 }
 
 // runSession runs one process of the agent for task (nil: no task).
-func (a *Agent) runSession(g *Generation, task *config.Task, attempt int) (runner.Exit, session.Outcome) {
+func (a *Agent) runSession(g *Generation, task *config.Task, attempt int, dir string, ts *TaskSpace) (runner.Exit, session.Outcome) {
 	var left time.Duration
 	if task != nil && task.MaxTime > 0 {
 		left = task.MaxTime - a.d.Queue.Worked(task.ID)
@@ -184,11 +188,11 @@ func (a *Agent) runSession(g *Generation, task *config.Task, attempt int) (runne
 	}
 	s := session.New(a.log, session.Config{
 		Agent: a.cfg.Name, Task: task, Attempt: attempt, Prompt: a.firstPrompt(g, task),
-		Profile: a.cfg.Profile, Argv: argv, Env: env, Dir: a.cfg.Dir,
+		Profile: a.cfg.Profile, Argv: argv, Env: env, Dir: dir,
 		LogPath: a.d.Dir.AgentLog(a.cfg.Name), Size: a.d.windowSize(), Term: a.d.termOutput(),
 		Timers: a.d.Timers, Clock: a.d.Clock, Team: g, Dialog: a.dialogPolicy(), TimeLeft: left,
 		LogMaxSize: a.d.Team.LogMaxSize, LogKeep: a.d.Team.LogKeep,
-		Report: &reporter{a: a, g: g, task: task},
+		Report: &reporter{a: a, g: g, task: task, dir: dir, ts: ts},
 	})
 	exit, out := s.Run()
 	if s.Forced() {

@@ -46,6 +46,9 @@ type Deps struct {
 	// CanTake reports whether an agent other than except, still at work,
 	// may take task (a failed agent's task is handed over to it).
 	CanTake func(task config.Task, except string) bool
+	// Workspaces holds the tasks' git worktrees (nil: every agent works in
+	// its dir).
+	Workspaces *Workspaces
 	// Pinned is the record `--resume --from` chose for a task, or nil: the
 	// task's sessions resume from it until a newer record exists.
 	Pinned func(task string) *protocol.Checkpoint

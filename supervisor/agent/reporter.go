@@ -25,6 +25,8 @@ type reporter struct {
 	g    *Generation
 	task *config.Task
 	s    *session.Session
+	dir  string     // where the session works: the agent's dir, or the task's worktree
+	ts   *TaskSpace // the task's worktree, nil in shared mode
 
 	startedAt time.Time // when work on the task began, read once a session
 }
@@ -59,7 +61,7 @@ func (r *reporter) dispatchRecord(s *session.Session) {
 	cp.CheckpointID = fmt.Sprintf("%s-%s-%s", a.cfg.Name, task.ID, now.Format("20060102T150405.000000000Z"))
 	cp.Agent, cp.TaskID, cp.TaskTitle, cp.SessionID, cp.Attempt = a.cfg.Name, task.ID, task.Title, s.ID(), s.Attempt()
 	cp.Trigger, cp.Cause, cp.UpdatedAt, cp.CompletedAt, cp.NextCheckpointExpected = protocol.TriggerDispatch, "", now, nil, &next
-	cp.Git = workspace.Info(a.cfg.Dir)
+	cp.Git = workspace.Info(r.dir)
 	if err := d.Store.Save(&cp); err != nil {
 		a.log.Error("dispatch record not saved", "task", task.ID, "error", err)
 	}
@@ -142,7 +144,7 @@ func (r *reporter) Record(cp *protocol.Checkpoint) session.Verdict {
 		}
 	}
 	cp.StartedAt = r.startedAt
-	cp.Git = workspace.Info(a.cfg.Dir)
+	cp.Git = workspace.Info(r.dir)
 	if err := d.Store.Save(cp); err != nil {
 		a.log.Error("checkpoint not saved", "task", cp.TaskID, "error", err)
 		r.Printf("WARNING: checkpoint of %s on %s not saved: %v\n", a.cfg.Name, cp.TaskID, err)
@@ -165,6 +167,9 @@ func (r *reporter) Record(cp *protocol.Checkpoint) session.Verdict {
 		"progress", cp.ProgressPercent, "trigger", cp.Trigger, "session_id", cp.SessionID)
 	r.Printf("CHECKPOINT: %s - %s (%d%%)\n", cp.TaskID, cp.Status, cp.ProgressPercent)
 	d.Publish()
+	if r.ts != nil && cp.Status != protocol.StatusComplete && cp.Status != protocol.StatusAwaitingVerification {
+		go r.commit(cp) // never delays the record
+	}
 	if cp.Trigger == protocol.TriggerTeamCheckpoint {
 		r.g.answered <- a.cfg.Name
 	}
@@ -183,7 +188,7 @@ func (r *reporter) verify() session.Verdict {
 		d.Queue.Set(task.ID, queue.Verifying, "")
 		d.Publish()
 		ctx, cancel := r.g.StopCtx()
-		v := queue.Verify(ctx, task.Verify, a.cfg.Dir)
+		v := queue.Verify(ctx, task.Verify, r.dir)
 		cancel()
 		result = v.Summary
 		d.Queue.Verified(task.ID, v.Summary)
@@ -199,6 +204,7 @@ func (r *reporter) verify() session.Verdict {
 		}
 	}
 	a.setFeedback("")
+	r.completeWork()
 	if err := d.Store.Archive(a.cfg.Name, task.ID); err != nil {
 		a.log.Error("completed checkpoint not archived", "task", task.ID, "error", err)
 	}

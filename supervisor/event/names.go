@@ -31,6 +31,10 @@ const (
 	TaskReleased     = "task_released" // a failed agent's task, back in the queue for another
 	TaskAfresh       = "task_afresh"   // its checkpoint could not be resumed: it starts over
 
+	WorkCommitted = "work_committed" // a task's worktree committed to its branch
+	WorkMerged    = "work_merged"    // a completed task's branch fast-forwarded into base
+	MergeRefused  = "merge_refused"  // … or not, and why
+
 	UsageLimitWait   = "usage_limit_wait"
 	ContextThreshold = "context_threshold"
 
@@ -66,6 +70,9 @@ var Names = []string{
 	TaskBlocked,
 	TaskReleased,
 	TaskAfresh,
+	WorkCommitted,
+	WorkMerged,
+	MergeRefused,
 	UsageLimitWait,
 	ContextThreshold,
 	TeamCheckpointStarted,

@@ -25,6 +25,9 @@ type taskState struct {
 	// note tells its next session why (a checkpoint that could not be).
 	afresh time.Time
 	note   string
+	held   bool // blocked by something else than blocked_by (a merge conflict)
+	// its worktree: branch, base and repository (worktree mode)
+	branch, base, repo string
 }
 
 // Queue hands tasks to free agents in file order, respecting blocked_by and
@@ -54,7 +57,7 @@ func (q *Queue) refresh() {
 	close(q.changed)
 	q.changed = make(chan struct{})
 	for _, t := range q.tasks {
-		if t.state != Pending && t.state != Blocked {
+		if (t.state != Pending && t.state != Blocked) || t.held {
 			continue
 		}
 		t.state = Pending
@@ -268,6 +271,27 @@ func (q *Queue) Afresh(id string) (since time.Time, note string) {
 	return time.Time{}, ""
 }
 
+// Hold blocks the task for another reason than its blocked_by (its
+// worktree could not be made: the branches it starts from conflict).
+func (q *Queue) Hold(id, reason string) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if t := q.byID[id]; t != nil {
+		t.state, t.reason, t.held = Blocked, reason, true
+		q.refresh()
+	}
+}
+
+// SetWorkspace records the task's worktree: its branch, the base it
+// started from and the repository.
+func (q *Queue) SetWorkspace(id, branch, base, repo string) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if t := q.byID[id]; t != nil {
+		t.branch, t.base, t.repo = branch, base, repo
+	}
+}
+
 // Len is how many tasks the queue holds.
 func (q *Queue) Len() int {
 	q.mu.Lock()
@@ -283,6 +307,7 @@ func (q *Queue) Snapshot() []Status {
 	for _, t := range q.tasks {
 		out = append(out, Status{ID: t.cfg.ID, Title: t.cfg.Title, State: t.state, Owner: t.owner,
 			Attempt: t.attempt, Progress: t.progress, Summary: t.summary, Blockers: t.blockers, LastDone: t.lastDone, Updated: t.updated,
+			Branch: t.branch, Base: t.base, Repo: t.repo,
 			BlockedBy: t.cfg.BlockedBy, Verify: t.verify, Reason: t.reason})
 	}
 	return out

@@ -34,10 +34,18 @@ type Status struct {
 	Blockers []string `json:"blockers,omitempty"`  // its last checkpoint said it is blocked on these
 	LastDone string   `json:"last_done,omitempty"` // its last checkpoint's last Completed item
 	// Updated is when its last checkpoint came.
-	Updated   time.Time `json:"updated,omitzero"`
-	BlockedBy []string  `json:"blocked_by,omitempty"`
-	Verify    string    `json:"verify,omitempty"`
-	Reason    string    `json:"reason,omitempty"`
+	Updated time.Time `json:"updated,omitzero"`
+	// Branch, Base and Repo: its git worktree's branch, the branch it
+	// started from and the repository (worktree mode).
+	Branch string `json:"branch,omitempty"`
+	Base   string `json:"base,omitempty"`
+	Repo   string `json:"repo,omitempty"`
+	// Ahead is how many commits Branch has that Base has not (filled in by
+	// warden status).
+	Ahead     int      `json:"ahead,omitempty"`
+	BlockedBy []string `json:"blocked_by,omitempty"`
+	Verify    string   `json:"verify,omitempty"`
+	Reason    string   `json:"reason,omitempty"`
 }
 
 // TeamProgress is the team's overall progress in percent: the mean of its

@@ -92,6 +92,9 @@ func RenderDashboard(w io.Writer, s Snapshot, now time.Time) {
 		if t.Summary == "blocked" {
 			line += " — blocked on: " + dash(strings.Join(t.Blockers, "; "))
 		}
+		if t.Branch != "" {
+			line += fmt.Sprintf(" [%s, %d ahead of %s]", t.Branch, t.Ahead, t.Base)
+		}
 		fmt.Fprintf(w, "   task  %-12s %-9s %3d%%  %s %s\n", clean(t.ID), t.State, t.Progress, dash(clean(t.Owner)), clean(line))
 	}
 }

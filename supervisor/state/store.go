@@ -176,6 +176,25 @@ func (s *Store) Archive(agent, task string) error {
 	return atomicfile.SyncDir(s.dir)
 }
 
+// NoteCommit records in the latest checkpoint of agent on task — when it is
+// still the record id — the commit warden made of its work (no backup, no
+// history entry: the same record, completed).
+func (s *Store) NoteCommit(agent, task, id, commit string) error {
+	cp, err := s.Load(agent, task)
+	if err != nil || cp == nil || cp.CheckpointID != id {
+		return err
+	}
+	if cp.Git == nil {
+		cp.Git = &protocol.Git{}
+	}
+	cp.Git.Commit = commit
+	data, err := json.MarshalIndent(cp, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encode checkpoint: %w", err)
+	}
+	return atomicfile.Write(s.path(agent, task), append(data, '\n'), 0o600)
+}
+
 // ArchiveCrashed moves the latest checkpoint of a failed agent's task to
 // {agent}-{task}_crashed_{UTC stamp}.json: the task goes to another agent,
 // whose first session still resumes from it (Latest finds it).
