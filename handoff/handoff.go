@@ -56,8 +56,15 @@ var causes = map[string]string{
 	"budget":            "the run reached its budget (max_runtime or stop_at)",
 }
 
-// Render writes the handoff as Markdown.
-func Render(d Data) string {
+// Render writes the handoff as Markdown, for handoff.md: the agents'
+// commands with what looks like a secret redacted.
+func Render(d Data) string { return render(d, true) }
+
+// RenderPrompt is the handoff as it goes into the first prompts of the
+// fresh sessions: without the agents' commands.
+func RenderPrompt(d Data) string { return render(d, false) }
+
+func render(d Data, commands bool) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Handoff: %s\n\n", d.Team)
 	fmt.Fprintf(&b, "- Time: %s\n", d.Time.UTC().Format(time.RFC3339))
@@ -68,18 +75,27 @@ func Render(d Data) string {
 	if d.Lead != "" {
 		fmt.Fprintf(&b, "- Ended by the team lead %s with CHECKPOINT COMPLETE\n", d.Lead)
 	}
-	b.WriteString("\n## Team\n\n| Agent | Profile | State | Command |\n|---|---|---|---|\n")
+	b.WriteString("\n## Team\n\n| Agent | Profile | State |")
+	if commands {
+		b.WriteString(" Command |\n|---|---|---|---|\n")
+	} else {
+		b.WriteString("\n|---|---|---|\n")
+	}
 	for _, a := range d.Agents {
 		state := a.State
 		if a.Forced {
 			state += " (killed after shutdown_timeout)"
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s | `%s` |\n", a.Name, a.Profile, state, strings.Join(a.Command, " "))
+		fmt.Fprintf(&b, "| %s | %s | %s |", cell(a.Name), cell(a.Profile), cell(state))
+		if commands {
+			fmt.Fprintf(&b, " `%s` |", strings.ReplaceAll(strings.Join(Redact(a.Command), " "), "`", "'"))
+		}
+		b.WriteString("\n")
 	}
 	b.WriteString("\n## Tasks\n\n| ID | Title | Status | Owner | Progress | Blocked by |\n|---|---|---|---|---|---|\n")
 	for _, t := range d.Tasks {
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %d%% | %s |\n", t.ID, cell(t.Title), t.Status, dash(t.Owner),
-			t.Progress, dash(strings.Join(t.BlockedBy, ", ")))
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %d%% | %s |\n", cell(t.ID), cell(t.Title), t.Status, cell(t.Owner),
+			t.Progress, cell(strings.Join(t.BlockedBy, ", ")))
 	}
 	var blocked []Task
 	for _, t := range d.Tasks {
@@ -148,5 +164,11 @@ func dash(s string) string {
 
 // cell keeps a table cell on one line.
 func cell(s string) string {
-	return strings.NewReplacer("\n", " ", "|", "\\|").Replace(dash(s))
+	s = strings.Map(func(r rune) rune { // control characters (C0, C1) never reach the Markdown
+		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) {
+			return ' '
+		}
+		return r
+	}, dash(s))
+	return strings.ReplaceAll(s, "|", "\\|")
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/wardenhq/warden/protocol/profile"
 	"github.com/wardenhq/warden/supervisor/hookbus"
 	"github.com/wardenhq/warden/supervisor/queue"
+	"github.com/wardenhq/warden/supervisor/session"
 )
 
 // startHookBus listens on the team's hook socket (the hooks reach it
@@ -31,14 +32,26 @@ func (t *Team) startHookBus() func() {
 	}
 }
 
+// routeHook hands a hook message to its agent's session — only from a
+// process of that session's own tree (the sender's pid, from the kernel,
+// must carry its runner tag), and only of a kind the agent's CLI sends (a
+// plain agent's wrapper may send any).
 func (t *Team) routeHook(m hookbus.Message) {
-	if a := t.agentNamed(m.Agent); a != nil {
-		if s := a.Session(); s != nil {
-			s.Hook(m)
-			return
-		}
+	a := t.agentNamed(m.Agent)
+	s := (*session.Session)(nil)
+	if a != nil {
+		s = a.Session()
 	}
-	t.log.Debug("hook message for no running session", "agent", m.Agent, "kind", m.Kind)
+	switch {
+	case s == nil:
+		t.log.Debug("hook message for no running session", "agent", m.Agent, "kind", m.Kind)
+	case !s.Owns(m.Pid):
+		t.log.Warn("hook message refused: its sender is not a process of the agent", "agent", m.Agent, "kind", m.Kind, "pid", m.Pid)
+	case !profile.Sends(a.Config().Profile, m.Kind):
+		t.log.Warn("hook message refused: not a kind the agent's CLI sends", "agent", m.Agent, "kind", m.Kind)
+	default:
+		s.Hook(m)
+	}
 }
 
 // replaySpool records the checkpoint answers that reached a hook while no

@@ -29,6 +29,7 @@ type fakeAgent struct {
 	maxRestarts         int
 	profile             string
 	dir                 string // "" is the team file's dir
+	lead                bool
 }
 
 // writeTeam writes a team file of fake agents into a temp dir and loads it
@@ -60,6 +61,9 @@ func writeTeamB(t testing.TB, header string, agents ...fakeAgent) *config.Team {
 		b.WriteString("}\n")
 		if a.profile != "" {
 			fmt.Fprintf(&b, "profile = %q\n", a.profile)
+		}
+		if a.lead {
+			b.WriteString("lead = true\n")
 		}
 		if a.dir != "" {
 			fmt.Fprintf(&b, "dir = %q\n", a.dir)

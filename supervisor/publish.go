@@ -75,15 +75,24 @@ func (t *Team) printDashboard(every time.Duration) func() {
 
 // lockedWriter serialises progress lines from many goroutines.
 type lockedWriter struct {
-	mu sync.Mutex
-	w  io.Writer
+	mu      sync.Mutex
+	w       io.Writer
+	onError func(error) // the first write that failed
 }
 
+// Write writes p; once the reader went away (a closed pipe: `warden run |
+// head -1`), the lines are dropped and the team goes on.
 func (l *lockedWriter) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.w == nil {
 		return len(p), nil
 	}
-	return l.w.Write(p)
+	if _, err := l.w.Write(p); err != nil {
+		l.w = nil // EPIPE and the like: nobody reads these lines any more
+		if l.onError != nil {
+			l.onError(err)
+		}
+	}
+	return len(p), nil
 }

@@ -127,6 +127,9 @@ func New(logger hclog.Logger, cfg *config.Team, clk clock.Clock, out io.Writer) 
 	st.SetRetention(cfg.Retention)
 	t := &Team{cfg: cfg, log: log, clock: clk, dir: dir, events: events, store: st,
 		out: &lockedWriter{w: out}, triggers: make(chan trigger, 16), dashboardEvery: time.Minute}
+	t.out.onError = func(err error) {
+		log.Warn("stdout closed: progress lines are dropped from now on; the team goes on", "error", err)
+	}
 	events.OnError = func(err error) {
 		if err != nil {
 			t.printf("WARNING: events.jsonl cannot be written (%v): events are lost until it can\n", err)

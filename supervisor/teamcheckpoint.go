@@ -70,7 +70,7 @@ func (t *Team) teamCheckpoint(g *agent.Generation, tr trigger, done <-chan struc
 		t.log.Warn("signal file not removed", "path", t.cfg.SignalFile, "error", err)
 	}
 	t.publish()
-	return handoff.Render(d), nil
+	return handoff.RenderPrompt(d), nil
 }
 
 // collectLastCheckpoints asks every busy agent for a last checkpoint and

@@ -164,7 +164,7 @@ func TestAfterTeamCheckpointExit(t *testing.T) {
 func TestLeadCheckpointCompleteStopsAndRehydrates(t *testing.T) {
 	defer proctest.AssertNone(t)
 	team, out, wait := startTeam(t, longTasks,
-		fakeAgent{name: "lead", mode: "worker:steps=1000:lead=1"},
+		fakeAgent{name: "lead", mode: "worker:steps=1000:lead=1", lead: true},
 		fakeAgent{name: "w2", mode: "worker:steps=1000"})
 	waitFor(t, "rehydration", func() bool {
 		return countEvents(eventsOf(t, team.cfg), event.TeamRehydrated, "") == 1
@@ -185,6 +185,29 @@ func TestLeadCheckpointCompleteStopsAndRehydrates(t *testing.T) {
 	// line went to its log, not to warden's stdout.
 	if !strings.Contains(out.String(), "TEAM CHECKPOINT: agent lead printed CHECKPOINT COMPLETE") {
 		t.Errorf("stdout:\n%s", out.String())
+	}
+}
+
+// CHECKPOINT COMPLETE from an agent not marked lead = true ends nothing: it
+// is rejected (checkpoint_rejected), and the team works on.
+func TestCheckpointCompleteFromANonLeadIsIgnored(t *testing.T) {
+	defer proctest.AssertNone(t)
+	team, _, wait := startTeam(t, longTasks,
+		fakeAgent{name: "w1", mode: "worker:steps=1000:lead=1"},
+		fakeAgent{name: "w2", mode: "worker:steps=1000"})
+	waitFor(t, "the rejection", func() bool {
+		for _, e := range eventsOf(t, team.cfg) {
+			if e["event"] == event.CheckpointRejected && strings.Contains(e["reason"].(string), "not a lead") {
+				return true
+			}
+		}
+		return false
+	})
+	time.Sleep(300 * time.Millisecond)
+	team.Stop(true)
+	wait()
+	if e := firstEvent(eventsOf(t, team.cfg), event.TeamCheckpointStarted); e == nil || e["cause"] != "user_interrupt" {
+		t.Errorf("the first team checkpoint: %v (the non-lead's line must not start one)", e)
 	}
 }
 

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
+	"syscall"
 )
 
 const usage = `usage: warden COMMAND [ARGS]
@@ -50,6 +52,10 @@ func usageError(format string, a ...any) error {
 }
 
 func main() {
+	// A closed stdout (`warden run | head -1`) must not kill warden with
+	// SIGPIPE: asked for, the signal is delivered here and writes fail with
+	// EPIPE instead, which warden outlives.
+	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
 	os.Exit(realMain(os.Args[1:], os.Stdout, os.Stderr))
 }
 

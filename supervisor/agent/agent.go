@@ -217,7 +217,7 @@ func (a *Agent) firstPrompt(g *Generation, task *config.Task) string {
 	}
 	_, note := a.d.Queue.Afresh(task.ID)
 	p := handoff.Prompt{
-		Preamble: protocol.Preamble(protocol.Task{ID: task.ID, Title: task.Title}),
+		Preamble: protocol.Preamble(protocol.Task{ID: task.ID, Title: task.Title, Lead: a.cfg.Lead}),
 		Task:     task.Prompt,
 		Feedback: strings.TrimSpace(note + "\n\n" + a.feedbackText()),
 		Handoff:  g.handoff,

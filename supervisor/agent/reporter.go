@@ -101,6 +101,11 @@ func (r *reporter) Waiting(d *profile.Dialog) {
 }
 
 func (r *reporter) Complete() {
+	if !r.a.cfg.Lead {
+		r.a.log.Warn("CHECKPOINT COMPLETE from an agent that is not a lead: ignored", "task", taskID(r.task))
+		r.Event(event.CheckpointRejected, "reason", "CHECKPOINT COMPLETE from an agent that is not a lead (lead = true)")
+		return
+	}
 	r.a.d.TeamCheckpoint(protocol.CauseLead, "agent "+r.a.cfg.Name+" printed CHECKPOINT COMPLETE", r.a.cfg.Name)
 }
 

@@ -15,6 +15,9 @@ import (
 // error is Errors, sorted by position; when it cannot be read, a wrapped
 // *os.PathError.
 func Load(path string) (*Team, error) {
+	if fi, err := os.Stat(path); err == nil && fi.Size() > MaxFileSize {
+		return nil, tooLarge(path, fi.Size())
+	}
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("read team file: %w", err)
@@ -29,6 +32,9 @@ func Parse(path string, data []byte) (*Team, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return nil, fmt.Errorf("resolve team file %s: %w", path, err)
+	}
+	if err := checkLimits(path, data); err != nil {
+		return nil, err
 	}
 	var doc map[string]any
 	if _, err := toml.Decode(string(data), &doc); err != nil {

@@ -151,6 +151,9 @@ type Agent struct {
 	// DialogTimeout overrides the team's dialog_timeout; 0 when the file
 	// leaves it to the team.
 	DialogTimeout time.Duration
+	// Lead: only a lead may end a team checkpoint with CHECKPOINT COMPLETE
+	// (and only a lead is told how in its preamble).
+	Lead bool
 	// Workspace overrides the team's workspace; "" when the file has none.
 	Workspace string
 	Pos       Position // the [[agent]] header

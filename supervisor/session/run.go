@@ -115,7 +115,7 @@ func (s *Session) loop() (runner.Exit, Outcome) {
 				continue
 			}
 			s.lastAsked = true
-			s.mon.awaiting = true
+			s.mon.awaiting, s.mon.requestedAt = true, s.cfg.Clock.Now()
 			s.typeRequest(protocol.Request(s.cfg.Task.ID), true, "session_id", s.id, "trigger", protocol.TriggerTeamCheckpoint)
 		case <-s.notify:
 			if s.handle(s.take()) {

@@ -229,6 +229,17 @@ func (s *Session) typedNow(n int) {
 // Hook hands the session a message from its CLI's own hooks.
 func (s *Session) Hook(m hookbus.Message) { s.push(readerEvent{hook: &m}) }
 
+// Owns reports whether process pid is of this session's process tree (a
+// hook the agent's CLI ran).
+func (s *Session) Owns(pid int) bool {
+	select {
+	case <-s.procReady:
+	default:
+		return false
+	}
+	return s.proc != nil && s.proc.Owns(pid)
+}
+
 // Input writes the user's keystrokes (warden wrap) to the agent, never
 // inside one of warden's submissions.
 func (s *Session) Input(p []byte) {
