@@ -10,6 +10,7 @@ import (
 
 	"github.com/wardenhq/warden/internal/clock"
 	"github.com/wardenhq/warden/supervisor"
+	"github.com/wardenhq/warden/supervisor/config"
 )
 
 // cmdRun runs a team: one actor owns the team, one turns signals into a
@@ -30,9 +31,9 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	if err := logs.check(); err != nil {
 		return err
 	}
-	cfg, err := loadTeam(pos[0])
+	cfg, warnings, err := config.LoadWithWarnings(pos[0])
 	if err != nil {
-		return err
+		return &exitError{code: 2, err: err}
 	}
 	// On a terminal warden's own lines are what the user sees: its log goes
 	// to logs/warden.log (and warnings to stderr), the dashboard is a footer
@@ -48,6 +49,9 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	}
 	defer logFile.Close()
 	logger := logs.runLogger(logFile, stderr, terminal)
+	for _, w := range warnings {
+		logger.Warn("team file: " + w.String())
+	}
 	team, err := supervisor.New(logger, cfg, clock.Real{}, stdout)
 	if err != nil {
 		return &exitError{code: 2, err: err}
