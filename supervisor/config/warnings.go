@@ -77,4 +77,3 @@ func onPath(prog string, env map[string]string) bool {
 	}
 	return false
 }
-
