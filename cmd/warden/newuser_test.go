@@ -1,12 +1,15 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/wardenhq/warden/internal/proctest"
 )
 
 // inDir returns warden(args) run in dir.
@@ -133,5 +136,25 @@ func TestStateDirDefaultsToTheCurrentDirectory(t *testing.T) {
 	out, err = inDir(dir, "checkpoint").CombinedOutput()
 	if err != nil || !strings.Contains(string(out), filepath.Join(dir, ".warden", "checkpoint-needed")) {
 		t.Errorf("./.warden: %v, %s", err, out)
+	}
+}
+
+// warden wrap --log-format json: its log, in the state dir, is JSON lines.
+func TestWrapLogFormatJSON(t *testing.T) {
+	defer proctest.AssertNone(t)
+	u := startWrap(t, "exit:0", "--log-format", "json")
+	if code := u.wait(t); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	log, err := os.ReadFile(filepath.Join(u.cmd.Args[3], "logs", "warden.log"))
+	lines := strings.Split(strings.TrimSpace(string(log)), "\n")
+	if err != nil || len(lines) < 2 {
+		t.Fatalf("warden.log: %v\n%s", err, log)
+	}
+	for _, l := range lines {
+		var m map[string]any
+		if err := json.Unmarshal([]byte(l), &m); err != nil || m["@message"] == nil {
+			t.Errorf("log line %q is not JSON (%v)", l, err)
+		}
 	}
 }

@@ -45,7 +45,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	}
 	logFile, err := supervisor.OpenLog(cfg.StateDir, cfg.LogMaxSize, cfg.LogKeep, logFailed(stderr))
 	if err != nil {
-		return err
+		return &exitError{code: 2, err: err} // the state dir, as supervisor.New would say
 	}
 	defer logFile.Close()
 	logger := logs.runLogger(logFile, stderr, terminal)
