@@ -38,8 +38,18 @@ func workerTeam(t *testing.T, modes ...string) string {
 
 // lines collects a process's stdout and lets a test wait for a line.
 type lines struct {
-	mu  sync.Mutex
-	all []string
+	mu     sync.Mutex
+	all    []string
+	stderr strings.Builder
+}
+
+// stderrWriter collects stderr whole (Wait waits for it, unlike a pipe).
+type stderrWriter struct{ l *lines }
+
+func (w stderrWriter) Write(p []byte) (int, error) {
+	w.l.mu.Lock()
+	defer w.l.mu.Unlock()
+	return w.l.stderr.Write(p)
 }
 
 func (l *lines) read(r io.Reader) {
@@ -49,6 +59,13 @@ func (l *lines) read(r io.Reader) {
 		l.all = append(l.all, sc.Text())
 		l.mu.Unlock()
 	}
+}
+
+// dump is everything read so far, stdout then stderr, for a failure message.
+func (l *lines) dump() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return strings.Join(l.all, "\n") + "\n--- stderr ---\n" + l.stderr.String()
 }
 
 func (l *lines) count(prefix string) int {
@@ -70,9 +87,7 @@ func (l *lines) waitFor(t *testing.T, prefix string, n int) {
 			return
 		}
 	}
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	t.Fatalf("no %d× %q on stdout:\n%s", n, prefix, strings.Join(l.all, "\n"))
+	t.Fatalf("no %d× %q on stdout:\n%s", n, prefix, l.dump())
 }
 
 // runWarden starts warden with args, its stdout collected.
@@ -83,10 +98,11 @@ func runWarden(t *testing.T, args ...string) (*exec.Cmd, *lines) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	l := &lines{}
+	cmd.Stderr = stderrWriter{l}
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	l := &lines{}
 	go l.read(out)
 	return cmd, l
 }
