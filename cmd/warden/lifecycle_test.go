@@ -185,3 +185,17 @@ func TestKill9ThenResumeLosesNoCheckpoint(t *testing.T) {
 		t.Errorf("the dead supervisor's leftovers were not reported:\n%s", events)
 	}
 }
+
+// A scheduler restarts warden with the same command every time: `run
+// --resume` on a state dir that holds no run yet simply starts the team.
+func TestResumeWithNothingToResumeStarts(t *testing.T) {
+	defer proctest.AssertNone(t)
+	team := workerTeam(t, "worker:steps=2", "worker:steps=2")
+	cmd, out := runWarden(t, "run", team, "--resume")
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("run --resume on a new state dir: %v\n%s", err, out.dump())
+	}
+	if out.count("TASK COMPLETE: T1") != 1 || out.count("TASK COMPLETE: T2") != 1 {
+		t.Errorf("the team did not run:\n%s", out.dump())
+	}
+}
