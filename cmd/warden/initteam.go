@@ -134,10 +134,10 @@ func initTeam(path string, clis []string, found map[string]string) string {
 	if len(found) > 0 {
 		how = "found on PATH"
 	}
-	fmt.Fprintf(&b, `# A warden team, written by warden init on %s for the CLIs %s:
-# %s. Every key is in the README ("Team file"); check this file with
-# `+"`warden validate %s`"+`, start it with `+"`warden run %s`"+`, and look at it with
-# `+"`warden status`"+` from this directory.
+	fmt.Fprintf(&b, `# A warden team, written by warden init on %s (CLIs %s: %s).
+# Every key is in the README ("Team file"). Check this file with
+# `+"`warden validate %s`"+`, start it with `+"`warden run %s`"+`,
+# and look at it with `+"`warden status`"+` from this directory.
 name = %q
 state_dir = ".warden"            # checkpoints, logs, events.jsonl, STATUS.md: add it to .gitignore
 
@@ -151,9 +151,9 @@ checkpoint_timeout = "1m"
 stale_warning = "10m"
 stale_failure = "30m"
 shutdown_timeout = "30s"
-# A CLI that reports its context past this %% starts a team checkpoint:
-# every agent checkpoints, warden writes handoff.md and starts fresh
-# sessions that carry on from it.
+# When an agent's context is this %% full (as its CLI reports it), a team
+# checkpoint: every agent checkpoints, warden writes handoff.md and starts
+# fresh sessions that carry on from it.
 context_threshold = 80
 after_team_checkpoint = "rehydrate"
 # An agent whose CLI waits on a permission dialog: "wait" for a person, or
