@@ -286,3 +286,17 @@ func (s *Session) taskID() string {
 	}
 	return s.cfg.Task.ID
 }
+
+// StartedAt is when the process was started (zero before Run).
+func (s *Session) StartedAt() time.Time { return s.started }
+
+// LastLines is up to n of the last non-empty lines the agent showed — its
+// screen as the emulator has it, or a plain program's last lines — with
+// control characters removed and warden's typing left out; after the
+// process ended, what it said last.
+func (s *Session) LastLines(n int) []string {
+	if s.reader == nil {
+		return nil
+	}
+	return s.reader.Tail(n)
+}
