@@ -62,8 +62,8 @@ type Writer struct {
 	join    []byte // carry + chunk, reused
 	line    []byte // the event being encoded, reused
 	timer   *time.Timer
-	armed   bool  // the timer will flush
-	stopped bool  // at the cap, failed, or closed: nothing more is recorded
+	armed   bool // the timer will flush
+	stopped bool // at the cap, failed, or closed: nothing more is recorded
 	closed  bool
 	err     error // the first write error
 }
