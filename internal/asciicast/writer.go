@@ -89,8 +89,7 @@ func Create(logger hclog.Logger, path string, o Options) (*Writer, error) {
 	return w, nil
 }
 
-// NewWriter starts a recording on dst: the header is written (buffered)
-// at once.
+// NewWriter starts a recording on dst: the header is written at once.
 func NewWriter(logger hclog.Logger, dst io.Writer, o Options) (*Writer, error) {
 	w := &Writer{log: logger, dst: dst, now: o.Now, every: o.FlushEvery, max: o.MaxSize, note: o.StopNote,
 		bw: bufio.NewWriterSize(dst, bufSize), line: make([]byte, 0, 4096)}
@@ -118,7 +117,8 @@ func NewWriter(logger hclog.Logger, dst io.Writer, o Options) (*Writer, error) {
 		w.reserve = int64(len(appendEvent(nil, 3e7, Output[0], []byte(w.note))))
 	}
 	w.put(line)
-	return w, nil
+	w.flush() // a recording always starts with its header on disk
+	return w, w.err
 }
 
 // Write records p as an output event. It always returns len(p), nil.
