@@ -26,6 +26,8 @@ commands:
                          the checkpoint history, newest first
   clean [TEAM.toml | --state-dir DIR]
                          remove the worktrees of completed tasks (their branches stay)
+  replay [TEAM.toml | --state-dir DIR] AGENT [--session ID] [--speed N] [--list]
+                         play a session's recording (logs/AGENT-SESSION.cast) in the terminal
   validate TEAM.toml     check a team file; every error with file:line:col
   wrap [--name N] [--task ID] [--profile P] [--state-dir DIR] -- CMD ARGS…
                          one agent in your own terminal, with checkpoints, handoff and restart around it
@@ -83,6 +85,8 @@ func realMain(args []string, stdout, stderr io.Writer) int {
 		err = cmdValidate(args[1:], stdout)
 	case "hook":
 		err = cmdHook(args[1:], stdout, stderr)
+	case "replay":
+		err = cmdReplay(args[1:], stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return 0

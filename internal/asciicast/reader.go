@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"time"
 )
 
 // Reader parses a recording: its header, then one event a call.
@@ -101,3 +102,52 @@ func parseEvent(b []byte) (Event, error) {
 	}
 	return ev, nil
 }
+
+// tailWindow is how much of a recording's end Length reads first.
+const tailWindow = 1 << 20
+
+// Length is the time of the last event of the recording at path (how long
+// it plays before idle pauses are capped), read from the file's end.
+func Length(path string) (time.Duration, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return 0, err
+	}
+	if off := fi.Size() - tailWindow; off > 0 {
+		tail := make([]byte, tailWindow)
+		if _, err := f.ReadAt(tail, off); err != nil {
+			return 0, fmt.Errorf("read %s: %w", path, err)
+		}
+		lines := bytes.Split(tail, []byte("\n"))
+		for i := len(lines) - 1; i > 0; i-- { // lines[0] may start mid-line
+			if ev, err := parseEvent(lines[i]); err == nil {
+				return seconds(ev.Time), nil
+			}
+		}
+		if _, err := f.Seek(0, io.SeekStart); err != nil {
+			return 0, err
+		}
+	}
+	r, err := NewReader(f)
+	if err != nil {
+		return 0, fmt.Errorf("%s: %w", path, err)
+	}
+	var last float64
+	for {
+		ev, err := r.Next()
+		if errors.Is(err, io.EOF) {
+			return seconds(last), nil
+		}
+		if err != nil {
+			return seconds(last), fmt.Errorf("%s: %w", path, err)
+		}
+		last = ev.Time
+	}
+}
+
+func seconds(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }

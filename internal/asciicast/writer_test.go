@@ -187,3 +187,24 @@ func TestReaderEndsAtATornLastLineAndNamesABadOne(t *testing.T) {
 		}
 	}
 }
+
+// Length reads a recording's last event: from the end of a large file, by
+// reading a small one whole.
+func TestLength(t *testing.T) {
+	for _, n := range []int{3, 3000} { // about 1 KiB and 1.3 MiB
+		clk := newFakeNow()
+		path := filepath.Join(t.TempDir(), "a.cast")
+		w, err := Create(testLog, path, Options{Cols: 80, Rows: 24, Now: clk.now})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for range n {
+			clk.add(10 * time.Millisecond)
+			writeString(w, strings.Repeat("z", 400))
+		}
+		w.Close()
+		if d, err := Length(path); err != nil || d != time.Duration(n)*10*time.Millisecond {
+			t.Errorf("%d events: Length = %v, %v; want %v", n, d, err, time.Duration(n)*10*time.Millisecond)
+		}
+	}
+}
