@@ -27,6 +27,8 @@ commands:
                          the checkpoint history, newest first
   clean [TEAM.toml | --state-dir DIR]
                          remove the worktrees of completed tasks (their branches stay)
+  replay [TEAM.toml | --state-dir DIR] AGENT [--session ID] [--speed N] [--list]
+                         play a session's recording (logs/AGENT-SESSION.cast) in the terminal
   validate TEAM.toml     check a team file; every error with file:line:col
   wrap [--name N] [--task ID] [--profile P] [--state-dir DIR] -- CMD ARGS…
                          one agent in your own terminal, with checkpoints, handoff and restart around it
@@ -91,6 +93,8 @@ func realMain(args []string, stdout, stderr io.Writer) int {
 		err = cmdInit(args[1:], stdout, stderr)
 	case "version", "--version":
 		err = cmdVersion(stdout)
+	case "replay":
+		err = cmdReplay(args[1:], stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return 0

@@ -137,6 +137,10 @@ func TestStateDirDefaultsToTheCurrentDirectory(t *testing.T) {
 	if err != nil || !strings.Contains(string(out), filepath.Join(dir, ".warden", "checkpoint-needed")) {
 		t.Errorf("./.warden: %v, %s", err, out)
 	}
+	out, err = inDir(dir, "replay", "a", "--list").CombinedOutput()
+	if exitCode(err) != 1 || !strings.Contains(string(out), "no recording") {
+		t.Errorf("replay in ./.warden without recordings: exit %d, %s; want 1 and no recording", exitCode(err), out)
+	}
 }
 
 // warden wrap --log-format json: its log, in the state dir, is JSON lines.

@@ -198,7 +198,7 @@ func (a *Agent) runSession(g *Generation, task *config.Task, attempt int, dir st
 		Profile: a.cfg.Profile, Argv: argv, Env: env, Dir: dir,
 		LogPath: a.d.Dir.AgentLog(a.cfg.Name), Size: a.d.windowSize(), Term: a.d.termOutput(),
 		Timers: a.d.Timers, Clock: a.d.Clock, Team: g, Dialog: a.dialogPolicy(), TimeLeft: left,
-		LogMaxSize: a.d.Team.LogMaxSize, LogKeep: a.d.Team.LogKeep,
+		LogMaxSize: a.d.Team.LogMaxSize, LogKeep: a.d.Team.LogKeep, CastPath: a.recordings(),
 		Report: &reporter{a: a, g: g, task: task, dir: dir, ts: ts},
 	})
 	exit, out := s.Run()
