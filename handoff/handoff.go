@@ -14,7 +14,8 @@ import (
 // Data is what a team handoff records (DESIGN §6).
 type Data struct {
 	Team   string
-	Reason string
+	Reason string // why, in words
+	Cause  string // protocol.Cause*: user_interrupt, manual, context_threshold, signal_file, lead, budget
 	Time   time.Time
 	Agents []Agent
 	Tasks  []Task
@@ -37,32 +38,76 @@ type Task struct {
 	ID, Title, Status, Owner string
 	Progress                 int
 	BlockedBy                []string
-	Verify                   string // last verify result, "" if none ran
+	Verify                   string   // last verify result, "" if none ran
+	Blocked                  bool     // its last checkpoint said it is blocked
+	Blockers                 []string // on these
 }
 
 // Open reports whether the task still needs work.
-func (t Task) Open() bool { return t.Status != "complete" }
+func (t Task) Open() bool { return t.Status != "complete" && t.Status != "failed" }
 
-// Render writes the handoff as Markdown.
-func Render(d Data) string {
+// causes say in words what asked for a team checkpoint.
+var causes = map[string]string{
+	"user_interrupt":    "the user stopped the team (Ctrl-C or SIGTERM)",
+	"manual":            "the user asked for it with warden checkpoint",
+	"context_threshold": "an agent's context passed context_threshold",
+	"signal_file":       "the signal file appeared",
+	"lead":              "the team lead ended it with CHECKPOINT COMPLETE",
+	"budget":            "the run reached its budget (max_runtime or stop_at)",
+}
+
+// Render writes the handoff as Markdown, for handoff.md: the agents'
+// commands with what looks like a secret redacted.
+func Render(d Data) string { return render(d, true) }
+
+// RenderPrompt is the handoff as it goes into the first prompts of the
+// fresh sessions: without the agents' commands.
+func RenderPrompt(d Data) string { return render(d, false) }
+
+func render(d Data, commands bool) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Handoff: %s\n\n", d.Team)
-	fmt.Fprintf(&b, "- Time: %s\n- Reason: %s\n", d.Time.UTC().Format(time.RFC3339), d.Reason)
+	fmt.Fprintf(&b, "- Time: %s\n", d.Time.UTC().Format(time.RFC3339))
+	if words := causes[d.Cause]; words != "" {
+		fmt.Fprintf(&b, "- Cause: %s\n", words)
+	}
+	fmt.Fprintf(&b, "- Reason: %s\n", d.Reason)
 	if d.Lead != "" {
 		fmt.Fprintf(&b, "- Ended by the team lead %s with CHECKPOINT COMPLETE\n", d.Lead)
 	}
-	b.WriteString("\n## Team\n\n| Agent | Profile | State | Command |\n|---|---|---|---|\n")
+	b.WriteString("\n## Team\n\n| Agent | Profile | State |")
+	if commands {
+		b.WriteString(" Command |\n|---|---|---|---|\n")
+	} else {
+		b.WriteString("\n|---|---|---|\n")
+	}
 	for _, a := range d.Agents {
 		state := a.State
 		if a.Forced {
 			state += " (killed after shutdown_timeout)"
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s | `%s` |\n", a.Name, a.Profile, state, strings.Join(a.Command, " "))
+		fmt.Fprintf(&b, "| %s | %s | %s |", cell(a.Name), cell(a.Profile), cell(state))
+		if commands {
+			fmt.Fprintf(&b, " `%s` |", strings.ReplaceAll(strings.Join(Redact(a.Command), " "), "`", "'"))
+		}
+		b.WriteString("\n")
 	}
 	b.WriteString("\n## Tasks\n\n| ID | Title | Status | Owner | Progress | Blocked by |\n|---|---|---|---|---|---|\n")
 	for _, t := range d.Tasks {
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %d%% | %s |\n", t.ID, cell(t.Title), t.Status, dash(t.Owner),
-			t.Progress, dash(strings.Join(t.BlockedBy, ", ")))
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %d%% | %s |\n", cell(t.ID), cell(t.Title), t.Status, cell(t.Owner),
+			t.Progress, cell(strings.Join(t.BlockedBy, ", ")))
+	}
+	var blocked []Task
+	for _, t := range d.Tasks {
+		if t.Blocked && t.Open() {
+			blocked = append(blocked, t)
+		}
+	}
+	if len(blocked) > 0 {
+		b.WriteString("\n## Blocked\n\n")
+		for _, t := range blocked {
+			fmt.Fprintf(&b, "- %s (%s): %s\n", t.ID, dash(t.Owner), dash(strings.Join(t.Blockers, "; ")))
+		}
 	}
 	b.WriteString("\n## Verify results\n\n")
 	verified := false
@@ -119,5 +164,11 @@ func dash(s string) string {
 
 // cell keeps a table cell on one line.
 func cell(s string) string {
-	return strings.NewReplacer("\n", " ", "|", "\\|").Replace(dash(s))
+	s = strings.Map(func(r rune) rune { // control characters (C0, C1) never reach the Markdown
+		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) {
+			return ' '
+		}
+		return r
+	}, dash(s))
+	return strings.ReplaceAll(s, "|", "\\|")
 }

@@ -69,9 +69,23 @@ func ResumeText(cp *protocol.Checkpoint) string {
 	if len(cp.FilesModified) > 0 {
 		fmt.Fprintf(&b, "Files it modified: %s\n", strings.Join(cp.FilesModified, ", "))
 	}
+	if g := cp.Git; g != nil && g.Branch != "" && g.Branch != "HEAD" {
+		head := g.Commit
+		if head == "" {
+			head = g.Head
+		}
+		fmt.Fprintf(&b, "Its work is on git branch %s (last commit %s), checked out where you work.\n", g.Branch, short(head))
+	}
 	list("Blockers it reported:", cp.Blockers)
 	if cp.Notes != "" {
 		fmt.Fprintf(&b, "Its notes: %s\n", cp.Notes)
 	}
 	return b.String()
+}
+
+func short(sha string) string {
+	if len(sha) > 12 {
+		return sha[:12]
+	}
+	return sha
 }

@@ -7,14 +7,27 @@ const (
 	TriggerRequest        = "request"
 	TriggerUnasked        = "unasked"
 	TriggerTeamCheckpoint = "team_checkpoint"
-	TriggerUserInterrupt  = "user_interrupt"
-	TriggerManual         = "manual"
+	TriggerDispatch       = "dispatch" // warden's record when a session starts on the task
+)
+
+// Causes of a team checkpoint (the cause of a record of trigger
+// team_checkpoint).
+const (
+	CauseUserInterrupt    = "user_interrupt"    // Ctrl-C or SIGTERM
+	CauseManual           = "manual"            // warden checkpoint
+	CauseContextThreshold = "context_threshold" // an agent's context gauge
+	CauseSignalFile       = "signal_file"       // the signal file, written by anyone else
+	CauseLead             = "lead"              // a team lead printed CHECKPOINT COMPLETE
+	CauseBudget           = "budget"            // max_runtime or stop_at
 )
 
 // Git is where the agent's work tree stood when the checkpoint was taken.
 type Git struct {
 	Branch string `json:"branch"`
 	Head   string `json:"head"`
+	// Commit is warden's commit of the work this checkpoint describes
+	// (worktree mode), made right after the record.
+	Commit string `json:"commit,omitempty"`
 }
 
 // Checkpoint is one checkpoint record (DESIGN §5): a Block with what warden
@@ -28,6 +41,7 @@ type Checkpoint struct {
 	SessionID              string     `json:"session_id"`
 	Attempt                int        `json:"attempt"`
 	Trigger                string     `json:"trigger"`
+	Cause                  string     `json:"cause,omitempty"`
 	Status                 string     `json:"status"`
 	ProgressPercent        int        `json:"progress_percent"`
 	Completed              []string   `json:"completed"`

@@ -99,6 +99,7 @@ func (r *Reader) endLine() {
 
 // endLineBytes reads one finished line.
 func (r *Reader) endLineBytes(b []byte) {
+	r.tail.line(b)
 	if !r.parser.active && !mayMatter(b) {
 		return
 	}

@@ -3,6 +3,8 @@ package supervisor
 import (
 	"fmt"
 	"time"
+
+	"github.com/wardenhq/warden/protocol"
 )
 
 // watchBudget ends the run at the team's budget: max_runtime after the
@@ -28,7 +30,7 @@ func (t *Team) watchBudget() func() {
 		select {
 		case <-t.clock.After(at.Sub(now)):
 			t.spent.Store(true)
-			t.trigger(trigger{source: "budget", reason: why})
+			t.trigger(trigger{source: "budget", cause: protocol.CauseBudget, reason: why})
 		case <-done:
 		}
 	}()

@@ -221,23 +221,65 @@ prompt = "Work."
 	}
 }
 
-func TestStalledAgentRestartsFromCheckpoint(t *testing.T) {
-	defer proctest.AssertNone(t)
-	cfg := writeTeam(t, `checkpoint_interval = "1h"
-stale_warning = "300ms"
-stale_failure = "900ms"
+// defaultRatios are the defaults' timers (interval 5m, timeout 30s, stale
+// 10m / 30m) scaled down 300 times: a test with one timer set far apart
+// would hide what the defaults do.
+const defaultRatios = `checkpoint_interval = "1s"
+checkpoint_timeout = "100ms"
+stale_warning = "2s"
+stale_failure = "6s"
 shutdown_timeout = "1s"
-[[task]]
+`
+
+// A hung plain agent (it reads its input and prints nothing: the tty's echo
+// of warden's requests is its only output) is found under the default
+// ratios: the echo never counts as output, so it is stale, then warned (a
+// line typed asking for a checkpoint), then stalled and restarted.
+func TestHungAgentIsStaleThenWarnedThenStalled(t *testing.T) {
+	defer proctest.AssertNone(t)
+	cfg := writeTeam(t, defaultRatios+`[[task]]
 id = "T1"
 prompt = "Work."
 `, fakeAgent{name: "w1", mode: "worker:silent=1", restart: "on-failure", maxRestarts: 5})
-	_, _, _ = runTeam(t, cfg, 2500*time.Millisecond)
+	_, stdout, team := runTeam(t, cfg, 9*time.Second)
 	evs := eventsOf(t, cfg)
-	if countEvents(evs, event.AgentStale, "w1") == 0 || countEvents(evs, event.AgentStalled, "w1") == 0 {
-		t.Fatalf("no stale/stalled events: %v", evs)
+	if countEvents(evs, event.CheckpointRequested, "w1") == 0 {
+		t.Fatalf("never asked: %v", evs)
+	}
+	stale := firstEvent(evs, event.AgentStale)
+	if stale == nil || countEvents(evs, event.AgentWarned, "w1") == 0 || countEvents(evs, event.AgentStalled, "w1") == 0 {
+		t.Fatalf("no stale/warned/stalled events: %v", evs)
 	}
 	if countEvents(evs, event.AgentStarted, "w1") < 2 {
 		t.Errorf("the stalled agent was not restarted: %v", evs)
+	}
+	if stale["why"] != "silent" {
+		t.Errorf("agent_stale says %v: the echo of warden's requests counted as the agent's output", stale["why"])
+	}
+	log, _ := os.ReadFile(team.dir.AgentLog("w1"))
+	if !strings.Contains(string(log), "warden has seen no progress from you for 6s") {
+		t.Errorf("the stuck warning was not typed to the agent:\n%s", log)
+	}
+	if !strings.Contains(stdout, "WARNING: w1 shows no progress for 6s") {
+		t.Errorf("stdout:\n%s", stdout)
+	}
+}
+
+// An agent that keeps printing but never answers is stale all the same:
+// checkpoint age is a signal of its own.
+func TestChattyAgentWithoutCheckpointsIsStale(t *testing.T) {
+	defer proctest.AssertNone(t)
+	cfg := writeTeam(t, defaultRatios+`[[task]]
+id = "T1"
+prompt = "Work."
+`, fakeAgent{name: "w1", mode: "worker:chatty=1"})
+	_, stdout, _ := runTeam(t, cfg, 4*time.Second)
+	e := firstEvent(eventsOf(t, cfg), event.AgentStale)
+	if e == nil || e["why"] != "no_checkpoint" {
+		t.Fatalf("agent_stale %v", e)
+	}
+	if !strings.Contains(stdout, "WARNING: w1 has shown no checkpoint for 2s on T1") {
+		t.Errorf("stdout:\n%s", stdout)
 	}
 }
 

@@ -1,16 +1,22 @@
 package supervisor
 
 import (
+	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/wardenhq/warden/internal/atomicfile"
 	"github.com/wardenhq/warden/protocol"
+	"github.com/wardenhq/warden/runner"
+	"github.com/wardenhq/warden/supervisor/queue"
 	"github.com/wardenhq/warden/supervisor/state"
+	"github.com/wardenhq/warden/supervisor/workspace"
 )
 
 // Status is a team's state as `warden status` shows it, read from its state
@@ -31,6 +37,7 @@ func ReadStatus(logger hclog.Logger, root string, checkpoints bool) (*Status, er
 	}
 	snap.Running = snap.Running && state.LockHeld(root)
 	st := &Status{Snapshot: snap, StateDir: root}
+	aheadOfBase(logger, snap.Tasks)
 	if checkpoints {
 		if st.Checkpoints, err = state.ReadCheckpoints(logger, root); err != nil {
 			return nil, err
@@ -57,8 +64,8 @@ func RequestCheckpoint(root, signalFile, defaultName string) (path string, runni
 	if err := os.MkdirAll(root, 0o700); err != nil {
 		return "", false, fmt.Errorf("checkpoint: %w", err)
 	}
-	note := fmt.Sprintf("requested by warden checkpoint (pid %d)\n", os.Getpid())
-	if err := atomicfile.Write(signalFile, []byte(note), 0o600); err != nil {
+	note := state.SignalNote(protocol.CauseManual, fmt.Sprintf("asked for with warden checkpoint (pid %d)", os.Getpid()))
+	if err := atomicfile.Write(signalFile, note, 0o600); err != nil {
 		return "", false, fmt.Errorf("checkpoint: %w", err)
 	}
 	return signalFile, state.LockHeld(root), nil
@@ -75,12 +82,70 @@ func inside(dir, path string) bool {
 	return err == nil && rel != "." && !strings.HasPrefix(rel, "..") && !filepath.IsAbs(rel)
 }
 
-// OpenWrapLog opens warden's own log in the state dir at root (warden wrap:
-// the terminal belongs to the agent).
-func OpenWrapLog(root string) (*os.File, error) {
+// OpenLog opens warden's own log, logs/warden.log in the state dir at root
+// (creating the state dir), rotated at maxSize bytes keeping keep old files
+// like the agents' logs (0: their defaults). onError hears of a log that
+// cannot be written, and of its recovery.
+func OpenLog(root string, maxSize int64, keep int, onError func(error)) (io.WriteCloser, error) {
 	d, err := state.Open(root)
 	if err != nil {
 		return nil, err
 	}
-	return state.OpenPrivate(d.WardenLog())
+	return runner.OpenRotatingLog(d.WardenLog(), maxSize, keep, onError)
+}
+
+// aheadOfBase counts, for each task on a branch of its own, the commits it
+// has that its base has not.
+func aheadOfBase(logger hclog.Logger, tasks []queue.Status) {
+	git := workspace.New(logger)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	for i := range tasks {
+		t := &tasks[i]
+		if t.Branch == "" || t.Repo == "" {
+			continue
+		}
+		if repo, err := git.Find(ctx, t.Repo); err == nil {
+			t.Ahead, _ = repo.Ahead(ctx, t.Branch, t.Base)
+		}
+	}
+}
+
+// Clean removes the worktrees of the completed tasks of the team whose
+// state dir is root (their branches stay), refusing while a warden runs the
+// team. It returns the tasks whose worktree it removed.
+func Clean(logger hclog.Logger, root string) ([]string, error) {
+	if state.LockHeld(root) {
+		return nil, fmt.Errorf("a warden runs this team now: stop it first (warden clean never touches a running team)")
+	}
+	snap, err := state.ReadSnapshot(root)
+	if err != nil {
+		return nil, err
+	}
+	git := workspace.New(logger)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	layout := state.NewLayout(root)
+	var removed []string
+	for _, t := range snap.Tasks {
+		if t.State != queue.Complete || t.Repo == "" {
+			continue
+		}
+		path, err := layout.Worktree(t.ID)
+		if err != nil {
+			continue
+		}
+		if _, err := os.Stat(path); err != nil {
+			continue
+		}
+		repo, err := git.Find(ctx, t.Repo)
+		if err == nil {
+			err = repo.Remove(ctx, path)
+		}
+		if err != nil {
+			return removed, fmt.Errorf("clean %s: %w", t.ID, err)
+		}
+		removed = append(removed, t.ID)
+	}
+	return removed, nil
 }

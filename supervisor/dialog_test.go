@@ -13,16 +13,17 @@ import (
 	"github.com/wardenhq/warden/supervisor/state"
 )
 
-// dialogTimers scale the defaults' ratios (interval 5m, timeout 30s, stale
-// 10m / 30m) down; dialog_timeout is 1 s.
+// dialogTimers are the defaults' stale ratios (interval 5m, stale 10m /
+// 30m) scaled down, with time for the fake TUI to answer; dialog_timeout
+// 5 s, and a wait of twice that outlasts stale_failure.
 func dialogTimers(on string) string {
-	return `checkpoint_interval = "500ms"
-checkpoint_timeout = "300ms"
-stale_warning = "1s"
-stale_failure = "3s"
+	return `checkpoint_interval = "2s"
+checkpoint_timeout = "1s"
+stale_warning = "4s"
+stale_failure = "8s"
 shutdown_timeout = "1s"
 on_dialog = "` + on + `"
-dialog_timeout = "1s"
+dialog_timeout = "5s"
 [[task]]
 id = "T1"
 prompt = "Create the probe file."
@@ -65,10 +66,10 @@ command = ["sh", "-c", "echo \"$WARDEN_EVENT $WARDEN_AGENT $(cat)\" >> `+notifie
 		t.Errorf("state.json: %+v", snap)
 	}
 	status, _ := os.ReadFile(filepath.Join(cfg.StateDir, "STATUS.md"))
-	if !strings.Contains(string(status), "| waiting |") {
+	if !strings.Contains(string(status), "| waiting: Bash command |") {
 		t.Errorf("STATUS.md:\n%s", status)
 	}
-	time.Sleep(2500 * time.Millisecond) // 2× dialog_timeout, and past stale_failure
+	time.Sleep(10 * time.Second) // 2× dialog_timeout, and past stale_failure
 	team.Stop(true)
 	wait()
 	evs := eventsOf(t, cfg)
@@ -93,13 +94,11 @@ command = ["sh", "-c", "echo \"$WARDEN_EVENT $WARDEN_AGENT $(cat)\" >> `+notifie
 		t.Errorf("agent_waiting %v", e)
 	}
 	var during []map[string]any // from agent_waiting to the stop
-	for i, ev := range evs {
-		if ev["event"] == event.AgentWaiting {
-			during = evs[i:]
-		}
+	for _, ev := range whileWaiting(evs, "w") {
 		if ev["event"] == event.TeamCheckpointStarted {
 			break
 		}
+		during = append(during, ev)
 	}
 	for _, ev := range []string{event.AgentStale, event.AgentStalled, event.CheckpointRequested, event.CheckpointTimeout, event.DialogDenied} {
 		if n := countEvents(during, ev, "w"); n != 0 {
@@ -141,13 +140,19 @@ func TestDialogDeniedAfterTimeoutThenAgentCarriesOn(t *testing.T) {
 	}
 	waiting, _ := time.Parse(time.RFC3339Nano, firstEvent(evs, event.AgentWaiting)["ts"].(string))
 	deniedAt, _ := time.Parse(time.RFC3339Nano, firstEvent(evs, event.DialogDenied)["ts"].(string))
-	if d := deniedAt.Sub(waiting); d < 900*time.Millisecond || d > 3*time.Second {
+	if d := deniedAt.Sub(waiting); d < 4900*time.Millisecond || d > 7*time.Second {
 		t.Errorf("denied %s after agent_waiting, want dialog_timeout (1s)", d)
 	}
-	if countEvents(evs, event.AgentResumed, "w") != 1 || countEvents(evs, event.DialogDenied, "w") != 1 {
+	for _, ev := range []string{event.AgentStale, event.AgentStalled, event.AgentWarned} {
+		if n := countEvents(whileWaiting(evs, "w"), ev, "w"); n != 0 {
+			t.Errorf("%d %s events while the agent waited", n, ev)
+		}
+	}
+	if countEvents(evs, event.AgentResumed, "w") != 1 || countEvents(evs, event.DialogDenied, "w") != 1 ||
+		countEvents(evs, event.AgentStarted, "w") != 1 {
 		t.Errorf("events: %v", evs)
 	}
-	if !strings.Contains(out.String(), "WARNING: w's dialog was denied after 1s") || !strings.Contains(out.String(), "CHECKPOINT: T1 - implementing") {
+	if !strings.Contains(out.String(), "WARNING: w's dialog was denied after 5s") || !strings.Contains(out.String(), "CHECKPOINT: T1 - implementing") {
 		t.Errorf("stdout:\n%s", out.String())
 	}
 }

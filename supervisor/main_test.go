@@ -14,6 +14,7 @@ import (
 	"github.com/wardenhq/warden/internal/fakeagent"
 	_ "github.com/wardenhq/warden/internal/fakeagent/hooked" // the "hooked" mode
 	"github.com/wardenhq/warden/supervisor/config"
+	"github.com/wardenhq/warden/supervisor/event"
 	"github.com/wardenhq/warden/supervisor/state"
 )
 
@@ -27,6 +28,8 @@ type fakeAgent struct {
 	name, mode, restart string
 	maxRestarts         int
 	profile             string
+	dir                 string // "" is the team file's dir
+	lead                bool
 }
 
 // writeTeam writes a team file of fake agents into a temp dir and loads it
@@ -58,6 +61,12 @@ func writeTeamB(t testing.TB, header string, agents ...fakeAgent) *config.Team {
 		b.WriteString("}\n")
 		if a.profile != "" {
 			fmt.Fprintf(&b, "profile = %q\n", a.profile)
+		}
+		if a.lead {
+			b.WriteString("lead = true\n")
+		}
+		if a.dir != "" {
+			fmt.Fprintf(&b, "dir = %q\n", a.dir)
 		}
 		if a.restart != "" {
 			fmt.Fprintf(&b, "restart = %q\nmax_restarts = %d\n", a.restart, a.maxRestarts)
@@ -162,4 +171,25 @@ func runSkippingBackoff(team *Team, clk *clock.Fake, each func()) Result {
 			}
 		}
 	}
+}
+
+// whileWaiting returns agent's events from its first agent_waiting up to
+// its agent_resumed, or to the end.
+func whileWaiting(evs []map[string]any, agent string) []map[string]any {
+	var out []map[string]any
+	in := false
+	for _, e := range evs {
+		if e["agent"] != agent {
+			continue
+		}
+		switch {
+		case e["event"] == event.AgentWaiting:
+			in = true
+		case e["event"] == event.AgentResumed && in:
+			return out
+		case in:
+			out = append(out, e)
+		}
+	}
+	return out
 }

@@ -102,8 +102,8 @@ prompt = "Create the probe file."
 func dialogHeader(on, timeout string) string {
 	return `checkpoint_interval = "3s"
 checkpoint_timeout = "20s"
-stale_warning = "4s"
-stale_failure = "8s"
+stale_warning = "6s"
+stale_failure = "10s"
 shutdown_timeout = "10s"
 on_dialog = "` + on + `"
 dialog_timeout = "` + timeout + `"`
@@ -141,8 +141,8 @@ func TestRealCLIDialogDenied(t *testing.T) {
 			if _, err := os.Stat(filepath.Join(r.project, "fetched.txt")); err == nil {
 				t.Error("the command ran: the dialog was approved")
 			}
-			for _, ev := range []string{event.AgentStale, event.AgentStalled} {
-				if n := countEvents(evs, ev, c.cli); n != 0 {
+			for _, ev := range []string{event.AgentStale, event.AgentStalled, event.AgentWarned} {
+				if n := countEvents(whileWaiting(evs, c.cli), ev, c.cli); n != 0 {
 					t.Errorf("%d %s events", n, ev)
 				}
 			}
@@ -162,11 +162,11 @@ func TestRealCLIDialogWaits(t *testing.T) {
 	for _, c := range []dialogCLI{dialogCLIs[0], dialogCLIs[2], dialogCLIs[3]} {
 		t.Run(c.name, func(t *testing.T) {
 			defer proctest.AssertNone(t)
-			r, team, _, wait, stateDir := startDialogRun(t, c, dialogHeader("wait", "5s"))
+			r, team, _, wait, stateDir := startDialogRun(t, c, dialogHeader("wait", "6s"))
 			waitForD(t, "agent_waiting", 90*time.Second, func() bool {
 				return countEvents(readEvents(t, stateDir), event.AgentWaiting, c.cli) > 0
 			})
-			time.Sleep(10 * time.Second) // 2× dialog_timeout, past stale_failure
+			time.Sleep(12 * time.Second) // 2× dialog_timeout, past stale_failure
 			snap := readSnapshot(t, stateDir)
 			team.Force()
 			wait()
@@ -180,8 +180,11 @@ func TestRealCLIDialogWaits(t *testing.T) {
 			if _, err := os.Stat(filepath.Join(r.project, "fetched.txt")); err == nil {
 				t.Error("the command ran")
 			}
-			for _, ev := range []string{event.AgentStale, event.AgentStalled, event.DialogDenied} {
-				if n := countEvents(evs, ev, c.cli); n != 0 {
+			if n := countEvents(evs, event.DialogDenied, c.cli); n != 0 {
+				t.Errorf("%d dialog_denied events with on_dialog = wait", n)
+			}
+			for _, ev := range []string{event.AgentStale, event.AgentStalled, event.AgentWarned} {
+				if n := countEvents(whileWaiting(evs, c.cli), ev, c.cli); n != 0 {
 					t.Errorf("%d %s events", n, ev)
 				}
 			}

@@ -5,7 +5,9 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/wardenhq/warden/protocol"
 	"github.com/wardenhq/warden/supervisor/signalfile"
+	"github.com/wardenhq/warden/supervisor/state"
 )
 
 // signalPoll is the safety-net poll of the signal file, beside fsnotify.
@@ -27,8 +29,12 @@ func (t *Team) watchSignalFile() func() {
 		for {
 			select {
 			case <-w.C():
-				t.trigger(trigger{source: "signal_file",
-					reason: fmt.Sprintf("signal file %s appeared", filepath.Base(t.cfg.SignalFile))})
+				tr := trigger{source: "signal_file", cause: protocol.CauseSignalFile,
+					reason: fmt.Sprintf("signal file %s appeared", filepath.Base(t.cfg.SignalFile))}
+				if cause, reason, ok := state.ReadSignal(t.cfg.SignalFile); ok {
+					tr.cause, tr.reason = cause, reason
+				}
+				t.trigger(tr)
 			case <-stop:
 				return
 			}

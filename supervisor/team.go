@@ -24,6 +24,7 @@ import (
 	"github.com/wardenhq/warden/supervisor/queue"
 	"github.com/wardenhq/warden/supervisor/session"
 	"github.com/wardenhq/warden/supervisor/state"
+	"github.com/wardenhq/warden/supervisor/workspace"
 )
 
 // Team supervises the agents of one team file.
@@ -61,8 +62,13 @@ type Team struct {
 
 	// term is the user's terminal (warden wrap).
 	term *terminal
+	// pinned holds the records `--resume --from` chose, by task.
+	pinned sync.Map
 	// notifier runs the team's [[notify]] commands (nil: none).
 	notifier *notify.Notifier
+	// refusals counts refused hook messages by agent (hooks.go).
+	hookMu   sync.Mutex
+	refusals map[string]hookRefusals
 }
 
 // Result is how a team run ended.
@@ -121,8 +127,12 @@ func New(logger hclog.Logger, cfg *config.Team, clk clock.Clock, out io.Writer) 
 		dir.Unlock()
 		return nil, err
 	}
-	t := &Team{cfg: cfg, log: log, clock: clk, dir: dir, events: events, store: st,
+	st.SetRetention(cfg.Retention)
+	t := &Team{cfg: cfg, log: log, clock: clk, dir: dir, events: events, store: st, refusals: map[string]hookRefusals{},
 		out: &lockedWriter{w: out}, triggers: make(chan trigger, 16), dashboardEvery: time.Minute}
+	t.out.onError = func(err error) {
+		log.Warn("stdout closed: progress lines are dropped from now on; the team goes on", "error", err)
+	}
 	events.OnError = func(err error) {
 		if err != nil {
 			t.printf("WARNING: events.jsonl cannot be written (%v): events are lost until it can\n", err)
@@ -139,7 +149,13 @@ func New(logger hclog.Logger, cfg *config.Team, clk clock.Clock, out io.Writer) 
 	t.deps = &agent.Deps{Team: cfg, Timers: session.TimersOf(cfg), Log: log, Clock: clk, Dir: dir, Events: events, Store: st, Queue: t.queue,
 		Printf: t.printf, Publish: t.publish, TeamCheckpoint: t.requestCheckpoint,
 		WardenBin: wardenExecutable(), ResumeFrom: func() time.Time { return t.resumeFrom },
-		HasTasks: t.queue.Len() > 0}
+		HasTasks: t.queue.Len() > 0, CanTake: t.canTake,
+		Pinned: t.pinnedCheckpoint}
+	for i := range cfg.Agents {
+		if cfg.Workspace(&cfg.Agents[i]) == config.WorkspaceWorktree && t.deps.Workspaces == nil {
+			t.deps.Workspaces = agent.NewWorkspaces(workspace.New(log.Named("git")), cfg, dir.Layout)
+		}
+	}
 	for _, a := range cfg.Agents {
 		t.agents = append(t.agents, agent.New(a, t.deps))
 	}
@@ -159,6 +175,13 @@ func (t *Team) Run() Result {
 	defer t.close()
 	t.log.Info("team starting", "agents", len(t.agents), "tasks", t.queue.Len(), "state_dir", t.dir.Root)
 	t.startedAt = t.clock.Now()
+	if !t.resumeFrom.IsZero() { // a fresh run: the earlier run's open records are put aside
+		if n, err := t.store.ArchiveOpen(); err != nil {
+			t.log.Error("checkpoints of an earlier run not archived", "error", err)
+		} else if n > 0 {
+			t.log.Info("checkpoints of an earlier run archived as _aborted_", "count", n)
+		}
+	}
 	t.publish()
 	stopWatch := t.watchSignalFile()
 	defer stopWatch()
@@ -235,7 +258,7 @@ func (t *Team) Stop(byUser bool) {
 	if byUser {
 		t.userStop.Store(true)
 	}
-	t.trigger(trigger{source: "signal", reason: "stopped by the user"})
+	t.trigger(trigger{source: "signal", cause: protocol.CauseUserInterrupt, reason: "stopped by the user (a signal)"})
 }
 
 // Force kills every process group now (a second signal).
@@ -308,6 +331,22 @@ func wardenExecutable() string {
 		return "warden"
 	}
 	return p
+}
+
+// canTake reports whether an agent other than except, still at work (not
+// failed, exited or stopped), may take task.
+func (t *Team) canTake(task config.Task, except string) bool {
+	for _, a := range t.agents {
+		if a.Name() == except || (task.Agent != "" && task.Agent != a.Name()) {
+			continue
+		}
+		switch a.Status().State {
+		case state.Failed, state.Exited, state.Stopped:
+		default:
+			return true
+		}
+	}
+	return false
 }
 
 // sortedStatus lists the agents' states by name.

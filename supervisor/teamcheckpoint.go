@@ -1,6 +1,7 @@
 package supervisor
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"time"
@@ -14,7 +15,8 @@ import (
 
 // trigger is why a team checkpoint runs.
 type trigger struct {
-	source string // signal_file, signal, lead, context
+	source string // signal_file, signal, lead, budget
+	cause  string // protocol.Cause*
 	reason string
 	lead   string // the agent that printed CHECKPOINT COMPLETE
 }
@@ -29,7 +31,7 @@ func (t *Team) trigger(tr trigger) {
 
 // requestCheckpoint is how agents ask for a team checkpoint.
 func (t *Team) requestCheckpoint(source, reason, lead string) {
-	t.trigger(trigger{source: source, reason: reason, lead: lead})
+	t.trigger(trigger{source: source, cause: source, reason: reason, lead: lead})
 }
 
 // teamCheckpoint runs the sequence of DESIGN §6 on generation g: a last
@@ -40,13 +42,15 @@ func (t *Team) requestCheckpoint(source, reason, lead string) {
 // stays).
 func (t *Team) teamCheckpoint(g *agent.Generation, tr trigger, done <-chan struct{}) (string, error) {
 	start := t.clock.Now()
-	t.log.Info("team checkpoint started", "reason", tr.reason, "source", tr.source)
-	t.events.Emit(event.TeamCheckpointStarted, "", "", "reason", tr.reason, "source", tr.source)
+	t.log.Info("team checkpoint started", "reason", tr.reason, "cause", tr.cause)
+	t.events.Emit(event.TeamCheckpointStarted, "", "", "reason", tr.reason, "cause", tr.cause)
+	g.SetCause(tr.cause)
 	t.printf("TEAM CHECKPOINT: %s\n", tr.reason)
 
 	t.collectLastCheckpoints(g, done)
 	g.Stop(t.cfg.ShutdownTimeout)
 	<-done
+	t.commitWork("the team checkpoint")
 
 	d := t.handoffData(tr, start)
 	path := t.dir.Handoff()
@@ -56,6 +60,9 @@ func (t *Team) teamCheckpoint(g *agent.Generation, tr trigger, done <-chan struc
 		return "", fmt.Errorf("team checkpoint: %w", err)
 	}
 	t.events.Emit(event.HandoffWritten, "", "", "path", path)
+	if err := t.dir.PruneHandoffs(t.cfg.Retention, t.clock.Now()); err != nil {
+		t.log.Warn("old handoffs not pruned", "error", err)
+	}
 	t.printf("%s\n", "CHECKPOINT COMPLETE")
 	t.events.Emit(event.CheckpointComplete, "", "", "reason", tr.reason,
 		"duration_ms", t.clock.Now().Sub(start).Milliseconds())
@@ -63,7 +70,7 @@ func (t *Team) teamCheckpoint(g *agent.Generation, tr trigger, done <-chan struc
 		t.log.Warn("signal file not removed", "path", t.cfg.SignalFile, "error", err)
 	}
 	t.publish()
-	return handoff.Render(d), nil
+	return handoff.RenderPrompt(d), nil
 }
 
 // collectLastCheckpoints asks every busy agent for a last checkpoint and
@@ -108,14 +115,18 @@ func (t *Team) collectLastCheckpoints(g *agent.Generation, done <-chan struct{})
 
 // handoffData collects the team and task states for the handoff.
 func (t *Team) handoffData(tr trigger, at time.Time) handoff.Data {
-	d := handoff.Data{Team: t.cfg.Name, Reason: tr.reason, Time: at, Checkpoints: map[string]*protocol.Checkpoint{}}
+	d := handoff.Data{Team: t.cfg.Name, Reason: tr.reason, Cause: tr.cause, Time: at, Checkpoints: map[string]*protocol.Checkpoint{}}
 	for _, a := range t.agents {
 		s := a.Status()
 		d.Agents = append(d.Agents, handoff.Agent{Name: s.Name, Profile: a.Config().Profile, State: string(s.State),
 			Command: a.Config().Command, Forced: a.Forced()})
 	}
 	for _, ts := range t.queue.Snapshot() {
-		d.Tasks = append(d.Tasks, handoff.Task{ID: ts.ID, Title: ts.Title, Status: string(ts.State), Owner: ts.Owner,
+		status := string(ts.State)
+		if (ts.State == queue.Pending || ts.State == queue.Running || ts.State == queue.Verifying) && ts.Attempt > 0 {
+			status = "in_progress" // worked on until the stop, released by it
+		}
+		d.Tasks = append(d.Tasks, handoff.Task{ID: ts.ID, Title: ts.Title, Status: status, Owner: ts.Owner, Blocked: ts.Summary == "blocked", Blockers: ts.Blockers,
 			Progress: ts.Progress, BlockedBy: ts.BlockedBy, Verify: ts.Verify})
 		if ts.State != queue.Complete {
 			if cp := t.store.Latest(ts.ID, t.resumeFrom); cp != nil {
@@ -140,4 +151,23 @@ func (t *Team) agentNamed(name string) *agent.Agent {
 		}
 	}
 	return nil
+}
+
+// commitWork commits every open task's worktree (worktree mode): what the
+// agents wrote is on their branches before the handoff is written, even
+// when they were killed.
+func (t *Team) commitWork(when string) {
+	ws := t.deps.Workspaces
+	if ws == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	failed := ws.CommitAll(ctx, t.queue.Snapshot(), func(task, branch, commit string) {
+		t.events.Emit(event.WorkCommitted, "", task, "branch", branch, "commit", commit, "when", when)
+	})
+	for _, f := range failed {
+		t.log.Error("work not committed", "when", when, "error", f)
+		t.printf("WARNING: work not committed at %s: %s\n", when, f)
+	}
 }

@@ -30,6 +30,10 @@ import (
 //	           (and so outlives a killed supervisor's hung-up terminal)
 //	lead=1     after its first answer (first session only) print
 //	           CHECKPOINT COMPLETE alone on a line, as a team lead does
+//	write=FILE append "TASK step N" to FILE (in its working directory) before
+//	           each answer: work on disk for a worktree to commit
+//	chatty=1   print a line every 100 ms and never answer a request (an agent
+//	           that keeps busy but makes no checkpoint)
 //	bad=1      answer the first request with a block whose progress is 250%,
 //	           the second with a placeholder "[N]%", and only then validly
 //
@@ -61,6 +65,12 @@ func modeWorker(args []string) int {
 		if _, err := spawn("ignore", false); err != nil {
 			fmt.Fprintf(os.Stderr, "fakeagent: spawn: %v\n", err)
 			return 1
+		}
+	}
+	if opt["chatty"] == "1" {
+		for i := 0; ; i++ {
+			fmt.Printf("thinking about it, %d\n", i)
+			time.Sleep(100 * time.Millisecond)
 		}
 	}
 	in := bufio.NewScanner(os.Stdin)
@@ -98,6 +108,12 @@ func modeWorker(args []string) int {
 				continue
 			}
 			answered++
+			if f := opt["write"]; f != "" {
+				if fh, err := os.OpenFile(f, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644); err == nil {
+					fmt.Fprintf(fh, "%s step %d\n", task, answered)
+					fh.Close()
+				}
+			}
 			status := "implementing"
 			if answered >= steps {
 				status = opt["final"]

@@ -49,6 +49,16 @@ func ReadHook(kind string, payload []byte) HookFacts {
 	return HookFacts{}
 }
 
+// Sends reports whether an agent of profile sends hook messages of kind: a
+// CLI its own kinds, a plain program (a wrapper of anything) any.
+func Sends(profile, kind string) bool {
+	p, err := For(profile)
+	if err != nil {
+		return false
+	}
+	return p.tui == nil || slices.Contains(p.kinds, kind)
+}
+
 // HookKinds lists every kind `warden hook` accepts, from every profile.
 func HookKinds() []string {
 	var out []string

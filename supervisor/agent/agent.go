@@ -2,6 +2,7 @@ package agent
 
 import (
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -108,6 +109,10 @@ func (a *Agent) nextTask(g *Generation) *config.Task {
 // runTask runs sessions for task until it is done (true) or the agent ends:
 // failed, stopped, or for a task-less agent exited (false).
 func (a *Agent) runTask(g *Generation, task *config.Task) bool {
+	dir, ts, ok := a.workDir(g, task)
+	if !ok {
+		return true // the task is blocked or failed; the agent is free
+	}
 	for {
 		attempt := a.d.Queue.NextAttempt(taskID(task))
 		if task == nil {
@@ -121,7 +126,7 @@ func (a *Agent) runTask(g *Generation, task *config.Task) bool {
 			return true // the agent is free for the next task
 		}
 		began := a.d.Clock.Now()
-		exit, out := a.runSession(g, task, attempt)
+		exit, out, end := a.runSession(g, task, attempt, dir, ts)
 		if task != nil {
 			a.d.Queue.AddWork(task.ID, a.d.Clock.Now().Sub(began))
 		}
@@ -145,17 +150,24 @@ func (a *Agent) runTask(g *Generation, task *config.Task) bool {
 			return false
 		}
 		dec := a.policy.Exited(task == nil && exit.Success() && out == session.Exited, g.IsStopping())
+		quick := end.quick(exit, out, task != nil) && !g.IsStopping()
 		switch {
 		case dec.Failed:
 			a.log.Error("agent failed", "reason", dec.Reason, "last_exit", exit.String())
-			a.d.Events.Emit(event.AgentFailed, a.cfg.Name, taskID(task), "reason", dec.Reason)
+			a.d.Events.Emit(event.AgentFailed, a.cfg.Name, taskID(task), "reason", dec.Reason, "last_lines", end.lines)
 			a.setState(state.Failed, exit, dec.Reason)
-			a.failTasks(task, dec.Reason)
+			a.failTasks(task, dec.Reason, end)
 			return false
 		case !dec.Restart:
+			if quick {
+				a.warnQuickExit(exit, end, "not restarted ("+dec.Reason+")")
+			}
 			a.setState(state.Exited, exit, dec.Reason)
 			a.release(task)
 			return false
+		}
+		if quick {
+			a.warnQuickExit(exit, end, dec.Reason)
 		}
 		a.setState(state.Backoff, exit, dec.Reason)
 		a.log.Info("restarting agent", "backoff", dec.Delay, "reason", dec.Reason, "task", taskID(task))
@@ -171,7 +183,7 @@ func (a *Agent) runTask(g *Generation, task *config.Task) bool {
 }
 
 // runSession runs one process of the agent for task (nil: no task).
-func (a *Agent) runSession(g *Generation, task *config.Task, attempt int) (runner.Exit, session.Outcome) {
+func (a *Agent) runSession(g *Generation, task *config.Task, attempt int, dir string, ts *TaskSpace) (runner.Exit, session.Outcome, ended) {
 	var left time.Duration
 	if task != nil && task.MaxTime > 0 {
 		left = task.MaxTime - a.d.Queue.Worked(task.ID)
@@ -179,15 +191,15 @@ func (a *Agent) runSession(g *Generation, task *config.Task, attempt int) (runne
 	argv, env, err := a.commandLine()
 	if err != nil {
 		a.log.Error("agent command line", "error", err)
-		return runner.Exit{Code: -1, Err: err}, session.Exited
+		return runner.Exit{Code: -1, Err: err}, session.Exited, ended{}
 	}
 	s := session.New(a.log, session.Config{
 		Agent: a.cfg.Name, Task: task, Attempt: attempt, Prompt: a.firstPrompt(g, task),
-		Profile: a.cfg.Profile, Argv: argv, Env: env, Dir: a.cfg.Dir,
+		Profile: a.cfg.Profile, Argv: argv, Env: env, Dir: dir,
 		LogPath: a.d.Dir.AgentLog(a.cfg.Name), Size: a.d.windowSize(), Term: a.d.termOutput(),
 		Timers: a.d.Timers, Clock: a.d.Clock, Team: g, Dialog: a.dialogPolicy(), TimeLeft: left,
-		LogMaxSize: a.d.Team.LogMaxSize, LogKeep: a.d.Team.LogKeep,
-		Report: &reporter{a: a, g: g, task: task},
+		LogMaxSize: a.d.Team.LogMaxSize, LogKeep: a.d.Team.LogKeep, CastPath: a.recordings(),
+		Report: &reporter{a: a, g: g, task: task, dir: dir, ts: ts},
 	})
 	exit, out := s.Run()
 	if s.Forced() {
@@ -195,7 +207,7 @@ func (a *Agent) runSession(g *Generation, task *config.Task, attempt int) (runne
 		a.forced = true
 		a.mu.Unlock()
 	}
-	return exit, out
+	return exit, out, a.endOf(s)
 }
 
 // dialogPolicy is what the agent's sessions do with a dialog.
@@ -210,16 +222,30 @@ func (a *Agent) firstPrompt(g *Generation, task *config.Task) string {
 	if task == nil {
 		return ""
 	}
+	_, note := a.d.Queue.Afresh(task.ID)
 	p := handoff.Prompt{
-		Preamble: protocol.Preamble(protocol.Task{ID: task.ID, Title: task.Title}),
+		Preamble: protocol.Preamble(protocol.Task{ID: task.ID, Title: task.Title, Lead: a.cfg.Lead}),
 		Task:     task.Prompt,
-		Feedback: a.feedbackText(),
+		Feedback: strings.TrimSpace(note + "\n\n" + a.feedbackText()),
 		Handoff:  g.handoff,
 	}
-	if cp := a.d.Store.Latest(task.ID, a.d.ResumeFrom()); cp != nil {
-		p.Checkpoint = cp
-	}
+	p.Checkpoint = a.resumePoint(task)
 	return p.Render()
+}
+
+// resumePoint is the checkpoint a session on task resumes from, or nil.
+func (a *Agent) resumePoint(task *config.Task) *protocol.Checkpoint {
+	since, _ := a.d.Queue.Afresh(task.ID)
+	if r := a.d.ResumeFrom(); r.After(since) {
+		since = r
+	}
+	if cp := a.d.Store.Latest(task.ID, since); cp != nil {
+		return cp
+	}
+	if a.d.Pinned != nil {
+		return a.d.Pinned(task.ID)
+	}
+	return nil
 }
 
 // overBudget says why the task may not start another session, or "": its
@@ -253,11 +279,26 @@ func (a *Agent) release(task *config.Task) {
 	}
 }
 
-// failTasks fails the agent's task and the tasks only it may take.
-func (a *Agent) failTasks(task *config.Task, reason string) {
-	for _, id := range a.d.Queue.AgentFailed(a.cfg.Name, taskID(task), "agent "+a.cfg.Name+" failed: "+reason) {
+// failTasks hands the failed agent's task to another agent that may take
+// it — its checkpoint archived as {agent}-{task}_crashed_{stamp}.json, which
+// the next session resumes from — and fails it, with the tasks only this
+// agent may take, when nobody can.
+func (a *Agent) failTasks(task *config.Task, reason string, end ended) {
+	taker := func(t config.Task) bool { return a.d.CanTake != nil && a.d.CanTake(t, a.cfg.Name) }
+	failed, released := a.d.Queue.AgentFailed(a.cfg.Name, taskID(task), "agent "+a.cfg.Name+" failed: "+reason, taker)
+	for _, id := range released {
+		if err := a.d.Store.ArchiveCrashed(a.cfg.Name, id); err != nil {
+			a.log.Error("checkpoint of a failed agent not archived", "task", id, "error", err)
+		}
+		a.d.Events.Emit(event.TaskReleased, a.cfg.Name, id, "reason", "agent "+a.cfg.Name+" failed: "+reason)
+		a.d.Printf("WARNING: %s failed (%s%s); %s goes to another agent, from its last checkpoint\n", a.cfg.Name, reason, end.said(), id)
+	}
+	for _, id := range failed {
 		a.d.Events.Emit(event.TaskFailed, a.cfg.Name, id, "reason", reason)
-		a.d.Printf("TASK FAILED: %s (agent %s failed: %s)\n", id, a.cfg.Name, reason)
+		a.d.Printf("TASK FAILED: %s (agent %s failed: %s%s)\n", id, a.cfg.Name, reason, end.said())
+	}
+	if len(failed)+len(released) == 0 {
+		a.d.Printf("WARNING: %s failed (%s%s)\n", a.cfg.Name, reason, end.said())
 	}
 	a.d.Publish()
 }

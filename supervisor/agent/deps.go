@@ -43,6 +43,15 @@ type Deps struct {
 	// ResumeFrom: checkpoints older than this are not offered to sessions (a
 	// fresh run starts its tasks over; --resume sets it to zero).
 	ResumeFrom func() time.Time
+	// CanTake reports whether an agent other than except, still at work,
+	// may take task (a failed agent's task is handed over to it).
+	CanTake func(task config.Task, except string) bool
+	// Workspaces holds the tasks' git worktrees (nil: every agent works in
+	// its dir).
+	Workspaces *Workspaces
+	// Pinned is the record `--resume --from` chose for a task, or nil: the
+	// task's sessions resume from it until a newer record exists.
+	Pinned func(task string) *protocol.Checkpoint
 	// HasTasks: agents take tasks from the queue; else each runs on its own.
 	HasTasks bool
 	// Wrap: warden wrap, where the agent's own exit ends the run.

@@ -18,6 +18,7 @@ type Generation struct {
 	stopping      chan struct{} // closed: stop every session
 	answered      chan string   // agents that answered the team's last request
 	contextFired  atomic.Bool   // a context gauge already asked for a team checkpoint
+	cause         atomic.Value  // string: why the team checkpoint runs
 
 	mu       sync.Mutex
 	askOnce  sync.Once
@@ -29,6 +30,16 @@ type Generation struct {
 func NewGeneration(n int, handoff string, agents int) *Generation {
 	return &Generation{n: n, handoff: handoff, checkpointing: make(chan struct{}),
 		stopping: make(chan struct{}), answered: make(chan string, agents)}
+}
+
+// SetCause records why the team checkpoint runs (protocol.Cause*), before
+// AskLastCheckpoint: the last checkpoints carry it.
+func (g *Generation) SetCause(cause string) { g.cause.Store(cause) }
+
+// Cause is why the team checkpoint runs, "" before one.
+func (g *Generation) Cause() string {
+	c, _ := g.cause.Load().(string)
+	return c
 }
 
 // AskLastCheckpoint starts a team checkpoint's first phase. From now on

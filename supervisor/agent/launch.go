@@ -29,7 +29,7 @@ func (a *Agent) commandLine() (argv, env []string, err error) {
 	}
 	extraArgs, extraEnv, files, err := profile.Settings(a.cfg.Profile, profile.Options{
 		WardenBin: d.WardenBin, StateDir: root, Agent: a.cfg.Name, Dir: dir,
-		Socket: d.Dir.HookSocket(), Env: append(os.Environ(), env...), Protocol: protocol.SystemPrompt(false),
+		Socket: d.Dir.HookSocket(), Env: append(os.Environ(), env...), Protocol: protocol.SystemPrompt(a.cfg.Lead),
 	})
 	if err != nil {
 		return nil, nil, err

@@ -25,6 +25,8 @@ type reporter struct {
 	g    *Generation
 	task *config.Task
 	s    *session.Session
+	dir  string     // where the session works: the agent's dir, or the task's worktree
+	ts   *TaskSpace // the task's worktree, nil in shared mode
 
 	startedAt time.Time // when work on the task began, read once a session
 }
@@ -39,6 +41,46 @@ func (r *reporter) Started(s *session.Session) {
 	r.s = s
 	r.a.policy.Started()
 	r.a.started(s)
+	if r.task != nil {
+		r.dispatchRecord(s)
+	}
+}
+
+// dispatchRecord writes warden's own record as a session starts on the
+// task — the checkpoint it resumes from, or progress 0 — so that a session
+// that crashes in its first minutes still leaves one (trigger dispatch).
+func (r *reporter) dispatchRecord(s *session.Session) {
+	a, d, task := r.a, r.a.d, r.task
+	now := d.Clock.Now().UTC()
+	cp := protocol.Checkpoint{Status: protocol.StatusImplementing, Resumable: true,
+		Remaining: []string{"start the task: " + firstNonEmpty(task.Title, task.ID)}, StartedAt: now}
+	if prev := a.resumePoint(task); prev != nil {
+		cp = *prev
+	}
+	next := now.Add(d.Team.CheckpointInterval)
+	cp.CheckpointID = fmt.Sprintf("%s-%s-%s", a.cfg.Name, task.ID, now.Format("20060102T150405.000000000Z"))
+	cp.Agent, cp.TaskID, cp.TaskTitle, cp.SessionID, cp.Attempt = a.cfg.Name, task.ID, task.Title, s.ID(), s.Attempt()
+	cp.Trigger, cp.Cause, cp.UpdatedAt, cp.CompletedAt, cp.NextCheckpointExpected = protocol.TriggerDispatch, "", now, nil, &next
+	cp.Git = workspace.Info(r.dir)
+	if err := d.Store.Save(&cp); err != nil {
+		a.log.Error("dispatch record not saved", "task", task.ID, "error", err)
+	}
+}
+
+// QueueCheckpoint is what the queue keeps of a record.
+func QueueCheckpoint(cp *protocol.Checkpoint) queue.Checkpoint {
+	q := queue.Checkpoint{Progress: cp.ProgressPercent, Status: cp.Status, Blockers: cp.Blockers, At: cp.UpdatedAt}
+	if n := len(cp.Completed); n > 0 {
+		q.LastDone = cp.Completed[n-1]
+	}
+	return q
+}
+
+func firstNonEmpty(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
 }
 
 func (r *reporter) Stopping() { r.a.setState(state.Stopping, runner.Exit{}, "") }
@@ -59,7 +101,12 @@ func (r *reporter) Waiting(d *profile.Dialog) {
 }
 
 func (r *reporter) Complete() {
-	r.a.d.TeamCheckpoint("lead", "agent "+r.a.cfg.Name+" printed CHECKPOINT COMPLETE", r.a.cfg.Name)
+	if !r.a.cfg.Lead {
+		r.a.log.Warn("CHECKPOINT COMPLETE from an agent that is not a lead: ignored", "task", taskID(r.task))
+		r.Event(event.CheckpointRejected, "reason", "CHECKPOINT COMPLETE from an agent that is not a lead (lead = true)")
+		return
+	}
+	r.a.d.TeamCheckpoint(protocol.CauseLead, "agent "+r.a.cfg.Name+" printed CHECKPOINT COMPLETE", r.a.cfg.Name)
 }
 
 func (r *reporter) Paused(until time.Time) {
@@ -83,8 +130,9 @@ func (r *reporter) Gauge(percent float64) {
 	a.log.Warn("context threshold passed: asking for a team checkpoint", "percent", percent, "context_threshold", cfg.ContextThreshold)
 	r.Event(event.ContextThreshold, "percent", percent, "threshold", cfg.ContextThreshold)
 	r.Printf("WARNING: %s's context is %.0f%% full (context_threshold %d%%): team checkpoint\n", a.cfg.Name, percent, cfg.ContextThreshold)
-	note := fmt.Sprintf("context of %s at %.0f%% (threshold %d%%)\n", a.cfg.Name, percent, cfg.ContextThreshold)
-	if err := atomicfile.Write(cfg.SignalFile, []byte(note), 0o600); err != nil {
+	note := state.SignalNote(protocol.CauseContextThreshold,
+		fmt.Sprintf("the context of %s is %.0f%% full (context_threshold %d%%)", a.cfg.Name, percent, cfg.ContextThreshold))
+	if err := atomicfile.Write(cfg.SignalFile, note, 0o600); err != nil {
 		a.log.Error("signal file not written", "error", err)
 	}
 }
@@ -101,7 +149,7 @@ func (r *reporter) Record(cp *protocol.Checkpoint) session.Verdict {
 		}
 	}
 	cp.StartedAt = r.startedAt
-	cp.Git = workspace.Info(a.cfg.Dir)
+	cp.Git = workspace.Info(r.dir)
 	if err := d.Store.Save(cp); err != nil {
 		a.log.Error("checkpoint not saved", "task", cp.TaskID, "error", err)
 		r.Printf("WARNING: checkpoint of %s on %s not saved: %v\n", a.cfg.Name, cp.TaskID, err)
@@ -111,11 +159,22 @@ func (r *reporter) Record(cp *protocol.Checkpoint) session.Verdict {
 		d.OnRecord(cp, time.Now())
 	}
 	a.checkpointed(d.Clock.Now())
-	d.Queue.Progress(cp.TaskID, cp.ProgressPercent, cp.Status)
+	if d.Queue.Progress(cp.TaskID, QueueCheckpoint(cp)) {
+		why := strings.Join(cp.Blockers, "; ")
+		if why == "" {
+			why = "no blockers named"
+		}
+		a.log.Warn("task blocked", "task", cp.TaskID, "blockers", why)
+		r.Event(event.TaskBlocked, "blockers", cp.Blockers, "checkpoint_id", cp.CheckpointID)
+		r.Printf("WARNING: %s is blocked: %s\n", cp.TaskID, why)
+	}
 	r.Event(event.CheckpointReceived, "checkpoint_id", cp.CheckpointID, "status", cp.Status,
 		"progress", cp.ProgressPercent, "trigger", cp.Trigger, "session_id", cp.SessionID)
 	r.Printf("CHECKPOINT: %s - %s (%d%%)\n", cp.TaskID, cp.Status, cp.ProgressPercent)
 	d.Publish()
+	if r.ts != nil && cp.Status != protocol.StatusComplete && cp.Status != protocol.StatusAwaitingVerification {
+		go r.commit(cp) // never delays the record
+	}
 	if cp.Trigger == protocol.TriggerTeamCheckpoint {
 		r.g.answered <- a.cfg.Name
 	}
@@ -134,7 +193,7 @@ func (r *reporter) verify() session.Verdict {
 		d.Queue.Set(task.ID, queue.Verifying, "")
 		d.Publish()
 		ctx, cancel := r.g.StopCtx()
-		v := queue.Verify(ctx, task.Verify, a.cfg.Dir)
+		v := queue.Verify(ctx, task.Verify, r.dir)
 		cancel()
 		result = v.Summary
 		d.Queue.Verified(task.ID, v.Summary)
@@ -150,6 +209,7 @@ func (r *reporter) verify() session.Verdict {
 		}
 	}
 	a.setFeedback("")
+	r.completeWork()
 	if err := d.Store.Archive(a.cfg.Name, task.ID); err != nil {
 		a.log.Error("completed checkpoint not archived", "task", task.ID, "error", err)
 	}

@@ -10,7 +10,7 @@ import (
 // agent validates one [[agent]] table.
 func (d *decoder) agent(t table) Agent {
 	t.unknown("name", "command", "profile", "dir", "env", "restart", "max_restarts", "prompt",
-		"on_dialog", "dialog_timeout")
+		"on_dialog", "dialog_timeout", "workspace", "lead")
 	a := AgentDefaults()
 	a.Pos = d.ix.at(t.path)
 	a.Name, _ = d.name(t, "name", "agent name")
@@ -30,8 +30,10 @@ func (d *decoder) agent(t table) Agent {
 	if p, ok := t.nonEmpty("prompt"); ok {
 		a.Prompt = p
 	}
-	a.OnDialog = t.oneOf("on_dialog", "", DialogWait, DialogDeny) // "": the team's
-	a.DialogTimeout, _ = t.duration("dialog_timeout", 0)          // 0: the team's
+	a.OnDialog = t.oneOf("on_dialog", "", DialogWait, DialogDeny)              // "": the team's
+	a.DialogTimeout, _ = t.duration("dialog_timeout", 0)                       // 0: the team's
+	a.Workspace = t.oneOf("workspace", "", WorkspaceShared, WorkspaceWorktree) // "": the team's
+	a.Lead = t.boolean("lead", false)
 	return a
 }
 

@@ -14,7 +14,7 @@ func (d *decoder) team(abs string, doc map[string]any) *Team {
 		"shutdown_timeout", "stale_warning", "stale_failure", "signal_file",
 		"context_threshold", "after_team_checkpoint", "usage_limit_wait",
 		"on_dialog", "dialog_timeout", "max_runtime", "stop_at", "log_max_size", "log_keep",
-		"notify", "agent", "task")
+		"workspace", "base", "merge", "notify", "retention", "agent", "task")
 
 	def := Defaults()
 	t := &def
@@ -58,6 +58,12 @@ func (d *decoder) team(abs string, doc map[string]any) *Team {
 	t.LogMaxSize = top.size("log_max_size", t.LogMaxSize, MinLogMaxSize, "1MB")
 	t.LogKeep = top.integer("log_keep", int64(t.LogKeep), 1, 1<<31-1, "1 or more")
 
+	t.Retention = d.retention(top)
+	t.WorkspaceMode = top.oneOf("workspace", t.WorkspaceMode, WorkspaceShared, WorkspaceWorktree)
+	if base, ok := top.nonEmpty("base"); ok {
+		t.Base = base
+	}
+	t.Merge = top.oneOf("merge", t.Merge, MergeNone, MergeFF)
 	rules, _ := d.tableArray(top, "notify")
 	for _, r := range rules {
 		t.Notify = append(t.Notify, d.notify(r))
@@ -75,6 +81,7 @@ func (d *decoder) team(abs string, doc map[string]any) *Team {
 		t.Tasks = append(t.Tasks, d.task(tk))
 	}
 	d.crossCheck(t, tasks)
+	d.workspaces(t, top, agents)
 	return t
 }
 

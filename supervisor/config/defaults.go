@@ -25,6 +25,9 @@ func Defaults() Team {
 		DialogTimeout:       DefaultDialogTimeout,
 		LogMaxSize:          DefaultLogMaxSize,
 		LogKeep:             DefaultLogKeep,
+		Retention:           RetentionDefaults(),
+		WorkspaceMode:       DefaultWorkspace,
+		Merge:               DefaultMerge,
 	}
 }
 

@@ -119,9 +119,20 @@ type Team struct {
 	StopAt     string
 	LogMaxSize int64 // bytes at which logs/{agent}.log is rotated; default 50MB, at least 1MB
 	LogKeep    int   // rotated logs kept (.1 … .N); default 5, at least 1
-	Notify     []Notify
-	Agents     []Agent
-	Tasks      []Task
+	// WorkspaceMode is the team's workspace: "shared" (one dir for all, the
+	// default) or "worktree" (a git worktree and branch per task).
+	WorkspaceMode string
+	// Base is the branch tasks start from in worktree mode; "" means the
+	// current branch of the repository that holds the agent's dir.
+	Base string
+	// Merge is "none" (a completed task's branch stays for review) or "ff"
+	// (fast-forwarded into Base when it can be).
+	Merge string
+	// Retention is which checkpoint records and handoffs the history keeps.
+	Retention Retention
+	Notify    []Notify
+	Agents    []Agent
+	Tasks     []Task
 }
 
 // Agent is one [[agent]] slot.
@@ -140,7 +151,12 @@ type Agent struct {
 	// DialogTimeout overrides the team's dialog_timeout; 0 when the file
 	// leaves it to the team.
 	DialogTimeout time.Duration
-	Pos           Position // the [[agent]] header
+	// Lead: only a lead may end a team checkpoint with CHECKPOINT COMPLETE
+	// (and only a lead is told how in its preamble).
+	Lead bool
+	// Workspace overrides the team's workspace; "" when the file has none.
+	Workspace string
+	Pos       Position // the [[agent]] header
 }
 
 // Task is one [[task]] of the task list.

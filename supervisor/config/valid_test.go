@@ -42,6 +42,9 @@ func TestLoadMinimalFillsDefaults(t *testing.T) {
 		DialogTimeout:       15 * time.Minute,
 		LogMaxSize:          50_000_000,
 		LogKeep:             5,
+		Retention:           RetentionDefaults(),
+		WorkspaceMode:       WorkspaceShared,
+		Merge:               MergeNone,
 		Agents: []Agent{{
 			Name:        "solo",
 			Command:     []string{"claude"},
@@ -83,18 +86,22 @@ func TestLoadFullKeepsEveryValue(t *testing.T) {
 		StopAt:              "07:00",
 		LogMaxSize:          1 << 30,
 		LogKeep:             3,
+		Retention:           Retention{KeepStatusChanges: false, KeepTeamCheckpoints: true, KeepLast: 50, KeepFor: 72 * time.Hour},
+		WorkspaceMode:       WorkspaceShared,
+		Merge:               MergeFF,
+		Base:                "develop",
 		Notify: []Notify{{
 			Events:      []string{"agent_waiting", "agent_stalled", "agent_failed", "task_failed", "usage_limit_wait", "team_done"},
 			Command:     []string{"notify-send", "warden"},
 			Timeout:     30 * time.Second,
 			MinInterval: 5 * time.Minute,
-			Pos:         Position{File: file, Line: 20, Col: 1},
+			Pos:         Position{File: file, Line: 22, Col: 1},
 		}, {
 			Events:      []string{"*"},
 			Command:     []string{"curl", "-sS", "--data-binary", "@-", "http://127.0.0.1:9/hook"},
 			Timeout:     10 * time.Second,
 			MinInterval: 0,
-			Pos:         Position{File: file, Line: 25, Col: 1},
+			Pos:         Position{File: file, Line: 27, Col: 1},
 		}},
 		Agents: []Agent{{
 			Name:          "worker-1",
@@ -106,7 +113,7 @@ func TestLoadFullKeepsEveryValue(t *testing.T) {
 			MaxRestarts:   0,
 			OnDialog:      "wait",
 			DialogTimeout: time.Hour,
-			Pos:           Position{File: file, Line: 31, Col: 1},
+			Pos:           Position{File: file, Line: 33, Col: 1},
 		}, {
 			Name:        "worker_2.codex",
 			Command:     []string{"codex"},
@@ -115,13 +122,13 @@ func TestLoadFullKeepsEveryValue(t *testing.T) {
 			Restart:     "never",
 			MaxRestarts: 5,
 			Prompt:      "Review the repository.\n",
-			Pos:         Position{File: file, Line: 45, Col: 1},
+			Pos:         Position{File: file, Line: 47, Col: 1},
 		}},
 		Tasks: []Task{{
 			ID:     "T059",
 			Title:  "Collect the PDFs",
 			Prompt: "Find every PDF under docs/.",
-			Pos:    Position{File: file, Line: 55, Col: 1},
+			Pos:    Position{File: file, Line: 57, Col: 1},
 		}, {
 			ID:          "T060",
 			Title:       "Convert Nature Trail PDFs to Markdown",
@@ -132,7 +139,7 @@ func TestLoadFullKeepsEveryValue(t *testing.T) {
 			Verify:      []string{"go", "test", "./..."},
 			MaxAttempts: 5,
 			MaxTime:     3 * time.Hour,
-			Pos:         Position{File: file, Line: 60, Col: 1},
+			Pos:         Position{File: file, Line: 62, Col: 1},
 		}},
 	}
 	if !reflect.DeepEqual(team, want) {

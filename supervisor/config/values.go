@@ -139,6 +139,9 @@ func (t table) durationFrom(k string, def time.Duration, zeroOK bool) (time.Dura
 	case d <= 0 && !zeroOK:
 		t.d.errorf(t.key(k), "%s must be positive, not %q", k, s)
 		return def, false
+	case d > 0 && d < MinDuration:
+		t.d.errorf(t.key(k), "%s must be at least %s, not %q", k, time.Duration(MinDuration), s)
+		return def, false
 	}
 	return d, true
 }

@@ -12,10 +12,12 @@ const (
 	AgentForceTerminated = "agent_force_terminated"
 	AgentStale           = "agent_stale"
 	AgentStalled         = "agent_stalled"
+	AgentWarned          = "agent_warned"
 	AgentWaiting         = "agent_waiting"
 	AgentResumed         = "agent_resumed"
 	DialogDenied         = "dialog_denied"
 	AgentLogFailed       = "agent_log_failed"
+	HookRefused          = "hook_refused" // a hook message not from the agent's processes, or of a kind its CLI never sends
 
 	CheckpointRequested = "checkpoint_requested"
 	CheckpointReceived  = "checkpoint_received"
@@ -26,6 +28,13 @@ const (
 	TaskCompleted    = "task_completed"
 	TaskFailed       = "task_failed"
 	TaskVerifyFailed = "task_verify_failed"
+	TaskBlocked      = "task_blocked"
+	TaskReleased     = "task_released" // a failed agent's task, back in the queue for another
+	TaskAfresh       = "task_afresh"   // its checkpoint could not be resumed: it starts over
+
+	WorkCommitted = "work_committed" // a task's worktree committed to its branch
+	WorkMerged    = "work_merged"    // a completed task's branch fast-forwarded into base
+	MergeRefused  = "merge_refused"  // … or not, and why
 
 	UsageLimitWait   = "usage_limit_wait"
 	ContextThreshold = "context_threshold"
@@ -46,10 +55,12 @@ var Names = []string{
 	AgentForceTerminated,
 	AgentStale,
 	AgentStalled,
+	AgentWarned,
 	AgentWaiting,
 	AgentResumed,
 	DialogDenied,
 	AgentLogFailed,
+	HookRefused,
 	CheckpointRequested,
 	CheckpointReceived,
 	CheckpointTimeout,
@@ -58,6 +69,12 @@ var Names = []string{
 	TaskCompleted,
 	TaskFailed,
 	TaskVerifyFailed,
+	TaskBlocked,
+	TaskReleased,
+	TaskAfresh,
+	WorkCommitted,
+	WorkMerged,
+	MergeRefused,
 	UsageLimitWait,
 	ContextThreshold,
 	TeamCheckpointStarted,

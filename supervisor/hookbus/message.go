@@ -25,6 +25,9 @@ type Message struct {
 	Kind    string // one of profile.Kinds, or profile.KindCodexTokenCount
 	Payload []byte // the JSON the CLI handed over, as it was
 	At      time.Time
+	// Pid is the sender's pid as the kernel says it (SO_PEERCRED); 0 for a
+	// spooled message. Not part of the wire.
+	Pid int
 }
 
 // wire is Message on the socket and in the spool: one JSON object a line;

@@ -13,12 +13,17 @@ import (
 	"time"
 
 	"github.com/hashicorp/go-hclog"
+	"golang.org/x/sys/unix"
 )
 
 const (
 	// maxMessage caps one message on the wire (a Stop payload carries the
 	// whole answer).
-	maxMessage = 16 << 20
+	maxMessage = 4 << 20
+	// maxConns bounds the connections served at once: with maxMessage, the
+	// memory a flood of connections can take (idle ones are dropped at
+	// connDeadline).
+	maxConns = 32
 	// queueLen is how many messages wait for the consumer.
 	queueLen = 1024
 	// enqueueWait is how long a connection waits for room in the queue
@@ -37,6 +42,7 @@ type Server struct {
 	done   chan struct{}
 	wg     sync.WaitGroup
 	once   sync.Once
+	conns  chan struct{} // one token a connection being served
 }
 
 // Listen serves the hook socket at path (see SocketPath). The socket is
@@ -68,7 +74,8 @@ func Listen(logger hclog.Logger, path string) (*Server, error) {
 		return nil, fmt.Errorf("chmod hook socket: %w", err)
 	}
 	s := &Server{logger: logger.Named("hookbus"), path: path, ln: ln,
-		msgs: make(chan Message, queueLen), done: make(chan struct{})}
+		msgs: make(chan Message, queueLen), done: make(chan struct{}),
+		conns: make(chan struct{}, maxConns)}
 	s.wg.Add(1)
 	go s.accept()
 	s.logger.Debug("listening", "socket", path)
@@ -124,6 +131,13 @@ func (s *Server) accept() {
 			time.Sleep(10 * time.Millisecond)
 			continue
 		}
+		select {
+		case s.conns <- struct{}{}:
+		default:
+			s.logger.Warn("too many hook connections at once: one refused", "max", maxConns)
+			c.Close()
+			continue
+		}
 		s.wg.Add(1)
 		go s.handle(c)
 	}
@@ -133,13 +147,15 @@ func (s *Server) accept() {
 // "busy" (no room: the client spools it).
 func (s *Server) handle(c *net.UnixConn) {
 	defer s.wg.Done()
+	defer func() { <-s.conns }()
 	defer c.Close()
+	pid := peerPid(c)
 	_ = c.SetDeadline(time.Now().Add(connDeadline))
 	r := bufio.NewReaderSize(io.LimitReader(c, maxMessage), 64<<10)
 	for {
 		line, err := r.ReadBytes('\n')
 		if len(line) > 0 {
-			reply := s.take(line)
+			reply := s.take(line, pid)
 			if _, werr := c.Write([]byte(reply + "\n")); werr != nil {
 				s.logger.Debug("reply failed", "error", werr)
 				return
@@ -154,12 +170,13 @@ func (s *Server) handle(c *net.UnixConn) {
 	}
 }
 
-func (s *Server) take(line []byte) string {
+func (s *Server) take(line []byte, pid int) string {
 	var m Message
 	if err := m.UnmarshalJSON(line); err != nil || m.Kind == "" {
 		s.logger.Warn("bad hook message", "bytes", len(line), "error", err)
 		return "bad"
 	}
+	m.Pid = pid
 	t := time.NewTimer(enqueueWait)
 	defer t.Stop()
 	select {
@@ -171,4 +188,20 @@ func (s *Server) take(line []byte) string {
 	case <-s.done:
 		return "busy"
 	}
+}
+
+// peerPid is the pid of the process at the other end of c (SO_PEERCRED), 0
+// when the kernel does not say.
+func peerPid(c *net.UnixConn) int {
+	raw, err := c.SyscallConn()
+	if err != nil {
+		return 0
+	}
+	pid := 0
+	_ = raw.Control(func(fd uintptr) {
+		if cred, err := unix.GetsockoptUcred(int(fd), unix.SOL_SOCKET, unix.SO_PEERCRED); err == nil {
+			pid = int(cred.Pid)
+		}
+	})
+	return pid
 }

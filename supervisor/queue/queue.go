@@ -15,9 +15,19 @@ type taskState struct {
 	attempt  int    // sessions started for it
 	progress int
 	summary  string        // last checkpoint's status line
+	blockers []string      // last checkpoint's blockers, when blocked
+	lastDone string        // last checkpoint's last Completed item
+	updated  time.Time     // when its last checkpoint came
 	verify   string        // last verify result
 	reason   string        // why it failed
 	worked   time.Duration // wall time its sessions ran
+	// afresh: its checkpoints before this time are not resumed from, and
+	// note tells its next session why (a checkpoint that could not be).
+	afresh time.Time
+	note   string
+	held   bool // blocked by something else than blocked_by (a merge conflict)
+	// its worktree: branch, base and repository (worktree mode)
+	branch, base, repo string
 }
 
 // Queue hands tasks to free agents in file order, respecting blocked_by and
@@ -47,7 +57,7 @@ func (q *Queue) refresh() {
 	close(q.changed)
 	q.changed = make(chan struct{})
 	for _, t := range q.tasks {
-		if t.state != Pending && t.state != Blocked {
+		if (t.state != Pending && t.state != Blocked) || t.held {
 			continue
 		}
 		t.state = Pending
@@ -118,18 +128,27 @@ func (q *Queue) NextAttempt(id string) int {
 
 // AgentFailed fails the task the agent was on and every open task that only
 // that agent may take; it returns the ids it failed.
-func (q *Queue) AgentFailed(agent, current, reason string) []string {
+//
+// A task another agent may take (taker reports whether one can) goes back
+// to the queue instead, for that agent to resume it from its checkpoint;
+// those ids are in released. A task fails only when nobody may take it.
+func (q *Queue) AgentFailed(agent, current, reason string, taker func(config.Task) bool) (failed, released []string) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	var failed []string
 	for _, t := range q.tasks {
-		if t.state.open() && (t.cfg.ID == current || t.cfg.Agent == agent) {
-			t.state, t.reason = Failed, reason
-			failed = append(failed, t.cfg.ID)
+		if !t.state.open() || (t.cfg.ID != current && t.cfg.Agent != agent) {
+			continue
 		}
+		if taker != nil && t.cfg.Agent != agent && taker(t.cfg) {
+			t.state, t.owner = Pending, ""
+			released = append(released, t.cfg.ID)
+			continue
+		}
+		t.state, t.reason = Failed, reason
+		failed = append(failed, t.cfg.ID)
 	}
 	q.refresh()
-	return failed
+	return failed, released
 }
 
 // Prefer makes agent the first to be offered task id (it holds its checkpoint).
@@ -141,13 +160,30 @@ func (q *Queue) Prefer(id, agent string) {
 	}
 }
 
-// Progress records a task's last checkpoint summary.
-func (q *Queue) Progress(id string, progress int, summary string) {
+// Checkpoint is what the queue keeps of a task's last checkpoint.
+type Checkpoint struct {
+	Progress int
+	Status   string
+	Blockers []string // when blocked
+	LastDone string   // the last Completed item
+	At       time.Time
+}
+
+// Progress records a task's last checkpoint. It reports whether the task
+// just became blocked.
+func (q *Queue) Progress(id string, cp Checkpoint) (nowBlocked bool) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	if t := q.byID[id]; t != nil {
-		t.progress, t.summary = progress, summary
+	t := q.byID[id]
+	if t == nil {
+		return false
 	}
+	nowBlocked = cp.Status == "blocked" && t.summary != "blocked"
+	t.progress, t.summary, t.blockers, t.lastDone, t.updated = cp.Progress, cp.Status, nil, cp.LastDone, cp.At
+	if cp.Status == "blocked" {
+		t.blockers = cp.Blockers
+	}
+	return nowBlocked
 }
 
 // Verified records the result of a task's verify command.
@@ -214,6 +250,48 @@ func (q *Queue) Worked(id string) time.Duration {
 	return 0
 }
 
+// StartAfresh makes the task start over from its prompt: checkpoints before
+// since are not offered, and note goes into the next first prompt.
+func (q *Queue) StartAfresh(id, note string, since time.Time) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if t := q.byID[id]; t != nil {
+		t.afresh, t.note = since, note
+	}
+}
+
+// Afresh says from when the task's checkpoints may be resumed (zero: any),
+// and the note for its next session.
+func (q *Queue) Afresh(id string) (since time.Time, note string) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if t := q.byID[id]; t != nil {
+		return t.afresh, t.note
+	}
+	return time.Time{}, ""
+}
+
+// Hold blocks the task for another reason than its blocked_by (its
+// worktree could not be made: the branches it starts from conflict).
+func (q *Queue) Hold(id, reason string) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if t := q.byID[id]; t != nil {
+		t.state, t.reason, t.held = Blocked, reason, true
+		q.refresh()
+	}
+}
+
+// SetWorkspace records the task's worktree: its branch, the base it
+// started from and the repository.
+func (q *Queue) SetWorkspace(id, branch, base, repo string) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if t := q.byID[id]; t != nil {
+		t.branch, t.base, t.repo = branch, base, repo
+	}
+}
+
 // Len is how many tasks the queue holds.
 func (q *Queue) Len() int {
 	q.mu.Lock()
@@ -228,7 +306,8 @@ func (q *Queue) Snapshot() []Status {
 	out := make([]Status, 0, len(q.tasks))
 	for _, t := range q.tasks {
 		out = append(out, Status{ID: t.cfg.ID, Title: t.cfg.Title, State: t.state, Owner: t.owner,
-			Attempt: t.attempt, Progress: t.progress, Summary: t.summary,
+			Attempt: t.attempt, Progress: t.progress, Summary: t.summary, Blockers: t.blockers, LastDone: t.lastDone, Updated: t.updated,
+			Branch: t.branch, Base: t.base, Repo: t.repo,
 			BlockedBy: t.cfg.BlockedBy, Verify: t.verify, Reason: t.reason})
 	}
 	return out

@@ -4,6 +4,8 @@
 // It is a plain object; the supervisor drives it.
 package queue
 
+import "time"
+
 // State is where a task stands.
 type State string
 
@@ -22,16 +24,45 @@ func (s State) open() bool { return s != Complete && s != Failed }
 
 // Status is one task as the dashboard, state.json and the handoff see it.
 type Status struct {
-	ID        string   `json:"id"`
-	Title     string   `json:"title"`
-	State     State    `json:"state"`
-	Owner     string   `json:"owner,omitempty"`
-	Attempt   int      `json:"attempt"`
-	Progress  int      `json:"progress"`
-	Summary   string   `json:"summary,omitempty"`
+	ID       string   `json:"id"`
+	Title    string   `json:"title"`
+	State    State    `json:"state"`
+	Owner    string   `json:"owner,omitempty"`
+	Attempt  int      `json:"attempt"`
+	Progress int      `json:"progress"`
+	Summary  string   `json:"summary,omitempty"`
+	Blockers []string `json:"blockers,omitempty"`  // its last checkpoint said it is blocked on these
+	LastDone string   `json:"last_done,omitempty"` // its last checkpoint's last Completed item
+	// Updated is when its last checkpoint came.
+	Updated time.Time `json:"updated,omitzero"`
+	// Branch, Base and Repo: its git worktree's branch, the branch it
+	// started from and the repository (worktree mode).
+	Branch string `json:"branch,omitempty"`
+	Base   string `json:"base,omitempty"`
+	Repo   string `json:"repo,omitempty"`
+	// Ahead is how many commits Branch has that Base has not (filled in by
+	// warden status).
+	Ahead     int      `json:"ahead,omitempty"`
 	BlockedBy []string `json:"blocked_by,omitempty"`
 	Verify    string   `json:"verify,omitempty"`
 	Reason    string   `json:"reason,omitempty"`
+}
+
+// TeamProgress is the team's overall progress in percent: the mean of its
+// tasks' progress, a complete task counting 100 %.
+func TeamProgress(ts []Status) int {
+	if len(ts) == 0 {
+		return 0
+	}
+	sum := 0
+	for _, t := range ts {
+		if t.State == Complete {
+			sum += 100
+		} else {
+			sum += t.Progress
+		}
+	}
+	return sum / len(ts)
 }
 
 // Counts returns how many tasks are in each state.

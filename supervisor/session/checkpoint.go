@@ -62,7 +62,7 @@ func (s *Session) onBlock(b protocol.Block) bool {
 	if !v.Saved {
 		return false // not on disk: it does not count, the timers run on
 	}
-	s.mon.checkpoint(s.cfg.Clock.Now())
+	s.mon.checkpoint(s.cfg.Clock.Now(), b.Status == protocol.StatusBlocked)
 	s.lastAsked = false
 	if v.Feedback != "" {
 		s.typeText(v.Feedback)
@@ -78,6 +78,9 @@ func (s *Session) record(b protocol.Block, trigger string) *protocol.Checkpoint 
 	cp := b.Record()
 	cp.CheckpointID = fmt.Sprintf("%s-%s-%s", s.cfg.Agent, b.Task, now.Format("20060102T150405.000000000Z"))
 	cp.Agent, cp.TaskTitle, cp.SessionID, cp.Attempt, cp.Trigger = s.cfg.Agent, s.cfg.Task.Title, s.id, s.cfg.Attempt, trigger
+	if trigger == protocol.TriggerTeamCheckpoint {
+		cp.Cause = s.cfg.Team.Cause()
+	}
 	cp.StartedAt, cp.UpdatedAt, cp.NextCheckpointExpected = s.started.UTC(), now, &next
 	if b.Status == protocol.StatusComplete {
 		cp.CompletedAt = &now

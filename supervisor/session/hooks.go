@@ -1,6 +1,7 @@
 package session
 
 import (
+	"math"
 	"time"
 
 	"github.com/wardenhq/warden/protocol/profile"
@@ -21,8 +22,8 @@ func (s *Session) onHook(m hookbus.Message) {
 		s.dialog.hook = f.Dialog
 		s.checkDialog()
 	}
-	if f.HasGauge {
-		s.r.Gauge(f.Gauge)
+	if f.HasGauge && !math.IsNaN(f.Gauge) {
+		s.r.Gauge(min(max(f.Gauge, 0), 100)) // a gauge is a percentage, whatever a payload says
 	}
 	s.structuredLimit(f.Limits)
 	if f.LimitStop {
@@ -38,8 +39,14 @@ func (s *Session) structuredLimit(limits []profile.RateLimit) {
 			if l.ResetsAt > 0 {
 				reset = time.Unix(l.ResetsAt, 0)
 			}
+			if now := s.cfg.Clock.Now(); reset.After(now.Add(maxLimitWait)) {
+				reset = now.Add(maxLimitWait) // no usage window resets later than this
+			}
 			s.usageLimit(reset, "usage window "+l.Window+" used up")
 			return
 		}
 	}
 }
+
+// maxLimitWait caps the reset time a hook message may claim.
+const maxLimitWait = 24 * time.Hour

@@ -9,8 +9,9 @@ const (
 	actNone    action = iota
 	actRequest        // type a CHECKPOINT REQUEST
 	actTimeout        // the answer to the last request is late
-	actStale          // no output and no checkpoint for stale_warning
-	actStalled        // … for stale_failure: restart from the checkpoint
+	actStale          // no progress for stale_warning
+	actWarn           // … for stale_failure: tell the agent it looks stuck, ask for a checkpoint
+	actStalled        // still nothing checkpoint_timeout after the warning: restart from the checkpoint
 	actResume         // a usage-limit pause is over: tell the agent to continue
 )
 
@@ -21,14 +22,26 @@ const (
 //     turnQuiet;
 //   - checkpoint_timeout to answer it, else a timeout (then the next request
 //     comes an interval later);
-//   - stale detection on two signals, output silence and checkpoint age:
-//     activity is the latest of the last output, the last checkpoint and the
-//     start; stale_warning after it warns once, stale_failure fails.
+//   - stale detection on two independent signals, output silence (the
+//     agent's own output: warden's typed text and its echo never count) and
+//     checkpoint age (no valid checkpoint, however much the agent prints):
+//     either one reaching stale_warning warns once; reaching stale_failure,
+//     the agent is told it looks stuck and asked for a checkpoint, and if
+//     none comes within checkpoint_timeout it has stalled. A blocked agent
+//     (its last checkpoint said so) is judged on silence alone, and asked
+//     again only after three intervals.
 type monitor struct {
 	interval, timeout, staleWarn, staleFail, turnQuiet time.Duration
 
 	start, lastCheckpoint, nextRequest, requestedAt time.Time
 	awaiting, warned                                bool
+	// stuckAt: when the agent was told it looks stuck (zero: not told).
+	stuckAt time.Time
+	// blocked: the last checkpoint's status was blocked.
+	blocked bool
+	// staleWhy says which signal made the agent stale: "silent" or
+	// "no_checkpoint".
+	staleWhy string
 	// pausedUntil: the agent hit a usage limit; no requests and no stale
 	// alarms until then. resumedAt counts as activity after the pause.
 	pausedUntil, resumedAt time.Time
@@ -45,7 +58,7 @@ func (m *monitor) wait(on bool, now time.Time) {
 	}
 	m.waiting = on
 	if !on {
-		m.resumedAt, m.warned = now, false
+		m.resumedAt, m.warned, m.stuckAt = now, false, time.Time{}
 		if m.awaiting {
 			m.requestedAt = now
 		}
@@ -74,10 +87,14 @@ func (m *monitor) notYet(now time.Time) {
 	m.nextRequest = now.Add(max(m.turnQuiet, time.Second))
 }
 
-// checkpoint records a valid checkpoint at now.
-func (m *monitor) checkpoint(now time.Time) {
-	m.lastCheckpoint, m.awaiting, m.warned = now, false, false
+// checkpoint records a valid checkpoint at now; blocked: its status said
+// the agent is blocked (asked again only after three intervals).
+func (m *monitor) checkpoint(now time.Time, blocked bool) {
+	m.lastCheckpoint, m.awaiting, m.warned, m.stuckAt, m.blocked = now, false, false, time.Time{}, blocked
 	m.nextRequest = now.Add(m.interval)
+	if blocked {
+		m.nextRequest = now.Add(3 * m.interval)
+	}
 }
 
 // next returns the action due at now, given the time of the last output, and
@@ -90,20 +107,34 @@ func (m *monitor) next(now, lastOutput time.Time) (action, time.Time) {
 		if now.Before(m.pausedUntil) {
 			return actNone, m.pausedUntil
 		}
-		m.pausedUntil, m.resumedAt, m.warned = time.Time{}, now, false
+		m.pausedUntil, m.resumedAt, m.warned, m.stuckAt = time.Time{}, now, false, time.Time{}
 		m.nextRequest = now.Add(m.interval)
 		return actResume, time.Time{}
 	}
-	activity := latest(m.start, m.lastCheckpoint, lastOutput, m.resumedAt)
-	idle := now.Sub(activity)
+	silentFrom := latest(m.start, m.lastCheckpoint, lastOutput, m.resumedAt)
+	ageFrom := latest(m.start, m.lastCheckpoint, m.resumedAt)
+	if m.blocked {
+		ageFrom = silentFrom
+	}
+	from := earliest(silentFrom, ageFrom) // the older of the two signals
+	idle := now.Sub(from)
 	switch {
-	case idle >= m.staleFail:
+	case !m.stuckAt.IsZero() && !now.Before(m.stuckAt.Add(m.timeout)):
 		return actStalled, time.Time{}
+	case idle >= m.staleFail && m.stuckAt.IsZero():
+		m.stuckAt, m.awaiting, m.requestedAt = now, true, now
+		return actWarn, time.Time{}
 	case idle >= m.staleWarn && !m.warned:
-		m.warned = true
+		m.warned, m.staleWhy = true, "no_checkpoint"
+		if now.Sub(silentFrom) >= m.staleWarn {
+			m.staleWhy = "silent"
+		}
 		return actStale, time.Time{}
 	case idle < m.staleWarn:
-		m.warned = false
+		m.warned, m.stuckAt = false, time.Time{}
+	}
+	if !m.stuckAt.IsZero() {
+		return actNone, m.stuckAt.Add(m.timeout)
 	}
 	if m.awaiting && !now.Before(m.requestedAt.Add(m.timeout)) {
 		m.awaiting = false
@@ -115,9 +146,9 @@ func (m *monitor) next(now, lastOutput time.Time) (action, time.Time) {
 		m.awaiting, m.requestedAt = true, now
 		return actRequest, time.Time{}
 	}
-	wake := activity.Add(m.staleFail)
+	wake := from.Add(m.staleFail)
 	if !m.warned {
-		wake = earliest(wake, activity.Add(m.staleWarn))
+		wake = earliest(wake, from.Add(m.staleWarn))
 	}
 	if m.awaiting {
 		wake = earliest(wake, m.requestedAt.Add(m.timeout))

@@ -25,7 +25,9 @@ func TestMonitorRequestsAtTurnBoundaryAfterInterval(t *testing.T) {
 	if act, _ := m.next(now, out); act != actTimeout {
 		t.Fatalf("late answer not reported: %v", act)
 	}
-	if act, wake := m.next(now, out); act != actNone || !wake.Equal(now.Add(5*time.Minute)) {
+	// Next: the next request an interval later — or, sooner, stale_warning
+	// after the start, for no checkpoint has come yet.
+	if act, wake := m.next(now, out); act != actNone || !wake.Equal(t0.Add(10*time.Minute)) {
 		t.Fatalf("after a timeout: %v next %v", act, wake)
 	}
 }
@@ -33,7 +35,7 @@ func TestMonitorRequestsAtTurnBoundaryAfterInterval(t *testing.T) {
 func TestMonitorCheckpointResetsTimer(t *testing.T) {
 	t0 := time.Unix(1000, 0)
 	m := testMonitor(t0)
-	m.checkpoint(t0.Add(4 * time.Minute)) // an unasked checkpoint
+	m.checkpoint(t0.Add(4*time.Minute), false) // an unasked checkpoint
 	if act, wake := m.next(t0.Add(5*time.Minute), t0); act != actNone || !wake.Equal(t0.Add(9*time.Minute)) {
 		t.Fatalf("request not moved by the checkpoint: %v %v", act, wake)
 	}
@@ -49,16 +51,64 @@ func TestMonitorStaleThenStalled(t *testing.T) {
 	if act, wake := m.next(t0.Add(10*time.Minute), t0); act != actNone || !wake.Equal(t0.Add(30*time.Minute)) {
 		t.Fatalf("stale warned twice or wrong wake: %v %v", act, wake)
 	}
-	// Output resumes: no longer stale; silence again warns again.
+	// A checkpoint: no longer stale; silence again warns again.
 	out := t0.Add(20 * time.Minute)
+	m.checkpoint(out, false)
 	if act, _ := m.next(t0.Add(21*time.Minute), out); act != actNone {
 		t.Fatalf("active agent: %v", act)
 	}
-	if act, _ := m.next(out.Add(10*time.Minute), out); act != actStale {
-		t.Fatalf("second silence: %v", act)
+	if act, _ := m.next(out.Add(10*time.Minute), out); act != actStale || m.staleWhy != "silent" {
+		t.Fatalf("second silence: %v (%s)", act, m.staleWhy)
 	}
-	if act, _ := m.next(out.Add(30*time.Minute), out); act != actStalled {
-		t.Fatalf("silent 30m: %v, want stalled", act)
+	now := out.Add(30 * time.Minute)
+	if act, _ := m.next(now, out); act != actWarn {
+		t.Fatalf("silent 30m: %v, want the stuck warning first", act)
+	}
+	if act, wake := m.next(now.Add(time.Second), out); act != actNone || !wake.Equal(now.Add(m.timeout)) {
+		t.Fatalf("after the warning: %v, wake %v", act, wake)
+	}
+	if act, _ := m.next(now.Add(m.timeout), out); act != actStalled {
+		t.Fatalf("unanswered warning: %v, want stalled", act)
+	}
+}
+
+// An agent that keeps printing but never checkpoints is stale all the same
+// (checkpoint age is a signal of its own); a checkpoint after the warning
+// saves it from the restart.
+func TestMonitorChattyAgentWithoutCheckpointsIsStale(t *testing.T) {
+	t0 := time.Unix(1000, 0)
+	m := testMonitor(t0)
+	m.interval, m.nextRequest = time.Hour, t0.Add(time.Hour)
+	for d := time.Minute; d < 10*time.Minute; d += time.Minute {
+		if act, _ := m.next(t0.Add(d), t0.Add(d)); act != actNone {
+			t.Fatalf("at %s: %v", d, act)
+		}
+	}
+	now := t0.Add(10 * time.Minute)
+	if act, _ := m.next(now, now); act != actStale || m.staleWhy != "no_checkpoint" {
+		t.Fatalf("printing, no checkpoint for 10m: %v (%s)", act, m.staleWhy)
+	}
+	now = t0.Add(30 * time.Minute)
+	if act, _ := m.next(now, now); act != actWarn {
+		t.Fatalf("no checkpoint for 30m: %v, want the warning", act)
+	}
+	m.checkpoint(now.Add(5*time.Second), false) // it answers
+	if act, _ := m.next(now.Add(m.timeout), now.Add(m.timeout)); act != actNone {
+		t.Fatalf("after the answer: %v", act)
+	}
+}
+
+// A blocked agent is asked again only after three intervals, and is not
+// stale for lack of checkpoints while it says so (silence still counts).
+func TestMonitorBlockedAgent(t *testing.T) {
+	t0 := time.Unix(1000, 0)
+	m := testMonitor(t0)
+	m.checkpoint(t0, true)
+	if act, wake := m.next(t0.Add(6*time.Minute), t0.Add(6*time.Minute)); act != actNone || !wake.Equal(t0.Add(15*time.Minute)) {
+		t.Fatalf("blocked: %v, next look %v (want a request after 3 intervals)", act, wake)
+	}
+	if act, _ := m.next(t0.Add(12*time.Minute), t0.Add(11*time.Minute)); act != actNone {
+		t.Fatalf("blocked, printing, 12m without a checkpoint: %v", act)
 	}
 }
 

@@ -32,6 +32,8 @@ func (s *Session) Run() (runner.Exit, Outcome) {
 	})
 	s.settle = newSettler(s.prof.Settle, s.settled)
 	defer s.settle.stop()
+	s.startRecording()
+	defer s.stopRecording() // after the last output: Run returns once the process's output is drained
 
 	proc, err := runner.Start(s.log, runner.Config{
 		Name: c.Agent, Argv: s.prof.Command(c.Argv), Dir: c.Dir, Env: s.prof.Env(c.Env), Size: c.Size,
@@ -115,7 +117,7 @@ func (s *Session) loop() (runner.Exit, Outcome) {
 				continue
 			}
 			s.lastAsked = true
-			s.mon.awaiting = true
+			s.mon.awaiting, s.mon.requestedAt = true, s.cfg.Clock.Now()
 			s.typeRequest(protocol.Request(s.cfg.Task.ID), true, "session_id", s.id, "trigger", protocol.TriggerTeamCheckpoint)
 		case <-s.notify:
 			if s.handle(s.take()) {
@@ -150,9 +152,18 @@ func (s *Session) tick() (time.Time, bool) {
 			s.r.Event(event.CheckpointTimeout, "checkpoint_timeout", c.CheckpointTimeout.String())
 			s.r.Printf("WARNING: %s did not answer the checkpoint request for %s within %s\n", name, task, c.CheckpointTimeout)
 		case actStale:
-			s.log.Warn("agent is stale", "task", task, "stale_warning", c.StaleWarning)
-			s.r.Event(event.AgentStale, "silent_for", c.StaleWarning.String())
-			s.r.Printf("WARNING: %s has been silent for %s on %s\n", name, c.StaleWarning, task)
+			what := "has shown no checkpoint for"
+			if s.mon.staleWhy == "silent" {
+				what = "has been silent for"
+			}
+			s.log.Warn("agent is stale", "task", task, "why", s.mon.staleWhy, "stale_warning", c.StaleWarning)
+			s.r.Event(event.AgentStale, "silent_for", c.StaleWarning.String(), "why", s.mon.staleWhy)
+			s.r.Printf("WARNING: %s %s %s on %s\n", name, what, c.StaleWarning, task)
+		case actWarn:
+			s.log.Warn("agent looks stuck: asking it for a checkpoint before restarting it", "task", task, "stale_failure", c.StaleFailure)
+			s.r.Event(event.AgentWarned, "no_progress_for", c.StaleFailure.String(), "session_id", s.id)
+			s.r.Printf("WARNING: %s shows no progress for %s on %s: asking it once more before a restart\n", name, c.StaleFailure, task)
+			s.typeRequest(stuckRequest(task, c.StaleFailure), true, "session_id", s.id, "stuck", true)
 		case actResume:
 			s.resume()
 		case actStalled:
@@ -188,4 +199,12 @@ func (s *Session) logError(err error) {
 	}
 	s.r.Event(event.AgentLogFailed, "error", "", "recovered", true)
 	s.r.Printf("WARNING: %s's terminal log is written again\n", s.cfg.Agent)
+}
+
+// stuckRequest is the request typed to an agent that looks stuck: a
+// checkpoint request (the ledger starts a new epoch), then why.
+func stuckRequest(task string, d time.Duration) string {
+	return protocol.Request(task) + " — warden has seen no progress from you for " + d.String() +
+		": answer now with a checkpoint block; if you are stuck, say why under Blockers:. " +
+		"Without an answer this session is restarted from your last checkpoint."
 }

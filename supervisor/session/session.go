@@ -18,6 +18,7 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
+	"github.com/wardenhq/warden/internal/asciicast"
 	"github.com/wardenhq/warden/internal/clock"
 	"github.com/wardenhq/warden/protocol"
 	"github.com/wardenhq/warden/protocol/profile"
@@ -82,6 +83,7 @@ func TimersOf(c *config.Team) Timers {
 // checkpoint, its stop, and the shared deadline of that stop.
 type Team interface {
 	LastCall() <-chan struct{}
+	Cause() string // why the team checkpoint runs (protocol.Cause*)
 	Stopping() <-chan struct{}
 	ShutdownCtx() context.Context
 }
@@ -109,6 +111,10 @@ type Config struct {
 	Clock      clock.Clock
 	Team       Team
 	Report     Reporter
+
+	// CastPath names the session's asciicast recording by its session id
+	// (nil: not recorded); it is capped at LogMaxSize (recording.go).
+	CastPath func(session string) string
 }
 
 // Session is one process of an agent working on one task.
@@ -126,8 +132,12 @@ type Session struct {
 	modes     modes
 	settle    *settler
 	started   time.Time
-	lastOut   atomic.Int64 // unix nanos of the last output
-	forced    bool         // its stop needed SIGKILL
+	lastOut   atomic.Int64 // unix nanos of the last output of the agent's own
+	// echoUntil and echoLeft: output right after warden typed (up to a few
+	// times what it typed) is the echo, not the agent's own output.
+	echoUntil atomic.Int64
+	echoLeft  atomic.Int64
+	forced    bool // its stop needed SIGKILL
 
 	// lastAsked: the team asked for a last checkpoint; the next one answers it.
 	lastAsked bool
@@ -140,6 +150,8 @@ type Session struct {
 	inputMu    sync.Mutex         // one submission at a time: warden's typing or the user's keystrokes
 	typing     chan typed         // texts for the typist
 	stopTyping context.CancelFunc // ends a submission in flight
+
+	rec *asciicast.Writer // the recording, or nil (recording.go)
 
 	mu      sync.Mutex
 	pending []readerEvent // from the reader's callbacks and hooks, for the loop
@@ -193,6 +205,7 @@ func (s *Session) Forced() bool { return s.forced }
 
 // Write takes the agent's raw output from the runner's reader goroutine.
 func (s *Session) Write(p []byte) (int, error) {
+	s.recordOutput(p)
 	if s.cfg.Term != nil {
 		s.cfg.Term.Write(p)
 	}
@@ -203,14 +216,37 @@ func (s *Session) Write(p []byte) (int, error) {
 		s.answerProbe()
 		s.push(readerEvent{signals: true})
 	}
-	s.lastOut.Store(time.Now().UnixNano())
+	if now := time.Now().UnixNano(); now > s.echoUntil.Load() || s.echoLeft.Add(-int64(len(p))) < 0 {
+		s.lastOut.Store(now)
+	}
 	s.reader.Write(p)
 	s.settle.poke()
 	return len(p), nil
 }
 
+// echoGrace is how long after warden typed the output may be its echo.
+const echoGrace = time.Second
+
+// typedNow tells Write that warden just typed n bytes: their echo (and a
+// TUI's redraw of its input box) is not the agent's own output.
+func (s *Session) typedNow(n int) {
+	s.echoLeft.Store(int64(3*n + 512))
+	s.echoUntil.Store(time.Now().Add(echoGrace).UnixNano())
+}
+
 // Hook hands the session a message from its CLI's own hooks.
 func (s *Session) Hook(m hookbus.Message) { s.push(readerEvent{hook: &m}) }
+
+// Owns reports whether process pid is of this session's process tree (a
+// hook the agent's CLI ran).
+func (s *Session) Owns(pid int) bool {
+	select {
+	case <-s.procReady:
+	default:
+		return false
+	}
+	return s.proc != nil && s.proc.Owns(pid)
+}
 
 // Input writes the user's keystrokes (warden wrap) to the agent, never
 // inside one of warden's submissions.
@@ -223,6 +259,7 @@ func (s *Session) Input(p []byte) {
 // Resize follows the user's terminal: the pty and the screen reader.
 func (s *Session) Resize(size runner.Size) error {
 	s.reader.Resize(int(size.Rows), int(size.Cols))
+	s.recordResize(size)
 	return s.proc.Resize(size)
 }
 
@@ -257,4 +294,18 @@ func (s *Session) taskID() string {
 		return ""
 	}
 	return s.cfg.Task.ID
+}
+
+// StartedAt is when the process was started (zero before Run).
+func (s *Session) StartedAt() time.Time { return s.started }
+
+// LastLines is up to n of the last non-empty lines the agent showed — its
+// screen as the emulator has it, or a plain program's last lines — with
+// control characters removed and warden's typing left out; after the
+// process ended, what it said last.
+func (s *Session) LastLines(n int) []string {
+	if s.reader == nil {
+		return nil
+	}
+	return s.reader.Tail(n)
 }

@@ -132,6 +132,7 @@ func (s *Session) submit(ctx context.Context, t typed, resume bool) error {
 		err = s.prof.Resubmit(ctx, s.proc, s.screen, t.text)
 	} else {
 		s.reader.Typed(t.text)
+		s.typedNow(len(t.text))
 		if t.request {
 			s.r.Event(event.CheckpointRequested, t.kv...)
 		}

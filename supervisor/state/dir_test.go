@@ -108,3 +108,20 @@ func TestEventWriteFailureReportedOnce(t *testing.T) {
 		t.Fatalf("reports %v, want [ENOSPC, nil]", reports)
 	}
 }
+func TestWorktreePaths(t *testing.T) {
+	l := NewLayout("/st")
+	if got := l.Worktrees(); got != "/st/worktrees" {
+		t.Errorf("Worktrees() = %q", got)
+	}
+	if got, err := l.Worktree("T060"); err != nil || got != filepath.Join("/st", "worktrees", "T060") {
+		t.Errorf("Worktree(T060) = %q, %v", got, err)
+	}
+	for _, bad := range []string{"", ".", "..", "a/b", "../T1", "/abs"} {
+		if got, err := l.Worktree(bad); err == nil {
+			t.Errorf("Worktree(%q) = %q, want an error", bad, got)
+		}
+	}
+	if _, err := l.HookSpool("a/b"); err == nil {
+		t.Error("HookSpool(a/b) accepted")
+	}
+}

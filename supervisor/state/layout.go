@@ -47,7 +47,8 @@ func (l Layout) Logs() string { return l.path("logs") }
 // AgentLog is an agent's raw terminal output.
 func (l Layout) AgentLog(agent string) string { return l.path("logs", agent+".log") }
 
-// WardenLog is warden's own log when the terminal belongs to the agent (wrap).
+// WardenLog is warden's own log (hclog): always under wrap, and under run
+// beside stderr.
 func (l Layout) WardenLog() string { return l.path("logs", "warden.log") }
 
 // HookLog is where `warden hook` logs what failed.
@@ -67,10 +68,28 @@ func (l Layout) HookSpools() string { return l.path("hooks") }
 
 // HookSpool is one agent's spool file.
 func (l Layout) HookSpool(agent string) (string, error) {
-	if agent == "" || agent == "." || agent == ".." || filepath.Base(agent) != agent {
+	if !oneElement(agent) {
 		return "", fmt.Errorf("agent name %q cannot name a spool file", agent)
 	}
 	return l.path("hooks", agent+".spool.jsonl"), nil
+}
+
+// Worktrees is the directory of the tasks' git worktrees.
+func (l Layout) Worktrees() string { return l.path("worktrees") }
+
+// Worktree is a task's git worktree (DESIGN §5: worktrees/{task}/). A task
+// id that is not one path element is refused: it would name a directory
+// outside worktrees/, which `warden clean` then removes.
+func (l Layout) Worktree(task string) (string, error) {
+	if !oneElement(task) {
+		return "", fmt.Errorf("task id %q cannot name a worktree directory", task)
+	}
+	return l.path("worktrees", task), nil
+}
+
+// oneElement reports whether name is a single, ordinary path element.
+func oneElement(name string) bool {
+	return name != "" && name != "." && name != ".." && filepath.Base(name) == name
 }
 
 // maxSunPath is the longest socket path Linux accepts (sun_path is 108

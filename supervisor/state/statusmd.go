@@ -9,10 +9,15 @@ import (
 	"github.com/wardenhq/warden/supervisor/queue"
 )
 
-// statusMarkdown renders STATUS.md: Agent | Task | Progress | Last Update | Status.
+// statusMarkdown renders STATUS.md: the team's progress; Agent | Task |
+// Progress | Last Update | Status; the tasks with their last completed item;
+// the blocked ones. Every cell is escaped (a title or an agent's text can
+// never forge a row), ages are relative to the snapshot's time.
 func statusMarkdown(s Snapshot) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "# %s\n\nUpdated %s.\n\n", s.Team, s.UpdatedAt.UTC().Format(time.RFC3339))
+	now := s.UpdatedAt
+	fmt.Fprintf(&b, "# %s\n\nUpdated %s. Team progress: %d%%.\n\n", cell(s.Team), s.UpdatedAt.UTC().Format(time.RFC3339),
+		queue.TeamProgress(s.Tasks))
 	b.WriteString("| Agent | Task | Progress | Last Update | Status |\n|---|---|---|---|---|\n")
 	for _, a := range s.Agents {
 		progress, update := "-", "-"
@@ -23,22 +28,36 @@ func statusMarkdown(s Snapshot) string {
 			}
 		}
 		if !a.LastCheckpoint.IsZero() {
-			update = a.LastCheckpoint.UTC().Format(time.RFC3339)
+			update = stamp(a.LastCheckpoint, now)
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", a.Name, dash(a.Task), progress, update, a.State)
+		status := string(a.State)
+		if a.Dialog != "" {
+			status += ": " + firstLine(a.Dialog)
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", cell(a.Name), cell(a.Task), progress, cell(update), cell(status))
 	}
 	if len(s.Tasks) > 0 {
-		b.WriteString("\n| Task | Title | Status | Owner | Progress | Blocked by |\n|---|---|---|---|---|---|\n")
+		b.WriteString("\n| Task | Title | Status | Owner | Progress | Last done | Blocked by |\n|---|---|---|---|---|---|---|\n")
 		for _, t := range s.Tasks {
-			fmt.Fprintf(&b, "| %s | %s | %s | %s | %d%% | %s |\n", t.ID, t.Title, t.State, dash(t.Owner),
-				t.Progress, dash(strings.Join(t.BlockedBy, ", ")))
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %d%% | %s | %s |\n", cell(t.ID), cell(t.Title), t.State, cell(t.Owner),
+				t.Progress, cell(t.LastDone), cell(strings.Join(t.BlockedBy, ", ")))
 		}
+	}
+	var blocked []string
+	for _, t := range s.Tasks {
+		if t.Summary == "blocked" && t.State != queue.Complete && t.State != queue.Failed {
+			blocked = append(blocked, fmt.Sprintf("- %s: %s", cell(t.ID), cell(strings.Join(t.Blockers, "; "))))
+		}
+	}
+	if len(blocked) > 0 {
+		b.WriteString("\n## Blocked\n\n" + strings.Join(blocked, "\n") + "\n")
 	}
 	return b.String()
 }
 
-// RenderDashboard writes the human dashboard of a snapshot.
-func RenderDashboard(w io.Writer, s Snapshot) {
+// RenderDashboard writes the human dashboard of a snapshot; ages are
+// relative to now.
+func RenderDashboard(w io.Writer, s Snapshot, now time.Time) {
 	active := 0
 	for _, a := range s.Agents {
 		if a.State == Running {
@@ -46,22 +65,57 @@ func RenderDashboard(w io.Writer, s Snapshot) {
 		}
 	}
 	c := queue.Counts(s.Tasks)
-	state := "stopped"
+	st := "stopped"
 	if s.Running {
-		state = "running"
+		st = "running"
 	}
-	fmt.Fprintf(w, "== %s (%s) agents active %d/%d, tasks done %d/%d, available %d, blocked %d, pending verification %d\n",
-		s.Team, state, active, len(s.Agents), c[queue.Complete], len(s.Tasks), c[queue.Pending], c[queue.Blocked], c[queue.Verifying])
+	fmt.Fprintf(w, "== %s (%s) progress %d%%, agents active %d/%d, tasks done %d/%d, available %d, blocked %d, pending verification %d\n",
+		clean(s.Team), st, queue.TeamProgress(s.Tasks), active, len(s.Agents), c[queue.Complete], len(s.Tasks),
+		c[queue.Pending], c[queue.Blocked], c[queue.Verifying])
 	for _, a := range s.Agents {
 		reason := a.Reason
 		if a.Dialog != "" {
-			reason = "waits on: " + strings.SplitN(a.Dialog, "\n", 2)[0]
+			reason = "waits on: " + firstLine(a.Dialog)
 		}
-		fmt.Fprintf(w, "   agent %-12s %-9s task %-8s attempt %d %s\n", a.Name, a.State, dash(a.Task), a.Attempt, reason)
+		last := ""
+		if !a.LastCheckpoint.IsZero() {
+			last = "last checkpoint " + ago(a.LastCheckpoint, now)
+		}
+		fmt.Fprintf(w, "   agent %-12s %-9s task %-8s attempt %d %s %s\n", clean(a.Name), a.State, dash(clean(a.Task)),
+			a.Attempt, clean(last), clean(reason))
 	}
 	for _, t := range s.Tasks {
-		fmt.Fprintf(w, "   task  %-12s %-9s %3d%%  %s %s\n", t.ID, t.State, t.Progress, dash(t.Owner), t.Summary)
+		line := t.Summary
+		if t.LastDone != "" {
+			line += ", last done: " + t.LastDone
+		}
+		if t.Summary == "blocked" {
+			line += " — blocked on: " + dash(strings.Join(t.Blockers, "; "))
+		}
+		if t.Branch != "" {
+			line += fmt.Sprintf(" [%s, %d ahead of %s]", t.Branch, t.Ahead, t.Base)
+		}
+		fmt.Fprintf(w, "   task  %-12s %-9s %3d%%  %s %s\n", clean(t.ID), t.State, t.Progress, dash(clean(t.Owner)), clean(line))
 	}
+}
+
+// stamp is a time with its age: "2026-11-23T02:00:00Z (2 min ago)".
+func stamp(t, now time.Time) string {
+	return t.UTC().Format(time.RFC3339) + " (" + ago(t, now) + ")"
+}
+
+// ago says how long before now t was, as a person would.
+func ago(t, now time.Time) string {
+	d := now.Sub(t)
+	switch {
+	case d < time.Minute:
+		return "just now"
+	case d < time.Hour:
+		return fmt.Sprintf("%d min ago", int(d.Minutes()))
+	case d < 48*time.Hour:
+		return fmt.Sprintf("%dh%02d ago", int(d.Hours()), int(d.Minutes())%60)
+	}
+	return fmt.Sprintf("%d days ago", int(d.Hours()/24))
 }
 
 func dash(s string) string {
@@ -69,4 +123,25 @@ func dash(s string) string {
 		return "-"
 	}
 	return s
+}
+
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
+	return s
+}
+
+// clean removes control characters (C0 and C1: escape sequences, bells,
+// CSI as U+009B) from text shown on a terminal or written to Markdown.
+func clean(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) {
+			return ' '
+		}
+		return r
+	}, s)
+}
+
+// cell is text for one Markdown table cell: one line, pipes escaped.
+func cell(s string) string {
+	return strings.ReplaceAll(clean(dash(s)), "|", `\|`)
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/wardenhq/warden/internal/atomicfile"
 	"github.com/wardenhq/warden/protocol"
+	"github.com/wardenhq/warden/supervisor/config"
 )
 
 // KeepBackups is how many earlier versions of a checkpoint are kept.
@@ -30,6 +31,7 @@ type Store struct {
 	log      hclog.Logger
 	now      func() time.Time
 	readOnly bool
+	hist     *history
 }
 
 // NewStore returns a store over dir (state_dir/checkpoints), creating it 0700.
@@ -40,8 +42,17 @@ func NewStore(logger hclog.Logger, dir string, now func() time.Time) (*Store, er
 	if err := mkdirPrivate(filepath.Join(dir, "backups")); err != nil {
 		return nil, fmt.Errorf("checkpoint store: %w", err)
 	}
-	return &Store{dir: dir, log: logger.Named("store"), now: now}, nil
+	h := &history{dir: dir, ret: config.RetentionDefaults(), now: now}
+	if err := h.load(); err != nil {
+		logger.Warn("checkpoint index unreadable: the history starts anew", "error", err)
+		h.entries = nil
+	}
+	return &Store{dir: dir, log: logger.Named("store"), now: now, hist: h}, nil
 }
+
+// SetRetention sets the history's retention policy (the team file's
+// [retention]).
+func (s *Store) SetRetention(r config.Retention) { s.hist.ret = r }
 
 // ReadCheckpoints returns the latest checkpoint of every agent and task in
 // the state dir at root (archived ones included), keyed by file name,
@@ -68,7 +79,18 @@ func (s *Store) Save(cp *protocol.Checkpoint) error {
 			return err
 		}
 	}
-	return atomicfile.Write(p, append(data, '\n'), 0o600)
+	data = append(data, '\n')
+	if err := atomicfile.Write(p, data, 0o600); err != nil {
+		return err
+	}
+	if s.hist == nil {
+		return nil
+	}
+	// The latest is on disk: a history that cannot be written costs no record.
+	if err := s.hist.add(cp, data); err != nil {
+		s.log.Error("checkpoint history not written", "checkpoint_id", cp.CheckpointID, "error", err)
+	}
+	return nil
 }
 
 func (s *Store) backup(agent, task string, data []byte) error {
@@ -154,6 +176,60 @@ func (s *Store) Archive(agent, task string) error {
 	return atomicfile.SyncDir(s.dir)
 }
 
+// NoteCommit records in the latest checkpoint of agent on task — when it is
+// still the record id — the commit warden made of its work (no backup, no
+// history entry: the same record, completed).
+func (s *Store) NoteCommit(agent, task, id, commit string) error {
+	cp, err := s.Load(agent, task)
+	if err != nil || cp == nil || cp.CheckpointID != id {
+		return err
+	}
+	if cp.Git == nil {
+		cp.Git = &protocol.Git{}
+	}
+	cp.Git.Commit = commit
+	data, err := json.MarshalIndent(cp, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encode checkpoint: %w", err)
+	}
+	return atomicfile.Write(s.path(agent, task), append(data, '\n'), 0o600)
+}
+
+// ArchiveCrashed moves the latest checkpoint of a failed agent's task to
+// {agent}-{task}_crashed_{UTC stamp}.json: the task goes to another agent,
+// whose first session still resumes from it (Latest finds it).
+func (s *Store) ArchiveCrashed(agent, task string) error {
+	p := s.path(agent, task)
+	dst := filepath.Join(s.dir, agent+"-"+task+"_crashed_"+s.now().UTC().Format("20060102T150405Z")+".json")
+	if err := os.Rename(p, dst); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("archive checkpoint of a failed agent: %w", err)
+	}
+	return atomicfile.SyncDir(s.dir)
+}
+
+// ArchiveOpen moves every open latest checkpoint (not archived as complete,
+// crashed or aborted) to {agent}-{task}_aborted_{UTC stamp}.json: a fresh
+// run starts its tasks over, with records of its own. It returns how many.
+func (s *Store) ArchiveOpen() (int, error) {
+	names, err := filepath.Glob(filepath.Join(s.dir, "*.json"))
+	if err != nil {
+		return 0, fmt.Errorf("list checkpoints: %w", err)
+	}
+	stamp := s.now().UTC().Format("20060102T150405Z")
+	n := 0
+	for _, p := range names {
+		base := strings.TrimSuffix(filepath.Base(p), ".json")
+		if base == "index" || strings.HasSuffix(base, "-complete") || strings.Contains(base, "_crashed_") || strings.Contains(base, "_aborted_") {
+			continue
+		}
+		if err := os.Rename(p, filepath.Join(s.dir, base+"_aborted_"+stamp+".json")); err != nil {
+			return n, fmt.Errorf("archive checkpoint of an earlier run: %w", err)
+		}
+		n++
+	}
+	return n, atomicfile.SyncDir(s.dir)
+}
+
 // All returns the latest checkpoint of every agent and task, including
 // archived ones, keyed by file name; files that do not parse are skipped.
 func (s *Store) All() (map[string]*protocol.Checkpoint, error) {
@@ -163,6 +239,9 @@ func (s *Store) All() (map[string]*protocol.Checkpoint, error) {
 	}
 	out := map[string]*protocol.Checkpoint{}
 	for _, n := range names {
+		if filepath.Base(n) == "index.json" {
+			continue // the history's index, not a checkpoint
+		}
 		if cp, err := s.loadFile(n); err == nil && cp != nil {
 			out[filepath.Base(n)] = cp
 		}

@@ -1,101 +1,179 @@
-// Package workspace knows where an agent works: the git work tree around
-// its directory (branch and head, read straight from .git so that the
-// checkpoint path runs no subprocess).
+// Package workspace knows where an agent works: the git work tree around its
+// directory (Info: branch and head read straight from .git, so that the
+// checkpoint path runs no subprocess), and the git driver behind isolated
+// workspaces (issue 10): a worktree and a branch per task, the task's work
+// committed at every checkpoint, a finished branch fast-forwarded into base.
+//
+// The driver runs the git command: never a shell string, every call bounded
+// by a timeout, its stderr in every error. What matters does not depend on
+// the user's configuration: warden's commits are authored by warden, run no
+// hooks and are never signed, whatever the repository or the user says.
 package workspace
 
 import (
-	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
 	"os"
-	"path/filepath"
+	"os/exec"
 	"strings"
+	"syscall"
+	"time"
 
-	"github.com/wardenhq/warden/protocol"
+	"github.com/hashicorp/go-hclog"
 )
 
-// Info reads the branch and head commit of the work tree holding dir
-// straight from .git (no subprocess on the checkpoint path); nil when dir is
-// not in a git work tree.
-func Info(dir string) *protocol.Git {
-	gitDir := findGitDir(dir)
-	if gitDir == "" {
-		return nil
-	}
-	head, err := os.ReadFile(filepath.Join(gitDir, "HEAD"))
-	if err != nil {
-		return nil
-	}
-	h := strings.TrimSpace(string(head))
-	ref, isRef := strings.CutPrefix(h, "ref: ")
-	if !isRef {
-		return &protocol.Git{Branch: "HEAD", Head: h} // detached
-	}
-	return &protocol.Git{Branch: strings.TrimPrefix(ref, "refs/heads/"), Head: resolveRef(gitDir, ref)}
+// DefaultTimeout bounds each git call when Git.Timeout is zero.
+const DefaultTimeout = 30 * time.Second
+
+// killGrace is how long a git call has to exit after SIGTERM (git then
+// removes its lock files) before its process group is killed.
+const killGrace = 2 * time.Second
+
+// Author is the name and email of every commit warden makes.
+const (
+	AuthorName  = "warden"
+	AuthorEmail = "warden@localhost"
+)
+
+// config is passed with -c to every call; command-line options outrank every
+// configuration file. Hooks never run (core.hooksPath names no directory),
+// nothing is signed, no automatic gc detaches a process that outlives the
+// call, and rerere never resolves a conflict behind warden's back.
+var config = []string{
+	"core.hooksPath=/dev/null",
+	"commit.gpgSign=false",
+	"merge.verifySignatures=false",
+	"rerere.enabled=false",
+	"gc.auto=0",
+	"maintenance.auto=false",
 }
 
-// findGitDir walks up from dir to the .git directory (or the directory a
-// .git file points to, for worktrees and submodules).
-func findGitDir(dir string) string {
-	for d := dir; ; d = filepath.Dir(d) {
-		p := filepath.Join(d, ".git")
-		fi, err := os.Stat(p)
-		if err == nil && fi.IsDir() {
-			return p
-		}
-		if err == nil {
-			b, err := os.ReadFile(p)
-			if rest, ok := strings.CutPrefix(strings.TrimSpace(string(b)), "gitdir: "); err == nil && ok {
-				if !filepath.IsAbs(rest) {
-					rest = filepath.Join(d, rest)
-				}
-				return rest
-			}
-		}
-		if filepath.Dir(d) == d {
-			return ""
-		}
-	}
+// keptGitEnv are the GIT_* variables of warden's environment a call
+// inherits; every other one (GIT_DIR, GIT_INDEX_FILE, GIT_CONFIG_PARAMETERS
+// set by a parent git, …) could point the call at another repository or
+// change what it does.
+var keptGitEnv = map[string]bool{
+	"GIT_EXEC_PATH": true, "GIT_CONFIG_GLOBAL": true, "GIT_CONFIG_SYSTEM": true,
+	"GIT_CONFIG_NOSYSTEM": true, "GIT_CEILING_DIRECTORIES": true,
+	"GIT_TRACE": true, "GIT_TRACE2": true, "GIT_TRACE2_EVENT": true, "GIT_TRACE_PERFORMANCE": true,
 }
 
-// resolveRef returns the commit a ref names: a loose ref file, else
-// packed-refs (a worktree's refs live in the common dir).
-func resolveRef(gitDir, ref string) string {
-	dirs := []string{gitDir}
-	if c, err := os.ReadFile(filepath.Join(gitDir, "commondir")); err == nil {
-		common := strings.TrimSpace(string(c))
-		if !filepath.IsAbs(common) {
-			common = filepath.Join(gitDir, common)
-		}
-		dirs = append(dirs, common)
+// Git runs the git command for warden.
+type Git struct {
+	log hclog.Logger
+	env []string
+	// Timeout bounds each call (DefaultTimeout when zero). A caller's
+	// context can only shorten it.
+	Timeout time.Duration
+}
+
+// New returns a driver that runs git from PATH.
+func New(logger hclog.Logger) *Git {
+	env := []string{
+		"GIT_TERMINAL_PROMPT=0", "GIT_OPTIONAL_LOCKS=0", "GIT_EDITOR=true", "GIT_PAGER=cat", "LC_ALL=C",
+		"GIT_AUTHOR_NAME=" + AuthorName, "GIT_AUTHOR_EMAIL=" + AuthorEmail,
+		"GIT_COMMITTER_NAME=" + AuthorName, "GIT_COMMITTER_EMAIL=" + AuthorEmail,
 	}
-	for _, d := range dirs {
-		if b, err := os.ReadFile(filepath.Join(d, ref)); err == nil {
-			return strings.TrimSpace(string(b))
-		}
-		f, err := os.Open(filepath.Join(d, "packed-refs"))
-		if err != nil {
+	for _, kv := range os.Environ() {
+		name, _, _ := strings.Cut(kv, "=")
+		if name == "LC_ALL" || strings.HasPrefix(name, "GIT_") && !keptGitEnv[name] {
 			continue
 		}
-		sc := bufio.NewScanner(f)
-		for sc.Scan() {
-			if sha, name, ok := strings.Cut(sc.Text(), " "); ok && name == ref {
-				f.Close()
-				return sha
-			}
-		}
-		f.Close()
+		env = append(env, kv)
 	}
-	return ""
+	return &Git{log: logger.Named("git"), env: env}
 }
 
-// BranchExists reports whether the work tree at dir has branch.
-func BranchExists(dir, branch string) bool {
-	gitDir := findGitDir(dir)
-	if gitDir == "" {
-		return false
+func (g *Git) timeout() time.Duration {
+	if g.Timeout > 0 {
+		return g.Timeout
 	}
-	if resolveRef(gitDir, "refs/heads/"+branch) != "" {
-		return true
+	return DefaultTimeout
+}
+
+// Error is a failed git call: what was run, where, and what git said.
+type Error struct {
+	Args   []string // after "git" and the -c options
+	Dir    string
+	Stderr string
+	Err    error // *exec.ExitError, or the context's error when the call was cut short
+}
+
+func (e *Error) Error() string {
+	msg := fmt.Sprintf("git %s (in %s): %v", strings.Join(e.Args, " "), e.Dir, e.Err)
+	if e.Stderr != "" {
+		msg += ": " + e.Stderr
 	}
-	packed, _ := os.ReadFile(filepath.Join(gitDir, "packed-refs"))
-	return strings.Contains(string(packed), " refs/heads/"+branch+"\n")
+	return msg
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// exitCode is git's exit status, or -1 when err is not an exit.
+func exitCode(err error) int {
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		return ee.ExitCode()
+	}
+	return -1
+}
+
+// run runs git with args in dir and returns its stdout. stdin, when not
+// empty, is written to git's standard input (else it reads /dev/null). git
+// runs in its own process group: when the timeout or ctx ends the call, the
+// whole group (git and its filters, hooks, children) gets SIGTERM, on which
+// git removes its lock files and half-made worktree; what still lives
+// killGrace later at the most is killed.
+func (g *Git) run(parent context.Context, dir, stdin string, args ...string) (string, error) {
+	ctx, cancel := context.WithTimeout(parent, g.timeout())
+	defer cancel()
+	argv := make([]string, 0, 2*len(config)+len(args))
+	for _, c := range config {
+		argv = append(argv, "-c", c)
+	}
+	argv = append(argv, args...)
+	cmd := exec.CommandContext(ctx, "git", argv...)
+	cmd.Dir = dir
+	cmd.Env = g.env
+	if stdin != "" {
+		cmd.Stdin = strings.NewReader(stdin)
+	}
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM) }
+	cmd.WaitDelay = killGrace
+	start := time.Now()
+	err := cmd.Run()
+	if cmd.Process != nil && ctx.Err() != nil {
+		// Whatever of the group outlived SIGTERM (git is reaped; the group
+		// id stays reserved while a member lives).
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	}
+	g.log.Trace("ran", "args", args, "dir", dir, "took", time.Since(start), "err", err)
+	if err == nil {
+		return stdout.String(), nil
+	}
+	switch {
+	case parent.Err() != nil:
+		err = parent.Err()
+	case ctx.Err() != nil:
+		err = fmt.Errorf("%w: timed out after %v", ctx.Err(), g.timeout())
+	}
+	return stdout.String(), &Error{Args: args, Dir: dir, Stderr: strings.TrimSpace(stderr.String()), Err: err}
+}
+
+// lines splits git's output into non-empty lines.
+func lines(out string) []string {
+	return strings.FieldsFunc(out, func(r rune) bool { return r == '\n' })
+}
+
+// checkRef refuses a ref or branch name git would read as an option.
+func checkRef(what, ref string) error {
+	if ref == "" || strings.HasPrefix(ref, "-") {
+		return fmt.Errorf("%s %q is not a valid git ref", what, ref)
+	}
+	return nil
 }

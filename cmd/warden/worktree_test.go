@@ -1,0 +1,68 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/wardenhq/warden/internal/proctest"
+)
+
+// kill -9 of warden (its agents die with their terminal) while the agents
+// work in worktrees, with bytes on disk no commit holds yet; then --resume:
+// everything the agents wrote is in a commit on its task's branch, and the
+// tasks complete there.
+func TestKill9ThenResumeCommitsEveryByte(t *testing.T) {
+	defer proctest.AssertNone(t)
+	repo := t.TempDir()
+	git := func(args ...string) string {
+		t.Helper()
+		out, err := exec.Command("git", append([]string{"-C", repo, "-c", "user.name=t", "-c", "user.email=t@t"}, args...)...).CombinedOutput()
+		if err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	git("init", "-q", "-b", "main")
+	os.WriteFile(filepath.Join(repo, ".gitignore"), []byte(".warden/\n"), 0o644)
+	git("add", "-A")
+	git("commit", "-q", "-m", "start")
+	src, _ := os.ReadFile(workerTeam(t, "worker:steps=8:write=notes.txt", "worker:steps=8:write=notes.txt"))
+	team := filepath.Join(repo, "team.toml")
+	text := strings.Replace(string(src), "\n", "\nworkspace = \"worktree\"\n", 1)
+	os.WriteFile(team, []byte(text), 0o600)
+	git("add", "team.toml")
+	git("commit", "-q", "-m", "team")
+
+	cmd, out := runWarden(t, "run", team)
+	out.waitFor(t, "CHECKPOINT: T1 - implementing (25%)", 1)
+	out.waitFor(t, "CHECKPOINT: T2 - implementing (25%)", 1)
+	cmd.Process.Signal(syscall.SIGKILL)
+	cmd.Wait()
+	// What an agent wrote after its last commit, as a kill -9 leaves it.
+	tree := filepath.Join(repo, ".warden", "worktrees", "T1")
+	f, err := os.OpenFile(filepath.Join(tree, "notes.txt"), os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		t.Fatalf("T1's worktree: %v", err)
+	}
+	f.WriteString("written just before the kill\n")
+	f.Close()
+
+	cmd2, out2 := runWarden(t, "run", team, "--resume")
+	if err := cmd2.Wait(); err != nil {
+		t.Fatalf("resumed run: %v\n%s", err, out2.dump())
+	}
+	notes := git("show", "warden/lifecycle/T1:notes.txt")
+	if !strings.Contains(notes, "written just before the kill") || !strings.Contains(notes, "T1 step 8") {
+		t.Errorf("T1's branch holds:\n%s", notes)
+	}
+	if strings.Contains(git("status", "--porcelain", "--untracked-files=no"), "notes.txt") {
+		t.Error("the user's checkout was touched")
+	}
+	if status := git("-C", tree, "status", "--porcelain"); status != "" {
+		t.Errorf("T1's worktree still holds uncommitted work: %s", status)
+	}
+}

@@ -1,0 +1,174 @@
+package state
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/wardenhq/warden/internal/atomicfile"
+	"github.com/wardenhq/warden/protocol"
+	"github.com/wardenhq/warden/supervisor/config"
+)
+
+// Entry is one record of the checkpoint history, as checkpoints/index.json
+// lists it.
+type Entry struct {
+	ID       string    `json:"checkpoint_id"`
+	Task     string    `json:"task"`
+	Agent    string    `json:"agent"`
+	Trigger  string    `json:"trigger"`
+	Cause    string    `json:"cause,omitempty"`
+	Status   string    `json:"status"`
+	Progress int       `json:"progress"`
+	Time     time.Time `json:"time"`
+	Path     string    `json:"path"` // relative to checkpoints/
+}
+
+// history keeps every record under checkpoints/history/{task}/{id}.json,
+// listed in checkpoints/index.json, with checkpoints/latest naming the
+// newest; the retention policy is applied after each write.
+type history struct {
+	dir string // checkpoints/
+	ret config.Retention
+	now func() time.Time
+
+	mu      sync.Mutex
+	entries []Entry // oldest first
+}
+
+func (h *history) indexPath() string { return filepath.Join(h.dir, "index.json") }
+
+// load reads index.json (a missing one is an empty history).
+func (h *history) load() error {
+	b, err := os.ReadFile(h.indexPath())
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("read checkpoint index: %w", err)
+	}
+	return json.Unmarshal(b, &h.entries)
+}
+
+// add keeps cp in the history and applies the retention policy to its task.
+func (h *history) add(cp *protocol.Checkpoint, data []byte) error {
+	rel := filepath.Join("history", cp.TaskID, cp.CheckpointID+".json")
+	if err := mkdirPrivate(filepath.Join(h.dir, "history", cp.TaskID)); err != nil {
+		return err
+	}
+	if err := atomicfile.Write(filepath.Join(h.dir, rel), data, 0o600); err != nil {
+		return fmt.Errorf("keep checkpoint history: %w", err)
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.entries = append(h.entries, Entry{ID: cp.CheckpointID, Task: cp.TaskID, Agent: cp.Agent, Trigger: cp.Trigger,
+		Cause: cp.Cause, Status: cp.Status, Progress: cp.ProgressPercent, Time: cp.UpdatedAt, Path: rel})
+	h.retain(cp.TaskID)
+	b, err := json.MarshalIndent(h.entries, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encode checkpoint index: %w", err)
+	}
+	if err := atomicfile.Write(h.indexPath(), append(b, '\n'), 0o600); err != nil {
+		return fmt.Errorf("write checkpoint index: %w", err)
+	}
+	return atomicfile.Write(filepath.Join(h.dir, "latest"), []byte(rel+"\n"), 0o600)
+}
+
+// retain drops the records of task no rule keeps, and their files.
+func (h *history) retain(task string) {
+	var mine []int
+	for i, e := range h.entries {
+		if e.Task == task {
+			mine = append(mine, i)
+		}
+	}
+	drop := map[int]bool{}
+	now := h.now()
+	for k, i := range mine {
+		e := h.entries[i]
+		keep := k >= len(mine)-h.ret.KeepLast ||
+			(h.ret.KeepFor > 0 && now.Sub(e.Time) < h.ret.KeepFor) ||
+			(h.ret.KeepTeamCheckpoints && e.Trigger == protocol.TriggerTeamCheckpoint) ||
+			(h.ret.KeepStatusChanges && (k == 0 || h.entries[mine[k-1]].Status != e.Status))
+		if !keep {
+			drop[i] = true
+			os.Remove(filepath.Join(h.dir, e.Path))
+		}
+	}
+	if len(drop) == 0 {
+		return
+	}
+	kept := h.entries[:0]
+	for i, e := range h.entries {
+		if !drop[i] {
+			kept = append(kept, e)
+		}
+	}
+	h.entries = kept
+}
+
+// ReadHistory lists the checkpoint history of the state dir at root,
+// newest first; task "" lists every task.
+func ReadHistory(root, task string) ([]Entry, error) {
+	h := &history{dir: NewLayout(root).Checkpoints()}
+	if err := h.load(); err != nil {
+		return nil, err
+	}
+	var out []Entry
+	for _, e := range h.entries {
+		if task == "" || e.Task == task {
+			out = append(out, e)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Time.After(out[j].Time) })
+	return out, nil
+}
+
+// FindRecord reads the history record id of the state dir at root.
+func FindRecord(root, id string) (*protocol.Checkpoint, error) {
+	all, err := ReadHistory(root, "")
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range all {
+		if e.ID == id {
+			b, err := os.ReadFile(filepath.Join(NewLayout(root).Checkpoints(), e.Path))
+			if err != nil {
+				return nil, fmt.Errorf("checkpoint %s: %w", id, err)
+			}
+			var cp protocol.Checkpoint
+			if err := json.Unmarshal(b, &cp); err != nil {
+				return nil, fmt.Errorf("checkpoint %s: %w", id, err)
+			}
+			return &cp, nil
+		}
+	}
+	return nil, fmt.Errorf("no checkpoint %q in the history (warden checkpoints lists them)", id)
+}
+
+// PruneHandoffs applies the retention policy to handoffs/: the newest
+// KeepLast and those younger than KeepFor stay.
+func (d *Dir) PruneHandoffs(r config.Retention, now time.Time) error {
+	names, err := filepath.Glob(filepath.Join(d.Handoffs(), "handoff-*.md"))
+	if err != nil {
+		return fmt.Errorf("list handoffs: %w", err)
+	}
+	sort.Strings(names) // their names carry the UTC time
+	for i, n := range names {
+		if i >= len(names)-r.KeepLast {
+			break
+		}
+		if fi, err := os.Stat(n); err == nil && r.KeepFor > 0 && now.Sub(fi.ModTime()) < r.KeepFor {
+			continue
+		}
+		if err := os.Remove(n); err != nil {
+			return fmt.Errorf("prune handoffs: %w", err)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,185 @@
+package workspace
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// ErrNotRepo: a directory is not inside a git work tree.
+var ErrNotRepo = errors.New("not in a git work tree")
+
+// Repo is the git repository holding an agent's directory.
+type Repo struct {
+	// Root is the top of the work tree holding the directory (symlinks
+	// resolved, as git reports it).
+	Root string
+	// Rel is the directory relative to Root ("." at the top): kept as the
+	// agent's working directory inside each task's worktree.
+	Rel string
+	git *Git
+}
+
+// Find returns the repository whose work tree holds dir. The error wraps
+// ErrNotRepo when dir is outside any git work tree (or inside a .git
+// directory, or a bare repository).
+func (g *Git) Find(ctx context.Context, dir string) (Repo, error) {
+	if fi, err := os.Stat(dir); err != nil {
+		return Repo{}, fmt.Errorf("finding the git repository of %s: %w", dir, err)
+	} else if !fi.IsDir() {
+		return Repo{}, fmt.Errorf("finding the git repository of %s: not a directory", dir)
+	}
+	out, err := g.run(ctx, dir, "", "rev-parse", "--show-toplevel", "--show-prefix")
+	if err != nil {
+		if exitCode(err) == 128 {
+			return Repo{}, fmt.Errorf("%s: %w (%v)", dir, ErrNotRepo, err)
+		}
+		return Repo{}, fmt.Errorf("finding the git repository of %s: %w", dir, err)
+	}
+	top, prefix, _ := strings.Cut(strings.TrimSuffix(out, "\n"), "\n")
+	if top == "" {
+		return Repo{}, fmt.Errorf("%s: %w (git rev-parse printed no top level)", dir, ErrNotRepo)
+	}
+	rel := filepath.Clean(filepath.FromSlash(strings.TrimSuffix(prefix, "/")))
+	if rel == "" {
+		rel = "."
+	}
+	return Repo{Root: top, Rel: rel, git: g}, nil
+}
+
+func (r Repo) run(ctx context.Context, args ...string) (string, error) {
+	return r.git.run(ctx, r.Root, "", args...)
+}
+
+// CurrentBranch is the branch checked out at Root: the default base. An
+// error when HEAD is detached.
+func (r Repo) CurrentBranch(ctx context.Context) (string, error) {
+	out, err := r.run(ctx, "symbolic-ref", "--quiet", "--short", "HEAD")
+	if err != nil {
+		if exitCode(err) == 1 {
+			return "", fmt.Errorf("the current branch of %s: HEAD is detached (name a base branch)", r.Root)
+		}
+		return "", fmt.Errorf("the current branch of %s: %w", r.Root, err)
+	}
+	return strings.TrimSpace(out), nil
+}
+
+// BranchExists reports whether the repository has branch.
+func (r Repo) BranchExists(ctx context.Context, branch string) (bool, error) {
+	if err := checkRef("branch", branch); err != nil {
+		return false, err
+	}
+	_, err := r.run(ctx, "rev-parse", "--verify", "--quiet", "refs/heads/"+branch)
+	switch {
+	case err == nil:
+		return true, nil
+	case exitCode(err) == 1:
+		return false, nil
+	}
+	return false, fmt.Errorf("looking up branch %s: %w", branch, err)
+}
+
+// Ahead counts the commits on branch that are not on base.
+func (r Repo) Ahead(ctx context.Context, branch, base string) (int, error) {
+	if err := errors.Join(checkRef("branch", branch), checkRef("base", base)); err != nil {
+		return 0, err
+	}
+	out, err := r.run(ctx, "rev-list", "--count", "refs/heads/"+base+"..refs/heads/"+branch)
+	if err != nil {
+		return 0, fmt.Errorf("counting the commits of %s ahead of %s: %w", branch, base, err)
+	}
+	var n int
+	if _, err := fmt.Sscan(out, &n); err != nil {
+		return 0, fmt.Errorf("counting the commits of %s ahead of %s: git printed %q", branch, base, out)
+	}
+	return n, nil
+}
+
+// worktreeEntry is one entry of `git worktree list --porcelain`.
+type worktreeEntry struct {
+	Path   string
+	Branch string // without refs/heads/; "" when detached or bare
+}
+
+// worktrees lists the repository's worktrees, the main one first.
+func (r Repo) worktrees(ctx context.Context) ([]worktreeEntry, error) {
+	out, err := r.run(ctx, "worktree", "list", "--porcelain")
+	if err != nil {
+		return nil, fmt.Errorf("listing the worktrees of %s: %w", r.Root, err)
+	}
+	var list []worktreeEntry
+	for _, line := range lines(out) {
+		if p, ok := strings.CutPrefix(line, "worktree "); ok {
+			list = append(list, worktreeEntry{Path: p})
+		} else if b, ok := strings.CutPrefix(line, "branch "); ok && len(list) > 0 {
+			list[len(list)-1].Branch = strings.TrimPrefix(b, "refs/heads/")
+		}
+	}
+	return list, nil
+}
+
+// worktreeAt returns the registered worktree at path, if any.
+func (r Repo) worktreeAt(ctx context.Context, path string) (worktreeEntry, bool, error) {
+	list, err := r.worktrees(ctx)
+	if err != nil {
+		return worktreeEntry{}, false, err
+	}
+	want := canonical(path)
+	for _, w := range list {
+		if canonical(w.Path) == want {
+			return w, true, nil
+		}
+	}
+	return worktreeEntry{}, false, nil
+}
+
+// canonical is path absolute and with symlinks resolved, as far as it
+// exists (a deleted worktree's directory no longer does).
+func canonical(path string) string {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return filepath.Clean(path)
+	}
+	var rest []string
+	for p := abs; ; p = filepath.Dir(p) {
+		if real, err := filepath.EvalSymlinks(p); err == nil {
+			return filepath.Join(append([]string{real}, rest...)...)
+		}
+		if filepath.Dir(p) == p {
+			return abs
+		}
+		rest = append([]string{filepath.Base(p)}, rest...)
+	}
+}
+
+// Remove removes the worktree at path, even with changes in it (commit
+// them first; a worktree the user locked is refused), and prunes what git remembers of deleted worktrees. Its
+// branch stays. A path that is no worktree and does not exist is already
+// removed; one that exists is left alone and is an error.
+func (r Repo) Remove(ctx context.Context, path string) error {
+	path, err := filepath.Abs(path)
+	if err != nil {
+		return fmt.Errorf("removing worktree %s: %w", path, err)
+	}
+	_, registered, err := r.worktreeAt(ctx, path)
+	if err != nil {
+		return fmt.Errorf("removing worktree %s: %w", path, err)
+	}
+	_, statErr := os.Lstat(path)
+	switch {
+	case registered && statErr == nil:
+		if _, err := r.run(ctx, "worktree", "remove", "--force", path); err != nil {
+			return fmt.Errorf("removing worktree %s: %w", path, err)
+		}
+	case !registered && statErr == nil:
+		return fmt.Errorf("removing worktree %s: not a worktree of %s; left alone", path, r.Root)
+	}
+	if _, err := r.run(ctx, "worktree", "prune"); err != nil {
+		return fmt.Errorf("pruning the worktrees of %s: %w", r.Root, err)
+	}
+	r.git.log.Info("worktree removed", "path", path)
+	return nil
+}
