@@ -27,6 +27,10 @@ func (t *Team) publish() {
 	t.pubMu.Lock()
 	defer t.pubMu.Unlock()
 	t.changes++
+	select {
+	case t.changed <- struct{}{}:
+	default: // the dashboard has been woken already
+	}
 	if err := t.dir.WriteSnapshot(t.snapshotNow(true)); err != nil {
 		t.log.Error("status not written", "error", err)
 	}
@@ -51,9 +55,11 @@ type Footer interface{ Footer(text string) }
 // footerEvery is how often a Footer gets the dashboard.
 const footerEvery = 2 * time.Second
 
-// printDashboard prints the dashboard to stdout every interval while the
-// team changes — or hands it to a Footer, last when it stops —; it returns
-// the function that stops it.
+// printDashboard prints the dashboard to stdout at most every interval,
+// once something changed since the last one, and sleeps while nothing
+// changes (an idle team is never woken for it) — or hands it to a Footer
+// every footerEvery, changed or not, last when it stops —; it returns the
+// function that stops it.
 func (t *Team) printDashboard(every time.Duration) func() {
 	footer := t.out.isFooter()
 	if footer {
@@ -64,14 +70,23 @@ func (t *Team) printDashboard(every time.Duration) func() {
 		defer close(stopped)
 		printed := -1
 		// A display cadence on the wall clock, not a policy on the team's clock.
-		tick := time.NewTicker(every)
-		defer tick.Stop()
+		next := time.Now().Add(every)
 		for {
+			if !footer {
+				select {
+				case <-t.changed:
+				case <-stop:
+					return
+				}
+			}
+			wait := time.NewTimer(time.Until(next))
 			select {
-			case <-tick.C:
+			case <-wait.C:
 			case <-stop:
+				wait.Stop()
 				return
 			}
+			next = time.Now().Add(every)
 			t.pubMu.Lock()
 			changes := t.changes
 			t.pubMu.Unlock()
