@@ -57,12 +57,17 @@ func TestDashboardOnlyAfterChanges(t *testing.T) {
 		time.Sleep(5 * time.Millisecond)
 	}
 	time.Sleep(5 * every)
-	if n := out.count(); n != 1 {
-		t.Fatalf("%d dashboards printed after two changes in one interval, want 1", n)
+	after := out.count()
+	if after < 1 || after > 2 {
+		t.Fatalf("%d dashboards printed after two changes, want 1 or 2", after)
+	}
+	time.Sleep(10 * every)
+	if n := out.count(); n != after {
+		t.Fatalf("%d dashboards printed, %d of them with nothing changed", n, n-after)
 	}
 	team.publish()
 	time.Sleep(5 * every)
-	if n := out.count(); n != 2 {
-		t.Fatalf("%d dashboards printed after a third change, want 2", n)
+	if n := out.count(); n != after+1 {
+		t.Fatalf("%d dashboards printed after a third change, want %d", n, after+1)
 	}
 }
