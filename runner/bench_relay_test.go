@@ -12,6 +12,7 @@ import (
 
 	"github.com/creack/pty"
 	"github.com/hashicorp/go-hclog"
+
 	"github.com/wardenhq/warden/internal/fakeagent"
 	"github.com/wardenhq/warden/internal/proctest"
 	"github.com/wardenhq/warden/protocol"

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/creack/pty"
+
 	"github.com/wardenhq/warden/internal/fakeagent"
 	"github.com/wardenhq/warden/internal/proctest"
 )

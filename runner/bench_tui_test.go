@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/hashicorp/go-hclog"
+
 	"github.com/wardenhq/warden/internal/proctest"
 	"github.com/wardenhq/warden/protocol"
 )
