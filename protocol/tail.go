@@ -46,15 +46,16 @@ func (r *Reader) Tail(n int) []string {
 const (
 	maxTailLine  = 200      // characters kept of one line
 	keepLines    = 16       // a plain program's last lines kept
-	keepLineLen  = 1 << 10  // bytes kept of each (maxTailLine characters and some control bytes)
+	keepSlotCap  = 4 << 10  // a slot's buffer kept for reuse up to this size
 	keepTypedLen = 64 << 10 // bytes of typed text kept to recognise its echo
 )
 
 // tailKeeper keeps what Tail needs: a plain program's last lines, a TUI's
 // last screen, and what warden typed (whose echo is not the agent's word).
-// A plain program's lines are kept as bytes in a ring of buffers that are
-// reused: every line passes through here, so keeping one costs a copy of
-// at most keepLineLen bytes, no allocation.
+// A plain program's lines are kept whole (Tail's echo test needs the whole
+// line), as bytes in a ring of buffers that are reused: every line passes
+// through here, so keeping one costs a copy, no allocation. A buffer grown
+// past keepSlotCap by a long line is not kept for a short one.
 type tailKeeper struct {
 	ring   [keepLines][]byte
 	next   int // the ring's slot the next line goes to
@@ -68,7 +69,11 @@ func (k *tailKeeper) line(b []byte) {
 	if len(bytes.TrimSpace(b)) == 0 {
 		return
 	}
-	k.ring[k.next] = append(k.ring[k.next][:0], b[:min(len(b), keepLineLen)]...)
+	slot := k.ring[k.next][:0]
+	if cap(slot) > keepSlotCap && len(b) <= keepSlotCap {
+		slot = nil
+	}
+	k.ring[k.next] = append(slot, b...)
 	k.next = (k.next + 1) % keepLines
 }
 
