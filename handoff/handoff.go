@@ -2,12 +2,11 @@ package handoff
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
-	"github.com/wardenhq/warden/internal/atomicfile"
+	"github.com/wardenhq/warden/internal/safefile"
 	"github.com/wardenhq/warden/protocol"
 )
 
@@ -138,18 +137,17 @@ func render(d Data, commands bool) string {
 	return b.String()
 }
 
-// Write writes the handoff to latest (handoff.md), atomically, and keeps a
-// copy in keptDir (handoffs/); the state dir's layout names both.
+// Write writes the handoff to latest (handoff.md, in the state dir),
+// atomically, and keeps a copy in keptDir (handoffs/, inside the state dir);
+// the state dir's layout names both. No symbolic link on the way is followed.
 func Write(latest, keptDir string, d Data) error {
 	text := []byte(Render(d))
-	if err := os.MkdirAll(keptDir, 0o700); err != nil {
-		return fmt.Errorf("write handoff: %w", err)
-	}
+	root := filepath.Dir(latest)
 	kept := filepath.Join(keptDir, "handoff-"+d.Time.UTC().Format("20060102T150405.000Z")+".md")
-	if err := atomicfile.Write(kept, text, 0o600); err != nil {
+	if err := safefile.WriteAtomic(root, kept, text); err != nil {
 		return fmt.Errorf("write handoff: %w", err)
 	}
-	if err := atomicfile.Write(latest, text, 0o600); err != nil {
+	if err := safefile.WriteAtomic(root, latest, text); err != nil {
 		return fmt.Errorf("write handoff: %w", err)
 	}
 	return nil

@@ -64,7 +64,6 @@ func (t *Team) replaySpool() {
 	msgs, skipped, err := hookbus.Drain(t.dir.Root)
 	if err != nil {
 		t.log.Warn("hook spool not read", "error", err)
-		return
 	}
 	open := map[string]queue.Status{}
 	for _, ts := range t.queue.Snapshot() {

@@ -7,10 +7,12 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/wardenhq/warden/internal/atomicfile"
+	"github.com/wardenhq/warden/internal/safefile"
 	"github.com/wardenhq/warden/protocol"
 	"github.com/wardenhq/warden/supervisor/config"
 )
@@ -45,20 +47,39 @@ func (h *history) indexPath() string { return filepath.Join(h.dir, "index.json")
 
 // load reads index.json (a missing one is an empty history).
 func (h *history) load() error {
-	b, err := os.ReadFile(h.indexPath())
+	b, err := safefile.ReadFile(h.indexPath())
 	if errors.Is(err, os.ErrNotExist) {
 		return nil
 	}
 	if err != nil {
 		return fmt.Errorf("read checkpoint index: %w", err)
 	}
-	return json.Unmarshal(b, &h.entries)
+	if err := json.Unmarshal(b, &h.entries); err != nil {
+		return fmt.Errorf("decode checkpoint index: %w", err)
+	}
+	// A path that is not a record's (an index written by hand) is never
+	// read or removed: it could name a file outside the state dir.
+	kept := h.entries[:0]
+	for _, e := range h.entries {
+		if recordPath(e.Path) {
+			kept = append(kept, e)
+		}
+	}
+	h.entries = kept
+	return nil
+}
+
+// recordPath reports whether rel names a record file: history/{task}/{id}.json.
+func recordPath(rel string) bool {
+	parts := strings.Split(rel, "/")
+	return filepath.IsLocal(rel) && len(parts) == 3 && parts[0] == "history" &&
+		oneElement(parts[1]) && oneElement(parts[2]) && strings.HasSuffix(rel, ".json")
 }
 
 // add keeps cp in the history and applies the retention policy to its task.
 func (h *history) add(cp *protocol.Checkpoint, data []byte) error {
 	rel := filepath.Join("history", cp.TaskID, cp.CheckpointID+".json")
-	if err := mkdirPrivate(filepath.Join(h.dir, "history", cp.TaskID)); err != nil {
+	if err := safefile.MkdirAll(h.dir, filepath.Join(h.dir, "history", cp.TaskID)); err != nil {
 		return err
 	}
 	if err := atomicfile.Write(filepath.Join(h.dir, rel), data, 0o600); err != nil {
@@ -137,7 +158,7 @@ func FindRecord(root, id string) (*protocol.Checkpoint, error) {
 	}
 	for _, e := range all {
 		if e.ID == id {
-			b, err := os.ReadFile(filepath.Join(NewLayout(root).Checkpoints(), e.Path))
+			b, err := safefile.ReadFile(filepath.Join(NewLayout(root).Checkpoints(), e.Path))
 			if err != nil {
 				return nil, fmt.Errorf("checkpoint %s: %w", id, err)
 			}

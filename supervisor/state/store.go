@@ -13,6 +13,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/wardenhq/warden/internal/atomicfile"
+	"github.com/wardenhq/warden/internal/safefile"
 	"github.com/wardenhq/warden/protocol"
 	"github.com/wardenhq/warden/supervisor/config"
 )
@@ -36,10 +37,10 @@ type Store struct {
 
 // NewStore returns a store over dir (state_dir/checkpoints), creating it 0700.
 func NewStore(logger hclog.Logger, dir string, now func() time.Time) (*Store, error) {
-	if err := mkdirPrivate(dir); err != nil {
+	if err := safefile.MkdirAll(filepath.Dir(dir), dir); err != nil {
 		return nil, fmt.Errorf("checkpoint store: %w", err)
 	}
-	if err := mkdirPrivate(filepath.Join(dir, "backups")); err != nil {
+	if err := safefile.MkdirAll(dir, filepath.Join(dir, "backups")); err != nil {
 		return nil, fmt.Errorf("checkpoint store: %w", err)
 	}
 	h := &history{dir: dir, ret: config.RetentionDefaults(), now: now}
@@ -74,7 +75,7 @@ func (s *Store) Save(cp *protocol.Checkpoint) error {
 		return fmt.Errorf("encode checkpoint: %w", err)
 	}
 	p := s.path(cp.Agent, cp.TaskID)
-	if old, err := os.ReadFile(p); err == nil && json.Valid(old) {
+	if old, err := safefile.ReadFile(p); err == nil && json.Valid(old) {
 		if err := s.backup(cp.Agent, cp.TaskID, old); err != nil {
 			return err
 		}
@@ -128,7 +129,7 @@ func (s *Store) Load(agent, task string) (*protocol.Checkpoint, error) {
 }
 
 func (s *Store) loadFile(p string) (*protocol.Checkpoint, error) {
-	data, err := os.ReadFile(p)
+	data, err := safefile.ReadFile(p)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}
@@ -149,7 +150,7 @@ func (s *Store) loadFile(p string) (*protocol.Checkpoint, error) {
 	}
 	sort.Strings(backups)
 	for i := len(backups) - 1; i >= 0; i-- {
-		b, err := os.ReadFile(backups[i])
+		b, err := safefile.ReadFile(backups[i])
 		if err != nil || json.Unmarshal(b, &cp) != nil {
 			continue
 		}
