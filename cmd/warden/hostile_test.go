@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -152,6 +153,80 @@ func TestRunRefusesPlantedFIFOs(t *testing.T) {
 			cmd.Process.Kill()
 			<-done
 			t.Errorf("a FIFO at %s blocked warden\n%s", rel, stderr.String())
+		}
+	}
+}
+
+// `warden checkpoint` writes the signal file only inside the state dir,
+// whatever state.json says; a link planted at the signal file is replaced,
+// never written through; a shared directory is refused as a state dir.
+func TestCheckpointSignalFileStaysInside(t *testing.T) {
+	v := newVictim(t)
+	st := t.TempDir()
+	for _, sf := range []string{v.file, filepath.Join(st, "..", filepath.Base(filepath.Dir(v.file)), "precious.txt"), "/etc/passwd"} {
+		os.WriteFile(filepath.Join(st, "state.json"), []byte(`{"team":"t","signal_file":`+strconvQuote(sf)+`}`), 0o600)
+		out, err := warden("checkpoint", "--state-dir", st).CombinedOutput()
+		if exitCode(err) == 0 || !strings.Contains(string(out), "is not inside the state dir") {
+			t.Errorf("signal_file %s in state.json: exit %d\n%s", sf, exitCode(err), out)
+		}
+	}
+	os.WriteFile(filepath.Join(st, "state.json"), []byte(`{"team":"t"}`), 0o600)
+	signal := filepath.Join(st, "checkpoint-needed")
+	os.Symlink(v.file, signal)
+	if out, err := warden("checkpoint", "--state-dir", st).CombinedOutput(); err != nil {
+		t.Fatalf("checkpoint: %v\n%s", err, out)
+	}
+	if fi, err := os.Lstat(signal); err != nil || !fi.Mode().IsRegular() {
+		t.Errorf("the signal file is not a regular file of its own: %v %v", fi, err)
+	}
+	v.untouched(t)
+	os.Remove(signal)
+	os.Symlink(v.dir, filepath.Join(st, "sub"))
+	os.WriteFile(filepath.Join(st, "state.json"), []byte(`{"team":"t","signal_file":`+strconvQuote(filepath.Join(st, "sub", "x"))+`}`), 0o600)
+	if out, err := warden("checkpoint", "--state-dir", st).CombinedOutput(); exitCode(err) == 0 || !strings.Contains(string(out), "symbolic link") {
+		t.Errorf("a signal file under a linked directory: exit %d\n%s", exitCode(err), out)
+	}
+	v.untouched(t)
+	shared := filepath.Join(t.TempDir(), "shared")
+	os.Mkdir(shared, 0o700)
+	os.Chmod(shared, 0o777|os.ModeSticky)
+	if out, err := warden("checkpoint", "--state-dir", shared).CombinedOutput(); exitCode(err) == 0 || !strings.Contains(string(out), "other users") {
+		t.Errorf("checkpoint in a shared dir: exit %d\n%s", exitCode(err), out)
+	}
+	if ents, _ := os.ReadDir(shared); len(ents) != 0 {
+		t.Errorf("files made in the shared dir: %v", ents)
+	}
+}
+
+func strconvQuote(s string) string { b, _ := json.Marshal(s); return string(b) }
+
+// `warden status` of a crafted state dir prints no control character — no
+// clipboard write (OSC 52), no window title (OSC 0), no clear screen, no C1
+// CSI or OSC — as text or as JSON.
+func TestStatusPrintsNoEscapeSequences(t *testing.T) {
+	st := t.TempDir()
+	evil := strconvQuote("x\n| forged |\x1b]52;c;SGVsbG8=\x07\x1b]0;pwned\x07\x1b[2J\x1b[3J\u009b31m\u009d0;t\u009c\x00\x7f")
+	state := `{"team":EVIL,"signal_file":"","pid":0,"running":false,
+	"agents":[{"name":EVIL,"state":EVIL,"attempt":1,"exit":EVIL,"reason":EVIL,"task":EVIL,"exit_code":0,"dialog":EVIL}],
+	"tasks":[{"id":EVIL,"title":EVIL,"state":EVIL,"owner":EVIL,"attempt":1,"progress":5,"summary":"blocked","blockers":[EVIL],
+	  "last_done":EVIL,"branch":EVIL,"base":EVIL,"blocked_by":[EVIL],"verify":EVIL,"reason":EVIL}]}`
+	os.WriteFile(filepath.Join(st, "state.json"), []byte(strings.ReplaceAll(state, "EVIL", evil)), 0o600)
+	os.Mkdir(filepath.Join(st, "checkpoints"), 0o700)
+	cp := `{"checkpoint_id":EVIL,"agent":EVIL,"task_id":EVIL,"status":EVIL,"notes":EVIL,"completed":[EVIL]}`
+	os.WriteFile(filepath.Join(st, "checkpoints", "w1-T1.json"), []byte(strings.ReplaceAll(cp, "EVIL", evil)), 0o600)
+	for _, args := range [][]string{{"status", "--state-dir", st}, {"status", "--state-dir", st, "--json"}} {
+		out, err := warden(args...).Output()
+		if err != nil || !strings.Contains(string(out), "forged") {
+			t.Fatalf("%v: %v\n%s", args, err, out)
+		}
+		for _, r := range string(out) {
+			if r != '\n' && (r < 0x20 || r == 0x7f || (r >= 0x80 && r <= 0x9f)) {
+				t.Errorf("%v prints the control character %U:\n%q", args, r, out)
+				break
+			}
+		}
+		if args[len(args)-1] == "--json" && !json.Valid(out) {
+			t.Errorf("--json output is not JSON:\n%s", out)
 		}
 	}
 }

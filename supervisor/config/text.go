@@ -1,18 +1,15 @@
 package config
 
-import "fmt"
+import (
+	"fmt"
 
-// IsControl reports whether r is a control character: C0 (tab and newline
-// included), DEL, or C1 (U+0080–U+009F, of which U+009B is a CSI and U+009D
-// an OSC to many terminals).
-func IsControl(r rune) bool {
-	return r < 0x20 || r == 0x7f || (r >= 0x80 && r <= 0x9f)
-}
+	"github.com/wardenhq/warden/protocol"
+)
 
 // controlIn returns the first control character of s.
 func controlIn(s string) (rune, bool) {
 	for _, r := range s {
-		if IsControl(r) {
+		if protocol.IsControl(r) {
 			return r, true
 		}
 	}

@@ -59,9 +59,12 @@ func (h *history) load() error {
 	}
 	// A path that is not a record's (an index written by hand) is never
 	// read or removed: it could name a file outside the state dir.
+	// Its text is shown by `warden checkpoints`: no control character.
 	kept := h.entries[:0]
 	for _, e := range h.entries {
 		if recordPath(e.Path) {
+			e.ID, e.Task, e.Agent, e.Trigger = protocol.Plain(e.ID), protocol.Plain(e.Task), protocol.Plain(e.Agent), protocol.Plain(e.Trigger)
+			e.Cause, e.Status = protocol.Plain(e.Cause), protocol.Plain(e.Status)
 			kept = append(kept, e)
 		}
 	}
