@@ -230,3 +230,72 @@ func TestStatusPrintsNoEscapeSequences(t *testing.T) {
 		}
 	}
 }
+
+// verifyTeam is one fake worker that reports its task complete at once,
+// whose verify command is verify.
+func verifyTeam(t *testing.T, verify string) string {
+	team := workerTeam(t, "worker:steps=1")
+	body, _ := os.ReadFile(team)
+	body = bytes.Replace(body, []byte(`shutdown_timeout = "1s"`), []byte(`shutdown_timeout = "3s"`), 1)
+	body = bytes.Replace(body, []byte(`checkpoint_timeout = "2s"`), []byte(`checkpoint_timeout = "1s"`), 1)
+	os.WriteFile(team, append(body, []byte("verify = "+verify+"\n")...), 0o600)
+	return team
+}
+
+// sleeping waits for a leftover `sleep 45` of this test and returns whether
+// one showed up.
+func sleeping(within time.Duration) bool {
+	deadline := time.Now().Add(within)
+	for {
+		for _, p := range proctest.Leftovers() {
+			if p.Cmdline == "sleep 45" {
+				return true
+			}
+		}
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// A verify command that leaves a child holding its output (`sleep 45 &
+// exit 1`), or that is still running, never holds warden: SIGTERM ends the
+// run within shutdown_timeout (3 s) + 1 s, and the sleep is gone.
+func TestVerifyLeavingAChildNeverHoldsWarden(t *testing.T) {
+	for _, c := range []struct{ name, verify, waitFor string }{
+		{"child left behind", `["sh", "-c", "sleep 45 & exit 1"]`, "VERIFY FAILED: T1"},
+		{"still running", `["sh", "-c", "sleep 45 & sleep 45; exit 1"]`, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			defer proctest.AssertNone(t)
+			cmd, out := runWarden(t, "run", verifyTeam(t, c.verify))
+			if c.waitFor != "" {
+				out.waitFor(t, c.waitFor, 1)
+			} else if !sleeping(20 * time.Second) {
+				cmd.Process.Kill()
+				cmd.Wait()
+				t.Fatal("the verify command never ran")
+			}
+			t0 := time.Now()
+			cmd.Process.Signal(syscall.SIGTERM)
+			done := make(chan error, 1)
+			go func() { done <- cmd.Wait() }()
+			select {
+			case err := <-done:
+				took := time.Since(t0)
+				t.Logf("SIGTERM to exit: %s", took)
+				if exitCode(err) != 130 || took > 4*time.Second {
+					t.Errorf("after SIGTERM: exit %d in %s, want 130 within 4s", exitCode(err), took)
+				}
+			case <-time.After(60 * time.Second):
+				cmd.Process.Kill()
+				<-done
+				t.Fatal("SIGTERM did not end warden within 60 s")
+			}
+			if sleeping(0) {
+				t.Error("the verify's sleep outlived warden")
+			}
+		})
+	}
+}
