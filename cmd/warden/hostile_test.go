@@ -299,3 +299,22 @@ func TestVerifyLeavingAChildNeverHoldsWarden(t *testing.T) {
 		})
 	}
 }
+
+// validate and run refuse an agent dir that does not exist and a command
+// path that does not exist, each at its key, before anything starts.
+func TestMissingDirAndCommandAreRefusedUpFront(t *testing.T) {
+	dir := t.TempDir()
+	team := filepath.Join(dir, "team.toml")
+	os.WriteFile(team, []byte("name = \"t\"\n[[agent]]\nname = \"a\"\ncommand = [\"/usr/bin/true\"]\ndir = \"gone\"\n"+
+		"[[agent]]\nname = \"b\"\ncommand = [\"./bin/agent\"]\n"), 0o600)
+	for _, verb := range []string{"validate", "run"} {
+		out, err := warden(verb, team).CombinedOutput()
+		if exitCode(err) != 2 || !strings.Contains(string(out), team+":5:1: dir "+filepath.Join(dir, "gone")+" does not exist") ||
+			!strings.Contains(string(out), team+":8:1: command \"./bin/agent\" does not exist") {
+			t.Errorf("%s: exit %d\n%s", verb, exitCode(err), out)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, ".warden")); err == nil {
+		t.Error("run made a state dir for a team it refused")
+	}
+}
