@@ -138,7 +138,10 @@ func ensurePrivateDir(p string, fi fs.FileInfo) error {
 	if err := checkOwner(p, fi); err != nil {
 		return err
 	}
-	if fi.Mode().Perm() != DirMode || fi.Mode()&(fs.ModeSticky|fs.ModeSetgid|fs.ModeSetuid) != 0 {
+	if fi.Mode()&fs.ModeSticky != 0 { // a shared directory such as /tmp: never made private
+		return fmt.Errorf("%s %w (mode %v)", p, ErrShared, fi.Mode())
+	}
+	if fi.Mode().Perm() != DirMode || fi.Mode()&(fs.ModeSetgid|fs.ModeSetuid) != 0 {
 		if err := os.Chmod(p, DirMode); err != nil {
 			return fmt.Errorf("state dir permissions of %s: %w", p, err)
 		}

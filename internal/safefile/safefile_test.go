@@ -211,3 +211,18 @@ func TestCheckStateDir(t *testing.T) {
 		t.Errorf("our empty dir stayed %v", fi.Mode())
 	}
 }
+
+// A sticky directory on the way (a shared one like /tmp) is refused, never
+// made private.
+func TestMkdirAllNeverChmodsASharedDir(t *testing.T) {
+	root := t.TempDir()
+	shared := filepath.Join(root, "tmp")
+	os.Mkdir(shared, 0o700)
+	os.Chmod(shared, 0o777|os.ModeSticky)
+	if err := MkdirAll(root, filepath.Join(shared, "logs")); !errors.Is(err, ErrShared) {
+		t.Errorf("a sticky dir on the way: %v", err)
+	}
+	if fi, _ := os.Stat(shared); fi.Mode()&os.ModeSticky == 0 || fi.Mode().Perm() != 0o777 {
+		t.Errorf("its mode changed to %v", fi.Mode())
+	}
+}
