@@ -318,3 +318,24 @@ func TestMissingDirAndCommandAreRefusedUpFront(t *testing.T) {
 		t.Error("run made a state dir for a team it refused")
 	}
 }
+
+// `warden replay --list` of a crafted recording prints its title without a
+// control character (the recording's own output is what replay plays).
+func TestReplayListPrintsNoEscapeSequences(t *testing.T) {
+	st := t.TempDir()
+	os.WriteFile(filepath.Join(st, "state.json"), []byte(`{"team":"t"}`), 0o600)
+	os.Mkdir(filepath.Join(st, "logs"), 0o700)
+	title := strconvQuote("forged\x1b]52;c;SGVsbG8=\x07\x1b]0;pwned\x07\u009b2J\x00")
+	os.WriteFile(filepath.Join(st, "logs", "w1-abc123.cast"), []byte(
+		`{"version":2,"width":80,"height":24,"timestamp":1700000000,"title":`+title+"}\n"+`[0.5,"o","hi"]`+"\n"), 0o600)
+	out, err := warden("replay", "--list", "--state-dir", st, "w1").Output()
+	if err != nil || !strings.Contains(string(out), "forged") {
+		t.Fatalf("replay --list: %v\n%q", err, out)
+	}
+	for _, r := range string(out) {
+		if r != '\n' && r != '\t' && (r < 0x20 || r == 0x7f || (r >= 0x80 && r <= 0x9f)) {
+			t.Errorf("replay --list prints the control character %U:\n%q", r, out)
+			break
+		}
+	}
+}

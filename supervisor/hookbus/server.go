@@ -14,6 +14,8 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 	"golang.org/x/sys/unix"
+
+	"github.com/wardenhq/warden/internal/safefile"
 )
 
 const (
@@ -69,9 +71,11 @@ func Listen(logger hclog.Logger, path string) (*Server, error) {
 		return nil, fmt.Errorf("listen on hook socket %s: %w", path, err)
 	}
 	ln.SetUnlinkOnClose(true)
-	if err := os.Chmod(path, 0o600); err != nil {
+	// Never through a link an agent swapped in since the bind; without /proc
+	// the socket keeps the umask's mode in its private directory.
+	if err := safefile.Chmod(path, 0o600); err != nil && !errors.Is(err, safefile.ErrNoProc) {
 		ln.Close()
-		return nil, fmt.Errorf("chmod hook socket: %w", err)
+		return nil, fmt.Errorf("hook socket: %w", err)
 	}
 	s := &Server{logger: logger.Named("hookbus"), path: path, ln: ln,
 		msgs: make(chan Message, queueLen), done: make(chan struct{}),
