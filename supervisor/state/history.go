@@ -11,7 +11,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/wardenhq/warden/internal/atomicfile"
 	"github.com/wardenhq/warden/internal/safefile"
 	"github.com/wardenhq/warden/protocol"
 	"github.com/wardenhq/warden/supervisor/config"
@@ -82,10 +81,7 @@ func recordPath(rel string) bool {
 // add keeps cp in the history and applies the retention policy to its task.
 func (h *history) add(cp *protocol.Checkpoint, data []byte) error {
 	rel := filepath.Join("history", cp.TaskID, cp.CheckpointID+".json")
-	if err := safefile.MkdirAll(h.dir, filepath.Join(h.dir, "history", cp.TaskID)); err != nil {
-		return err
-	}
-	if err := atomicfile.Write(filepath.Join(h.dir, rel), data, 0o600); err != nil {
+	if err := safefile.WriteAtomic(filepath.Dir(h.dir), filepath.Join(h.dir, rel), data); err != nil {
 		return fmt.Errorf("keep checkpoint history: %w", err)
 	}
 	h.mu.Lock()
@@ -97,10 +93,10 @@ func (h *history) add(cp *protocol.Checkpoint, data []byte) error {
 	if err != nil {
 		return fmt.Errorf("encode checkpoint index: %w", err)
 	}
-	if err := atomicfile.Write(h.indexPath(), append(b, '\n'), 0o600); err != nil {
+	if err := safefile.WriteAtomic(filepath.Dir(h.dir), h.indexPath(), append(b, '\n')); err != nil {
 		return fmt.Errorf("write checkpoint index: %w", err)
 	}
-	return atomicfile.Write(filepath.Join(h.dir, "latest"), []byte(rel+"\n"), 0o600)
+	return safefile.WriteAtomic(filepath.Dir(h.dir), filepath.Join(h.dir, "latest"), []byte(rel+"\n"))
 }
 
 // retain drops the records of task no rule keeps, and their files.

@@ -77,3 +77,53 @@ func TestLinksPlantedWhileRunning(t *testing.T) {
 		t.Errorf("files were made in the directory outside: %v", ents)
 	}
 }
+
+// checkpoints/ or checkpoints/backups/ swapped for a link while the team
+// runs: a save is refused, naming the link, and nothing is made where the
+// link points (no checkpoint, backup, history, index or temporary file).
+func TestCheckpointDirsSwappedForLinksWhileRunning(t *testing.T) {
+	for _, swapped := range []string{"checkpoints", filepath.Join("checkpoints", "backups")} {
+		t.Run(filepath.Base(swapped), func(t *testing.T) {
+			base := t.TempDir()
+			outside := filepath.Join(base, "outside")
+			os.Mkdir(outside, 0o755)
+			d, err := Open(filepath.Join(base, "state"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			now := time.Date(2026, 11, 23, 3, 0, 0, 0, time.UTC)
+			st, err := NewStore(hclog.NewNullLogger(), d.Checkpoints(), func() time.Time { return now })
+			if err != nil {
+				t.Fatal(err)
+			}
+			cp := &protocol.Checkpoint{CheckpointID: "c1", Agent: "w1", TaskID: "T1", Status: "implementing", UpdatedAt: now}
+			if err := st.Save(cp); err != nil {
+				t.Fatal(err)
+			}
+			p := filepath.Join(d.Root, swapped)
+			os.Rename(p, p+".moved") // the agent keeps the real one aside…
+			os.Symlink(outside, p)   // …and plants a link to its own directory
+			if swapped == "checkpoints" {
+				os.WriteFile(filepath.Join(outside, "w1-T1.json"), []byte(`{"task_id":"T1"}`), 0o644)
+			}
+			cp.CheckpointID = "c2"
+			if err := st.Save(cp); !errors.Is(err, safefile.ErrSymlink) || !strings.Contains(err.Error(), p) {
+				t.Errorf("save with %s linked: %v, want an error naming the link", swapped, err)
+			}
+			if err := st.NoteCommit("w1", "T1", "c1", "abc"); err != nil && !errors.Is(err, safefile.ErrSymlink) {
+				t.Errorf("note commit: %v", err)
+			}
+			if err := st.Archive("w1", "T1"); !errors.Is(err, safefile.ErrSymlink) && swapped == "checkpoints" {
+				t.Errorf("archive with checkpoints/ linked: %v", err)
+			}
+			var names []string // only the agent's own file, unrenamed
+			ents, _ := os.ReadDir(outside)
+			for _, e := range ents {
+				names = append(names, e.Name())
+			}
+			if want := map[bool]string{true: "w1-T1.json", false: ""}[swapped == "checkpoints"]; strings.Join(names, " ") != want {
+				t.Errorf("made or renamed where the link points: %v", names)
+			}
+		})
+	}
+}
