@@ -161,7 +161,7 @@ func Open(path string, flag int) (*os.File, error) {
 	case errors.Is(err, syscall.ENXIO): // a FIFO opened for writing with no reader
 		return nil, fmt.Errorf("%s %w (remove it)", path, ErrNotRegular)
 	case err != nil:
-		return nil, fmt.Errorf("open %s: %w", path, err)
+		return nil, err // an *fs.PathError: it names the path
 	}
 	fi, err := f.Stat()
 	if err != nil {

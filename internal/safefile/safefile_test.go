@@ -210,6 +210,26 @@ func TestCheckStateDir(t *testing.T) {
 	if fi, _ := os.Stat(mine); fi.Mode().Perm() != 0o700 {
 		t.Errorf("our empty dir stayed %v", fi.Mode())
 	}
+	// A directory of the user's own files is not taken over; one that
+	// `warden checkpoint` (the signal file) or a run that stopped early
+	// (logs/warden.log) made is warden's. A project's logs/ is not enough.
+	for _, c := range []struct {
+		files []string
+		ok    bool
+	}{
+		{[]string{"notes.txt"}, false}, {[]string{"logs/app.log", "src/main.go"}, false},
+		{[]string{"checkpoint-needed"}, true}, {[]string{"logs/warden.log"}, true},
+		{[]string{"state.json", "STATUS.md"}, true},
+	} {
+		d := t.TempDir()
+		for _, f := range c.files {
+			os.MkdirAll(filepath.Join(d, filepath.Dir(f)), 0o700)
+			os.WriteFile(filepath.Join(d, f), nil, 0o600)
+		}
+		if _, err := CheckStateDir(d); (err == nil) != c.ok {
+			t.Errorf("a dir holding %v: %v, want accepted %v", c.files, err, c.ok)
+		}
+	}
 }
 
 // A sticky directory on the way (a shared one like /tmp) is refused, never

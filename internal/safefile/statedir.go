@@ -10,7 +10,9 @@ import (
 
 // StateMarkers are entries only a warden state dir holds: an existing
 // directory with none of them, and other things in it, is not taken over.
-var StateMarkers = []string{"lock", "state.json", "events.jsonl", "checkpoints"}
+// "checkpoint-needed" is the default signal file (`warden checkpoint` may
+// make the state dir for it) and logs/warden.log the log `run` opens first.
+var StateMarkers = []string{"lock", "state.json", "events.jsonl", "checkpoints", "checkpoint-needed", "logs/warden.log"}
 
 // ErrShared: a directory other users may write to (a group- or
 // world-writable one, or a sticky one like /tmp).
