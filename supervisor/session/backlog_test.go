@@ -121,4 +121,3 @@ func TestFloodReportOncePerBurst(t *testing.T) {
 		t.Error("a new burst after a quiet spell: no warning")
 	}
 }
-
