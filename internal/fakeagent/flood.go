@@ -82,40 +82,81 @@ func waitTask(in *bufio.Scanner) string {
 // lateblock:pause=D:tui=1 — an agent whose answer stalls half-way: once its
 // first prompt is in, it prints a block's required lines, waits D (Go
 // duration, default 1.5s), then prints the optional lines (Blockers:,
-// Notes:, Resume:), and stays. With tui=1 it draws both parts on the
-// alternate screen, as a TUI would, the second part below the first.
+// Notes:, Resume:), and stays. With tui=1 it is the fake TUI of tui-answer
+// (raw mode, alternate screen, composer box): the answer goes into its
+// transcript, the optional lines below the rest after the pause.
 func modeLateBlock(args []string) int {
 	opt := options(args, map[string]string{"pause": "1500ms"})
 	pause, _ := time.ParseDuration(opt["pause"])
-	tui := opt["tui"] == "1"
-	if tui {
-		echoOff()
-		write([]byte("\x1b[?1049h\x1b[2J\x1b[1;1H> "))
+	if opt["tui"] == "1" {
+		return lateTUI(pause)
 	}
 	in := bufio.NewScanner(os.Stdin)
 	in.Buffer(make([]byte, 64<<10), 1<<20)
-	task := waitTask(in)
-	first, second := LateBlock(task)
-	draw := func(row int, lines []string) {
-		var b strings.Builder
-		for i, l := range lines {
-			if tui {
-				fmt.Fprintf(&b, "\x1b[%d;1H\x1b[2K%s", row+i, l)
-			} else {
-				b.WriteString(l + "\n")
-			}
-		}
-		write([]byte(b.String()))
-	}
-	draw(3, first)
+	first, second := LateBlock(waitTask(in))
+	write([]byte(strings.Join(first, "\n") + "\n"))
 	time.Sleep(pause)
-	draw(3+len(first), second)
-	if !tui {
-		write([]byte("\n"))
-	}
+	write([]byte(strings.Join(second, "\n") + "\n\n"))
 	for in.Scan() { // stay until stopped
 	}
 	return 0
+}
+
+// lateTUI is lateblock drawn by the fake TUI.
+func lateTUI(pause time.Duration) int {
+	t, restore := newTUI(8)
+	defer restore()
+	write([]byte("\x1b[?1049h\x1b[?2004h\x1b[2J"))
+	t.transcript = []string{"ready"}
+	t.frame("")
+	in := bufio.NewReader(os.Stdin)
+	pasting, answered := false, false
+	for {
+		c, err := in.ReadByte()
+		if err != nil {
+			return 0
+		}
+		switch {
+		case c == 0x1b:
+			switch skipEscape(in) {
+			case "[200~":
+				pasting = true
+			case "[201~":
+				pasting = false
+			}
+		case pasting && (c == '\r' || c == '\n'):
+			t.composer += " "
+		case c == '\r' || c == '\n':
+			line := strings.TrimSpace(t.composer)
+			t.composer = ""
+			i := strings.Index(line, "Your task:")
+			if line == "" || i < 0 || answered {
+				t.frame("")
+				continue
+			}
+			answered = true
+			t.transcript = append(t.transcript, "", "> Work.")
+			first, second := LateBlock(taskOf(line[i:]))
+			t.transcript = append(t.transcript, "")
+			for j, l := range first {
+				if j == 0 {
+					l = "⏺ " + l
+				} else {
+					l = "  " + l
+				}
+				t.transcript = append(t.transcript, l)
+			}
+			t.frame("")
+			time.Sleep(pause)
+			for _, l := range second {
+				t.transcript = append(t.transcript, "  "+l)
+			}
+			t.frame("")
+		case c >= 0x20:
+			t.composer += string(c)
+			write([]byte(t.composerRow()))
+		}
+	}
 }
 
 // LateBlock is lateblock's answer: the required lines, and the optional
