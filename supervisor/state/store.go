@@ -32,6 +32,7 @@ type Store struct {
 	now      func() time.Time
 	readOnly bool
 	hist     *history
+	faults   faults
 }
 
 // NewStore returns a store over dir (state_dir/checkpoints), creating it 0700.
@@ -80,6 +81,9 @@ func (s *Store) Save(cp *protocol.Checkpoint) error {
 		}
 	}
 	data = append(data, '\n')
+	if err := s.faults.check(p); err != nil {
+		return fmt.Errorf("write checkpoint: %w", err)
+	}
 	if err := atomicfile.Write(p, data, 0o600); err != nil {
 		return err
 	}
