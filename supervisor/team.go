@@ -66,6 +66,9 @@ type Team struct {
 	pinned sync.Map
 	// notifier runs the team's [[notify]] commands (nil: none).
 	notifier *notify.Notifier
+	// refusals counts refused hook messages by agent (hooks.go).
+	hookMu   sync.Mutex
+	refusals map[string]hookRefusals
 }
 
 // Result is how a team run ended.
@@ -125,7 +128,7 @@ func New(logger hclog.Logger, cfg *config.Team, clk clock.Clock, out io.Writer) 
 		return nil, err
 	}
 	st.SetRetention(cfg.Retention)
-	t := &Team{cfg: cfg, log: log, clock: clk, dir: dir, events: events, store: st,
+	t := &Team{cfg: cfg, log: log, clock: clk, dir: dir, events: events, store: st, refusals: map[string]hookRefusals{},
 		out: &lockedWriter{w: out}, triggers: make(chan trigger, 16), dashboardEvery: time.Minute}
 	t.out.onError = func(err error) {
 		log.Warn("stdout closed: progress lines are dropped from now on; the team goes on", "error", err)
