@@ -257,9 +257,10 @@ func TestSecondSignalEndsAFlood(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(filepath.Dir(res.team), "flood-done")); err == nil {
 		t.Fatal("the flood was over before the signals: the test proves nothing")
 	}
-	if res.stop > floodCheckpointTimeout+time.Second || res.exit != 130 {
-		t.Errorf("two SIGTERMs: warden exited %d after %s, everything gone; want 130 within %s",
-			res.exit, res.stop, floodCheckpointTimeout+time.Second)
+	t.Logf("two SIGTERMs 100 ms apart: warden exited %d, everything gone %s after the first", res.exit, res.stop.Round(time.Millisecond))
+	if res.stop > time.Second || res.exit != 130 {
+		t.Errorf("two SIGTERMs: warden exited %d after %s, everything gone; want 130 within 1s (the second kills at once)\n%s",
+			res.exit, res.stop, res.stderr)
 	}
 }
 
