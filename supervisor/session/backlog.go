@@ -3,6 +3,9 @@ package session
 // Bounds of a session's backlog: what the reader and the hooks reported and
 // the session's loop has not handled yet.
 const (
+	// maxPendingBlocks: valid blocks waiting; beyond it a new one supersedes
+	// the oldest waiting answer to the same task and request (or the oldest).
+	maxPendingBlocks = 32
 	// maxPendingRejects: rejected blocks waiting; more are dropped.
 	maxPendingRejects = 8
 	// maxPendingHooks: hook messages waiting; more drop the oldest.
@@ -10,10 +13,12 @@ const (
 )
 
 // backlog holds the events for the session's loop, bounded however fast
-// an agent prints: of the blocks it keeps only the newest per task and
-// request epoch (a checkpoint supersedes the ones before it), a few
-// rejections, the newest hook messages, and each kind of flag once. What it
-// drops it counts.
+// an agent prints: at most maxPendingBlocks blocks (when it is full, a new
+// answer supersedes the oldest waiting one to the same task and request
+// epoch — a checkpoint supersedes the ones before it), a few rejections,
+// the newest hook messages, and each kind of flag once. In normal use it
+// never fills: two answers read at once are both handed on. What it drops
+// it counts.
 type backlog struct {
 	events  []readerEvent
 	dropped drops
@@ -38,12 +43,13 @@ func (d *drops) add(o drops) {
 func (q *backlog) push(e readerEvent) {
 	switch {
 	case e.block != nil:
-		if i := q.find(func(o readerEvent) bool {
-			return o.block != nil && o.block.Task == e.block.Task && o.block.Epoch == e.block.Epoch
-		}); i >= 0 {
-			// An amendment of an answer still waiting here completes that
-			// answer, which was never recorded: it is a record of its own.
-			e.block.Amends = e.block.Amends && q.events[i].block.Amends
+		if q.count(isBlock) >= maxPendingBlocks {
+			i := q.find(func(o readerEvent) bool {
+				return isBlock(o) && o.block.Task == e.block.Task && o.block.Epoch == e.block.Epoch
+			})
+			if i < 0 {
+				i = q.find(isBlock)
+			}
 			q.remove(i)
 			q.dropped.blocks++
 		}
@@ -97,6 +103,8 @@ func (q *backlog) count(match func(readerEvent) bool) int {
 func (q *backlog) remove(i int) {
 	q.events = append(q.events[:i], q.events[i+1:]...)
 }
+
+func isBlock(e readerEvent) bool { return e.block != nil }
 
 func isReject(e readerEvent) bool {
 	return e.block == nil && e.hook == nil && !e.settled && !e.signals && !e.putOff && !e.complete

@@ -13,49 +13,35 @@ func blockEvent(task string, epoch, step int) readerEvent {
 	return readerEvent{block: &protocol.Block{Task: task, Epoch: epoch, Progress: step}}
 }
 
-// A flood of answers leaves one block per task and request epoch, the
-// newest, and counts the rest as superseded.
-func TestBacklogKeepsTheNewestAnswerPerRequest(t *testing.T) {
+// Answers read together are all handed on; a flood of answers fills the
+// backlog to maxPendingBlocks and no further: the newest answers stay, the
+// superseded ones are counted.
+func TestBacklogKeepsTheNewestAnswers(t *testing.T) {
 	var q backlog
+	q.push(blockEvent("T1", 1, 50))
+	q.push(blockEvent("T1", 1, 60))
+	if ev, d := q.take(); len(ev) != 2 || d.total() != 0 {
+		t.Fatalf("two answers at once: %d handed on, drops %+v; want both, none dropped", len(ev), d)
+	}
 	for i := 1; i <= 100_000; i++ {
 		q.push(blockEvent("T1", 1, i))
 	}
-	q.push(blockEvent("T1", 2, 7))
-	q.push(blockEvent("T2", 2, 9))
-	q.push(blockEvent("T1", 2, 8))
+	q.push(blockEvent("T2", 2, 7))
 	ev, d := q.take()
-	var got []string
-	for _, e := range ev {
-		got = append(got, e.block.Task+"/"+strconv.Itoa(e.block.Epoch)+"/"+strconv.Itoa(e.block.Progress))
+	if len(ev) != maxPendingBlocks || d.blocks != 100_000+1-maxPendingBlocks || d.rejects+d.hooks != 0 {
+		t.Fatalf("%d blocks wait, drops %+v; want %d, %d superseded", len(ev), d, maxPendingBlocks, 100_000+1-maxPendingBlocks)
 	}
-	want := []string{"T1/1/100000", "T2/2/9", "T1/2/8"}
-	if len(got) != len(want) {
-		t.Fatalf("backlog %v, want %v", got, want)
-	}
-	for i := range want {
-		if got[i] != want[i] {
-			t.Fatalf("backlog %v, want %v", got, want)
+	want := 100_000 - maxPendingBlocks + 2 // the oldest waiting answer to T1's request went
+	for i, e := range ev[:len(ev)-1] {
+		if e.block.Task != "T1" || e.block.Progress != want+i {
+			t.Fatalf("block %d: %s/%d, want T1/%d", i, e.block.Task, e.block.Progress, want+i)
 		}
 	}
-	if d.blocks != 99_999+1 || d.rejects != 0 || d.hooks != 0 {
-		t.Errorf("drops %+v, want 100000 superseded blocks", d)
+	if last := ev[len(ev)-1].block; last.Task != "T2" {
+		t.Errorf("the newest answer, to T2, was dropped: last is %s/%d", last.Task, last.Progress)
 	}
 	if ev, d := q.take(); len(ev) != 0 || d.total() != 0 {
 		t.Errorf("a second take: %d events, drops %+v; want nothing", len(ev), d)
-	}
-}
-
-// An amendment replacing an answer that was never recorded is an answer of
-// its own, not an amendment.
-func TestBacklogAmendmentOfADroppedAnswerIsAnAnswer(t *testing.T) {
-	var q backlog
-	q.push(blockEvent("T1", 1, 40))
-	late := blockEvent("T1", 1, 40)
-	late.block.Amends = true
-	q.push(late)
-	ev, _ := q.take()
-	if len(ev) != 1 || ev[0].block.Amends {
-		t.Fatalf("%d events, amends %v: want the completed answer, recorded as an answer", len(ev), ev[0].block.Amends)
 	}
 }
 
@@ -119,5 +105,27 @@ func TestFloodReportOncePerBurst(t *testing.T) {
 	}
 	if warn, _, _ := f.note(drops{hooks: 1}, end.Add(time.Minute)); !warn {
 		t.Error("a new burst after a quiet spell: no warning")
+	}
+}
+
+// An amendment completes the session's latest record only when it carries
+// that record's required lines; one whose answer was dropped in a flood is
+// an answer of its own.
+func TestAmendmentOnlyOfTheLatestRecord(t *testing.T) {
+	rec := protocol.Block{Task: "T1", Status: "implementing", Progress: 40, Completed: []string{"a"}, Remaining: []string{"b"}}
+	s := &Session{}
+	late := rec
+	late.Blockers, late.Amends = []string{"c"}, true
+	if s.amends(late) {
+		t.Fatal("an amendment with no record yet")
+	}
+	s.last, s.lastB = &protocol.Checkpoint{TaskID: "T1"}, rec
+	if !s.amends(late) {
+		t.Fatal("the latest record's late lines are not an amendment")
+	}
+	other := late
+	other.Progress = 50 // the answer that was dropped
+	if s.amends(other) {
+		t.Fatal("late lines of a dropped answer amend another record")
 	}
 }

@@ -2,6 +2,7 @@ package session
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/wardenhq/warden/protocol"
 	"github.com/wardenhq/warden/supervisor/event"
@@ -54,7 +55,7 @@ func (s *Session) onBlock(b protocol.Block) bool {
 		s.reject(fmt.Sprintf("checkpoint for task %q, but the agent works on %q", b.Task, s.cfg.Task.ID), "")
 		return false
 	}
-	if b.Amends && s.last != nil && s.last.TaskID == b.Task {
+	if b.Amends && s.amends(b) {
 		s.amend(b)
 		return false
 	}
@@ -73,7 +74,7 @@ func (s *Session) onBlock(b protocol.Block) bool {
 		s.reader.Forget(b)
 		return false
 	}
-	s.last = cp
+	s.last, s.lastB = cp, b
 	s.mon.checkpoint(s.cfg.Clock.Now(), b.Status == protocol.StatusBlocked)
 	s.lastAsked = false
 	if v.Feedback != "" {
@@ -111,5 +112,16 @@ func (s *Session) amend(b protocol.Block) {
 		s.reader.Forget(b) // not on disk: the same lines given again count
 		return
 	}
-	s.last = &cp
+	s.last, s.lastB = &cp, b
+}
+
+// amends reports whether b, which the reader reports as completing its
+// latest answer, completes the session's latest record: the same task and
+// required lines. When that answer was never recorded (dropped in a flood),
+// b is an answer of its own.
+func (s *Session) amends(b protocol.Block) bool {
+	l := s.lastB
+	return s.last != nil && l.Task == b.Task && l.Status == b.Status && l.Progress == b.Progress &&
+		slices.Equal(l.Completed, b.Completed) && slices.Equal(l.Remaining, b.Remaining) &&
+		slices.Equal(l.FilesModified, b.FilesModified)
 }

@@ -96,13 +96,10 @@ func addDrops(a, b drops) drops {
 
 // pacedOut holds block b back when the record pace is spent: it waits as
 // the session's held block (a newer answer to the same request replaces
-// it) until the pace allows the next record. A held block from an earlier
-// request that b replaces is counted as dropped.
+// it) until the pace allows the next record. A held block that b replaces
+// is counted as dropped.
 func (s *Session) pacedOut(b *protocol.Block) bool {
 	if h := s.held; h != nil && h != b {
-		if h.Task == b.Task && h.Epoch == b.Epoch {
-			b.Amends = b.Amends && h.Amends // completes an answer never recorded
-		}
 		s.held = nil
 		s.drops.blocks++
 	}

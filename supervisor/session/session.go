@@ -169,7 +169,8 @@ type Session struct {
 	flood     floodReport
 	exiting   bool
 	// last is the session's latest saved record: what a late amendment updates.
-	last *protocol.Checkpoint
+	last  *protocol.Checkpoint
+	lastB protocol.Block // … and the block it was made of
 }
 
 // readerEvent is one callback of the protocol reader, or a hook message.
