@@ -9,11 +9,14 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
 	"golang.org/x/sys/unix"
+
+	"github.com/wardenhq/warden/internal/safefile"
 )
 
 const (
@@ -43,7 +46,15 @@ type Server struct {
 	wg     sync.WaitGroup
 	once   sync.Once
 	conns  chan struct{} // one token a connection being served
+	owns   atomic.Pointer[func(agent string, pid int) bool]
 }
+
+// CheckSenders makes the server ask owns whether the sender of each message
+// is a process of the agent the message names, before it replies: the
+// sender (`warden hook`) is still alive then, waiting for the reply, while
+// by the time Messages delivers it it may have exited. The answer is in
+// Message.Checked and Owned.
+func (s *Server) CheckSenders(owns func(agent string, pid int) bool) { s.owns.Store(&owns) }
 
 // Listen serves the hook socket at path (see SocketPath). The socket is
 // 0600 and its directory must be the state dir or a 0700 directory of ours.
@@ -69,9 +80,11 @@ func Listen(logger hclog.Logger, path string) (*Server, error) {
 		return nil, fmt.Errorf("listen on hook socket %s: %w", path, err)
 	}
 	ln.SetUnlinkOnClose(true)
-	if err := os.Chmod(path, 0o600); err != nil {
+	// Never through a link an agent swapped in since the bind; without /proc
+	// the socket keeps the umask's mode in its private directory.
+	if err := safefile.Chmod(path, 0o600); err != nil && !errors.Is(err, safefile.ErrNoProc) {
 		ln.Close()
-		return nil, fmt.Errorf("chmod hook socket: %w", err)
+		return nil, fmt.Errorf("hook socket: %w", err)
 	}
 	s := &Server{logger: logger.Named("hookbus"), path: path, ln: ln,
 		msgs: make(chan Message, queueLen), done: make(chan struct{}),
@@ -177,6 +190,9 @@ func (s *Server) take(line []byte, pid int) string {
 		return "bad"
 	}
 	m.Pid = pid
+	if owns := s.owns.Load(); owns != nil {
+		m.Checked, m.Owned = true, (*owns)(m.Agent, pid)
+	}
 	t := time.NewTimer(enqueueWait)
 	defer t.Stop()
 	select {
