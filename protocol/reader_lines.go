@@ -100,7 +100,7 @@ func (r *Reader) endLine() {
 // endLineBytes reads one finished line.
 func (r *Reader) endLineBytes(b []byte) {
 	r.tail.line(b)
-	if !r.parser.active && !mayMatter(b) {
+	if r.parser.idle() && !mayMatter(b) {
 		return
 	}
 	l := classify(string(b))
@@ -112,6 +112,11 @@ func (r *Reader) endLineBytes(b []byte) {
 		r.handleAll(r.parser.take())
 	}
 }
+
+// idle reports whether the parser is outside a block and waits for no late
+// optional lines of one (held or passed): only a line that starts a block
+// or is CompleteMarker can change anything then.
+func (p *blockParser) idle() bool { return !p.active && !p.held && !p.passed }
 
 // mayMatter reports whether a line read outside a block can start one or be
 // CompleteMarker: only a line that classifies as "CHECKPOINT: …" or as
