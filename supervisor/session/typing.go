@@ -56,6 +56,7 @@ func (s *Session) deliver(ctx context.Context, t typed) {
 		if !s.waitNoDialog(ctx) {
 			return
 		}
+		s.waitKeysQuiet(ctx) // a person types (attach --rw): after them
 		if t.request && !t.last && !s.prof.TurnEnded(s.screen()) {
 			// The turn the monitor saw end has not (a submission was in
 			// flight, or the CLI is at work): put the request off.
