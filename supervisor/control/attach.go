@@ -62,7 +62,6 @@ func (s *Server) stream(w *frameWriter, v *session.Viewer, agent string, gone <-
 			v, _ = s.team.Viewer(agent)
 			continue
 		}
-		told = false
 		alt := byte(0)
 		if v.Alt {
 			alt = 1
@@ -74,8 +73,8 @@ func (s *Server) stream(w *frameWriter, v *session.Viewer, agent string, gone <-
 		why := s.pump(w, v, gone)
 		switch why {
 		case session.EndSession:
-			w.note("[warden] " + agent + "'s session ended")
-			v = nil
+			w.note("[warden] " + agent + "'s session ended; waiting for its next one (Ctrl-\\ detaches)")
+			v, told = nil, true
 			continue
 		case session.EndSlow:
 			w.end("your terminal fell behind " + agent + "'s output and was dropped (the agent never waits for a viewer): attach again")

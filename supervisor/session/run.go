@@ -54,10 +54,7 @@ func (s *Session) Run() (runner.Exit, Outcome) {
 	typistCtx, stopTypist := context.WithCancel(context.Background())
 	s.stopTyping = stopTypist
 	go s.typist(typistCtx)
-	defer func() {
-		stopTypist()
-		close(s.typing)
-	}()
+	defer stopTypist()
 	s.r.Started(s)
 	s.r.Event(event.AgentStarted, "pid", proc.Pid(), "attempt", c.Attempt, "session_id", s.id)
 	if c.Task != nil {

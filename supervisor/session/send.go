@@ -59,24 +59,24 @@ func (s *Session) waitKeysQuiet(ctx context.Context) {
 	}
 }
 
+// userText is a person's text in the typist's queue.
+type userText struct {
+	ctx    context.Context // the caller's: it stops waiting
+	force  bool
+	result chan SendResult
+}
+
 // Send types text for a person (warden send) with the profile's verified
 // submit, at the next turn boundary: a TUI's screen shows its turn ended
 // with an empty input box, a plain agent's output has been quiet for its
-// turn_quiet. Into a dialog it is refused, unless force: then the text and
-// Enter are typed as they are (a person answering the dialog). It waits
-// until ctx ends for the boundary. A text_sent event says what happened.
+// turn_quiet. It goes through warden's own typing queue, so that warden's
+// requests wait behind it. Into a dialog it is refused, unless force: then
+// the text and Enter are typed as they are (a person answering the
+// dialog). It waits until ctx ends for the boundary. A text_sent event says
+// what happened.
 func (s *Session) Send(ctx context.Context, text string, force bool) SendResult {
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	go func() {
-		select {
-		case <-s.ended:
-			cancel()
-		case <-ctx.Done():
-		}
-	}()
 	res := s.send(ctx, text, force)
-	if ctx.Err() != nil && res.Outcome == Refused && res.Reason == "" {
+	if res.Outcome == Refused && res.Reason == "" {
 		res.Reason = "no turn boundary before the wait ended"
 		select {
 		case <-s.ended:
@@ -91,31 +91,66 @@ func (s *Session) Send(ctx context.Context, text string, force bool) SendResult 
 }
 
 func (s *Session) send(ctx context.Context, text string, force bool) SendResult {
+	if s.waitingFlag.Load() {
+		if !force {
+			return s.refuseDialog()
+		}
+		return s.typeIntoDialog(ctx, text) // warden's own queue waits for the dialog to go
+	}
+	u := &userText{ctx: ctx, force: force, result: make(chan SendResult, 1)}
+	select {
+	case s.typing <- typed{text: text, user: u}:
+	case <-ctx.Done():
+		return SendResult{Outcome: Refused}
+	case <-s.ended:
+		return SendResult{Outcome: Refused}
+	}
+	select {
+	case r := <-u.result:
+		if r.Outcome == Refused && r.Reason == "" && s.waitingFlag.Load() {
+			return s.refuseDialog() // a dialog came up while it waited for the turn to end
+		}
+		return r
+	case <-s.ended:
+		return SendResult{Outcome: Refused}
+	}
+}
+
+func (s *Session) refuseDialog() SendResult {
+	return SendResult{Outcome: Refused, Reason: "the agent waits on a dialog (" + firstLine(s.dialogText()) +
+		"): answer it with warden attach --rw, or warden send --force"}
+}
+
+// deliverUser (the typist) types a person's text at the next turn
+// boundary; ctx is the typist's.
+func (s *Session) deliverUser(ctx context.Context, t typed) SendResult {
+	u := t.user
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	stop := context.AfterFunc(u.ctx, cancel)
+	defer stop()
 	for {
+		if ctx.Err() != nil {
+			return SendResult{Outcome: Refused}
+		}
 		if s.waitingFlag.Load() {
-			if !force {
-				return SendResult{Outcome: Refused, Reason: "the agent waits on a dialog (" + firstLine(s.dialogText()) +
-					"): answer it with warden attach --rw, or warden send --force"}
+			if !u.force {
+				return s.refuseDialog()
 			}
-			return s.typeIntoDialog(ctx, text)
+			return s.typeIntoDialog(ctx, t.text)
 		}
 		s.waitKeysQuiet(ctx)
 		if !s.atTurnBoundary() {
 			select {
 			case <-ctx.Done():
-				return SendResult{Outcome: Refused}
-			case <-time.After(100 * time.Millisecond):
+			case <-time.After(50 * time.Millisecond):
 			}
 			continue
 		}
 		s.inputMu.Lock()
-		if s.waitingFlag.Load() || !s.atTurnBoundary() { // warden typed meanwhile
-			s.inputMu.Unlock()
-			continue
-		}
-		s.reader.Typed(text)
-		s.typedNow(len(text))
-		err := s.prof.Submit(ctx, s.proc, s.screen, text)
+		s.reader.Typed(t.text)
+		s.typedNow(len(t.text))
+		err := s.prof.Submit(ctx, s.proc, s.screen, t.text)
 		s.inputMu.Unlock()
 		return sendResult(err)
 	}
