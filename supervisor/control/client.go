@@ -41,10 +41,14 @@ func (c *Client) open(req Request, timeout time.Duration) (net.Conn, *bufio.Read
 	if err == nil {
 		_, err = conn.Write(append(b, '\n'))
 	}
+	// Read the answer even when the write failed: a refusal comes before
+	// the server hangs up.
 	br := bufio.NewReaderSize(conn, 64<<10)
-	var line []byte
-	if err == nil {
-		line, err = br.ReadBytes('\n')
+	line, rerr := br.ReadBytes('\n')
+	if len(line) > 0 && line[len(line)-1] == '\n' {
+		err = nil
+	} else if err == nil {
+		err = rerr
 	}
 	if err != nil {
 		conn.Close()

@@ -54,6 +54,9 @@ type Team interface {
 	Emit(name, agent string, kv ...any)
 }
 
+// allowedUID is the only user whose processes may connect: warden's own.
+var allowedUID = os.Getuid
+
 // ErrNoSession: the agent exists but has no running session now.
 var ErrNoSession = errors.New("no running session")
 
@@ -127,7 +130,7 @@ func (s *Server) accept() {
 			time.Sleep(10 * time.Millisecond)
 			continue
 		}
-		if p := unixsock.PeerOf(c); !p.Known || p.Uid != os.Getuid() {
+		if p := unixsock.PeerOf(c); !p.Known || p.Uid != allowedUID() {
 			s.log.Warn("control connection refused: not warden's user", "uid", p.Uid, "pid", p.Pid)
 			reply(c, Response{Error: fmt.Sprintf("refused: uid %d is not warden's", p.Uid)})
 			c.Close()
