@@ -22,6 +22,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 )
 
@@ -50,6 +51,7 @@ func Start(ctx context.Context, bin, dir string, w, h int) (*Browser, error) {
 		"--no-first-run", "--no-default-browser-check", "--hide-scrollbars", "--mute-audio",
 		fmt.Sprintf("--window-size=%d,%d", w, h), "--remote-debugging-address=127.0.0.1",
 		"--remote-debugging-port=0", "--user-data-dir="+dir, "about:blank")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // Close ends its helpers too
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		return nil, err
@@ -77,10 +79,10 @@ func Start(ctx context.Context, bin, dir string, w, h int) (*Browser, error) {
 	}
 }
 
-// Close ends the browser.
+// Close ends the browser and every process it started.
 func (b *Browser) Close() {
 	if b.cmd.Process != nil {
-		b.cmd.Process.Kill()
+		syscall.Kill(-b.cmd.Process.Pid, syscall.SIGKILL)
 		b.cmd.Wait()
 	}
 }

@@ -81,6 +81,8 @@ function card(name) {
   l2.append(el("h3", "", "Remaining"), c.left);
   lists.append(l1, l2);
   root.append(top, progress, c.times, c.dialog, lists, c.screen);
+  c.progress = progress;
+  c.lists = lists;
   S.cards[name] = c;
   return c;
 }
@@ -125,10 +127,18 @@ function drawAgents(ps) {
       (cp ? " (" + cp.status + ")" : "") + (next ? " · " + next : "");
     c.dialog.hidden = !(a.state === "waiting" && a.dialog);
     c.dialog.textContent = a.dialog || "";
+    c.progress.hidden = c.lists.hidden = !task && !cp; // an agent without tasks
     fill(c.done, cp && cp.completed, true);
     fill(c.left, cp && cp.remaining, false);
     const scr = S.screens[a.name];
-    c.screen.textContent = scr ? scr.rows.join("\n") : "(no screen: " + a.state + ")";
+    const text = scr ? scr.rows.join("\n") : "(no screen: " + a.state + ")";
+    if (c.screen.textContent !== text) {
+      const pre = c.screen;
+      const atEnd = pre.scrollTop + pre.clientHeight >= pre.scrollHeight - 4;
+      pre.textContent = text;
+      if (atEnd || !pre.dataset.drawn) pre.scrollTop = pre.scrollHeight; // follow the newest lines
+      pre.dataset.drawn = "1";
+    }
   });
 }
 
@@ -192,7 +202,7 @@ function drawEvents() {
   ol.replaceChildren(...S.events.map((e) => {
     const li = el("li");
     li.dataset.event = e.event;
-    const rest = Object.entries(e).filter(([k]) => !["ts", "event", "agent", "task"].includes(k))
+    const rest = Object.entries(e).filter(([k, v]) => !["ts", "event", "agent", "task"].includes(k) && v !== "")
       .map(([k, v]) => k + "=" + (typeof v === "string" ? v : JSON.stringify(v))).join(" ");
     li.append(el("span", "ts", new Date(e.ts).toLocaleTimeString()), el("span", "ev", e.event),
       el("span", "", [e.agent, e.task].filter(Boolean).join(" · ")), el("span", "kv", rest));
