@@ -96,21 +96,28 @@ func (b *Browser) Open() (*Page, error) {
 	}
 	defer resp.Body.Close()
 	var target struct {
+		ID                   string `json:"id"`
 		WebSocketDebuggerURL string `json:"webSocketDebuggerUrl"`
 	}
 	if err := json.NewDecoder(resp.Body).Decode(&target); err != nil {
 		return nil, fmt.Errorf("new tab: %w", err)
 	}
-	return dial(target.WebSocketDebuggerURL)
+	p, err := dial(target.WebSocketDebuggerURL)
+	if err != nil {
+		return nil, err
+	}
+	p.closeURL = "http://127.0.0.1:" + b.port + "/json/close/" + target.ID
+	return p, nil
 }
 
 // Page is one tab.
 type Page struct {
-	ws     *wsConn
-	mu     sync.Mutex
-	id     int
-	wait   map[int]chan reply
-	events chan Event
+	ws       *wsConn
+	closeURL string // closes the tab
+	mu       sync.Mutex
+	id       int
+	wait     map[int]chan reply
+	events   chan Event
 }
 
 // Event is a DevTools event.
@@ -257,8 +264,18 @@ func (p *Page) Screenshot(ctx context.Context) ([]byte, error) {
 	return base64.StdEncoding.DecodeString(r.Data)
 }
 
-// Close closes the connection to the tab.
-func (p *Page) Close() { p.ws.close() }
+// Close closes the tab and the connection to it.
+func (p *Page) Close() {
+	p.ws.close()
+	if p.closeURL == "" {
+		return
+	}
+	// The tab goes too, and its connections with it (a browser keeps only
+	// a few open to one host).
+	if resp, err := http.Get(p.closeURL); err == nil {
+		resp.Body.Close()
+	}
+}
 
 // wsConn is the client side of a WebSocket: masked frames out, text
 // messages (reassembled) in.
