@@ -59,6 +59,9 @@ type Reader struct {
 	cr     bool
 	parser blockParser
 
+	// tail: what Tail returns, kept past Close
+	tail tailKeeper
+
 	// ModeScreen
 	scr    Screen
 	scroll []Row
@@ -116,6 +119,7 @@ func (r *Reader) Typed(text string) {
 		r.mu.Unlock()
 		return
 	}
+	r.tail.typedText(text)
 	lines := strings.Split(text, "\n")
 	request := false
 	for _, s := range lines {
@@ -227,6 +231,9 @@ func (r *Reader) Close() error {
 }
 
 func (r *Reader) close() {
+	if r.scr != nil && !r.done {
+		r.tail.screen = joinRows(r.scr.Rows(), nil) // for Tail, after the end
+	}
 	r.done = true
 	if r.scr != nil {
 		_ = r.scr.Close()

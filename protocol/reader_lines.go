@@ -34,6 +34,7 @@ func (r *Reader) endLine() {
 	s := string(r.cur)
 	r.cur = r.cur[:0]
 	r.cr = false
+	r.tail.line(s)
 	l := classify(s)
 	if l.kind == kindText && l.text == CompleteMarker {
 		r.complete(1)

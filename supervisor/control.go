@@ -3,6 +3,7 @@ package supervisor
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/wardenhq/warden/internal/atomicfile"
 	"github.com/wardenhq/warden/protocol"
+	"github.com/wardenhq/warden/runner"
 	"github.com/wardenhq/warden/supervisor/queue"
 	"github.com/wardenhq/warden/supervisor/state"
 	"github.com/wardenhq/warden/supervisor/workspace"
@@ -80,14 +82,16 @@ func inside(dir, path string) bool {
 	return err == nil && rel != "." && !strings.HasPrefix(rel, "..") && !filepath.IsAbs(rel)
 }
 
-// OpenWrapLog opens warden's own log in the state dir at root (warden wrap:
-// the terminal belongs to the agent).
-func OpenWrapLog(root string) (*os.File, error) {
+// OpenLog opens warden's own log, logs/warden.log in the state dir at root
+// (creating the state dir), rotated at maxSize bytes keeping keep old files
+// like the agents' logs (0: their defaults). onError hears of a log that
+// cannot be written, and of its recovery.
+func OpenLog(root string, maxSize int64, keep int, onError func(error)) (io.WriteCloser, error) {
 	d, err := state.Open(root)
 	if err != nil {
 		return nil, err
 	}
-	return state.OpenPrivate(d.WardenLog())
+	return runner.OpenRotatingLog(d.WardenLog(), maxSize, keep, onError)
 }
 
 // aheadOfBase counts, for each task on a branch of its own, the commits it

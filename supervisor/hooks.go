@@ -2,9 +2,11 @@ package supervisor
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/wardenhq/warden/protocol"
 	"github.com/wardenhq/warden/protocol/profile"
+	"github.com/wardenhq/warden/supervisor/event"
 	"github.com/wardenhq/warden/supervisor/hookbus"
 	"github.com/wardenhq/warden/supervisor/queue"
 	"github.com/wardenhq/warden/supervisor/session"
@@ -46,12 +48,42 @@ func (t *Team) routeHook(m hookbus.Message) {
 	case s == nil:
 		t.log.Debug("hook message for no running session", "agent", m.Agent, "kind", m.Kind)
 	case !s.Owns(m.Pid):
-		t.log.Warn("hook message refused: its sender is not a process of the agent", "agent", m.Agent, "kind", m.Kind, "pid", m.Pid)
+		t.refuseHook(m, "its sender is not a process of the agent")
 	case !profile.Sends(a.Config().Profile, m.Kind):
-		t.log.Warn("hook message refused: not a kind the agent's CLI sends", "agent", m.Agent, "kind", m.Kind)
+		t.refuseHook(m, "not a kind the agent's CLI sends")
 	default:
 		s.Hook(m)
 	}
+}
+
+// hookRefusalEvery bounds the hook_refused events of one agent: a flood of
+// forged messages is one event a period, with the count it stands for.
+const hookRefusalEvery = 10 * time.Second
+
+// refuseHook logs a refused hook message, and records it as an event at
+// most once per hookRefusalEvery for its agent.
+func (t *Team) refuseHook(m hookbus.Message, why string) {
+	t.log.Warn("hook message refused", "reason", why, "agent", m.Agent, "kind", m.Kind, "pid", m.Pid)
+	t.hookMu.Lock()
+	r := t.refusals[m.Agent]
+	r.n++
+	now := t.clock.Now()
+	emit := r.last.IsZero() || now.Sub(r.last) >= hookRefusalEvery
+	n := r.n
+	if emit {
+		r = hookRefusals{last: now}
+	}
+	t.refusals[m.Agent] = r
+	t.hookMu.Unlock()
+	if emit {
+		t.events.Emit(event.HookRefused, m.Agent, "", "kind", m.Kind, "sender_pid", m.Pid, "reason", why, "count", n)
+	}
+}
+
+// hookRefusals counts an agent's refused hook messages since its last event.
+type hookRefusals struct {
+	last time.Time
+	n    int
 }
 
 // replaySpool records the checkpoint answers that reached a hook while no

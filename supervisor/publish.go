@@ -44,11 +44,25 @@ func (t *Team) publishFinal() state.Snapshot {
 	return s
 }
 
+// Footer is implemented by an out that keeps the dashboard below the
+// progress lines, redrawn in place (a terminal: internal/console). It gets
+// the dashboard every footerEvery, changed or not (its ages move on).
+type Footer interface{ Footer(text string) }
+
+// footerEvery is how often a Footer gets the dashboard.
+const footerEvery = 2 * time.Second
+
 // printDashboard prints the dashboard to stdout every interval while the
-// team changes; it returns the function that stops it.
+// team changes — or hands it to a Footer, last when it stops —; it returns
+// the function that stops it.
 func (t *Team) printDashboard(every time.Duration) func() {
-	stop := make(chan struct{})
+	footer := t.out.isFooter()
+	if footer {
+		every = min(every, footerEvery)
+	}
+	stop, stopped := make(chan struct{}), make(chan struct{})
 	go func() {
+		defer close(stopped)
 		printed := -1
 		// A display cadence on the wall clock, not a policy on the team's clock.
 		tick := time.NewTicker(every)
@@ -62,16 +76,26 @@ func (t *Team) printDashboard(every time.Duration) func() {
 			t.pubMu.Lock()
 			changes := t.changes
 			t.pubMu.Unlock()
-			if changes == printed {
+			if changes == printed && !footer {
 				continue
 			}
 			printed = changes
 			var b strings.Builder
 			state.RenderDashboard(&b, t.snapshotNow(true), t.clock.Now())
-			t.printf("%s", b.String())
+			if !t.out.footer(b.String()) {
+				t.printf("%s", b.String())
+			}
 		}
 	}()
-	return func() { close(stop) }
+	return func() {
+		close(stop)
+		<-stopped
+		if footer { // the footer stays on the screen: it shows how the run ended
+			var b strings.Builder
+			state.RenderDashboard(&b, t.snapshotNow(false), t.clock.Now())
+			t.out.footer(b.String())
+		}
+	}
 }
 
 // lockedWriter serialises progress lines from many goroutines.
@@ -79,6 +103,26 @@ type lockedWriter struct {
 	mu      sync.Mutex
 	w       io.Writer
 	onError func(error) // the first write that failed
+}
+
+// isFooter reports whether the writer shows a footer (Footer).
+func (l *lockedWriter) isFooter() bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	_, ok := l.w.(Footer)
+	return ok
+}
+
+// footer hands text to a Footer, reporting false when there is none (or it
+// went away).
+func (l *lockedWriter) footer(text string) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	f, ok := l.w.(Footer)
+	if ok {
+		f.Footer(text)
+	}
+	return ok
 }
 
 // Write writes p; once the reader went away (a closed pipe: `warden run |

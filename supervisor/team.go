@@ -72,6 +72,9 @@ type Team struct {
 	// checkpoints short (warden stop --now).
 	hub   *control.Hub
 	hurry chan struct{}
+	// refusals counts refused hook messages by agent (hooks.go).
+	hookMu   sync.Mutex
+	refusals map[string]hookRefusals
 }
 
 // Result is how a team run ended.
@@ -131,7 +134,7 @@ func New(logger hclog.Logger, cfg *config.Team, clk clock.Clock, out io.Writer) 
 		return nil, err
 	}
 	st.SetRetention(cfg.Retention)
-	t := &Team{cfg: cfg, log: log, clock: clk, dir: dir, events: events, store: st,
+	t := &Team{cfg: cfg, log: log, clock: clk, dir: dir, events: events, store: st, refusals: map[string]hookRefusals{},
 		out: &lockedWriter{w: out}, triggers: make(chan trigger, 16), dashboardEvery: time.Minute}
 	t.out.onError = func(err error) {
 		log.Warn("stdout closed: progress lines are dropped from now on; the team goes on", "error", err)

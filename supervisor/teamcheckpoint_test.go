@@ -127,6 +127,11 @@ func TestSignalFileRunsTeamCheckpointAndRehydrates(t *testing.T) {
 	if !strings.Contains(strings.Join(triggers, ","), "team_checkpoint") {
 		t.Errorf("no checkpoint recorded with trigger team_checkpoint: %v", triggers)
 	}
+	// Agents that answer the last call at once never time out on it (the
+	// timeout once counted from a request time never set).
+	if n := countEvents(evs, event.CheckpointTimeout, ""); n != 0 {
+		t.Errorf("%d checkpoint_timeout events though every agent answered", n)
+	}
 
 	team.Stop(true) // Ctrl-C: a second team checkpoint, then exit 130
 	res := wait()
@@ -252,5 +257,33 @@ after_team_checkpoint = "exit"
 	md, _ := os.ReadFile(filepath.Join(team.cfg.StateDir, "handoff.md"))
 	if !bytes.Contains(md, []byte("| a | plain | stopped (killed after shutdown_timeout) |")) {
 		t.Errorf("handoff does not say which agents needed force:\n%s", md)
+	}
+}
+
+// A team checkpoint that asks an agent no one has asked before (its first
+// regular request is an hour away): the agent answers at once, so its last
+// call does not time out (the timeout once ran from a request time that was
+// never set, and fired 50 µs after the request).
+func TestLastCallBeforeAnyRequestDoesNotTimeOut(t *testing.T) {
+	defer proctest.AssertNone(t)
+	team, out, wait := startTeam(t, `checkpoint_interval = "1h"
+checkpoint_timeout = "2s"
+shutdown_timeout = "1s"
+[[task]]
+id = "T1"
+prompt = "Work."
+`, fakeAgent{name: "w1", mode: "worker:steps=1000"})
+	waitFor(t, "the task dispatched", func() bool {
+		log, _ := os.ReadFile(team.dir.AgentLog("w1"))
+		return bytes.Contains(log, []byte("Work."))
+	})
+	team.Stop(true)
+	wait()
+	evs := eventsOf(t, team.cfg)
+	if n := countEvents(evs, event.CheckpointTimeout, "w1"); n != 0 {
+		t.Errorf("%d checkpoint_timeout for an agent that answered:\n%s", n, out.String())
+	}
+	if e := firstEvent(evs, event.CheckpointReceived); e == nil || e["trigger"] != "team_checkpoint" {
+		t.Errorf("the last call's answer: %v", e)
 	}
 }

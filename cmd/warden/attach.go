@@ -62,7 +62,7 @@ func cmdAttach(args []string, stdout, stderr io.Writer) error {
 		defer term.Restore(fd, old)
 	}
 	detach := make(chan struct{}, 1)
-	go readKeys(st, *rw, raw, detach)
+	go attachKeys(st, *rw, raw, detach)
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer signal.Stop(sigs)
@@ -120,10 +120,10 @@ func viewFrames(st *control.Stream, out io.Writer) (string, int) {
 	}
 }
 
-// readKeys passes the user's keystrokes (rw) until Ctrl-\ . Without a
+// attachKeys passes the user's keystrokes (rw) until Ctrl-\ . Without a
 // terminal the end of input is not a detach: a script may watch with
 // stdin closed.
-func readKeys(st *control.Stream, rw, raw bool, detach chan<- struct{}) {
+func attachKeys(st *control.Stream, rw, raw bool, detach chan<- struct{}) {
 	buf := make([]byte, 4096)
 	for {
 		n, err := os.Stdin.Read(buf)

@@ -28,6 +28,14 @@ func cmdCheckpoint(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 		signal, dir = team.SignalFile, team.StateDir
+	case *stateDir == "" && len(pos) == 0:
+		var team *config.Team
+		if dir, team, err = findTeam(); err != nil {
+			return err
+		}
+		if team != nil {
+			signal = team.SignalFile
+		}
 	default:
 		return usageError("usage: warden checkpoint [TEAM.toml | --state-dir DIR]")
 	}

@@ -5,6 +5,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -27,6 +29,13 @@ func cmdCheckpoints(args []string, stdout, stderr io.Writer) error {
 	switch {
 	case *stateDir != "" && len(pos) <= 1:
 		dir = *stateDir
+		if len(pos) == 1 {
+			task = pos[0]
+		}
+	case *stateDir == "" && (len(pos) == 0 || (len(pos) == 1 && !isTeamFile(pos[0]))):
+		if dir, _, err = findTeam(); err != nil {
+			return err
+		}
 		if len(pos) == 1 {
 			task = pos[0]
 		}
@@ -66,4 +75,14 @@ func cmdCheckpoints(args []string, stdout, stderr io.Writer) error {
 			trigger, e.Status, e.Progress, e.ID)
 	}
 	return w.Flush()
+}
+
+// isTeamFile tells a TEAM.toml argument from a task id: a .toml name, or a
+// file that exists.
+func isTeamFile(arg string) bool {
+	if strings.HasSuffix(arg, ".toml") {
+		return true
+	}
+	fi, err := os.Stat(arg)
+	return err == nil && fi.Mode().IsRegular()
 }

@@ -38,8 +38,18 @@ func workerTeam(t *testing.T, modes ...string) string {
 
 // lines collects a process's stdout and lets a test wait for a line.
 type lines struct {
-	mu  sync.Mutex
-	all []string
+	mu     sync.Mutex
+	all    []string
+	stderr strings.Builder
+}
+
+// stderrWriter collects stderr whole (Wait waits for it, unlike a pipe).
+type stderrWriter struct{ l *lines }
+
+func (w stderrWriter) Write(p []byte) (int, error) {
+	w.l.mu.Lock()
+	defer w.l.mu.Unlock()
+	return w.l.stderr.Write(p)
 }
 
 func (l *lines) read(r io.Reader) {
@@ -49,6 +59,13 @@ func (l *lines) read(r io.Reader) {
 		l.all = append(l.all, sc.Text())
 		l.mu.Unlock()
 	}
+}
+
+// dump is everything read so far, stdout then stderr, for a failure message.
+func (l *lines) dump() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return strings.Join(l.all, "\n") + "\n--- stderr ---\n" + l.stderr.String()
 }
 
 func (l *lines) count(prefix string) int {
@@ -70,9 +87,7 @@ func (l *lines) waitFor(t *testing.T, prefix string, n int) {
 			return
 		}
 	}
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	t.Fatalf("no %d× %q on stdout:\n%s", n, prefix, strings.Join(l.all, "\n"))
+	t.Fatalf("no %d× %q on stdout:\n%s", n, prefix, l.dump())
 }
 
 // runWarden starts warden with args, its stdout collected.
@@ -83,10 +98,11 @@ func runWarden(t *testing.T, args ...string) (*exec.Cmd, *lines) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	l := &lines{}
+	cmd.Stderr = stderrWriter{l}
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	l := &lines{}
 	go l.read(out)
 	return cmd, l
 }
@@ -167,5 +183,19 @@ func TestKill9ThenResumeLosesNoCheckpoint(t *testing.T) {
 	events, _ := os.ReadFile(filepath.Join(state, "events.jsonl"))
 	if !strings.Contains(string(events), "left behind by a dead supervisor") {
 		t.Errorf("the dead supervisor's leftovers were not reported:\n%s", events)
+	}
+}
+
+// A scheduler restarts warden with the same command every time: `run
+// --resume` on a state dir that holds no run yet simply starts the team.
+func TestResumeWithNothingToResumeStarts(t *testing.T) {
+	defer proctest.AssertNone(t)
+	team := workerTeam(t, "worker:steps=2", "worker:steps=2")
+	cmd, out := runWarden(t, "run", team, "--resume")
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("run --resume on a new state dir: %v\n%s", err, out.dump())
+	}
+	if out.count("TASK COMPLETE: T1") != 1 || out.count("TASK COMPLETE: T2") != 1 {
+		t.Errorf("the team did not run:\n%s", out.dump())
 	}
 }

@@ -20,16 +20,22 @@ commands:
                          --from resumes that checkpoint's task from it
   status [TEAM.toml | --state-dir DIR] [--json] [--watch]
                          the dashboard, from the state dir, while running or after
+                         (no TEAM.toml: ./.warden, or the only team *.toml here)
   checkpoint [TEAM.toml | --state-dir DIR]
                          ask the running team for a team checkpoint (creates the signal file)
   checkpoints [TEAM.toml | --state-dir DIR] [TASK] [--json]
                          the checkpoint history, newest first
   clean [TEAM.toml | --state-dir DIR]
                          remove the worktrees of completed tasks (their branches stay)
+  replay [TEAM.toml | --state-dir DIR] AGENT [--session ID] [--speed N] [--list]
+                         play a session's recording (logs/AGENT-SESSION.cast) in the terminal
   validate TEAM.toml     check a team file; every error with file:line:col
   wrap [--name N] [--task ID] [--profile P] [--state-dir DIR] -- CMD ARGS…
                          one agent in your own terminal, with checkpoints, handoff and restart around it
   hook KIND [ARG]        called by an agent CLI's hook or status line; hands its JSON to the supervisor
+  init [--cli claude|codex|gemini|plain]… [FILE]
+                         write a commented team file (team.toml) for the CLIs on PATH, or those named
+  --version              warden's version, commit and Go version
 
 operating a running team (over its control socket):
   ps [TEAM.toml | --state-dir DIR] [--json]
@@ -113,6 +119,12 @@ func realMain(args []string, stdout, stderr io.Writer) int {
 		err = cmdStop(args[1:], stdout, stderr)
 	case "serve":
 		err = cmdServe(args[1:], stdout, stderr)
+	case "init":
+		err = cmdInit(args[1:], stdout, stderr)
+	case "version", "--version":
+		err = cmdVersion(stdout)
+	case "replay":
+		err = cmdReplay(args[1:], stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return 0

@@ -330,7 +330,13 @@ func TestCommandsWithoutWarden(t *testing.T) {
 			t.Errorf("warden %s without a warden: exit %d, %q", strings.Join(args, " "), code, errOut)
 		}
 	}
-	if _, errOut, code := wardenCmd("ps"); code != 2 || !strings.Contains(errOut, "usage: warden ps") {
+	if _, errOut, code := wardenCmd("ps"); code != 2 || !strings.Contains(errOut, "no team here") || !strings.Contains(errOut, "usage: warden ps") {
 		t.Errorf("warden ps without a team: exit %d, %q", code, errOut)
+	}
+	// Without TEAM.toml, the current directory's team.
+	cmd := warden("screen", "w1")
+	cmd.Dir = filepath.Dir(team)
+	if out, err := cmd.CombinedOutput(); exitCode(err) != 1 || !strings.Contains(string(out), "no warden is running this team at "+stateOf(team)) {
+		t.Errorf("warden screen w1 beside team.toml: exit %d, %q", exitCode(err), out)
 	}
 }

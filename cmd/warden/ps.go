@@ -14,8 +14,9 @@ import (
 )
 
 // teamArgs resolves the team of a command that talks to a running warden:
-// TEAM.toml as the first argument, or --state-dir DIR; it returns the
-// state dir and the arguments after the team.
+// TEAM.toml as the first argument (a name ending in .toml), --state-dir
+// DIR, or with neither the current directory's team (findTeam, as status
+// and replay); it returns the state dir and the other arguments.
 func teamArgs(fs *flag.FlagSet, args []string, stateDir *string, usage string) (string, []string, error) {
 	pos, err := parseArgs(fs, args)
 	if err != nil {
@@ -24,14 +25,18 @@ func teamArgs(fs *flag.FlagSet, args []string, stateDir *string, usage string) (
 	if *stateDir != "" {
 		return *stateDir, pos, nil
 	}
-	if len(pos) == 0 {
-		return "", nil, usageError("%s", usage)
+	if len(pos) > 0 && strings.HasSuffix(strings.ToLower(pos[0]), ".toml") {
+		team, err := loadTeam(pos[0])
+		if err != nil {
+			return "", nil, err
+		}
+		return team.StateDir, pos[1:], nil
 	}
-	team, err := loadTeam(pos[0])
+	dir, _, err := findTeam()
 	if err != nil {
-		return "", nil, err
+		return "", nil, usageError("%v\n%s", err, usage)
 	}
-	return team.StateDir, pos[1:], nil
+	return dir, pos, nil
 }
 
 // clientError is a control socket's error as warden's exit 1, with its

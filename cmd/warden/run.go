@@ -10,6 +10,7 @@ import (
 
 	"github.com/wardenhq/warden/internal/clock"
 	"github.com/wardenhq/warden/supervisor"
+	"github.com/wardenhq/warden/supervisor/config"
 )
 
 // cmdRun runs a team: one actor owns the team, one turns signals into a
@@ -17,7 +18,7 @@ import (
 func cmdRun(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	logLevel := fs.String("log-level", envOr("WARDEN_LOG_LEVEL", "info"), "log level: trace, debug, info, warn, error")
+	logs := addLogFlags(fs)
 	resume := fs.Bool("resume", false, "continue a team whose supervisor died, from its state dir")
 	from := fs.String("from", "", "with --resume: resume that checkpoint's task from it (an id `warden checkpoints` lists)")
 	httpAddr := fs.String("http", "", "serve the live dashboard page on ADDR (host:port; loopback unless a token is set)")
@@ -27,13 +28,32 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if len(pos) != 1 || (*from != "" && !*resume) {
-		return usageError("usage: warden run TEAM.toml [--resume [--from CHECKPOINT_ID]]")
+		return usageError("usage: warden run TEAM.toml [--resume [--from CHECKPOINT_ID]] [--log-level L] [--log-format text|json]")
 	}
-	cfg, err := loadTeam(pos[0])
-	if err != nil {
+	if err := logs.check(); err != nil {
 		return err
 	}
-	logger := newLogger(stderr, *logLevel)
+	cfg, warnings, err := config.LoadWithWarnings(pos[0])
+	if err != nil {
+		return &exitError{code: 2, err: err}
+	}
+	// On a terminal warden's own lines are what the user sees: its log goes
+	// to logs/warden.log (and warnings to stderr), the dashboard is a footer
+	// redrawn in place. Piped or under CI, everything is as it always was.
+	terminal := onTerminal(stdout)
+	if terminal {
+		con := newConsole(stdout.(*os.File))
+		stdout, stderr = con, con.Beside(stderr)
+	}
+	logFile, err := supervisor.OpenLog(cfg.StateDir, cfg.LogMaxSize, cfg.LogKeep, logFailed(stderr))
+	if err != nil {
+		return &exitError{code: 2, err: err} // the state dir, as supervisor.New would say
+	}
+	defer logFile.Close()
+	logger := logs.runLogger(logFile, stderr, terminal)
+	for _, w := range warnings {
+		logger.Warn("team file: " + w.String())
+	}
 	team, err := supervisor.New(logger, cfg, clock.Real{}, stdout)
 	if err != nil {
 		return &exitError{code: 2, err: err}

@@ -74,8 +74,9 @@ func parseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
 	return pos, nil
 }
 
-// stateDirArg resolves the state dir from TEAM.toml or --state-dir; flags
-// may come before or after the file.
+// stateDirArg resolves the state dir from TEAM.toml or --state-dir, or
+// with neither from the current directory (findTeam); flags may come
+// before or after the file.
 func stateDirArg(fs *flag.FlagSet, args []string, stateDir *string, usage string) (string, error) {
 	pos, err := parseArgs(fs, args)
 	if err != nil {
@@ -90,6 +91,9 @@ func stateDirArg(fs *flag.FlagSet, args []string, stateDir *string, usage string
 			return "", err
 		}
 		return team.StateDir, nil
+	case *stateDir == "" && len(pos) == 0:
+		dir, _, err := findTeam()
+		return dir, err
 	}
 	return "", usageError("%s", usage)
 }

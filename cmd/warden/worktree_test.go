@@ -53,7 +53,7 @@ func TestKill9ThenResumeCommitsEveryByte(t *testing.T) {
 
 	cmd2, out2 := runWarden(t, "run", team, "--resume")
 	if err := cmd2.Wait(); err != nil {
-		t.Fatalf("resumed run: %v\n%s", err, strings.Join(out2.all, "\n"))
+		t.Fatalf("resumed run: %v\n%s", err, out2.dump())
 	}
 	notes := git("show", "warden/lifecycle/T1:notes.txt")
 	if !strings.Contains(notes, "written just before the kill") || !strings.Contains(notes, "T1 step 8") {

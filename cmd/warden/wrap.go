@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/charmbracelet/x/term"
+	"github.com/hashicorp/go-hclog"
 	"github.com/oklog/run"
 
 	"github.com/wardenhq/warden/internal/clock"
@@ -18,7 +19,7 @@ import (
 	"github.com/wardenhq/warden/supervisor/config"
 )
 
-const wrapUsage = "usage: warden wrap [--name N] [--task ID] [--profile P] [--state-dir DIR] -- CMD ARGS…"
+const wrapUsage = "usage: warden wrap [--name N] [--task ID] [--profile P] [--state-dir DIR] [--log-level L] [--log-format text|json] -- CMD ARGS…"
 
 // wrapPrompt is the wrapped agent's first prompt after the preamble: the
 // user drives the session; warden only keeps its checkpoints.
@@ -34,9 +35,12 @@ func cmdWrap(args []string, stdout, stderr io.Writer) error {
 	task := fs.String("task", "wrap", "task id its checkpoints are recorded under")
 	profile := fs.String("profile", "", "plain | claude | codex | gemini (default: from the command's name)")
 	stateDir := fs.String("state-dir", config.DefaultStateDir, "state directory")
-	logLevel := fs.String("log-level", envOr("WARDEN_LOG_LEVEL", "info"), "log level (the log goes to STATE_DIR/logs/warden.log)")
+	logs := addLogFlags(fs) // the log goes to STATE_DIR/logs/warden.log only: the terminal is the agent's
 	if err := fs.Parse(args); err != nil {
 		return &exitError{code: 2}
+	}
+	if err := logs.check(); err != nil {
+		return err
 	}
 	argv := fs.Args()
 	if len(argv) == 0 {
@@ -46,12 +50,12 @@ func cmdWrap(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return &exitError{code: 2, err: err}
 	}
-	logFile, err := supervisor.OpenWrapLog(cfg.StateDir)
+	logFile, err := supervisor.OpenLog(cfg.StateDir, cfg.LogMaxSize, cfg.LogKeep, nil)
 	if err != nil {
 		return err
 	}
 	defer logFile.Close()
-	logger := newLogger(logFile, *logLevel)
+	logger := hclog.New(logs.options(logFile, hclog.LevelFromString(logs.level)))
 
 	in := os.Stdin
 	fd := in.Fd()

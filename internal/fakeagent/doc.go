@@ -26,6 +26,8 @@
 //	escape:MODE:THEN       like grandchild, but the grandchild calls setsid first (it leaves
 //	                       the group and the session but keeps the terminal open)
 //	crash:DELAY:CODE       print "running", sleep DELAY, print "crashing", exit CODE (default 2)
+//	refuse:CODE:TEXT       a CLI refusing its configuration: print "fake-cli 1.0", then
+//	                       "Error: TEXT" (in red) on stderr, exit CODE at once (refuse.go)
 //
 // Other packages add modes with Register from their own files (in an init
 // function), without touching this package's built-in set.

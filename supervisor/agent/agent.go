@@ -127,7 +127,7 @@ func (a *Agent) runTask(g *Generation, task *config.Task) bool {
 			return true // the agent is free for the next task
 		}
 		began := a.d.Clock.Now()
-		exit, out := a.runSession(g, task, attempt, dir, ts)
+		exit, out, end := a.runSession(g, task, attempt, dir, ts)
 		if task != nil {
 			a.d.Queue.AddWork(task.ID, a.d.Clock.Now().Sub(began))
 		}
@@ -162,17 +162,24 @@ func (a *Agent) runTask(g *Generation, task *config.Task) bool {
 			return false
 		}
 		dec := a.policy.Exited(task == nil && exit.Success() && out == session.Exited, g.IsStopping())
+		quick := end.quick(exit, out, task != nil) && !g.IsStopping()
 		switch {
 		case dec.Failed:
 			a.log.Error("agent failed", "reason", dec.Reason, "last_exit", exit.String())
-			a.d.Events.Emit(event.AgentFailed, a.cfg.Name, taskID(task), "reason", dec.Reason)
+			a.d.Events.Emit(event.AgentFailed, a.cfg.Name, taskID(task), "reason", dec.Reason, "last_lines", end.lines)
 			a.setState(state.Failed, exit, dec.Reason)
-			a.failTasks(task, dec.Reason)
+			a.failTasks(task, dec.Reason, end)
 			return false
 		case !dec.Restart:
+			if quick {
+				a.warnQuickExit(exit, end, "not restarted ("+dec.Reason+")")
+			}
 			a.setState(state.Exited, exit, dec.Reason)
 			a.release(task)
 			return false
+		}
+		if quick {
+			a.warnQuickExit(exit, end, dec.Reason)
 		}
 		a.setState(state.Backoff, exit, dec.Reason)
 		a.log.Info("restarting agent", "backoff", dec.Delay, "reason", dec.Reason, "task", taskID(task))
@@ -188,7 +195,7 @@ func (a *Agent) runTask(g *Generation, task *config.Task) bool {
 }
 
 // runSession runs one process of the agent for task (nil: no task).
-func (a *Agent) runSession(g *Generation, task *config.Task, attempt int, dir string, ts *TaskSpace) (runner.Exit, session.Outcome) {
+func (a *Agent) runSession(g *Generation, task *config.Task, attempt int, dir string, ts *TaskSpace) (runner.Exit, session.Outcome, ended) {
 	var left time.Duration
 	if task != nil && task.MaxTime > 0 {
 		left = task.MaxTime - a.d.Queue.Worked(task.ID)
@@ -196,14 +203,14 @@ func (a *Agent) runSession(g *Generation, task *config.Task, attempt int, dir st
 	argv, env, err := a.commandLine()
 	if err != nil {
 		a.log.Error("agent command line", "error", err)
-		return runner.Exit{Code: -1, Err: err}, session.Exited
+		return runner.Exit{Code: -1, Err: err}, session.Exited, ended{}
 	}
 	s := session.New(a.log, session.Config{
 		Agent: a.cfg.Name, Task: task, Attempt: attempt, Prompt: a.firstPrompt(g, task),
 		Profile: a.cfg.Profile, Argv: argv, Env: env, Dir: dir,
 		LogPath: a.d.Dir.AgentLog(a.cfg.Name), Size: a.d.windowSize(), Term: a.d.termOutput(),
 		Timers: a.d.Timers, Clock: a.d.Clock, Team: g, Dialog: a.dialogPolicy(), TimeLeft: left,
-		LogMaxSize: a.d.Team.LogMaxSize, LogKeep: a.d.Team.LogKeep,
+		LogMaxSize: a.d.Team.LogMaxSize, LogKeep: a.d.Team.LogKeep, CastPath: a.recordings(),
 		Report: &reporter{a: a, g: g, task: task, dir: dir, ts: ts},
 	})
 	exit, out := s.Run()
@@ -212,7 +219,7 @@ func (a *Agent) runSession(g *Generation, task *config.Task, attempt int, dir st
 		a.forced = true
 		a.mu.Unlock()
 	}
-	return exit, out
+	return exit, out, a.endOf(s)
 }
 
 // dialogPolicy is what the agent's sessions do with a dialog.
@@ -288,7 +295,7 @@ func (a *Agent) release(task *config.Task) {
 // it — its checkpoint archived as {agent}-{task}_crashed_{stamp}.json, which
 // the next session resumes from — and fails it, with the tasks only this
 // agent may take, when nobody can.
-func (a *Agent) failTasks(task *config.Task, reason string) {
+func (a *Agent) failTasks(task *config.Task, reason string, end ended) {
 	taker := func(t config.Task) bool { return a.d.CanTake != nil && a.d.CanTake(t, a.cfg.Name) }
 	failed, released := a.d.Queue.AgentFailed(a.cfg.Name, taskID(task), "agent "+a.cfg.Name+" failed: "+reason, taker)
 	for _, id := range released {
@@ -296,11 +303,14 @@ func (a *Agent) failTasks(task *config.Task, reason string) {
 			a.log.Error("checkpoint of a failed agent not archived", "task", id, "error", err)
 		}
 		a.d.Events.Emit(event.TaskReleased, a.cfg.Name, id, "reason", "agent "+a.cfg.Name+" failed: "+reason)
-		a.d.Printf("WARNING: %s failed (%s); %s goes to another agent, from its last checkpoint\n", a.cfg.Name, reason, id)
+		a.d.Printf("WARNING: %s failed (%s%s); %s goes to another agent, from its last checkpoint\n", a.cfg.Name, reason, end.said(), id)
 	}
 	for _, id := range failed {
 		a.d.Events.Emit(event.TaskFailed, a.cfg.Name, id, "reason", reason)
-		a.d.Printf("TASK FAILED: %s (agent %s failed: %s)\n", id, a.cfg.Name, reason)
+		a.d.Printf("TASK FAILED: %s (agent %s failed: %s%s)\n", id, a.cfg.Name, reason, end.said())
+	}
+	if len(failed)+len(released) == 0 {
+		a.d.Printf("WARNING: %s failed (%s%s)\n", a.cfg.Name, reason, end.said())
 	}
 	a.d.Publish()
 }

@@ -15,6 +15,29 @@ import (
 // error is Errors, sorted by position; when it cannot be read, a wrapped
 // *os.PathError.
 func Load(path string) (*Team, error) {
+	data, err := read(path)
+	if err != nil {
+		return nil, err
+	}
+	return Parse(path, data)
+}
+
+// LoadWithWarnings is Load, and the warnings of a valid file: what
+// validates but will likely not work (warnings.go).
+func LoadWithWarnings(path string) (*Team, []Warning, error) {
+	data, err := read(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	team, ix, err := parse(path, data)
+	if err != nil {
+		return nil, nil, err
+	}
+	return team, warnings(team, ix), nil
+}
+
+// read reads the team file at path, refusing one past MaxFileSize.
+func read(path string) ([]byte, error) {
 	if fi, err := os.Stat(path); err == nil && fi.Size() > MaxFileSize {
 		return nil, tooLarge(path, fi.Size())
 	}
@@ -22,30 +45,36 @@ func Load(path string) (*Team, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read team file: %w", err)
 	}
-	return Parse(path, data)
+	return data, nil
 }
 
 // Parse validates a team file given as bytes. path is used in positions (as
 // given) and, made absolute, as the base of relative paths; prompt_file
 // references are read from disk.
 func Parse(path string, data []byte) (*Team, error) {
+	team, _, err := parse(path, data)
+	return team, err
+}
+
+// parse is Parse, and where each key is.
+func parse(path string, data []byte) (*Team, *posIndex, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
-		return nil, fmt.Errorf("resolve team file %s: %w", path, err)
+		return nil, nil, fmt.Errorf("resolve team file %s: %w", path, err)
 	}
 	if err := checkLimits(path, data); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var doc map[string]any
 	if _, err := toml.Decode(string(data), &doc); err != nil {
-		return nil, Errors{syntaxError(path, data, err)}
+		return nil, nil, Errors{syntaxError(path, data, err)}
 	}
 	d := &decoder{dir: filepath.Dir(abs), ix: newPosIndex(path, data)}
 	team := d.team(abs, doc)
 	if len(d.errs) > 0 {
-		return nil, d.errs.sorted()
+		return nil, nil, d.errs.sorted()
 	}
-	return team, nil
+	return team, d.ix, nil
 }
 
 // syntaxError turns a toml decoding error into an Error at its position.

@@ -23,7 +23,9 @@ type fakeTeam struct{ stopped chan bool }
 func (f *fakeTeam) PS() PS {
 	return PS{Team: "fake", Agents: []Agent{{AgentStatus: state.AgentStatus{Name: "a", State: state.Running}}}}
 }
-func (f *fakeTeam) Screen(string) (*Screen, error) { return &Screen{Agent: "a", Rows: []string{"hi"}}, nil }
+func (f *fakeTeam) Screen(string) (*Screen, error) {
+	return &Screen{Agent: "a", Rows: []string{"hi"}}, nil
+}
 func (f *fakeTeam) Viewer(string) (*session.Viewer, error) {
 	return nil, errors.New("no agent")
 }

@@ -17,6 +17,7 @@ const (
 	AgentResumed         = "agent_resumed"
 	DialogDenied         = "dialog_denied"
 	AgentLogFailed       = "agent_log_failed"
+	HookRefused          = "hook_refused" // a hook message not from the agent's processes, or of a kind its CLI never sends
 
 	CheckpointRequested = "checkpoint_requested"
 	CheckpointReceived  = "checkpoint_received"
@@ -67,6 +68,7 @@ var Names = []string{
 	AgentResumed,
 	DialogDenied,
 	AgentLogFailed,
+	HookRefused,
 	CheckpointRequested,
 	CheckpointReceived,
 	CheckpointTimeout,

@@ -37,6 +37,8 @@ func (s *Session) Run() (runner.Exit, Outcome) {
 	s.tap.lines = s.prof.Mode == protocol.ModeLines
 	s.settle = newSettler(s.prof.Settle, s.settled)
 	defer s.settle.stop()
+	s.startRecording()
+	defer s.stopRecording() // after the last output: Run returns once the process's output is drained
 
 	proc, err := runner.Start(s.log, runner.Config{
 		Name: c.Agent, Argv: s.prof.Command(c.Argv), Dir: c.Dir, Env: s.prof.Env(c.Env), Size: c.Size,

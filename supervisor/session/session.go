@@ -18,6 +18,7 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
+	"github.com/wardenhq/warden/internal/asciicast"
 	"github.com/wardenhq/warden/internal/clock"
 	"github.com/wardenhq/warden/protocol"
 	"github.com/wardenhq/warden/protocol/profile"
@@ -111,6 +112,10 @@ type Config struct {
 	Clock      clock.Clock
 	Team       Team
 	Report     Reporter
+
+	// CastPath names the session's asciicast recording by its session id
+	// (nil: not recorded); it is capped at LogMaxSize (recording.go).
+	CastPath func(session string) string
 }
 
 // Session is one process of an agent working on one task.
@@ -148,6 +153,8 @@ type Session struct {
 	inputMu    sync.Mutex         // one submission at a time: warden's typing or the user's keystrokes
 	typing     chan typed         // texts for the typist
 	stopTyping context.CancelFunc // ends a submission in flight
+
+	rec *asciicast.Writer // the recording, or nil (recording.go)
 
 	mu      sync.Mutex
 	pending []readerEvent // from the reader's callbacks and hooks, for the loop
@@ -218,6 +225,7 @@ func (s *Session) Forced() bool { return s.forced }
 
 // Write takes the agent's raw output from the runner's reader goroutine.
 func (s *Session) Write(p []byte) (int, error) {
+	s.recordOutput(p)
 	if s.cfg.Term != nil {
 		s.cfg.Term.Write(p)
 	}
@@ -271,6 +279,7 @@ func (s *Session) Input(p []byte) {
 // Resize follows the user's terminal: the pty and the screen reader.
 func (s *Session) Resize(size runner.Size) error {
 	s.reader.Resize(int(size.Rows), int(size.Cols))
+	s.recordResize(size)
 	return s.proc.Resize(size)
 }
 
@@ -305,4 +314,18 @@ func (s *Session) taskID() string {
 		return ""
 	}
 	return s.cfg.Task.ID
+}
+
+// StartedAt is when the process was started (zero before Run).
+func (s *Session) StartedAt() time.Time { return s.started }
+
+// LastLines is up to n of the last non-empty lines the agent showed — its
+// screen as the emulator has it, or a plain program's last lines — with
+// control characters removed and warden's typing left out; after the
+// process ended, what it said last.
+func (s *Session) LastLines(n int) []string {
+	if s.reader == nil {
+		return nil
+	}
+	return s.reader.Tail(n)
 }

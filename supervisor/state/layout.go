@@ -47,7 +47,8 @@ func (l Layout) Logs() string { return l.path("logs") }
 // AgentLog is an agent's raw terminal output.
 func (l Layout) AgentLog(agent string) string { return l.path("logs", agent+".log") }
 
-// WardenLog is warden's own log when the terminal belongs to the agent (wrap).
+// WardenLog is warden's own log (hclog): always under wrap, and under run
+// beside stderr.
 func (l Layout) WardenLog() string { return l.path("logs", "warden.log") }
 
 // HookLog is where `warden hook` logs what failed.

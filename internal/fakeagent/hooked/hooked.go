@@ -52,7 +52,7 @@ func modeHooked(args []string) int {
 		case strings.HasPrefix(line, "Your task:"):
 			fmt.Println("working")
 			if p := opt["pct"]; p != "" && !resumed {
-				pct, _ := strconv.Atoi(p)
+				pct, _ := strconv.ParseFloat(p, 64)
 				send(profile.KindClaudeStatus, map[string]any{"context_window": map[string]any{"used_percentage": pct}})
 			}
 			if s := opt["limit"]; s != "" {

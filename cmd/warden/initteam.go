@@ -1,0 +1,229 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+const initUsage = "usage: warden init [--cli claude|codex|gemini|plain]… [FILE]  (FILE: team.toml)"
+
+// initCLIs are the CLIs `warden init` knows, in the order it writes them.
+var initCLIs = []string{"claude", "codex", "gemini", "plain"}
+
+// initAgents are the [[agent]] tables `warden init` writes, by CLI: each
+// with the flags that let that CLI work unattended spelled out (README:
+// "Unattended: let the CLI approve what you trust").
+var initAgents = map[string]string{
+	"claude": `[[agent]]
+name = "claude"
+profile = "claude"
+# Unattended: Claude Code edits files without asking and runs the commands
+# you allow here; anything else is a dialog that waits for you (on_dialog).
+# --dangerously-skip-permissions approves everything: only inside a sandbox.
+command = ["claude", "--permission-mode", "acceptEdits", "--allowedTools", "Bash(git status)", "Bash(git diff *)"]
+restart = "on-failure"
+max_restarts = 5
+`,
+	"codex": `[[agent]]
+name = "codex"
+profile = "codex"
+# Unattended: commands run in Codex's workspace sandbox and are never
+# escalated to a question.
+command = ["codex", "--ask-for-approval", "never", "--sandbox", "workspace-write"]
+restart = "on-failure"
+max_restarts = 5
+`,
+	"gemini": `[[agent]]
+name = "gemini"
+profile = "gemini"
+# Unattended: Gemini CLI edits files without asking; commands still ask
+# (a policy file, --policy FILE, can allow the ones you trust).
+command = ["gemini", "--approval-mode", "auto_edit"]
+restart = "on-failure"
+max_restarts = 5
+# env = { CI = "false" }   # under CI, Gemini CLI refuses to be interactive
+`,
+	"plain": `[[agent]]
+name = "agent"
+profile = "plain"
+# Any interactive program that reads its prompt from the terminal and
+# answers warden's CHECKPOINT REQUEST lines (the first prompt says how).
+command = ["aider", "--yes-always"]
+restart = "on-failure"
+max_restarts = 5
+`,
+}
+
+// cliList collects repeated --cli flags.
+type cliList []string
+
+func (c *cliList) String() string { return strings.Join(*c, ",") }
+
+func (c *cliList) Set(v string) error {
+	for _, name := range initCLIs {
+		if v == name {
+			*c = append(*c, v)
+			return nil
+		}
+	}
+	return fmt.Errorf("want one of %s", strings.Join(initCLIs, ", "))
+}
+
+// cmdInit writes a commented team file for the CLIs named, or those found
+// on PATH; it never overwrites a file.
+func cmdInit(args []string, stdout, stderr io.Writer) error {
+	flags := flag.NewFlagSet("init", flag.ContinueOnError)
+	flags.SetOutput(stderr)
+	var clis cliList
+	flags.Var(&clis, "cli", "an agent CLI to write an agent for: claude, codex, gemini or plain (repeatable; default: those on PATH)")
+	pos, err := parseArgs(flags, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 1 {
+		return usageError("%s", initUsage)
+	}
+	path := "team.toml"
+	if len(pos) == 1 {
+		path = pos[0]
+	}
+	found := map[string]string{}
+	if len(clis) == 0 {
+		for _, name := range initCLIs[:3] {
+			if p, err := exec.LookPath(name); err == nil {
+				clis, found[name] = append(clis, name), p
+			}
+		}
+		if len(clis) == 0 {
+			clis = cliList{"plain"}
+		}
+	}
+	text := initTeam(path, dedup(clis), found)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if errors.Is(err, fs.ErrExist) {
+		return &exitError{code: 1, err: fmt.Errorf("init: %s exists: warden init never overwrites a file (name another FILE)", path)}
+	}
+	if err != nil {
+		return fmt.Errorf("init: %w", err)
+	}
+	if _, err := io.WriteString(f, text); err != nil {
+		f.Close()
+		return fmt.Errorf("init: write %s: %w", path, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("init: write %s: %w", path, err)
+	}
+	fmt.Fprintf(stdout, "wrote %s: agents %s\n", path, strings.Join(dedup(clis), ", "))
+	fmt.Fprintf(stdout, "next: edit its [[task]], then `warden validate %s` and `warden run %s`\n", path, path)
+	return nil
+}
+
+// initTeam is the team file init writes for clis; found has the paths of
+// the CLIs found on PATH.
+func initTeam(path string, clis []string, found map[string]string) string {
+	var b strings.Builder
+	how := "named with --cli"
+	if len(found) > 0 {
+		how = "found on PATH"
+	}
+	fmt.Fprintf(&b, `# A warden team, written by warden init on %s (CLIs %s: %s).
+# Every key is in the README ("Team file"). Check this file with
+# `+"`warden validate %s`"+`, start it with `+"`warden run %s`"+`,
+# and look at it with `+"`warden status`"+` from this directory.
+name = %q
+state_dir = ".warden"            # checkpoints, logs, events.jsonl, STATUS.md: add it to .gitignore
+
+# Checkpoints: warden asks each busy agent for one this long after its last,
+# and expects the answer within checkpoint_timeout.
+checkpoint_interval = "5m"
+checkpoint_timeout = "1m"
+# No output and no checkpoint for stale_warning: a WARNING (keep it above
+# checkpoint_interval + checkpoint_timeout); for stale_failure: restarted
+# from its last checkpoint.
+stale_warning = "10m"
+stale_failure = "30m"
+shutdown_timeout = "30s"
+# When an agent's context is this %% full (as its CLI reports it), a team
+# checkpoint: every agent checkpoints, warden writes handoff.md and starts
+# fresh sessions that carry on from it.
+context_threshold = 80
+after_team_checkpoint = "rehydrate"
+# An agent whose CLI waits on a permission dialog: "wait" for a person, or
+# "deny" it after dialog_timeout. warden never approves anything.
+on_dialog = "wait"
+dialog_timeout = "15m"
+# For a night: a team checkpoint and exit after max_runtime, or at stop_at.
+# max_runtime = "8h"
+# stop_at = "07:00"
+# A git worktree and branch per task (this file must be in a git repository):
+# workspace = "worktree"
+
+# A notification when something needs you (the event's JSON on stdin):
+# [[notify]]
+# events = ["agent_waiting", "agent_stalled", "agent_failed", "task_failed", "usage_limit_wait", "team_done"]
+# command = ["notify-send", "warden"]
+# min_interval = "10m"
+`, time.Now().Format(time.DateOnly), how, strings.Join(clis, ", "), path, path, teamName(path))
+	for _, cli := range clis {
+		b.WriteString("\n")
+		if p := found[cli]; p != "" {
+			fmt.Fprintf(&b, "# found: %s\n", p)
+		}
+		b.WriteString(initAgents[cli])
+	}
+	b.WriteString(`
+# The tasks: a free agent takes the next one whose blocked_by tasks are
+# complete. Without any [[task]], warden just supervises the agents.
+[[task]]
+id = "T1"
+title = "Describe the first task"
+prompt = """
+What to build, where, and how to tell it is done.
+"""
+# verify = ["go", "test", "./..."]   # run when the agent says it is done
+# max_attempts = 5                   # sessions, restarts counted; then the task fails
+
+# [[task]]
+# id = "T2"
+# title = "The next task"
+# prompt = "…"
+# blocked_by = ["T1"]
+`)
+	return b.String()
+}
+
+// teamName is a team name from the directory the file goes in.
+func teamName(path string) string {
+	dir, err := filepath.Abs(filepath.Dir(path))
+	name := "team"
+	if err == nil && filepath.Base(dir) != "/" {
+		name = strings.Map(func(r rune) rune {
+			if r == '.' || r == '-' || r == '_' || ('a' <= r && r <= 'z') || ('A' <= r && r <= 'Z') || ('0' <= r && r <= '9') {
+				return r
+			}
+			return '-'
+		}, filepath.Base(dir))
+	}
+	return name
+}
+
+// dedup keeps the first of each name, in order.
+func dedup(names []string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, n := range names {
+		if !seen[n] {
+			seen[n] = true
+			out = append(out, n)
+		}
+	}
+	return out
+}

@@ -1,0 +1,107 @@
+package protocol
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Tail returns up to n of the last non-empty lines the agent showed, as a
+// person would read them: a TUI's screen (the emulator's rows, kept when the
+// Reader closes), a plain program's last lines. Control characters are
+// removed, each line is cut to maxTailLine characters, and lines that are
+// the echo of what warden typed are left out. It works after Flush and
+// Close: this is what an agent that exited said last (a CLI that refuses
+// its configuration says why on its screen and nowhere else).
+func (r *Reader) Tail(n int) []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var rows []string
+	switch {
+	case r.scr != nil && !r.done:
+		rows = joinRows(r.scr.Rows(), nil)
+	case r.scr != nil:
+		rows = r.tail.screen
+	default:
+		rows = append(rows, r.tail.lines...)
+		if len(r.cur) > 0 { // a last line without its newline
+			rows = append(rows, string(r.cur))
+		}
+	}
+	var out []string
+	for i := len(rows) - 1; i >= 0 && len(out) < n; i-- {
+		l := cleanTailLine(rows[i])
+		if l == "" || r.tail.echo(l) {
+			continue
+		}
+		out = append(out, l)
+	}
+	for i, j := 0, len(out)-1; i < j; i, j = i+1, j-1 {
+		out[i], out[j] = out[j], out[i]
+	}
+	return out
+}
+
+const (
+	maxTailLine  = 200      // characters kept of one line
+	keepLines    = 16       // a plain program's last lines kept
+	keepTypedLen = 64 << 10 // bytes of typed text kept to recognise its echo
+)
+
+// tailKeeper keeps what Tail needs: a plain program's last lines, a TUI's
+// last screen, and what warden typed (whose echo is not the agent's word).
+type tailKeeper struct {
+	lines  []string
+	screen []string
+	typed  []string
+	size   int
+}
+
+// line records a complete line of a plain program.
+func (k *tailKeeper) line(s string) {
+	if strings.TrimSpace(s) == "" {
+		return
+	}
+	if len(k.lines) == keepLines {
+		copy(k.lines, k.lines[1:])
+		k.lines = k.lines[:keepLines-1]
+	}
+	k.lines = append(k.lines, s)
+}
+
+// typedText records text warden typed; the oldest goes past keepTypedLen.
+func (k *tailKeeper) typedText(text string) {
+	k.typed = append(k.typed, text)
+	k.size += len(text)
+	for k.size > keepTypedLen && len(k.typed) > 1 {
+		k.size -= len(k.typed[0])
+		k.typed = k.typed[1:]
+	}
+}
+
+// echo reports whether line is a piece of what warden typed.
+func (k *tailKeeper) echo(line string) bool {
+	for _, t := range k.typed {
+		if strings.Contains(t, line) {
+			return true
+		}
+	}
+	return false
+}
+
+// cleanTailLine removes control characters, and blanks and a TUI's frame
+// (box-drawing characters) around the text, and cuts the line to
+// maxTailLine characters.
+func cleanTailLine(s string) string {
+	s = strings.Map(func(r rune) rune {
+		if r == utf8.RuneError || unicode.IsControl(r) {
+			return -1
+		}
+		return r
+	}, s)
+	s = strings.TrimFunc(s, func(r rune) bool { return unicode.IsSpace(r) || (r >= 0x2500 && r <= 0x259F) })
+	if utf8.RuneCountInString(s) > maxTailLine {
+		s = string([]rune(s)[:maxTailLine-1]) + "…"
+	}
+	return s
+}

@@ -1,0 +1,38 @@
+package protocol
+
+import (
+	"reflect"
+	"testing"
+
+	"github.com/hashicorp/go-hclog"
+)
+
+// A plain program's last lines, without escape codes, blank lines or the
+// echo of what warden typed; kept after Flush.
+func TestTailLines(t *testing.T) {
+	r := NewReader(hclog.NewNullLogger(), ReaderOptions{Mode: ModeLines})
+	r.Typed("Your task: T1\nCHECKPOINT REQUEST: T1")
+	r.Write([]byte("starting\n\x1b[31mError:\x1b[0m config broken\n\n"))
+	r.Write([]byte("Your task: T1\r\n  \r\nhint: see --help"))
+	r.Flush()
+	want := []string{"starting", "Error: config broken", "hint: see --help"}
+	if got := r.Tail(3); !reflect.DeepEqual(got, want) {
+		t.Errorf("Tail(3) = %q, want %q", got, want)
+	}
+	if got := r.Tail(1); !reflect.DeepEqual(got, want[2:]) {
+		t.Errorf("Tail(1) = %q", got)
+	}
+}
+
+// A TUI's last screen as the emulator has it, its frame and control
+// characters removed; kept after Flush.
+func TestTailScreen(t *testing.T) {
+	r := NewReader(hclog.NewNullLogger(), ReaderOptions{Mode: ModeScreen, Rows: 10, Cols: 40})
+	r.Write([]byte("\x1b[2J\x1b[Hfirst draft\r\x1b[Kfake-cli 1.0\r\n"))
+	r.Write([]byte("╭────────╮\r\n│ Error loading configuration \x07│\r\n╰────────╯\r\n"))
+	r.Flush()
+	want := []string{"fake-cli 1.0", "Error loading configuration"}
+	if got := r.Tail(3); !reflect.DeepEqual(got, want) {
+		t.Errorf("Tail(3) = %q, want %q", got, want)
+	}
+}

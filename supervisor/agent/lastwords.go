@@ -1,0 +1,63 @@
+package agent
+
+import (
+	"strings"
+	"time"
+
+	"github.com/wardenhq/warden/runner"
+	"github.com/wardenhq/warden/supervisor/session"
+)
+
+// QuickExit is restart_quick: a process that ends this soon after it
+// started did not get to work — typically a CLI that refused its
+// configuration or its login and said why on its screen, and nowhere else.
+// Its exit gets a WARNING line carrying what it showed last.
+const QuickExit = 5 * time.Second
+
+// TailLines is how many of an agent's last non-empty lines a WARNING or
+// TASK FAILED line carries.
+const TailLines = 3
+
+// ended is how a session ended, for the lines that report it.
+type ended struct {
+	ran   time.Duration // from the start of the process to its end
+	lines []string      // the last lines it showed (TailLines at most)
+}
+
+// endOf reads what the finished session s showed last and how long it ran.
+func (a *Agent) endOf(s *session.Session) ended {
+	e := ended{lines: s.LastLines(TailLines)}
+	if start := s.StartedAt(); !start.IsZero() {
+		e.ran = a.d.Clock.Now().Sub(start)
+	}
+	return e
+}
+
+// quick reports whether the session ended on its own within QuickExit of
+// its start, short of a task-less agent that simply finished.
+func (e ended) quick(exit runner.Exit, out session.Outcome, task bool) bool {
+	return out == session.Exited && e.ran < QuickExit && (task || !exit.Success())
+}
+
+// said is the end of a progress line that carries the agent's last lines:
+// "; its last lines: a | b | c", or "" when it showed nothing.
+func (e ended) said() string {
+	if len(e.lines) == 0 {
+		return "; it showed nothing"
+	}
+	return "; its last lines: " + strings.Join(e.lines, " | ")
+}
+
+// warnQuickExit prints that the agent's process ended right after it started,
+// with what it showed, and what follows (then).
+func (a *Agent) warnQuickExit(exit runner.Exit, e ended, then string) {
+	a.d.Printf("WARNING: %s ended (%s) %s after it started%s; %s\n", a.cfg.Name, exit, roundRan(e.ran), e.said(), then)
+}
+
+// roundRan rounds a run's length for a person: 40ms, 1.3s.
+func roundRan(d time.Duration) time.Duration {
+	if d < time.Second {
+		return d.Round(10 * time.Millisecond)
+	}
+	return d.Round(100 * time.Millisecond)
+}
