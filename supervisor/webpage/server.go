@@ -16,6 +16,7 @@ import (
 	"io/fs"
 	"net"
 	"net/http"
+	"os"
 	"strings"
 	"time"
 
@@ -86,9 +87,18 @@ func Listen(opts Options) (*Server, error) {
 // Addr is the address the server listens on.
 func (s *Server) Addr() string { return s.ln.Addr().String() }
 
-// URL is the page's address, with the token when there is one.
+// URL is the page's address, with the token when there is one; on every
+// address (0.0.0.0, [::]) it names the machine by its host name.
 func (s *Server) URL() string {
-	u := "http://" + s.Addr() + "/"
+	addr := s.Addr()
+	if host, port, err := net.SplitHostPort(addr); err == nil {
+		if ip := net.ParseIP(host); ip != nil && ip.IsUnspecified() {
+			if name, err := os.Hostname(); err == nil && name != "" {
+				addr = net.JoinHostPort(name, port)
+			}
+		}
+	}
+	u := "http://" + addr + "/"
 	if s.opts.Token != "" {
 		u += "?token=" + s.opts.Token
 	}
