@@ -2,12 +2,11 @@ package handoff
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
-	"github.com/wardenhq/warden/internal/atomicfile"
+	"github.com/wardenhq/warden/internal/safefile"
 	"github.com/wardenhq/warden/protocol"
 )
 
@@ -66,14 +65,14 @@ func RenderPrompt(d Data) string { return render(d, false) }
 
 func render(d Data, commands bool) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "# Handoff: %s\n\n", d.Team)
+	fmt.Fprintf(&b, "# Handoff: %s\n\n", line(d.Team))
 	fmt.Fprintf(&b, "- Time: %s\n", d.Time.UTC().Format(time.RFC3339))
 	if words := causes[d.Cause]; words != "" {
 		fmt.Fprintf(&b, "- Cause: %s\n", words)
 	}
-	fmt.Fprintf(&b, "- Reason: %s\n", d.Reason)
+	fmt.Fprintf(&b, "- Reason: %s\n", line(d.Reason))
 	if d.Lead != "" {
-		fmt.Fprintf(&b, "- Ended by the team lead %s with CHECKPOINT COMPLETE\n", d.Lead)
+		fmt.Fprintf(&b, "- Ended by the team lead %s with CHECKPOINT COMPLETE\n", line(d.Lead))
 	}
 	b.WriteString("\n## Team\n\n| Agent | Profile | State |")
 	if commands {
@@ -88,13 +87,13 @@ func render(d Data, commands bool) string {
 		}
 		fmt.Fprintf(&b, "| %s | %s | %s |", cell(a.Name), cell(a.Profile), cell(state))
 		if commands {
-			fmt.Fprintf(&b, " `%s` |", strings.ReplaceAll(strings.Join(Redact(a.Command), " "), "`", "'"))
+			fmt.Fprintf(&b, " `%s` |", cell(strings.ReplaceAll(strings.Join(Redact(a.Command), " "), "`", "'")))
 		}
 		b.WriteString("\n")
 	}
 	b.WriteString("\n## Tasks\n\n| ID | Title | Status | Owner | Progress | Blocked by |\n|---|---|---|---|---|---|\n")
 	for _, t := range d.Tasks {
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %d%% | %s |\n", cell(t.ID), cell(t.Title), t.Status, cell(t.Owner),
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %d%% | %s |\n", cell(t.ID), cell(t.Title), cell(t.Status), cell(t.Owner),
 			t.Progress, cell(strings.Join(t.BlockedBy, ", ")))
 	}
 	var blocked []Task
@@ -106,14 +105,14 @@ func render(d Data, commands bool) string {
 	if len(blocked) > 0 {
 		b.WriteString("\n## Blocked\n\n")
 		for _, t := range blocked {
-			fmt.Fprintf(&b, "- %s (%s): %s\n", t.ID, dash(t.Owner), dash(strings.Join(t.Blockers, "; ")))
+			fmt.Fprintf(&b, "- %s (%s): %s\n", line(t.ID), line(dash(t.Owner)), line(dash(strings.Join(t.Blockers, "; "))))
 		}
 	}
 	b.WriteString("\n## Verify results\n\n")
 	verified := false
 	for _, t := range d.Tasks {
 		if t.Verify != "" {
-			fmt.Fprintf(&b, "- %s: %s\n", t.ID, t.Verify)
+			fmt.Fprintf(&b, "- %s: %s\n", line(t.ID), line(t.Verify))
 			verified = true
 		}
 	}
@@ -125,7 +124,7 @@ func render(d Data, commands bool) string {
 		if !t.Open() {
 			continue
 		}
-		fmt.Fprintf(&b, "\n### %s: %s\n\n", t.ID, dash(t.Title))
+		fmt.Fprintf(&b, "\n### %s: %s\n\n", line(t.ID), line(dash(t.Title)))
 		if cp := d.Checkpoints[t.ID]; cp != nil {
 			b.WriteString(ResumeText(cp))
 		} else {
@@ -133,23 +132,22 @@ func render(d Data, commands bool) string {
 		}
 	}
 	if d.LeadNotes != "" {
-		fmt.Fprintf(&b, "\n## Notes from the team lead %s\n\n%s\n", d.Lead, d.LeadNotes)
+		fmt.Fprintf(&b, "\n## Notes from the team lead %s\n\n%s\n", line(d.Lead), line(d.LeadNotes))
 	}
 	return b.String()
 }
 
-// Write writes the handoff to latest (handoff.md), atomically, and keeps a
-// copy in keptDir (handoffs/); the state dir's layout names both.
+// Write writes the handoff to latest (handoff.md, in the state dir),
+// atomically, and keeps a copy in keptDir (handoffs/, inside the state dir);
+// the state dir's layout names both. No symbolic link on the way is followed.
 func Write(latest, keptDir string, d Data) error {
 	text := []byte(Render(d))
-	if err := os.MkdirAll(keptDir, 0o700); err != nil {
-		return fmt.Errorf("write handoff: %w", err)
-	}
+	root := filepath.Dir(latest)
 	kept := filepath.Join(keptDir, "handoff-"+d.Time.UTC().Format("20060102T150405.000Z")+".md")
-	if err := atomicfile.Write(kept, text, 0o600); err != nil {
+	if err := safefile.WriteAtomic(root, kept, text); err != nil {
 		return fmt.Errorf("write handoff: %w", err)
 	}
-	if err := atomicfile.Write(latest, text, 0o600); err != nil {
+	if err := safefile.WriteAtomic(root, latest, text); err != nil {
 		return fmt.Errorf("write handoff: %w", err)
 	}
 	return nil
@@ -162,13 +160,10 @@ func dash(s string) string {
 	return s
 }
 
-// cell keeps a table cell on one line.
-func cell(s string) string {
-	s = strings.Map(func(r rune) rune { // control characters (C0, C1) never reach the Markdown
-		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) {
-			return ' '
-		}
-		return r
-	}, dash(s))
-	return strings.ReplaceAll(s, "|", "\\|")
-}
+// line is text from the team file or an agent on one line of Markdown,
+// without control characters (C0, C1): it can start no heading, row or
+// escape sequence.
+func line(s string) string { return protocol.Plain(s) }
+
+// cell keeps a table cell on one line, its pipes escaped.
+func cell(s string) string { return strings.ReplaceAll(line(dash(s)), "|", "\\|") }

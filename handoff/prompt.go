@@ -51,9 +51,9 @@ func (p Prompt) Render() string {
 func ResumeText(cp *protocol.Checkpoint) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "You are resuming task %s (attempt %d). The previous session reached %d%% (%s) at %s.\n",
-		cp.TaskID, cp.Attempt+1, cp.ProgressPercent, cp.Status, cp.UpdatedAt.UTC().Format("2006-01-02 15:04 UTC"))
+		line(cp.TaskID), cp.Attempt+1, cp.ProgressPercent, line(cp.Status), cp.UpdatedAt.UTC().Format("2006-01-02 15:04 UTC"))
 	if cp.ResumeInstructions != "" {
-		fmt.Fprintf(&b, "Resume instructions from the previous session: %s\n", cp.ResumeInstructions)
+		fmt.Fprintf(&b, "Resume instructions from the previous session: %s\n", line(cp.ResumeInstructions))
 	}
 	list := func(title string, items []string) {
 		if len(items) == 0 {
@@ -61,24 +61,24 @@ func ResumeText(cp *protocol.Checkpoint) string {
 		}
 		b.WriteString(title + "\n")
 		for _, it := range items {
-			b.WriteString("  * " + it + "\n")
+			b.WriteString("  * " + line(it) + "\n")
 		}
 	}
 	list("Already completed (do not redo):", cp.Completed)
 	list("Still remaining:", cp.Remaining)
 	if len(cp.FilesModified) > 0 {
-		fmt.Fprintf(&b, "Files it modified: %s\n", strings.Join(cp.FilesModified, ", "))
+		fmt.Fprintf(&b, "Files it modified: %s\n", line(strings.Join(cp.FilesModified, ", ")))
 	}
 	if g := cp.Git; g != nil && g.Branch != "" && g.Branch != "HEAD" {
 		head := g.Commit
 		if head == "" {
 			head = g.Head
 		}
-		fmt.Fprintf(&b, "Its work is on git branch %s (last commit %s), checked out where you work.\n", g.Branch, short(head))
+		fmt.Fprintf(&b, "Its work is on git branch %s (last commit %s), checked out where you work.\n", line(g.Branch), line(short(head)))
 	}
 	list("Blockers it reported:", cp.Blockers)
 	if cp.Notes != "" {
-		fmt.Fprintf(&b, "Its notes: %s\n", cp.Notes)
+		fmt.Fprintf(&b, "Its notes: %s\n", line(cp.Notes))
 	}
 	return b.String()
 }

@@ -60,9 +60,11 @@ type Checkpoint struct {
 
 // Record is the checkpoint of block b: the block's fields, with the fields
 // that are warden's (agent, session, trigger, times) left for the caller.
+// The agent's text is made Plain: no control character reaches the record,
+// the events, STATUS.md or the handoff.
 func (b Block) Record() Checkpoint {
-	return Checkpoint{TaskID: b.Task, Status: b.Status, ProgressPercent: b.Progress,
-		Completed: b.Completed, Remaining: b.Remaining, FilesModified: b.FilesModified,
-		Blockers: b.Blockers, Notes: b.Notes, ResumeInstructions: b.Resume,
+	return Checkpoint{TaskID: Plain(b.Task), Status: Plain(b.Status), ProgressPercent: b.Progress,
+		Completed: plainList(b.Completed), Remaining: plainList(b.Remaining), FilesModified: plainList(b.FilesModified),
+		Blockers: plainList(b.Blockers), Notes: Plain(b.Notes), ResumeInstructions: Plain(b.Resume),
 		Resumable: b.Status != StatusComplete}
 }

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/hashicorp/go-hclog"
+
+	"github.com/wardenhq/warden/internal/safefile"
 )
 
 // Defaults for the zero values of Config.LogMaxSize, LogKeep and LogRetryEvery.
@@ -127,7 +129,8 @@ func diskError(err error) bool {
 
 // openLive creates the log's directory if need be and opens the live file.
 func (l *logFile) openLive() error {
-	if err := os.MkdirAll(filepath.Dir(l.path), 0o700); err != nil {
+	dir := filepath.Dir(l.path) // state_dir/logs: made, never followed if a link
+	if err := safefile.MkdirAll(filepath.Dir(dir), dir); err != nil {
 		return fmt.Errorf("log dir: %w", err)
 	}
 	return l.reopen()

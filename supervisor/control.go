@@ -11,7 +11,7 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
-	"github.com/wardenhq/warden/internal/atomicfile"
+	"github.com/wardenhq/warden/internal/safefile"
 	"github.com/wardenhq/warden/protocol"
 	"github.com/wardenhq/warden/runner"
 	"github.com/wardenhq/warden/supervisor/queue"
@@ -49,8 +49,10 @@ func ReadStatus(logger hclog.Logger, root string, checkpoints bool) (*Status, er
 // RequestCheckpoint asks the team whose state dir is root for a team
 // checkpoint by creating its signal file, and reports whether a warden runs
 // the team now (else the checkpoint runs when one starts). The signal file
-// must be inside the state dir; signalFile "" takes the one state.json
-// names, or the default.
+// must be inside the state dir, whatever state.json says: signalFile ""
+// takes the one state.json names, or the default. The state dir must pass
+// the checks of a run (this user's, no one else's to write), and nothing on
+// the way is followed through a symbolic link.
 func RequestCheckpoint(root, signalFile, defaultName string) (path string, running bool, err error) {
 	if signalFile == "" {
 		signalFile = filepath.Join(root, defaultName)
@@ -61,11 +63,11 @@ func RequestCheckpoint(root, signalFile, defaultName string) (path string, runni
 	if !inside(root, signalFile) {
 		return "", false, fmt.Errorf("signal file %s is not inside the state dir %s", signalFile, root)
 	}
-	if err := os.MkdirAll(root, 0o700); err != nil {
+	if err := safefile.PrepareStateDir(root); err != nil {
 		return "", false, fmt.Errorf("checkpoint: %w", err)
 	}
 	note := state.SignalNote(protocol.CauseManual, fmt.Sprintf("asked for with warden checkpoint (pid %d)", os.Getpid()))
-	if err := atomicfile.Write(signalFile, note, 0o600); err != nil {
+	if err := state.WriteSignal(root, signalFile, note); err != nil {
 		return "", false, fmt.Errorf("checkpoint: %w", err)
 	}
 	return signalFile, state.LockHeld(root), nil

@@ -21,6 +21,7 @@ func (t *Team) startHookBus() func() {
 		t.log.Warn("hook bus not listening: CLI hooks will spool", "error", err)
 		return func() {}
 	}
+	srv.CheckSenders(t.ownsHookSender)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
@@ -47,13 +48,33 @@ func (t *Team) routeHook(m hookbus.Message) {
 	switch {
 	case s == nil:
 		t.log.Debug("hook message for no running session", "agent", m.Agent, "kind", m.Kind)
-	case !s.Owns(m.Pid):
+	case !senderOwned(m, s):
 		t.refuseHook(m, "its sender is not a process of the agent")
 	case !profile.Sends(a.Config().Profile, m.Kind):
 		t.refuseHook(m, "not a kind the agent's CLI sends")
 	default:
 		s.Hook(m)
 	}
+}
+
+// senderOwned is the bus's answer about m's sender, or — for a message it
+// did not check — the session's.
+func senderOwned(m hookbus.Message, s *session.Session) bool {
+	if m.Checked {
+		return m.Owned
+	}
+	return s.Owns(m.Pid)
+}
+
+// ownsHookSender reports whether process pid is of the running session of
+// agent. The hook bus asks it while the sender waits for its reply.
+func (t *Team) ownsHookSender(agent string, pid int) bool {
+	a := t.agentNamed(agent)
+	if a == nil {
+		return false
+	}
+	s := a.Session()
+	return s != nil && s.Owns(pid)
 }
 
 // hookRefusalEvery bounds the hook_refused events of one agent: a flood of
@@ -96,7 +117,6 @@ func (t *Team) replaySpool() {
 	msgs, skipped, err := hookbus.Drain(t.dir.Root)
 	if err != nil {
 		t.log.Warn("hook spool not read", "error", err)
-		return
 	}
 	open := map[string]queue.Status{}
 	for _, ts := range t.queue.Snapshot() {

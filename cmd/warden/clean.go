@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/wardenhq/warden/protocol"
 	"github.com/wardenhq/warden/supervisor"
 )
 
@@ -20,7 +21,7 @@ func cmdClean(args []string, stdout, stderr io.Writer) error {
 	}
 	removed, err := supervisor.Clean(newLogger(stderr, "warn"), dir)
 	for _, id := range removed {
-		fmt.Fprintf(stdout, "removed the worktree of %s (its branch stays)\n", id)
+		fmt.Fprintf(stdout, "removed the worktree of %s (its branch stays)\n", protocol.Plain(id))
 	}
 	if err != nil {
 		return &exitError{code: 1, err: err}

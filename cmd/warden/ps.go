@@ -9,6 +9,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/wardenhq/warden/protocol"
 	"github.com/wardenhq/warden/supervisor/control"
 	"github.com/wardenhq/warden/supervisor/state"
 )
@@ -67,9 +68,12 @@ func cmdPS(args []string, stdout, stderr io.Writer) error {
 		return clientError(err)
 	}
 	if *asJSON {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(ps)
+		b, err := json.MarshalIndent(ps, "", "  ")
+		if err != nil {
+			return fmt.Errorf("ps: %w", err)
+		}
+		_, err = stdout.Write(append(escapeC1(b), '\n'))
+		return err
 	}
 	renderPS(stdout, ps)
 	return nil
@@ -101,7 +105,7 @@ func renderPS(w io.Writer, ps *control.PS) {
 		if a.State == state.Waiting && a.Dialog != "" {
 			fmt.Fprintf(w, "\n%s waits on a dialog:\n", a.Name)
 			for _, l := range strings.Split(strings.TrimRight(a.Dialog, "\n"), "\n") {
-				fmt.Fprintf(w, "  | %s\n", l)
+				fmt.Fprintf(w, "  | %s\n", protocol.Plain(l))
 			}
 		}
 	}
@@ -113,7 +117,7 @@ func renderPS(w io.Writer, ps *control.PS) {
 	fmt.Fprintln(tw, "TASK\tSTATE\tOWNER\tATTEMPT\tPROGRESS\tBLOCKED BY\tLAST DONE")
 	for _, t := range ps.Tasks {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d%%\t%s\t%s\n", t.ID, t.State, dash(t.Owner), t.Attempt, t.Progress,
-			dash(strings.Join(t.BlockedBy, ",")), dash(clip(t.LastDone, 50)))
+			dash(strings.Join(t.BlockedBy, ",")), dash(clip(protocol.Plain(t.LastDone), 50)))
 	}
 	tw.Flush()
 }
@@ -183,7 +187,7 @@ func cmdScreen(args []string, stdout, stderr io.Writer) error {
 		return clientError(err)
 	}
 	for _, r := range scr.Rows {
-		fmt.Fprintln(stdout, r)
+		fmt.Fprintln(stdout, protocol.Plain(r)) // an agent's text never reaches your terminal as escapes
 	}
 	return nil
 }

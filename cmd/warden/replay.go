@@ -15,6 +15,8 @@ import (
 	"github.com/charmbracelet/x/term"
 
 	"github.com/wardenhq/warden/internal/asciicast"
+	"github.com/wardenhq/warden/internal/safefile"
+	"github.com/wardenhq/warden/protocol"
 	"github.com/wardenhq/warden/supervisor/state"
 )
 
@@ -88,7 +90,7 @@ func listCasts(stdout io.Writer, layout state.Layout, agent string) error {
 			size = fmt.Sprintf("%dx%d", c.Header.Width, c.Header.Height)
 		}
 		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%d\t%s\n", c.Session, c.Started().Local().Format("2006-01-02 15:04:05"),
-			length, size, c.Size, c.Header.Title)
+			length, size, c.Size, protocol.Plain(c.Header.Title))
 	}
 	return w.Flush()
 }
@@ -98,7 +100,7 @@ func listCasts(stdout io.Writer, layout state.Layout, agent string) error {
 // typed into the shell afterwards) and the terminal's modes are reset at
 // the end. Ctrl-C exits 130.
 func playCast(c state.Cast, speed float64, stdout, stderr io.Writer) error {
-	f, err := os.Open(c.Path)
+	f, err := safefile.Open(c.Path, os.O_RDONLY) // no link, no FIFO swapped in since the listing
 	if err != nil {
 		return &exitError{code: 1, err: err}
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 	"os/signal"
 	"syscall"
 	"time"
+	"unicode/utf8"
 
 	"github.com/wardenhq/warden/supervisor"
 	"github.com/wardenhq/warden/supervisor/state"
@@ -31,9 +33,12 @@ func cmdStatus(args []string, stdout, stderr io.Writer) error {
 			return &exitError{code: 1, err: err}
 		}
 		if *asJSON {
-			enc := json.NewEncoder(stdout)
-			enc.SetIndent("", "  ")
-			return enc.Encode(st)
+			b, err := json.MarshalIndent(st, "", "  ")
+			if err != nil {
+				return fmt.Errorf("status: %w", err)
+			}
+			_, err = stdout.Write(append(escapeC1(b), '\n'))
+			return err
 		}
 		state.RenderDashboard(stdout, *st.Snapshot, time.Now())
 		return nil
@@ -96,4 +101,22 @@ func stateDirArg(fs *flag.FlagSet, args []string, stateDir *string, usage string
 		return dir, err
 	}
 	return "", usageError("%s", usage)
+}
+
+// escapeC1 writes DEL and the C1 controls (U+0080–U+009F, which some
+// terminals take as CSI, OSC …) of JSON text as \u escapes, which
+// encoding/json leaves raw; it escapes the C0 ones itself. They can only
+// be inside strings, where the escape means the same.
+func escapeC1(b []byte) []byte {
+	var out bytes.Buffer
+	for len(b) > 0 {
+		r, n := utf8.DecodeRune(b)
+		if r == 0x7f || (r >= 0x80 && r <= 0x9f) {
+			fmt.Fprintf(&out, `\u%04x`, r)
+		} else {
+			out.Write(b[:n])
+		}
+		b = b[n:]
+	}
+	return out.Bytes()
 }

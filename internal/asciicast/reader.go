@@ -9,6 +9,8 @@ import (
 	"io"
 	"os"
 	"time"
+
+	"github.com/wardenhq/warden/internal/safefile"
 )
 
 // Reader parses a recording: its header, then one event a call.
@@ -39,7 +41,7 @@ func NewReader(r io.Reader) (*Reader, error) {
 
 // ReadHeader reads the header of the recording at path.
 func ReadHeader(path string) (Header, error) {
-	f, err := os.Open(path)
+	f, err := safefile.Open(path, os.O_RDONLY)
 	if err != nil {
 		return Header{}, err
 	}
@@ -109,7 +111,7 @@ const tailWindow = 1 << 20
 // Length is the time of the last event of the recording at path (how long
 // it plays before idle pauses are capped), read from the file's end.
 func Length(path string) (time.Duration, error) {
-	f, err := os.Open(path)
+	f, err := safefile.Open(path, os.O_RDONLY)
 	if err != nil {
 		return 0, err
 	}

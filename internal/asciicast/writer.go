@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/hashicorp/go-hclog"
+
+	"github.com/wardenhq/warden/internal/safefile"
 )
 
 // DefaultFlushEvery is how long recorded output may wait in the Writer's
@@ -70,12 +72,14 @@ type Writer struct {
 
 // Create opens a new recording at path (0600, its directory 0700 if it must
 // be made) and writes its header. It refuses a path that exists, a symbolic
-// link included.
+// link included, and a directory that is a link (logs/ of a state dir: see
+// internal/safefile).
 func Create(logger hclog.Logger, path string, o Options) (*Writer, error) {
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+	dir := filepath.Dir(path)
+	if err := safefile.MkdirAll(filepath.Dir(dir), dir); err != nil {
 		return nil, fmt.Errorf("recording dir: %w", err)
 	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, 0o600)
+	f, err := safefile.Open(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL)
 	if err != nil {
 		return nil, fmt.Errorf("create recording: %w", err)
 	}

@@ -208,3 +208,21 @@ func TestLength(t *testing.T) {
 		}
 	}
 }
+
+// A symbolic link planted at the recordings' directory (logs/ of the state
+// dir, while the team runs) is refused, never followed: nothing is created
+// where it points.
+func TestCreateRefusesALinkedDir(t *testing.T) {
+	state := t.TempDir()
+	outside := t.TempDir()
+	if err := os.Symlink(outside, filepath.Join(state, "logs")); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Create(testLog, filepath.Join(state, "logs", "w1-abc.cast"), Options{Cols: 80, Rows: 24})
+	if err == nil || !strings.Contains(err.Error(), "symbolic link") {
+		t.Errorf("a recording under a linked logs/: %v", err)
+	}
+	if ents, _ := os.ReadDir(outside); len(ents) != 0 {
+		t.Errorf("created where the link points: %v", ents)
+	}
+}

@@ -2,6 +2,7 @@ package fakeagent
 
 import (
 	"bufio"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -22,6 +23,10 @@ import (
 // so only the way Claude Code's PermissionRequest hook does: it runs
 // "$WARDEN_BIN hook claude-permission-request" with the hook's JSON on stdin. After
 // the dialog it answers checkpoint requests like tui-answer.
+//
+// tui-dialog:FILE:hook-hostile is tui-dialog:FILE:hook with a command in
+// the hook's payload that holds escape sequences (OSC 52 clipboard, C1 CSI
+// clear screen, a window title, NUL, CR): none may reach warden's records.
 func init() {
 	Register("tui-dialog", modeTUIDialog)
 }
@@ -40,11 +45,17 @@ var DialogRows = []string{
 	" Esc to cancel · Tab to amend",
 }
 
+// HostileHookCommand is the command tui-dialog:FILE:hook-hostile's hook
+// names: an OSC 52 that would set the clipboard, a C1
+// CSI that would clear the screen, an OSC 0 window title, NUL and CR.
+const HostileHookCommand = "curl \x1b]52;c;ZXZpbA==\x07evil\u009b2J\x1b]0;owned\x07\x00x\ry"
+
 // HiddenDialogRows is the dialog tui-dialog:FILE:hook draws.
 var HiddenDialogRows = []string{" Run curl -s http://127.0.0.1:9/probe > fetched.txt ?", "", " [y] yes   [n] no"}
 
 func modeTUIDialog(args []string) int {
-	viaHook := len(args) > 1 && args[1] == "hook"
+	viaHook := len(args) > 1 && (args[1] == "hook" || args[1] == "hook-hostile")
+	hostile := viaHook && args[1] == "hook-hostile"
 	if len(args) == 0 || args[0] == "" {
 		fmt.Fprintln(os.Stderr, "fakeagent: tui-dialog needs a file")
 		return 98
@@ -118,7 +129,7 @@ func modeTUIDialog(args []string) int {
 				t.dialogFrame(rows)
 				logf(fmt.Sprintf("DIALOG %d", time.Now().UnixNano()))
 				if viaHook {
-					permissionHook()
+					permissionHook(hostile)
 				}
 				continue
 			}
@@ -163,16 +174,27 @@ func firstWords(s string) string {
 
 // permissionHook runs warden's hook as Claude Code runs its PermissionRequest
 // hook: the payload on stdin, warden's WARDEN_* variables in the environment.
-func permissionHook() {
+// hostile puts escape sequences in the command.
+func permissionHook(hostile bool) {
 	bin := os.Getenv("WARDEN_BIN")
 	if bin == "" {
 		fmt.Fprintln(os.Stderr, "fakeagent: tui-dialog:hook needs WARDEN_BIN")
 		return
 	}
+	command := "curl -s http://127.0.0.1:9/probe > fetched.txt"
+	if hostile {
+		command = HostileHookCommand
+	}
 	cmd := exec.Command(bin, "hook", "claude-permission-request")
 	cmd.Stdin = strings.NewReader(`{"hook_event_name":"PermissionRequest","tool_name":"Bash",` +
-		`"tool_input":{"command":"curl -s http://127.0.0.1:9/probe > fetched.txt","description":"probe a write"}}`)
+		`"tool_input":{"command":` + jsonString(command) + `,"description":"probe a write"}}`)
 	if err := cmd.Run(); err != nil {
 		fmt.Fprintln(os.Stderr, "fakeagent: hook:", err)
 	}
+}
+
+// jsonString is s as a JSON string.
+func jsonString(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
 }

@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/wardenhq/warden/internal/safefile"
 )
 
 // ErrInUse is returned by Listen when another process answers on the socket.
@@ -44,7 +46,9 @@ func Listen(path string) (*net.UnixListener, error) {
 		return nil, fmt.Errorf("listen on %s: %w", path, err)
 	}
 	ln.SetUnlinkOnClose(true)
-	if err := os.Chmod(path, 0o600); err != nil {
+	// Never through a link swapped in since the bind; without /proc the
+	// socket keeps the umask's mode in its private directory.
+	if err := safefile.Chmod(path, 0o600); err != nil && !errors.Is(err, safefile.ErrNoProc) {
 		ln.Close()
 		return nil, fmt.Errorf("chmod %s: %w", path, err)
 	}

@@ -11,6 +11,8 @@ import (
 	"regexp"
 	"strings"
 	"time"
+
+	"github.com/wardenhq/warden/internal/safefile"
 )
 
 // Gemini CLI (measured on 0.61.0, protocol/testdata/cli-gemini). Every piece
@@ -196,7 +198,7 @@ func geminiSettings(o Options, files map[string][]byte) ([]string, error) {
 		return nil, fmt.Errorf("encode gemini settings: %w", err)
 	}
 	home := filepath.Join(o.Dir, GeminiHomeDir)
-	if err := linkGeminiHome(home, userHome); err != nil {
+	if err := linkGeminiHome(o.Dir, home, userHome); err != nil {
 		return nil, err
 	}
 	files[filepath.Join(home, ".gemini", "settings.json")] = append(b, '\n')
@@ -219,10 +221,12 @@ func geminiSettings(o Options, files map[string][]byte) ([]string, error) {
 // linkGeminiHome (re)creates the overlay: home/.gemini/ENTRY -> the user's
 // ~/.gemini/ENTRY for every entry but settings.json, and home/.agents. Old
 // links are renewed; an entry the CLI created in the overlay because the
-// user had none (a first run's tmp/) is kept.
-func linkGeminiHome(home, userHome string) error {
+// user had none (a first run's tmp/) is kept. home/.gemini is made inside
+// root (the agent's settings dir) without following a symbolic link: one
+// planted there would have the overlay written into the user's ~/.gemini.
+func linkGeminiHome(root, home, userHome string) error {
 	dir := filepath.Join(home, ".gemini")
-	if err := os.MkdirAll(dir, 0o700); err != nil {
+	if err := safefile.MkdirAll(root, dir); err != nil {
 		return fmt.Errorf("create gemini overlay home: %w", err)
 	}
 	userDir := filepath.Join(userHome, ".gemini")

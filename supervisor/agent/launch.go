@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"sort"
 
-	"github.com/wardenhq/warden/internal/atomicfile"
+	"github.com/wardenhq/warden/internal/safefile"
 	"github.com/wardenhq/warden/protocol"
 	"github.com/wardenhq/warden/protocol/profile"
 )
@@ -34,8 +34,8 @@ func (a *Agent) commandLine() (argv, env []string, err error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	for path, data := range files {
-		if err := atomicfile.Write(path, data, 0o600); err != nil {
+	for path, data := range files { // all inside dir; no link on the way is followed
+		if err := safefile.WriteAtomic(dir, path, data); err != nil {
 			return nil, nil, fmt.Errorf("agent settings: %w", err)
 		}
 	}

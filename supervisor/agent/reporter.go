@@ -5,7 +5,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/wardenhq/warden/internal/atomicfile"
 	"github.com/wardenhq/warden/protocol"
 	"github.com/wardenhq/warden/protocol/profile"
 	"github.com/wardenhq/warden/runner"
@@ -132,7 +131,7 @@ func (r *reporter) Gauge(percent float64) {
 	r.Printf("WARNING: %s's context is %.0f%% full (context_threshold %d%%): team checkpoint\n", a.cfg.Name, percent, cfg.ContextThreshold)
 	note := state.SignalNote(protocol.CauseContextThreshold,
 		fmt.Sprintf("the context of %s is %.0f%% full (context_threshold %d%%)", a.cfg.Name, percent, cfg.ContextThreshold))
-	if err := atomicfile.Write(cfg.SignalFile, note, 0o600); err != nil {
+	if err := state.WriteSignal(cfg.StateDir, cfg.SignalFile, note); err != nil {
 		a.log.Error("signal file not written", "error", err)
 	}
 }

@@ -34,6 +34,7 @@ func (d *decoder) agent(t table) Agent {
 	a.DialogTimeout, _ = t.duration("dialog_timeout", 0)                       // 0: the team's
 	a.Workspace = t.oneOf("workspace", "", WorkspaceShared, WorkspaceWorktree) // "": the team's
 	a.Lead = t.boolean("lead", false)
+	d.agentPaths(t, &a)
 	return a
 }
 

@@ -13,7 +13,9 @@ func (d *decoder) task(t table) Task {
 		"max_attempts", "max_time")
 	task := Task{Pos: d.ix.at(t.path)}
 	task.ID, _ = d.name(t, "id", "task id")
-	task.Title, _ = t.str("title")
+	if title, ok := t.str("title"); ok && d.plainText(t.key("title"), "task title", title) {
+		task.Title = title
+	}
 
 	_, hasPrompt := t.vals["prompt"]
 	_, hasFile := t.vals["prompt_file"]

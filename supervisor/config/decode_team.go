@@ -23,10 +23,12 @@ func (d *decoder) team(abs string, doc map[string]any) *Team {
 	if name, ok := top.nonEmpty("name"); ok {
 		t.Name = name
 	}
+	d.plainText(top.key("name"), "team name", t.Name)
 	t.StateDir = d.resolve(t.StateDir)
 	if dir, ok := top.nonEmpty("state_dir"); ok {
 		t.StateDir = d.resolve(dir)
 	}
+	d.stateDir(t, top)
 	t.CheckpointInterval, _ = top.duration("checkpoint_interval", t.CheckpointInterval)
 	t.CheckpointTimeout, _ = top.duration("checkpoint_timeout", t.CheckpointTimeout)
 	t.ShutdownTimeout, _ = top.duration("shutdown_timeout", t.ShutdownTimeout)

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/BurntSushi/toml"
+
+	"github.com/wardenhq/warden/internal/safefile"
 )
 
 // addSeeds adds every testdata team file and the tricky index document.
@@ -65,12 +67,24 @@ func checkTeam(t *testing.T, team *Team) {
 	if _, ok := team.NextStop(time.Now()); ok != (team.StopAt != "") {
 		t.Fatalf("stop_at %q accepted but not usable", team.StopAt)
 	}
+	if _, bad := controlIn(team.Name); bad {
+		t.Fatalf("team name %q with a control character accepted", team.Name)
+	}
+	if _, err := safefile.CheckStateDir(team.StateDir); err != nil {
+		t.Fatalf("state_dir %s accepted: %v", team.StateDir, err)
+	}
 	for _, a := range team.Agents {
 		p := team.Dialog(&a)
 		if !ValidName(a.Name) || len(a.Command) == 0 || strings.TrimSpace(a.Command[0]) == "" ||
 			!filepath.IsAbs(a.Dir) || a.MaxRestarts < 0 || a.DialogTimeout < 0 ||
 			(p.On != DialogWait && p.On != DialogDeny) || p.Timeout <= 0 {
 			t.Fatalf("invalid agent accepted: %+v", a)
+		}
+		if fi, err := os.Stat(a.Dir); err != nil || !fi.IsDir() {
+			t.Fatalf("agent dir %s accepted: %v", a.Dir, err)
+		}
+		if strings.Contains(a.Command[0], "/") && notExecutable(a.Dir, a.Command[0]) != "" {
+			t.Fatalf("command %q accepted: %s", a.Command[0], notExecutable(a.Dir, a.Command[0]))
 		}
 	}
 	for _, n := range team.Notify {
@@ -85,6 +99,9 @@ func checkTeam(t *testing.T, team *Team) {
 		}
 	}
 	for _, task := range team.Tasks {
+		if _, bad := controlIn(task.Title); bad {
+			t.Fatalf("task title %q with a control character accepted", task.Title)
+		}
 		if !ValidName(task.ID) || task.Prompt == "" || task.MaxAttempts < 0 || task.MaxTime < 0 {
 			t.Fatalf("invalid task accepted: %+v", task)
 		}

@@ -21,6 +21,13 @@ var invalidFiles = map[string][]string{
 	"invalid-context-threshold-high.toml": {
 		"1:1: context_threshold must be between 1 and 100, not 101",
 	},
+	"invalid-control-chars.toml": {
+		`1:1: team name "nightly\n| forged | row |" contains a control character (U+000A): names and titles must be plain text on one line`,
+		`9:1: task title "clear the screen \x1b[2J" contains a control character (U+001B): names and titles must be plain text on one line`,
+		`14:1: task title "a CSI \u009b31m in red" contains a control character (U+009B): names and titles must be plain text on one line`,
+		`19:1: task title "bell\a and DEL\x7f" contains a control character (U+0007): names and titles must be plain text on one line`,
+		`24:1: task title "a tab\tis one too; ✓ is not" contains a control character (U+0009): names and titles must be plain text on one line`,
+	},
 	"invalid-cycle.toml": {
 		"8:1: blocked_by cycle: T1 -> T3 -> T2 -> T1",
 		"23:1: blocked_by cycle: T4 -> T4",

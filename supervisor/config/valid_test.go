@@ -177,6 +177,7 @@ func TestRelativePaths(t *testing.T) {
 	teamDir := filepath.Join(root, "teams", "night")
 	write(t, filepath.Join(teamDir, "tasks", "T1.md"), "Prompt from a file.")
 	write(t, filepath.Join(root, "shared.md"), "Shared prompt.")
+	os.Mkdir(filepath.Join(root, "repo"), 0o700)
 	write(t, filepath.Join(teamDir, "team.toml"), `
 state_dir = "../state"
 [[agent]]

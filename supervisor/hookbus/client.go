@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"path/filepath"
@@ -13,6 +14,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/wardenhq/warden/internal/safefile"
 	"github.com/wardenhq/warden/supervisor/state"
 )
 
@@ -74,10 +76,7 @@ func Spool(stateDir string, m Message) error {
 	if err != nil {
 		return fmt.Errorf("encode hook message: %w", err)
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return fmt.Errorf("create spool dir: %w", err)
-	}
-	f, err := openLocked(path)
+	f, err := openLocked(stateDir, path)
 	if err != nil {
 		return err
 	}
@@ -91,11 +90,12 @@ func Spool(stateDir string, m Message) error {
 	return nil
 }
 
-// openLocked opens the spool for appending and locks it; if Drain removed
-// the file while we waited for the lock, it opens the new one.
-func openLocked(path string) (*os.File, error) {
+// openLocked opens the spool for appending (never through a symbolic
+// link, in a hooks/ directory that is not one) and locks it; if Drain
+// removed the file while we waited for the lock, it opens the new one.
+func openLocked(stateDir, path string) (*os.File, error) {
 	for range 5 {
-		f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+		f, err := safefile.OpenAppend(stateDir, path)
 		if err != nil {
 			return nil, fmt.Errorf("open spool: %w", err)
 		}
@@ -104,7 +104,7 @@ func openLocked(path string) (*os.File, error) {
 			return nil, fmt.Errorf("lock spool: %w", err)
 		}
 		held, err1 := f.Stat()
-		now, err2 := os.Stat(path)
+		now, err2 := os.Lstat(path)
 		if err1 == nil && err2 == nil && os.SameFile(held, now) {
 			return f, nil
 		}
@@ -115,25 +115,33 @@ func openLocked(path string) (*os.File, error) {
 
 // Drain reads every agent's spool file under STATE/hooks, removes them and
 // returns their messages oldest first. A line that does not parse (a torn
-// write by a killed hook) is skipped and counted in skipped.
+// write by a killed hook) is skipped and counted in skipped. A spool that
+// is a symbolic link, or not a regular file, is never read nor removed:
+// the others are drained and the error names it.
 func Drain(stateDir string) (msgs []Message, skipped int, err error) {
-	files, err := filepath.Glob(filepath.Join(state.NewLayout(stateDir).HookSpools(), "*.spool.jsonl"))
+	dir := state.NewLayout(stateDir).HookSpools()
+	if fi, lerr := os.Lstat(dir); lerr == nil && !fi.IsDir() {
+		return nil, 0, fmt.Errorf("hook spools: %s is not a directory (a symbolic link?): not read", dir)
+	}
+	files, err := filepath.Glob(filepath.Join(dir, "*.spool.jsonl"))
 	if err != nil {
 		return nil, 0, fmt.Errorf("list spools: %w", err)
 	}
+	var errs []error
 	for _, path := range files {
 		got, bad, err := drainFile(path)
 		if err != nil {
-			return msgs, skipped, err
+			errs = append(errs, err)
+			continue
 		}
 		msgs, skipped = append(msgs, got...), skipped+bad
 	}
 	sort.SliceStable(msgs, func(i, j int) bool { return msgs[i].At.Before(msgs[j].At) })
-	return msgs, skipped, nil
+	return msgs, skipped, errors.Join(errs...)
 }
 
 func drainFile(path string) ([]Message, int, error) {
-	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	f, err := safefile.Open(path, os.O_RDWR)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, 0, nil
 	}
@@ -146,9 +154,9 @@ func drainFile(path string) ([]Message, int, error) {
 	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
 		return nil, 0, fmt.Errorf("lock spool: %w", err)
 	}
-	data, err := os.ReadFile(path)
+	data, err := io.ReadAll(f)
 	if err != nil {
-		return nil, 0, fmt.Errorf("read spool: %w", err)
+		return nil, 0, fmt.Errorf("read spool %s: %w", path, err)
 	}
 	if err := os.Remove(path); err != nil {
 		return nil, 0, fmt.Errorf("remove spool: %w", err)

@@ -6,9 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"slices"
 	"strings"
 	"syscall"
@@ -211,10 +209,7 @@ func logFailure(env HookEnv, kind []string, err error) {
 		return
 	}
 	logPath := state.NewLayout(env.StateDir).HookLog()
-	if os.MkdirAll(filepath.Dir(logPath), 0o700) != nil {
-		return
-	}
-	f, ferr := state.OpenPrivate(logPath)
+	f, ferr := state.OpenPrivate(env.StateDir, logPath)
 	if ferr != nil {
 		return
 	}

@@ -28,6 +28,10 @@ type Message struct {
 	// Pid is the sender's pid as the kernel says it (SO_PEERCRED); 0 for a
 	// spooled message. Not part of the wire.
 	Pid int
+	// Checked: the server asked its sender check (Server.CheckSenders)
+	// while the sender still waited for its reply; Owned is the answer.
+	// Not part of the wire.
+	Checked, Owned bool
 }
 
 // wire is Message on the socket and in the spool: one JSON object a line;

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
@@ -41,7 +42,15 @@ type Server struct {
 	wg     sync.WaitGroup
 	once   sync.Once
 	conns  chan struct{} // one token a connection being served
+	owns   atomic.Pointer[func(agent string, pid int) bool]
 }
+
+// CheckSenders makes the server ask owns whether the sender of each message
+// is a process of the agent the message names, before it replies: the
+// sender (`warden hook`) is still alive then, waiting for the reply, while
+// by the time Messages delivers it it may have exited. The answer is in
+// Message.Checked and Owned.
+func (s *Server) CheckSenders(owns func(agent string, pid int) bool) { s.owns.Store(&owns) }
 
 // Listen serves the hook socket at path (see SocketPath). The socket is
 // 0600 and its directory must be the state dir or a 0700 directory of ours.
@@ -139,6 +148,9 @@ func (s *Server) take(line []byte, pid int) string {
 		return "bad"
 	}
 	m.Pid = pid
+	if owns := s.owns.Load(); owns != nil {
+		m.Checked, m.Owned = true, (*owns)(m.Agent, pid)
+	}
 	t := time.NewTimer(enqueueWait)
 	defer t.Stop()
 	select {

@@ -50,6 +50,7 @@ func (s *Session) checkDialog() {
 		return
 	}
 	d, onScreen, ok := s.currentDialog()
+	d.Text = profile.Sanitize(d.Text) // a hook's text: no escape sequence reaches events, state.json or stdout
 	w := &s.dialog
 	now := s.cfg.Clock.Now()
 	switch {

@@ -58,10 +58,15 @@ func TestPlantedSymlinksAreRefused(t *testing.T) {
 	outside := filepath.Join(t.TempDir(), "victim")
 	os.WriteFile(outside, []byte("precious\n"), 0o600)
 	os.Symlink(outside, filepath.Join(root, "lock"))
+	if _, err := Open(root); err == nil || !errors.Is(err, syscall.ELOOP) || !strings.Contains(err.Error(), filepath.Join(root, "lock")) {
+		t.Errorf("a state dir with a symlink at lock was opened: %v", err)
+	}
+	os.Remove(filepath.Join(root, "lock"))
 	d, err := Open(root)
 	if err != nil {
 		t.Fatal(err)
 	}
+	os.Symlink(outside, filepath.Join(root, "lock")) // planted after the checks
 	if err := d.Lock(); err == nil || !errors.Is(err, syscall.ELOOP) {
 		t.Errorf("lock through a symlink: %v", err)
 	}
@@ -75,7 +80,7 @@ func TestPlantedSymlinksAreRefused(t *testing.T) {
 	root2 := t.TempDir()
 	os.WriteFile(filepath.Join(root2, "state.json"), []byte("{}"), 0o600) // a warden state dir
 	os.Symlink(t.TempDir(), filepath.Join(root2, "logs"))
-	if _, err := Open(root2); err == nil || !strings.Contains(err.Error(), "symlink") {
+	if _, err := Open(root2); err == nil || !strings.Contains(err.Error(), "symbolic link") {
 		t.Errorf("logs/ as a symlink was accepted: %v", err)
 	}
 }

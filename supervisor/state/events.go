@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/hashicorp/go-hclog"
+
+	"github.com/wardenhq/warden/internal/safefile"
 )
 
 // Event is one line of events.jsonl.
@@ -57,7 +59,7 @@ type EventLog struct {
 
 // OpenEventLog opens (or creates, 0600) the events file for appending.
 func OpenEventLog(logger hclog.Logger, path string, now func() time.Time) (*EventLog, error) {
-	f, err := OpenPrivate(path)
+	f, err := safefile.Open(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE)
 	if err != nil {
 		return nil, fmt.Errorf("open event log: %w", err)
 	}
@@ -105,7 +107,7 @@ func (l *EventLog) Close() error {
 
 // ReadEvents reads every event of an events.jsonl file, as maps.
 func ReadEvents(path string) ([]map[string]any, error) {
-	data, err := os.ReadFile(path)
+	data, err := safefile.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("read events: %w", err)
 	}

@@ -7,10 +7,11 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
-	"github.com/wardenhq/warden/internal/atomicfile"
+	"github.com/wardenhq/warden/internal/safefile"
 	"github.com/wardenhq/warden/protocol"
 	"github.com/wardenhq/warden/supervisor/config"
 )
@@ -45,23 +46,42 @@ func (h *history) indexPath() string { return filepath.Join(h.dir, "index.json")
 
 // load reads index.json (a missing one is an empty history).
 func (h *history) load() error {
-	b, err := os.ReadFile(h.indexPath())
+	b, err := safefile.ReadFile(h.indexPath())
 	if errors.Is(err, os.ErrNotExist) {
 		return nil
 	}
 	if err != nil {
 		return fmt.Errorf("read checkpoint index: %w", err)
 	}
-	return json.Unmarshal(b, &h.entries)
+	if err := json.Unmarshal(b, &h.entries); err != nil {
+		return fmt.Errorf("decode checkpoint index: %w", err)
+	}
+	// A path that is not a record's (an index written by hand) is never
+	// read or removed: it could name a file outside the state dir.
+	// Its text is shown by `warden checkpoints`: no control character.
+	kept := h.entries[:0]
+	for _, e := range h.entries {
+		if recordPath(e.Path) {
+			e.ID, e.Task, e.Agent, e.Trigger = protocol.Plain(e.ID), protocol.Plain(e.Task), protocol.Plain(e.Agent), protocol.Plain(e.Trigger)
+			e.Cause, e.Status = protocol.Plain(e.Cause), protocol.Plain(e.Status)
+			kept = append(kept, e)
+		}
+	}
+	h.entries = kept
+	return nil
+}
+
+// recordPath reports whether rel names a record file: history/{task}/{id}.json.
+func recordPath(rel string) bool {
+	parts := strings.Split(rel, "/")
+	return filepath.IsLocal(rel) && len(parts) == 3 && parts[0] == "history" &&
+		oneElement(parts[1]) && oneElement(parts[2]) && strings.HasSuffix(rel, ".json")
 }
 
 // add keeps cp in the history and applies the retention policy to its task.
 func (h *history) add(cp *protocol.Checkpoint, data []byte) error {
 	rel := filepath.Join("history", cp.TaskID, cp.CheckpointID+".json")
-	if err := mkdirPrivate(filepath.Join(h.dir, "history", cp.TaskID)); err != nil {
-		return err
-	}
-	if err := atomicfile.Write(filepath.Join(h.dir, rel), data, 0o600); err != nil {
+	if err := safefile.WriteAtomic(filepath.Dir(h.dir), filepath.Join(h.dir, rel), data); err != nil {
 		return fmt.Errorf("keep checkpoint history: %w", err)
 	}
 	h.mu.Lock()
@@ -73,10 +93,10 @@ func (h *history) add(cp *protocol.Checkpoint, data []byte) error {
 	if err != nil {
 		return fmt.Errorf("encode checkpoint index: %w", err)
 	}
-	if err := atomicfile.Write(h.indexPath(), append(b, '\n'), 0o600); err != nil {
+	if err := safefile.WriteAtomic(filepath.Dir(h.dir), h.indexPath(), append(b, '\n')); err != nil {
 		return fmt.Errorf("write checkpoint index: %w", err)
 	}
-	return atomicfile.Write(filepath.Join(h.dir, "latest"), []byte(rel+"\n"), 0o600)
+	return safefile.WriteAtomic(filepath.Dir(h.dir), filepath.Join(h.dir, "latest"), []byte(rel+"\n"))
 }
 
 // retain drops the records of task no rule keeps, and their files.
@@ -137,7 +157,7 @@ func FindRecord(root, id string) (*protocol.Checkpoint, error) {
 	}
 	for _, e := range all {
 		if e.ID == id {
-			b, err := os.ReadFile(filepath.Join(NewLayout(root).Checkpoints(), e.Path))
+			b, err := safefile.ReadFile(filepath.Join(NewLayout(root).Checkpoints(), e.Path))
 			if err != nil {
 				return nil, fmt.Errorf("checkpoint %s: %w", id, err)
 			}

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+
+	"github.com/wardenhq/warden/internal/safefile"
 )
 
 // ErrLocked is returned when another warden holds the team's lock.
@@ -16,9 +18,9 @@ var ErrLocked = errors.New("another warden is running for this team")
 // flock on state_dir/lock, so it is released by the kernel if warden dies;
 // the file holds the pid of the holder for the error message.
 func (d *Dir) Lock() error {
-	f, err := os.OpenFile(d.Layout.Lock(), os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW, 0o600)
+	f, err := safefile.Open(d.Layout.Lock(), os.O_RDWR|os.O_CREATE)
 	if err != nil {
-		return fmt.Errorf("open lock: %w", err)
+		return fmt.Errorf("lock: %w", err)
 	}
 	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
 		b := make([]byte, 32)
@@ -47,7 +49,7 @@ func (d *Dir) Unlock() {
 // LockHeld reports whether a warden holds the team lock of the state dir at
 // root now.
 func LockHeld(root string) bool {
-	f, err := os.OpenFile(NewLayout(root).Lock(), os.O_RDONLY|syscall.O_NOFOLLOW, 0)
+	f, err := safefile.Open(NewLayout(root).Lock(), os.O_RDONLY)
 	if err != nil {
 		return false
 	}

@@ -2,8 +2,9 @@ package state
 
 import (
 	"fmt"
-	"os"
 	"strings"
+
+	"github.com/wardenhq/warden/internal/safefile"
 )
 
 // SignalNote is what warden writes into the signal file: why a team
@@ -16,7 +17,7 @@ func SignalNote(cause, reason string) []byte {
 // ReadSignal reads the signal file at path: its cause and reason, or ok
 // false when the file holds no note of warden's (a user's `touch`).
 func ReadSignal(path string) (cause, reason string, ok bool) {
-	b, err := os.ReadFile(path)
+	b, err := safefile.ReadFile(path)
 	if err != nil || len(b) > 4096 {
 		return "", "", false
 	}
@@ -30,4 +31,14 @@ func ReadSignal(path string) (cause, reason string, ok bool) {
 		}
 	}
 	return cause, reason, cause != ""
+}
+
+// WriteSignal creates the signal file at path, inside the state dir at root,
+// holding note: never through a symbolic link on the way (a link at path
+// itself is replaced, not followed), never outside root.
+func WriteSignal(root, path string, note []byte) error {
+	if err := safefile.WriteAtomic(root, path, note); err != nil {
+		return fmt.Errorf("signal file: %w", err)
+	}
+	return nil
 }

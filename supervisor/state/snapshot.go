@@ -3,10 +3,10 @@ package state
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"time"
 
 	"github.com/wardenhq/warden/internal/atomicfile"
+	"github.com/wardenhq/warden/internal/safefile"
 	"github.com/wardenhq/warden/supervisor/queue"
 )
 
@@ -63,7 +63,7 @@ type Snapshot struct {
 // ReadSnapshot reads state.json from the state dir at root.
 func ReadSnapshot(root string) (*Snapshot, error) {
 	p := NewLayout(root).State()
-	b, err := os.ReadFile(p)
+	b, err := safefile.ReadFile(p)
 	if err != nil {
 		return nil, fmt.Errorf("read team state: %w", err)
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/wardenhq/warden/protocol"
 	"github.com/wardenhq/warden/supervisor/queue"
 )
 
@@ -39,7 +40,7 @@ func statusMarkdown(s Snapshot) string {
 	if len(s.Tasks) > 0 {
 		b.WriteString("\n| Task | Title | Status | Owner | Progress | Last done | Blocked by |\n|---|---|---|---|---|---|---|\n")
 		for _, t := range s.Tasks {
-			fmt.Fprintf(&b, "| %s | %s | %s | %s | %d%% | %s | %s |\n", cell(t.ID), cell(t.Title), t.State, cell(t.Owner),
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %d%% | %s | %s |\n", cell(t.ID), cell(t.Title), cell(string(t.State)), cell(t.Owner),
 				t.Progress, cell(t.LastDone), cell(strings.Join(t.BlockedBy, ", ")))
 		}
 	}
@@ -81,7 +82,7 @@ func RenderDashboard(w io.Writer, s Snapshot, now time.Time) {
 		if !a.LastCheckpoint.IsZero() {
 			last = "last checkpoint " + ago(a.LastCheckpoint, now)
 		}
-		fmt.Fprintf(w, "   agent %-12s %-9s task %-8s attempt %d %s %s\n", clean(a.Name), a.State, dash(clean(a.Task)),
+		fmt.Fprintf(w, "   agent %-12s %-9s task %-8s attempt %d %s %s\n", clean(a.Name), clean(string(a.State)), dash(clean(a.Task)),
 			a.Attempt, clean(last), clean(reason))
 	}
 	for _, t := range s.Tasks {
@@ -95,7 +96,7 @@ func RenderDashboard(w io.Writer, s Snapshot, now time.Time) {
 		if t.Branch != "" {
 			line += fmt.Sprintf(" [%s, %d ahead of %s]", t.Branch, t.Ahead, t.Base)
 		}
-		fmt.Fprintf(w, "   task  %-12s %-9s %3d%%  %s %s\n", clean(t.ID), t.State, t.Progress, dash(clean(t.Owner)), clean(line))
+		fmt.Fprintf(w, "   task  %-12s %-9s %3d%%  %s %s\n", clean(t.ID), clean(string(t.State)), t.Progress, dash(clean(t.Owner)), clean(line))
 	}
 }
 
@@ -132,14 +133,7 @@ func firstLine(s string) string {
 
 // clean removes control characters (C0 and C1: escape sequences, bells,
 // CSI as U+009B) from text shown on a terminal or written to Markdown.
-func clean(s string) string {
-	return strings.Map(func(r rune) rune {
-		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) {
-			return ' '
-		}
-		return r
-	}, s)
-}
+func clean(s string) string { return protocol.Plain(s) }
 
 // cell is text for one Markdown table cell: one line, pipes escaped.
 func cell(s string) string {

@@ -13,6 +13,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/wardenhq/warden/internal/atomicfile"
+	"github.com/wardenhq/warden/internal/safefile"
 	"github.com/wardenhq/warden/protocol"
 	"github.com/wardenhq/warden/supervisor/config"
 )
@@ -36,10 +37,10 @@ type Store struct {
 
 // NewStore returns a store over dir (state_dir/checkpoints), creating it 0700.
 func NewStore(logger hclog.Logger, dir string, now func() time.Time) (*Store, error) {
-	if err := mkdirPrivate(dir); err != nil {
+	if err := safefile.MkdirAll(filepath.Dir(dir), dir); err != nil {
 		return nil, fmt.Errorf("checkpoint store: %w", err)
 	}
-	if err := mkdirPrivate(filepath.Join(dir, "backups")); err != nil {
+	if err := safefile.MkdirAll(dir, filepath.Join(dir, "backups")); err != nil {
 		return nil, fmt.Errorf("checkpoint store: %w", err)
 	}
 	h := &history{dir: dir, ret: config.RetentionDefaults(), now: now}
@@ -62,6 +63,17 @@ func ReadCheckpoints(logger hclog.Logger, root string) (map[string]*protocol.Che
 	return s.All()
 }
 
+// write replaces p, a file under checkpoints/, atomically; every directory
+// from the state dir down to p's is checked first (a link an agent swapped
+// in since NewStore is refused, never written through).
+func (s *Store) write(p string, data []byte) error {
+	return safefile.WriteAtomic(filepath.Dir(s.dir), p, data)
+}
+
+// checkDir checks that checkpoints/ is still a real directory of ours
+// before files are renamed in it.
+func (s *Store) checkDir() error { return safefile.MkdirAll(filepath.Dir(s.dir), s.dir) }
+
 func (s *Store) path(agent, task string) string {
 	return filepath.Join(s.dir, agent+"-"+task+".json")
 }
@@ -74,13 +86,13 @@ func (s *Store) Save(cp *protocol.Checkpoint) error {
 		return fmt.Errorf("encode checkpoint: %w", err)
 	}
 	p := s.path(cp.Agent, cp.TaskID)
-	if old, err := os.ReadFile(p); err == nil && json.Valid(old) {
+	if old, err := safefile.ReadFile(p); err == nil && json.Valid(old) {
 		if err := s.backup(cp.Agent, cp.TaskID, old); err != nil {
 			return err
 		}
 	}
 	data = append(data, '\n')
-	if err := atomicfile.Write(p, data, 0o600); err != nil {
+	if err := s.write(p, data); err != nil {
 		return err
 	}
 	if s.hist == nil {
@@ -96,7 +108,7 @@ func (s *Store) Save(cp *protocol.Checkpoint) error {
 func (s *Store) backup(agent, task string, data []byte) error {
 	stamp := s.now().UTC().Format("20060102T150405.000000000Z")
 	name := filepath.Join(s.dir, "backups", agent+"-"+task+"_"+stamp+".json")
-	if err := atomicfile.Write(name, data, 0o600); err != nil {
+	if err := s.write(name, data); err != nil {
 		return fmt.Errorf("back up checkpoint: %w", err)
 	}
 	backups, err := s.backups(agent, task)
@@ -128,7 +140,7 @@ func (s *Store) Load(agent, task string) (*protocol.Checkpoint, error) {
 }
 
 func (s *Store) loadFile(p string) (*protocol.Checkpoint, error) {
-	data, err := os.ReadFile(p)
+	data, err := safefile.ReadFile(p)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}
@@ -149,14 +161,14 @@ func (s *Store) loadFile(p string) (*protocol.Checkpoint, error) {
 	}
 	sort.Strings(backups)
 	for i := len(backups) - 1; i >= 0; i-- {
-		b, err := os.ReadFile(backups[i])
+		b, err := safefile.ReadFile(backups[i])
 		if err != nil || json.Unmarshal(b, &cp) != nil {
 			continue
 		}
 		if s.readOnly {
 			return &cp, nil
 		}
-		if err := atomicfile.Write(p, b, 0o600); err != nil {
+		if err := s.write(p, b); err != nil {
 			return nil, err
 		}
 		s.log.Info("checkpoint restored", "file", p, "from", backups[i])
@@ -170,6 +182,9 @@ func (s *Store) loadFile(p string) (*protocol.Checkpoint, error) {
 func (s *Store) Archive(agent, task string) error {
 	p := s.path(agent, task)
 	dst := strings.TrimSuffix(p, ".json") + "-complete.json"
+	if err := s.checkDir(); err != nil {
+		return err
+	}
 	if err := os.Rename(p, dst); err != nil {
 		return fmt.Errorf("archive checkpoint: %w", err)
 	}
@@ -192,7 +207,7 @@ func (s *Store) NoteCommit(agent, task, id, commit string) error {
 	if err != nil {
 		return fmt.Errorf("encode checkpoint: %w", err)
 	}
-	return atomicfile.Write(s.path(agent, task), append(data, '\n'), 0o600)
+	return s.write(s.path(agent, task), append(data, '\n'))
 }
 
 // ArchiveCrashed moves the latest checkpoint of a failed agent's task to
@@ -201,6 +216,9 @@ func (s *Store) NoteCommit(agent, task, id, commit string) error {
 func (s *Store) ArchiveCrashed(agent, task string) error {
 	p := s.path(agent, task)
 	dst := filepath.Join(s.dir, agent+"-"+task+"_crashed_"+s.now().UTC().Format("20060102T150405Z")+".json")
+	if err := s.checkDir(); err != nil {
+		return err
+	}
 	if err := os.Rename(p, dst); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return fmt.Errorf("archive checkpoint of a failed agent: %w", err)
 	}
@@ -211,6 +229,9 @@ func (s *Store) ArchiveCrashed(agent, task string) error {
 // crashed or aborted) to {agent}-{task}_aborted_{UTC stamp}.json: a fresh
 // run starts its tasks over, with records of its own. It returns how many.
 func (s *Store) ArchiveOpen() (int, error) {
+	if err := s.checkDir(); err != nil {
+		return 0, err
+	}
 	names, err := filepath.Glob(filepath.Join(s.dir, "*.json"))
 	if err != nil {
 		return 0, fmt.Errorf("list checkpoints: %w", err)

@@ -1,0 +1,125 @@
+package safefile
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+)
+
+// StateMarkers are entries only a warden state dir holds: an existing
+// directory with none of them, and other things in it, is not taken over.
+// "checkpoint-needed" is the default signal file (`warden checkpoint` may
+// make the state dir for it) and logs/warden.log the log `run` opens first.
+var StateMarkers = []string{"lock", "state.json", "events.jsonl", "checkpoints", "checkpoint-needed", "logs/warden.log"}
+
+// ErrShared: a directory other users may write to (a group- or
+// world-writable one, or a sticky one like /tmp).
+var ErrShared = errors.New("can be written by other users")
+
+// CheckStateDir checks the directory at root for use as a state dir,
+// changing nothing: it must be a directory (root itself may be a symbolic
+// link to one, the user's choice of where it lives), belong to this user,
+// be writable by no one else (no group or other write bit, no sticky bit),
+// and be empty or hold warden's state already. exists is false, with no
+// error, when nothing is at root.
+func CheckStateDir(root string) (exists bool, err error) {
+	fi, err := os.Stat(root)
+	if errors.Is(err, fs.ErrNotExist) {
+		if _, lerr := os.Lstat(root); lerr == nil {
+			return true, fmt.Errorf("state dir %s is a symbolic link to nothing", root)
+		}
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("state dir: %w", err)
+	}
+	if !fi.IsDir() {
+		return true, fmt.Errorf("state dir %s is not a directory", root)
+	}
+	if err := checkOwner("state dir "+root, fi); err != nil {
+		return true, fmt.Errorf("%w: use a directory of your own", err)
+	}
+	if fi.Mode()&(0o022|fs.ModeSticky) != 0 {
+		return true, fmt.Errorf("state dir %s %w (mode %v): use a directory of your own", root, ErrShared, fi.Mode())
+	}
+	if !isWardens(root) {
+		return true, fmt.Errorf("state dir %s holds other files and no warden state: choose an empty or new directory", root)
+	}
+	return true, nil
+}
+
+// PrepareStateDir checks root (CheckStateDir) and makes it ready: created
+// 0700 (with its parents) when missing, set to 0700 when it is ours with
+// another mode. Nothing else is created.
+func PrepareStateDir(root string) error {
+	exists, err := CheckStateDir(root)
+	if err != nil {
+		return err
+	}
+	if !exists {
+		if err := os.MkdirAll(root, DirMode); err != nil {
+			return fmt.Errorf("create state dir: %w", err)
+		}
+		// Someone may have made it first: check what is there now.
+		if _, err := CheckStateDir(root); err != nil {
+			return err
+		}
+	}
+	fi, err := os.Stat(root)
+	if err != nil {
+		return fmt.Errorf("state dir: %w", err)
+	}
+	if fi.Mode().Perm() != DirMode {
+		if err := os.Chmod(root, DirMode); err != nil {
+			return fmt.Errorf("state dir permissions of %s: %w", root, err)
+		}
+	}
+	return nil
+}
+
+// isWardens reports whether the directory is empty or holds warden's files.
+func isWardens(root string) bool {
+	entries, err := os.ReadDir(root)
+	if err != nil || len(entries) == 0 {
+		return err == nil
+	}
+	for _, m := range StateMarkers {
+		if _, err := os.Lstat(filepath.Join(root, m)); err == nil {
+			return true
+		}
+	}
+	return false
+}
+
+// Symlinks returns the symbolic links among root's entries named in top,
+// and everywhere beneath root's directories named in deep. It reads only
+// directory entries and never follows a link.
+func Symlinks(root string, top, deep []string) ([]string, error) {
+	var found []string
+	for _, n := range append(append([]string{}, top...), deep...) {
+		if fi, err := os.Lstat(filepath.Join(root, n)); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+			found = append(found, filepath.Join(root, n))
+		}
+	}
+	for _, n := range deep {
+		dir := filepath.Join(root, n)
+		if fi, err := os.Lstat(dir); err != nil || !fi.IsDir() {
+			continue
+		}
+		err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if d.Type()&fs.ModeSymlink != 0 {
+				found = append(found, p)
+			}
+			return nil
+		})
+		if err != nil {
+			return found, fmt.Errorf("list %s: %w", dir, err)
+		}
+	}
+	return found, nil
+}

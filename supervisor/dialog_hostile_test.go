@@ -1,0 +1,57 @@
+package supervisor
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/wardenhq/warden/internal/proctest"
+	"github.com/wardenhq/warden/protocol"
+	"github.com/wardenhq/warden/supervisor/event"
+	"github.com/wardenhq/warden/supervisor/state"
+)
+
+// hasControl reports whether s holds a control character other than a
+// newline or a tab (C0, DEL, C1).
+func hasControl(s string) bool {
+	return strings.ContainsFunc(s, func(r rune) bool { return r != '\n' && r != '\t' && protocol.IsControl(r) })
+}
+
+// A dialog announced through a hook whose payload holds escape sequences
+// (a clipboard write, a C1 clear screen, a window title, NUL, CR): the
+// agent_waiting event, state.json, STATUS.md and warden's stdout carry the
+// dialog's words without a single control character.
+func TestHookDialogTextWithEscapesIsMadePlain(t *testing.T) {
+	defer proctest.AssertNone(t)
+	warden, err := buildWarden()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("WARDEN_BIN", warden)
+	log := filepath.Join(t.TempDir(), "dialog.log")
+	cfg := writeTeam(t, dialogTimers("wait"), fakeAgent{name: "w", mode: "tui-dialog:" + log + ":hook-hostile", profile: "claude"})
+	team, out, wait := startTeamCfg(t, cfg)
+	waitFor(t, "agent_waiting", func() bool { return countEvents(eventsOf(t, cfg), event.AgentWaiting, "w") == 1 })
+	snap, err := state.ReadSnapshot(cfg.StateDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	status, _ := os.ReadFile(filepath.Join(cfg.StateDir, "STATUS.md"))
+	team.Stop(true)
+	wait()
+
+	text, _ := firstEvent(eventsOf(t, cfg), event.AgentWaiting)["text"].(string)
+	if !strings.Contains(text, "approve Bash: curl") || !strings.Contains(text, "evil") || hasControl(text) {
+		t.Errorf("agent_waiting text %q: want the hook's words, no control character", text)
+	}
+	if snap.Agents[0].State != state.Waiting || !strings.Contains(snap.Agents[0].Dialog, "evil") || hasControl(snap.Agents[0].Dialog) {
+		t.Errorf("state.json agent: state %s, dialog %q", snap.Agents[0].State, snap.Agents[0].Dialog)
+	}
+	if !strings.Contains(string(status), "waiting: approve Bash: curl") || hasControl(string(status)) {
+		t.Errorf("STATUS.md:\n%q", status)
+	}
+	if s := out.String(); !strings.Contains(s, "WARNING: w waits for a person (permission): approve Bash: curl") || hasControl(s) {
+		t.Errorf("stdout:\n%q", s)
+	}
+}

@@ -1,0 +1,90 @@
+package state
+
+import (
+	"bytes"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/wardenhq/warden/supervisor/queue"
+)
+
+// hostile is text a crafted state.json or an agent could hold: a newline
+// and pipes (a forged table row and heading), OSC 52 (the clipboard),
+// OSC 0 (the window title), CSI 2J (clear), C1 CSI and OSC (U+009B,
+// U+009D), ST, NUL, DEL.
+const hostile = "x\n| forged | row |\n# Forged\x1b]52;c;SGVsbG8=\x07\x1b]0;title\x07\x1b[2J\u009b31m\u009d0;t\u009c\x00\x7f"
+
+// fill sets every string (and every string in a slice) of v, recursively,
+// to hostile.
+func fill(v reflect.Value) {
+	switch v.Kind() {
+	case reflect.Pointer:
+		if v.IsNil() {
+			v.Set(reflect.New(v.Type().Elem()))
+		}
+		fill(v.Elem())
+	case reflect.Struct:
+		for i := 0; i < v.NumField(); i++ {
+			if v.Type().Field(i).IsExported() {
+				fill(v.Field(i))
+			}
+		}
+	case reflect.Slice:
+		if v.Type().Elem().Kind() == reflect.String {
+			v.Set(reflect.ValueOf([]string{hostile, hostile}).Convert(v.Type()))
+			return
+		}
+		for i := 0; i < v.Len(); i++ {
+			fill(v.Index(i))
+		}
+	case reflect.String:
+		v.SetString(hostile)
+	}
+}
+
+// controlsIn returns the control characters of s other than newlines.
+func controlsIn(s string) []rune {
+	var bad []rune
+	for _, r := range s {
+		if r != '\n' && (r < 0x20 || r == 0x7f || (r >= 0x80 && r <= 0x9f)) {
+			bad = append(bad, r)
+		}
+	}
+	return bad
+}
+
+// Every text field of a snapshot holds hostile text: STATUS.md keeps its
+// table rows (one per agent and task) and its one heading, and neither it
+// nor the dashboard carries a control character.
+func TestHostileTextNeverLeavesStatusRaw(t *testing.T) {
+	now := time.Date(2026, 11, 23, 3, 0, 0, 0, time.UTC)
+	s := Snapshot{UpdatedAt: now, Agents: make([]AgentStatus, 2), Tasks: make([]queue.Status, 2)}
+	fill(reflect.ValueOf(&s))
+	s.Tasks[1].Summary = "blocked" // listed under Blocked too
+	md := statusMarkdown(s)
+	if bad := controlsIn(md); len(bad) > 0 {
+		t.Errorf("STATUS.md holds control characters %q:\n%s", bad, md)
+	}
+	rows, headings := 0, 0
+	for _, l := range strings.Split(md, "\n") {
+		switch {
+		case strings.HasPrefix(l, "|"):
+			rows++
+		case strings.HasPrefix(l, "#"):
+			headings++
+		}
+	}
+	if rows != 2+2+2+2 || headings != 2 { // the title and "## Blocked"
+		t.Errorf("STATUS.md has %d table lines and %d headings, want 8 and 2:\n%s", rows, headings, md)
+	}
+	var b bytes.Buffer
+	RenderDashboard(&b, s, now)
+	if bad := controlsIn(b.String()); len(bad) > 0 {
+		t.Errorf("the dashboard prints control characters %q:\n%s", bad, b.String())
+	}
+	if n := strings.Count(b.String(), "\n"); n != 1+2+2 {
+		t.Errorf("the dashboard has %d lines, want 5:\n%s", n, b.String())
+	}
+}
