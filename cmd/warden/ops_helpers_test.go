@@ -102,17 +102,21 @@ type viewer struct {
 	mu  sync.Mutex
 	out bytes.Buffer
 	end chan error
+	// drained closes when the terminal has nothing more to read (attach
+	// and everything holding its pty ended).
+	drained chan struct{}
 }
 
 func attachPty(t testing.TB, args ...string) *viewer {
 	t.Helper()
-	v := &viewer{cmd: warden(append([]string{"attach"}, args...)...), end: make(chan error, 1)}
+	v := &viewer{cmd: warden(append([]string{"attach"}, args...)...), end: make(chan error, 1), drained: make(chan struct{})}
 	f, err := pty.StartWithSize(v.cmd, &pty.Winsize{Rows: 50, Cols: 200})
 	if err != nil {
 		t.Fatal(err)
 	}
 	v.pty = f
 	go func() {
+		defer close(v.drained)
 		buf := make([]byte, 32<<10)
 		for {
 			n, err := f.Read(buf)
@@ -157,6 +161,10 @@ func (v *viewer) detach(t testing.TB) int {
 	v.typeKeys("\x1c")
 	select {
 	case err := <-v.end:
+		select { // its last words may still be in the terminal
+		case <-v.drained:
+		case <-time.After(2 * time.Second):
+		}
 		return exitCode(err)
 	case <-time.After(10 * time.Second):
 		t.Fatalf("attach did not end after Ctrl-\\; it shows:\n%q", v.output())
