@@ -29,6 +29,13 @@ type Block struct {
 	Blockers      []string
 	Notes         string
 	Resume        string
+
+	// What the Reader adds; not content (Key ignores them). Epoch is the
+	// request epoch the block was read in (see ledger). Amends: the block
+	// completes the latest record with optional lines that came late — the
+	// same answer, to be updated in place, not a new one.
+	Epoch  int
+	Amends bool
 }
 
 // Key returns a stable digest of the block's content. Two copies of the same

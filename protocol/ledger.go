@@ -44,14 +44,32 @@ import "strings"
 //     through the same records (Reader.Offer), so one answer seen on the
 //     screen and through a hook is one record, whichever comes first.
 //
+//   - Amendments. A valid block whose required lines are those of the
+//     latest record and whose optional lines (Blockers, Notes, Resume) only
+//     add to it — lines that came after a pause, once the block had been
+//     read — is that answer completed, not a new one: it is reported as an
+//     amendment of the latest record (Block.Amends), when that record was
+//     made in this epoch (or the one before, through a hook), or, in lines
+//     mode, when the late lines continue the very block that was read.
+//
+//   - Unsaved. A record the supervisor could not save (a full disk) is
+//     forgotten (Reader.Forget): it does not count, and the same answer given
+//     again is a record.
+//
+//   - Memory. The ledger remembers the newest maxRemembered contents recorded
+//     and reported; an agent printing an endless stream of distinct blocks
+//     makes it forget the oldest, not grow.
+//
 // In lines mode every finished block is a fresh copy (plain output is never
-// repainted), so only the epoch, echo and record rules apply.
+// repainted), so only the epoch, echo, record and amendment rules apply.
 type ledger struct {
 	epoch    int
 	base     map[string]int // copies accounted for, per content key
-	recorded map[string]int // content key -> epoch it was last reported in
-	records  map[string]int // content key -> epoch it was last recorded in
-	latest   string         // content key of the latest record
+	recorded *memory        // content key -> epoch it was last reported in
+	records  *memory        // content key -> epoch it was last recorded in
+	latest   string         // content key of the latest record ("": none)
+	latestB  Block          // … its content
+	latestE  int            // … the epoch it was recorded in
 	typed    []string       // canonical words of recently typed texts
 }
 
@@ -61,13 +79,13 @@ const (
 )
 
 func newLedger() *ledger {
-	return &ledger{base: map[string]int{}, recorded: map[string]int{}, records: map[string]int{}}
+	return &ledger{base: map[string]int{}, recorded: newMemory(maxRemembered), records: newMemory(maxRemembered)}
 }
 
 // newRequest starts a new epoch; counts is the current view (screen mode).
 func (l *ledger) newRequest(counts map[string]int) {
 	l.epoch++
-	clear(l.recorded)
+	l.recorded.clear()
 	if counts != nil {
 		// Never lower a baseline here: a request typed while the program is
 		// between erasing and redrawing its screen sees fewer copies than
@@ -105,25 +123,39 @@ func (l *ledger) isEcho(words string) bool {
 
 // once reports whether key has not been reported in this epoch, and marks it.
 func (l *ledger) once(key string) bool {
-	if e, ok := l.recorded[key]; ok && e == l.epoch {
+	if e, ok := l.recorded.get(key); ok && e == l.epoch {
 		return false
 	}
-	l.recorded[key] = l.epoch
+	l.recorded.set(key, l.epoch)
 	return true
 }
 
-// record decides whether a valid block with content key is a new record,
-// seen on the screen (or in lines) or, with hook, through a CLI's hook; a
-// new one is marked as the latest record.
-func (l *ledger) record(key string, hook bool) bool {
-	if e, ok := l.records[key]; ok {
+// record decides whether valid block b, with content key, is a new record,
+// seen on the screen (or in lines) or, with hook, through a CLI's hook; late:
+// it is a block of lines mode that late optional lines reopened. A new one
+// is marked as the latest record, and reported as an amendment of the one
+// before (amends) when it completes it.
+func (l *ledger) record(b *Block, key string, hook, late bool) (isNew, amends bool) {
+	if e, ok := l.records.get(key); ok {
 		if e == l.epoch || key != l.latest || (hook && e == l.epoch-1) {
-			return false
+			return false, false
 		}
 	}
-	l.records[key] = l.epoch
-	l.latest = key
-	return true
+	amends = l.latest != "" && completes(b, &l.latestB) &&
+		(late || l.latestE == l.epoch || (hook && l.latestE == l.epoch-1))
+	l.records.set(key, l.epoch)
+	l.latest, l.latestB, l.latestE = key, *b, l.epoch
+	return true, amends
+}
+
+// forget takes back the record of key (it was not saved): it does not
+// count, and the same content is a record again.
+func (l *ledger) forget(key string) {
+	l.records.del(key)
+	l.recorded.del(key)
+	if l.latest == key {
+		l.latest, l.latestB = "", Block{}
+	}
 }
 
 // grown is a content that gained copies above its baseline.

@@ -11,6 +11,7 @@ type candidate struct {
 	reason string   // why it was rejected; empty when valid
 	lines  []string // its lines in canonical form (line.canonical)
 	open   bool     // it ran to the end of the text: it may still be growing
+	late   bool     // optional lines that came after a pause reopened it (lines mode)
 }
 
 func (c *candidate) valid() bool { return c.reason == "" }
@@ -46,6 +47,45 @@ type blockParser struct {
 	prog   string // the raw Estimated Progress value
 	comma  bool   // the Files Modified text so far ended with a comma
 	done   []candidate
+	// held: the last block was taken at a pause in the output (Reader.Quiet),
+	// and the next line may still continue it with optional lines (hold).
+	// passed: it can no longer, but optional lines after it are reported.
+	held, passed bool
+	since        int // lines since the held block was passed
+}
+
+// lateWindow is how many lines after a held block its optional lines are
+// still reported as dropped; later ones are just text.
+const lateWindow = 10
+
+// hold marks the block just ended at a pause: a Blockers:, Notes: or
+// Resume: line it lacks, coming next, reopens it.
+func (p *blockParser) hold() { p.held, p.passed = true, false }
+
+// resume handles a line while no block is open: one that continues the held
+// block reopens it (true); an optional key line that comes after other
+// output is reported as dropped.
+func (p *blockParser) resume(l line) bool {
+	held := p.held
+	p.held = false
+	optional := l.kind == kindKey && isOptional(l.field)
+	switch {
+	case held && optional && !p.seen[l.field] && p.c.valid():
+		p.active, p.passed = true, false
+		p.c.lines = append([]string(nil), p.c.lines...)
+		p.c.late, p.c.open, p.blanks = true, false, 0
+		return true
+	case held:
+		p.passed, p.since = true, 0
+	case p.passed && optional:
+		p.passed = false
+		p.done = append(p.done, candidate{lines: []string{l.canonical()},
+			reason: "a " + l.field.String() + " line came after its block was read and after other output: not recorded"})
+	case p.passed && l.kind != kindBlank:
+		p.since++
+		p.passed = p.since < lateWindow
+	}
+	return false
 }
 
 func (p *blockParser) start(l line) {
@@ -61,8 +101,9 @@ func (p *blockParser) start(l line) {
 
 // feed takes the next line.
 func (p *blockParser) feed(l line) {
-	if !p.active {
+	if !p.active && !p.resume(l) {
 		if l.kind == kindKey && l.field == fieldTask {
+			p.passed = false
 			p.start(l)
 		}
 		return

@@ -155,12 +155,23 @@ func (r *Reader) Offer(text string) {
 	if !r.done {
 		blocks, _ := ParseBlocks(text)
 		for i := range blocks {
-			if r.led.record(blocks[i].Key(), true) {
-				r.ev = append(r.ev, event{block: &blocks[i]})
+			b := &blocks[i]
+			if isNew, amends := r.led.record(b, b.Key(), true, false); isNew {
+				b.Epoch, b.Amends = r.led.epoch, amends
+				r.ev = append(r.ev, event{block: b})
 			}
 		}
 	}
 	r.unlockAndDispatch()
+}
+
+// Forget takes back block b, reported through OnBlock but not saved (a full
+// disk): it does not count as an answer, and the same answer given again is
+// reported again.
+func (r *Reader) Forget(b Block) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.led.forget(b.Key())
 }
 
 // Quiet tells the Reader that output has been quiet for a while: in
@@ -269,11 +280,13 @@ func (r *Reader) report(c *candidate, key string) {
 		return
 	}
 	if c.valid() {
-		if !r.led.record(key, false) {
+		isNew, amends := r.led.record(&c.block, key, false, c.late)
+		if !isNew {
 			return
 		}
 		b := c.block
-		r.log.Debug("checkpoint block read", "task", b.Task, "status", b.Status, "progress", b.Progress)
+		b.Epoch, b.Amends = r.led.epoch, amends
+		r.log.Debug("checkpoint block read", "task", b.Task, "status", b.Status, "progress", b.Progress, "amends", amends)
 		r.ev = append(r.ev, event{block: &b})
 		return
 	}

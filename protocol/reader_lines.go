@@ -65,5 +65,6 @@ func (r *Reader) quietLines() {
 		return
 	}
 	r.parser.end(true, "")
+	r.parser.hold() // its optional lines may come after the pause
 	r.handleAll(r.parser.take())
 }

@@ -132,11 +132,11 @@ func BenchmarkAttachLatency(b *testing.B) {
 	b.ReportMetric(ms(ma-mb), "added-ms")
 }
 
-// BenchmarkFloodWithViewers: an agent writes 32 MiB as fast as its terminal
+// BenchmarkViewersCost: an agent writes 32 MiB as fast as its terminal
 // takes it, with no viewer, with 10 viewers that never read (dropped), and
 // with 9 that read everything plus one that never reads; its MB/s each
 // time (target: the viewers cost the agent nothing).
-func BenchmarkFloodWithViewers(b *testing.B) {
+func BenchmarkViewersCost(b *testing.B) {
 	defer proctest.AssertNone(b)
 	const mib = 32
 	rate := map[string][]float64{}

@@ -90,13 +90,36 @@ func (p *Profile) Submit(ctx context.Context, w io.Writer, screen func() Screen,
 	if err := p.sleep(ctx, p.EnterDelay); err != nil {
 		return fmt.Errorf("submit to %s: %w", p.Name, err)
 	}
-	// The text should now be in the box; if the box shows empty (the CLI
-	// hid or dropped it), only a busy screen proves the submission.
-	landed := !p.InputEmpty(screen())
+	// The text should now be in the box. A CLI slow to draw (a loaded
+	// machine) gets up to SubmitWindow to show it; if the box still shows
+	// empty (the CLI hid or dropped it), only a busy screen proves the
+	// submission.
+	landed, err := p.waitLanded(ctx, screen)
+	if err != nil {
+		return fmt.Errorf("submit to %s: %w", p.Name, err)
+	}
 	if !landed {
 		p.log.Warn("typed text not visible in the input box", "bytes", len(text))
 	}
 	return p.press(ctx, w, screen, landed)
+}
+
+// waitLanded polls the screen for up to SubmitWindow until the input box
+// shows the typed text (or a dialog, which press refuses to answer).
+func (p *Profile) waitLanded(ctx context.Context, screen func() Screen) (bool, error) {
+	deadline := p.Clock.Now().Add(p.SubmitWindow)
+	for {
+		s := screen()
+		if !p.InputEmpty(s) || p.tui.view(s.Rows()).dialog() || waiting(s) {
+			return !p.InputEmpty(s), nil
+		}
+		if !p.Clock.Now().Before(deadline) {
+			return false, nil
+		}
+		if err := p.sleep(ctx, p.Poll); err != nil {
+			return false, err
+		}
+	}
 }
 
 // press presses Enter as a write of its own and watches the screen until
@@ -126,6 +149,13 @@ func (p *Profile) press(ctx context.Context, w io.Writer, screen func() Screen, 
 		last := p.tui.view(screen().Rows())
 		p.log.Info("no turn yet after Enter", "try", try, "waited", window,
 			"box", firstLine(last.text), "has_box", last.hasBox, "busy", last.busy())
+		// Enter on an empty box submits nothing; and when the CLI is only
+		// slow to draw, the Enter already pressed will start the turn — a
+		// second one would then land in whatever the turn shows next: an
+		// approval dialog, whose preselected answer is Yes.
+		if last.hasBox && last.inputEmpty() {
+			return fmt.Errorf("submit to %s: %w (the input box shows empty after Enter; not pressed again)", p.Name, ErrNotSubmitted)
+		}
 		window *= 2
 	}
 	return fmt.Errorf("submit to %s: %w (Enter pressed %d times)", p.Name, ErrNotSubmitted, max(p.EnterTries, 1))

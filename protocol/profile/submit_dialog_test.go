@@ -67,3 +67,26 @@ func TestResubmitAfterADialog(t *testing.T) {
 		t.Fatalf("Resubmit over a draft = %v, wrote %q", err, w.String())
 	}
 }
+
+// A CLI slow to draw: the typed text never shows in the box and no turn
+// shows after Enter. Enter is pressed once, not again on the empty box —
+// the first one may still start the turn, and a second would land in what
+// the turn draws next: the approval dialog of a tool call, Yes preselected.
+// (Measured on a loaded machine with the real Gemini CLI: the repeated
+// Enter approved its shell command.)
+func TestEnterIsNotRepeatedOnAnEmptyBox(t *testing.T) {
+	for _, cli := range []string{"claude", "codex", "gemini"} {
+		rec := loadRecording(t, cli, "checkpoint-200x50")
+		idle := rec.screenAt(t, rec.Typed[0].Offset) // the empty box, before anything was typed
+		p := mustProfile(t, cli)
+		p.EnterDelay, p.SubmitWindow = 10*time.Millisecond, 20*time.Millisecond
+		if !p.InputEmpty(idle) {
+			t.Fatalf("%s: the screen before typing does not show an empty box", cli)
+		}
+		var w bytes.Buffer
+		err := p.Submit(context.Background(), &w, func() Screen { return idle }, "CHECKPOINT REQUEST: T1")
+		if !errors.Is(err, ErrNotSubmitted) || strings.Count(w.String(), "\r") != 1 {
+			t.Errorf("%s: Submit = %v, wrote %q; want ErrNotSubmitted and Enter once", cli, err, w.String())
+		}
+	}
+}

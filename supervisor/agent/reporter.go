@@ -150,8 +150,9 @@ func (r *reporter) Record(cp *protocol.Checkpoint) session.Verdict {
 	cp.StartedAt = r.startedAt
 	cp.Git = workspace.Info(r.dir)
 	if err := d.Store.Save(cp); err != nil {
-		a.log.Error("checkpoint not saved", "task", cp.TaskID, "error", err)
-		r.Printf("WARNING: checkpoint of %s on %s not saved: %v\n", a.cfg.Name, cp.TaskID, err)
+		a.log.Error("checkpoint not saved: it does not count", "task", cp.TaskID, "error", err)
+		r.Event(event.CheckpointRejected, "reason", "not saved: "+err.Error())
+		r.Printf("WARNING: checkpoint of %s on %s not saved (%v): it does not count; the agent is asked again\n", a.cfg.Name, cp.TaskID, err)
 		return session.Verdict{}
 	}
 	if d.OnRecord != nil {
@@ -182,6 +183,23 @@ func (r *reporter) Record(cp *protocol.Checkpoint) session.Verdict {
 		return session.Verdict{Saved: true}
 	}
 	return r.verify()
+}
+
+// Amend saves the latest record again, completed by optional lines that
+// came late (the same checkpoint_id): checkpoint_amended, and the task's
+// blockers as the record now names them. It reports whether it was saved.
+func (r *reporter) Amend(cp *protocol.Checkpoint) bool {
+	a, d := r.a, r.a.d
+	if err := d.Store.Save(cp); err != nil {
+		a.log.Error("late lines of a checkpoint not saved", "task", cp.TaskID, "checkpoint_id", cp.CheckpointID, "error", err)
+		r.Printf("WARNING: the late lines of %s's checkpoint on %s not saved: %v\n", a.cfg.Name, cp.TaskID, err)
+		return false
+	}
+	d.Queue.Progress(cp.TaskID, QueueCheckpoint(cp))
+	r.Event(event.CheckpointAmended, "checkpoint_id", cp.CheckpointID, "blockers", cp.Blockers,
+		"notes", cp.Notes, "resume_instructions", cp.ResumeInstructions)
+	d.Publish()
+	return true
 }
 
 // verify runs the task's verify command: a pass completes the task, a

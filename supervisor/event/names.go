@@ -23,6 +23,8 @@ const (
 	CheckpointReceived  = "checkpoint_received"
 	CheckpointTimeout   = "checkpoint_timeout"
 	CheckpointRejected  = "checkpoint_rejected"
+	CheckpointAmended   = "checkpoint_amended" // late optional lines added to a record
+	AnswersDropped      = "answers_dropped"    // a flood of answers: what was not recorded
 
 	TaskDispatched   = "task_dispatched"
 	TaskCompleted    = "task_completed"
@@ -73,6 +75,8 @@ var Names = []string{
 	CheckpointReceived,
 	CheckpointTimeout,
 	CheckpointRejected,
+	CheckpointAmended,
+	AnswersDropped,
 	TaskDispatched,
 	TaskCompleted,
 	TaskFailed,

@@ -2,6 +2,7 @@ package session
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/wardenhq/warden/protocol"
 	"github.com/wardenhq/warden/supervisor/event"
@@ -12,6 +13,9 @@ func (s *Session) handle(events []readerEvent) (done bool) {
 	for _, e := range events {
 		switch {
 		case e.block != nil:
+			if done || s.pacedOut(e.block) {
+				continue // the task is done; or the pace holds it back
+			}
 			if s.onBlock(*e.block) {
 				done = true
 			}
@@ -53,6 +57,10 @@ func (s *Session) onBlock(b protocol.Block) bool {
 		s.reject(fmt.Sprintf("checkpoint for task %q, but the agent works on %q", b.Task, s.cfg.Task.ID), "")
 		return false
 	}
+	if b.Amends && s.amends(b) {
+		s.amend(b)
+		return false
+	}
 	trigger := protocol.TriggerUnasked
 	switch {
 	case s.lastAsked:
@@ -60,10 +68,15 @@ func (s *Session) onBlock(b protocol.Block) bool {
 	case s.mon.awaiting:
 		trigger = protocol.TriggerRequest
 	}
-	v := s.r.Record(s.record(b, trigger))
+	cp := s.record(b, trigger)
+	v := s.r.Record(cp)
 	if !v.Saved {
-		return false // not on disk: it does not count, the timers run on
+		// Not on disk: it does not count. The timers run on, and the
+		// reader takes it back, so that the same answer given again counts.
+		s.reader.Forget(b)
+		return false
 	}
+	s.last, s.lastB = cp, b
 	s.mon.checkpoint(s.cfg.Clock.Now(), b.Status == protocol.StatusBlocked)
 	s.lastAsked = false
 	if s.restart {
@@ -91,4 +104,29 @@ func (s *Session) record(b protocol.Block, trigger string) *protocol.Checkpoint 
 		cp.CompletedAt = &now
 	}
 	return &cp
+}
+
+// amend completes the session's latest record with the optional lines of
+// b that came late (Blockers, Notes, Resume): the same record, updated in
+// place — same checkpoint_id, trigger and epoch — never a new one.
+func (s *Session) amend(b protocol.Block) {
+	cp := *s.last
+	cp.Blockers, cp.Notes, cp.ResumeInstructions = b.Blockers, b.Notes, b.Resume
+	cp.UpdatedAt = s.cfg.Clock.Now().UTC()
+	if !s.r.Amend(&cp) {
+		s.reader.Forget(b) // not on disk: the same lines given again count
+		return
+	}
+	s.last, s.lastB = &cp, b
+}
+
+// amends reports whether b, which the reader reports as completing its
+// latest answer, completes the session's latest record: the same task and
+// required lines. When that answer was never recorded (dropped in a flood),
+// b is an answer of its own.
+func (s *Session) amends(b protocol.Block) bool {
+	l := s.lastB
+	return s.last != nil && l.Task == b.Task && l.Status == b.Status && l.Progress == b.Progress &&
+		slices.Equal(l.Completed, b.Completed) && slices.Equal(l.Remaining, b.Remaining) &&
+		slices.Equal(l.FilesModified, b.FilesModified)
 }

@@ -28,6 +28,7 @@ func (quietReporter) Event(string, ...any)                {}
 func (quietReporter) Printf(string, ...any)               {}
 func (quietReporter) Started(*Session)                    {}
 func (quietReporter) Record(*protocol.Checkpoint) Verdict { return Verdict{Saved: true} }
+func (quietReporter) Amend(*protocol.Checkpoint) bool     { return true }
 func (quietReporter) Gauge(float64)                       {}
 func (quietReporter) Paused(time.Time)                    {}
 func (quietReporter) Complete()                           {}

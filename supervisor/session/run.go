@@ -52,6 +52,7 @@ func (s *Session) Run() (runner.Exit, Outcome) {
 	}
 	s.proc = proc
 	close(s.procReady)
+	go s.killAtDeadline()
 	s.typing = make(chan typed, 16)
 	typistCtx, stopTypist := context.WithCancel(context.Background())
 	s.stopTyping = stopTypist
@@ -77,6 +78,7 @@ func (s *Session) loop() (runner.Exit, Outcome) {
 	if s.cfg.Task == nil {
 		ask = nil
 	}
+	defer func() { s.reportDrops(s.drops, true) }()
 	for {
 		if s.restartDue() {
 			s.quit()
@@ -114,10 +116,12 @@ func (s *Session) loop() (runner.Exit, Outcome) {
 				wake = s.cfg.Clock.After(until.Sub(s.cfg.Clock.Now()))
 			}
 		}
+		paced, flooded := s.floodWakes()
 		select {
 		case <-s.proc.Done():
 			s.reader.Flush()
-			if s.handle(s.take()) {
+			s.exiting = true // what is left is recorded now, without pace
+			if s.work(s.take()) {
 				return s.proc.Exit(), Done
 			}
 			return s.afterExit(), Exited
@@ -138,10 +142,20 @@ func (s *Session) loop() (runner.Exit, Outcome) {
 			s.mon.awaiting, s.mon.requestedAt = true, s.cfg.Clock.Now()
 			s.typeRequest(protocol.Request(s.cfg.Task.ID), true, "session_id", s.id, "trigger", protocol.TriggerTeamCheckpoint)
 		case <-s.notify:
-			if s.handle(s.take()) {
+			if s.teamStopping() {
+				return s.stopForTeam(), Stopped // a stop never waits on a backlog
+			}
+			if s.work(s.take()) {
 				s.quit()
 				return s.proc.Exit(), Done
 			}
+		case <-paced:
+			if s.work(nil) {
+				s.quit()
+				return s.proc.Exit(), Done
+			}
+		case <-flooded:
+			s.reportDrops(drops{}, false)
 		case <-wake:
 		}
 	}

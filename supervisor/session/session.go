@@ -20,6 +20,7 @@ import (
 
 	"github.com/wardenhq/warden/internal/asciicast"
 	"github.com/wardenhq/warden/internal/clock"
+	"github.com/wardenhq/warden/internal/pace"
 	"github.com/wardenhq/warden/protocol"
 	"github.com/wardenhq/warden/protocol/profile"
 	"github.com/wardenhq/warden/runner"
@@ -53,6 +54,7 @@ type Reporter interface {
 	Printf(format string, a ...any)
 	Started(s *Session)                     // the process runs
 	Record(cp *protocol.Checkpoint) Verdict // a new checkpoint record
+	Amend(cp *protocol.Checkpoint) bool     // the latest record, completed by late lines: saved?
 	Gauge(percent float64)                  // the CLI's context gauge
 	Paused(until time.Time)                 // a usage-limit wait (zero: over)
 	Complete()                              // the agent printed CHECKPOINT COMPLETE
@@ -157,7 +159,7 @@ type Session struct {
 	rec *asciicast.Writer // the recording, or nil (recording.go)
 
 	mu      sync.Mutex
-	pending []readerEvent // from the reader's callbacks and hooks, for the loop
+	pending backlog // from the reader's callbacks and hooks, for the loop
 	notify  chan struct{}
 
 	// tap is the output for people looking in (attach, the page).
@@ -175,6 +177,18 @@ type Session struct {
 	restart      bool
 	restartBy    time.Time
 	restartSaved bool
+	// Owned by the loop: the record pace, the block it holds back, what was
+	// dropped and not yet reported, the flood report; exiting: the process
+	// is gone, what is left is recorded without pace.
+	pace      *pace.Bucket
+	held      *protocol.Block
+	heldUntil time.Time
+	drops     drops
+	flood     floodReport
+	exiting   bool
+	// last is the session's latest saved record: what a late amendment updates.
+	last  *protocol.Checkpoint
+	lastB protocol.Block // … and the block it was made of
 }
 
 // readerEvent is one callback of the protocol reader, or a hook message.
@@ -193,7 +207,8 @@ type readerEvent struct {
 // New prepares a session; Run starts it.
 func New(logger hclog.Logger, cfg Config) *Session {
 	s := &Session{cfg: cfg, log: logger, r: cfg.Report, id: newID(), notify: make(chan struct{}, 1),
-		prof: profileFor(cfg.Profile, logger), procReady: make(chan struct{}), ended: make(chan struct{})}
+		prof: profileFor(cfg.Profile, logger), procReady: make(chan struct{}), ended: make(chan struct{}),
+		pace: pace.New(recordBurst, recordEvery)}
 	return s
 }
 
@@ -281,24 +296,6 @@ func (s *Session) Resize(size runner.Size) error {
 	s.reader.Resize(int(size.Rows), int(size.Cols))
 	s.recordResize(size)
 	return s.proc.Resize(size)
-}
-
-func (s *Session) push(e readerEvent) {
-	s.mu.Lock()
-	s.pending = append(s.pending, e)
-	s.mu.Unlock()
-	select {
-	case s.notify <- struct{}{}:
-	default:
-	}
-}
-
-func (s *Session) take() []readerEvent {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	ev := s.pending
-	s.pending = nil
-	return ev
 }
 
 // lastOutput is the time of the last output, or the start.

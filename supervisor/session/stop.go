@@ -120,3 +120,22 @@ func (s *Session) stopLeftovers() {
 		s.r.Event(event.AgentForceTerminated, "pid", s.proc.Pid(), "reason", "left processes behind")
 	}
 }
+
+// killAtDeadline kills the process's group, descendants and escapees when
+// the team's stop deadline passes (shutdown_timeout, or at once on a second
+// signal) while the process still runs — whatever the session's loop is
+// doing at that moment. It returns when the process is gone.
+func (s *Session) killAtDeadline() {
+	select {
+	case <-s.proc.Done():
+		return
+	case <-s.cfg.Team.Stopping():
+	}
+	select {
+	case <-s.proc.Done():
+	case <-s.cfg.Team.ShutdownCtx().Done():
+		if err := s.proc.Kill(); err != nil {
+			s.log.Error("kill at the stop deadline failed", "error", err)
+		}
+	}
+}

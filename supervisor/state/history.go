@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -86,8 +87,13 @@ func (h *history) add(cp *protocol.Checkpoint, data []byte) error {
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	h.entries = append(h.entries, Entry{ID: cp.CheckpointID, Task: cp.TaskID, Agent: cp.Agent, Trigger: cp.Trigger,
-		Cause: cp.Cause, Status: cp.Status, Progress: cp.ProgressPercent, Time: cp.UpdatedAt, Path: rel})
+	e := Entry{ID: cp.CheckpointID, Task: cp.TaskID, Agent: cp.Agent, Trigger: cp.Trigger,
+		Cause: cp.Cause, Status: cp.Status, Progress: cp.ProgressPercent, Time: cp.UpdatedAt, Path: rel}
+	if i := slices.IndexFunc(h.entries, func(o Entry) bool { return o.ID == e.ID }); i >= 0 {
+		h.entries[i] = e // the same record, completed (late optional lines)
+	} else {
+		h.entries = append(h.entries, e)
+	}
 	h.retain(cp.TaskID)
 	b, err := json.MarshalIndent(h.entries, "", "  ")
 	if err != nil {

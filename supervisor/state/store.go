@@ -33,6 +33,7 @@ type Store struct {
 	now      func() time.Time
 	readOnly bool
 	hist     *history
+	faults   faults
 }
 
 // NewStore returns a store over dir (state_dir/checkpoints), creating it 0700.
@@ -92,6 +93,9 @@ func (s *Store) Save(cp *protocol.Checkpoint) error {
 		}
 	}
 	data = append(data, '\n')
+	if err := s.faults.check(p); err != nil {
+		return fmt.Errorf("write checkpoint: %w", err)
+	}
 	if err := s.write(p, data); err != nil {
 		return err
 	}

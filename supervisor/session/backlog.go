@@ -1,0 +1,138 @@
+package session
+
+// Bounds of a session's backlog: what the reader and the hooks reported and
+// the session's loop has not handled yet.
+const (
+	// maxPendingBlocks: valid blocks waiting; beyond it a new one supersedes
+	// the oldest waiting answer to the same task and request (or the oldest).
+	maxPendingBlocks = 32
+	// maxPendingRejects: rejected blocks waiting; more are dropped.
+	maxPendingRejects = 8
+	// maxPendingHooks: hook messages waiting; more drop the oldest.
+	maxPendingHooks = 64
+)
+
+// backlog holds the events for the session's loop, bounded however fast
+// an agent prints: at most maxPendingBlocks blocks (when it is full, a new
+// answer supersedes the oldest waiting one to the same task and request
+// epoch — a checkpoint supersedes the ones before it), a few rejections,
+// the newest hook messages, and each kind of flag once. In normal use it
+// never fills: two answers read at once are both handed on. What it drops
+// it counts.
+type backlog struct {
+	events  []readerEvent
+	dropped drops
+}
+
+// drops counts what a backlog dropped.
+type drops struct {
+	blocks  int // superseded by a newer answer to the same request
+	rejects int
+	hooks   int
+}
+
+func (d drops) total() int { return d.blocks + d.rejects + d.hooks }
+
+func (d *drops) add(o drops) {
+	d.blocks += o.blocks
+	d.rejects += o.rejects
+	d.hooks += o.hooks
+}
+
+// push adds e, dropping what it supersedes or what does not fit.
+func (q *backlog) push(e readerEvent) {
+	switch {
+	case e.block != nil:
+		if q.count(isBlock) >= maxPendingBlocks {
+			i := q.find(func(o readerEvent) bool {
+				return isBlock(o) && o.block.Task == e.block.Task && o.block.Epoch == e.block.Epoch
+			})
+			if i < 0 {
+				i = q.find(isBlock)
+			}
+			q.remove(i)
+			q.dropped.blocks++
+		}
+	case e.hook != nil:
+		if q.count(func(o readerEvent) bool { return o.hook != nil }) >= maxPendingHooks {
+			q.remove(q.find(func(o readerEvent) bool { return o.hook != nil }))
+			q.dropped.hooks++
+		}
+	case e.settled || e.signals || e.putOff || e.complete || e.restart:
+		if q.find(func(o readerEvent) bool { return sameFlags(o, e) }) >= 0 {
+			return // one is enough: they ask for a look, not a count
+		}
+	default: // a rejected block
+		if q.count(isReject) >= maxPendingRejects {
+			q.dropped.rejects++
+			return
+		}
+	}
+	q.events = append(q.events, e)
+}
+
+// take returns the events in order and what was dropped since the last take.
+func (q *backlog) take() ([]readerEvent, drops) {
+	ev, d := q.events, q.dropped
+	q.events, q.dropped = nil, drops{}
+	return ev, d
+}
+
+// len is how many events wait.
+func (q *backlog) len() int { return len(q.events) }
+
+func (q *backlog) find(match func(readerEvent) bool) int {
+	for i, o := range q.events {
+		if match(o) {
+			return i
+		}
+	}
+	return -1
+}
+
+func (q *backlog) count(match func(readerEvent) bool) int {
+	n := 0
+	for _, o := range q.events {
+		if match(o) {
+			n++
+		}
+	}
+	return n
+}
+
+func (q *backlog) remove(i int) {
+	q.events = append(q.events[:i], q.events[i+1:]...)
+}
+
+func isBlock(e readerEvent) bool { return e.block != nil }
+
+func isReject(e readerEvent) bool {
+	return e.block == nil && e.hook == nil && !e.settled && !e.signals && !e.putOff && !e.complete && !e.restart
+}
+
+func sameFlags(a, b readerEvent) bool {
+	return a.block == nil && a.hook == nil && b.block == nil && b.hook == nil &&
+		a.settled == b.settled && a.signals == b.signals && a.putOff == b.putOff && a.complete == b.complete &&
+		a.restart == b.restart
+}
+
+// push hands e to the loop, through the bounded backlog.
+func (s *Session) push(e readerEvent) {
+	s.mu.Lock()
+	s.pending.push(e)
+	s.mu.Unlock()
+	select {
+	case s.notify <- struct{}{}:
+	default:
+	}
+}
+
+// take returns what waits for the loop; what the backlog dropped is added
+// to the drops to report.
+func (s *Session) take() []readerEvent {
+	s.mu.Lock()
+	ev, d := s.pending.take()
+	s.mu.Unlock()
+	s.drops.add(d)
+	return ev
+}
