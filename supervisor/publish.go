@@ -30,6 +30,7 @@ func (t *Team) publish() {
 	if err := t.dir.WriteSnapshot(t.snapshotNow(true)); err != nil {
 		t.log.Error("status not written", "error", err)
 	}
+	t.hub.Changed()
 }
 
 // publishFinal writes the state of a team that is done and returns it.

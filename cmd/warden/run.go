@@ -21,6 +21,8 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	logs := addLogFlags(fs)
 	resume := fs.Bool("resume", false, "continue a team whose supervisor died, from its state dir")
 	from := fs.String("from", "", "with --resume: resume that checkpoint's task from it (an id `warden checkpoints` lists)")
+	httpAddr := fs.String("http", "", "serve the live dashboard page on ADDR (host:port; loopback unless a token is set)")
+	httpToken := fs.String("http-token", os.Getenv("WARDEN_HTTP_TOKEN"), "the page's token (default $WARDEN_HTTP_TOKEN; made up and printed once for a non-loopback ADDR)")
 	pos, err := parseArgs(fs, args)
 	if err != nil {
 		return err
@@ -70,6 +72,13 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	var result supervisor.Result
 	var g run.Group
 	addTeamActor(&g, team, &result)
+	if *httpAddr != "" {
+		srv, err := pageServer(logger, *httpAddr, *httpToken, cfg.StateDir, stdout)
+		if err != nil {
+			return &exitError{code: 2, err: err}
+		}
+		addPageActor(&g, srv)
+	}
 	addSignalActor(&g, logger, team, nil)
 	if err := g.Run(); err != nil {
 		return err
