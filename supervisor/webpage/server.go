@@ -154,6 +154,10 @@ func (s *Server) guard(next http.Handler) http.Handler {
 		}
 		tok, fromQuery := requestToken(r)
 		if subtle.ConstantTimeCompare([]byte(tok), []byte(s.opts.Token)) != 1 {
+			if r.Method == http.MethodGet && r.URL.Path == "/healthz" {
+				s.health(w, false) // a scheduler's probe holds no secret: the status alone
+				return
+			}
 			w.Header().Set("WWW-Authenticate", `Bearer realm="warden"`)
 			http.Error(w, "unauthorized: this page needs its token (?token=, Authorization: Bearer)", http.StatusUnauthorized)
 			return
@@ -199,13 +203,25 @@ type Health struct {
 }
 
 // healthz: 200 with the team's state while a warden runs it, 503 when not.
-func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {
+func (s *Server) healthz(w http.ResponseWriter, r *http.Request) { s.health(w, true) }
+
+// health answers /healthz; the team's state (and why it is not running)
+// only with full: to a request that carries the token, or on loopback.
+func (s *Server) health(w http.ResponseWriter, full bool) {
 	ps, err := s.opts.Client.PS()
 	if err != nil {
-		writeJSON(w, http.StatusServiceUnavailable, Health{Status: "not_running", Error: err.Error()})
+		h := Health{Status: "not_running"}
+		if full {
+			h.Error = err.Error()
+		}
+		writeJSON(w, http.StatusServiceUnavailable, h)
 		return
 	}
-	writeJSON(w, http.StatusOK, Health{Status: "running", Team: ps})
+	h := Health{Status: "running"}
+	if full {
+		h.Team = ps
+	}
+	writeJSON(w, http.StatusOK, h)
 }
 
 func (s *Server) ps(w http.ResponseWriter, r *http.Request) {

@@ -75,11 +75,12 @@ func TestTokenOffLoopback(t *testing.T) {
 	if _, err := Listen(Options{Addr: "0.0.0.0:0", Client: control.NewClient(t.TempDir()), Log: hclog.NewNullLogger()}); err == nil {
 		t.Fatal("a non-loopback address without a token was served")
 	}
-	srv, stop := serve(t, "0.0.0.0:0", "s3cret", t.TempDir())
+	root := t.TempDir()
+	srv, stop := serve(t, "0.0.0.0:0", "s3cret", root)
 	defer stop()
 	port := srv.Addr()[strings.LastIndex(srv.Addr(), ":"):]
 	base := "http://127.0.0.1" + port
-	for _, path := range []string{"/", "/healthz", "/api/ps", "/app.js", "/api/events"} {
+	for _, path := range []string{"/", "/api/ps", "/app.js", "/api/events"} {
 		if resp, _ := get(t, base+path, nil); resp.StatusCode != http.StatusUnauthorized {
 			t.Errorf("%s without the token: %s", path, resp.Status)
 		}
@@ -101,8 +102,26 @@ func TestTokenOffLoopback(t *testing.T) {
 		t.Errorf("with the page's cookie %q: %s", cookie, resp.Status)
 	}
 	resp, body = get(t, base+"/healthz", map[string]string{"Authorization": "Bearer s3cret"})
-	if resp.StatusCode != http.StatusServiceUnavailable || !strings.Contains(body, `"status":"not_running"`) {
+	if resp.StatusCode != http.StatusServiceUnavailable || !strings.Contains(body, `"status":"not_running"`) || !strings.Contains(body, `"error"`) {
 		t.Errorf("/healthz with no warden: %s %s", resp.Status, body)
+	}
+	// A scheduler's probe carries no token: the status alone, nothing else.
+	resp, body = get(t, base+"/healthz", nil)
+	if resp.StatusCode != http.StatusServiceUnavailable || strings.TrimSpace(body) != `{"status":"not_running"}` {
+		t.Errorf("/healthz without the token, no warden: %s %s", resp.Status, body)
+	}
+	ctl, err := control.Listen(hclog.NewNullLogger(), state.NewLayout(root).ControlSocket(), fakeTeam{}, control.NewHub(10))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ctl.Close()
+	resp, body = get(t, base+"/healthz?token=wrong", nil)
+	if resp.StatusCode != http.StatusOK || strings.TrimSpace(body) != `{"status":"running"}` {
+		t.Errorf("/healthz without the token, warden running: %s %s; want 200 and the status alone", resp.Status, body)
+	}
+	resp, body = get(t, base+"/healthz", map[string]string{"Authorization": "Bearer s3cret"})
+	if resp.StatusCode != http.StatusOK || !strings.Contains(body, `"pid":42`) {
+		t.Errorf("/healthz with the token, warden running: %s %s; want the team's state", resp.Status, body)
 	}
 	if !strings.Contains(srv.URL(), "?token=s3cret") {
 		t.Errorf("URL %s", srv.URL())
