@@ -48,6 +48,9 @@ func TestPSAndScreen(t *testing.T) {
 	if w1["state"] != "running" || w1["task"] != "T1" || w1["attempt"] != 1.0 || w1["pid"] != started[0]["pid"] {
 		t.Errorf("w1 in ps: %v (agent_started %v)", w1, started[0])
 	}
+	if _, ok := w1["exit"]; ok { // its first process has not ended: no "exit code 0"
+		t.Errorf("w1 in ps has an exit while it runs its first session: %v", w1)
+	}
 	for _, k := range []string{"session_started", "last_checkpoint", "next_request", "checkpoint"} {
 		if _, ok := w1[k]; !ok {
 			t.Errorf("w1 in ps has no %s: %v", k, w1)

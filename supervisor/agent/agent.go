@@ -33,6 +33,8 @@ type Agent struct {
 	task           string
 	attempt        int
 	lastExit       runner.Exit
+	hasExit        bool // lastExit is a session's (some process has ended)
+	sessions       int  // sessions started
 	reason         string
 	lastCheckpoint time.Time
 	lastTask       string
