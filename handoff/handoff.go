@@ -47,7 +47,7 @@ func (t Task) Open() bool { return t.Status != "complete" && t.Status != "failed
 
 // causes say in words what asked for a team checkpoint.
 var causes = map[string]string{
-	"user_interrupt":    "the user stopped the team (Ctrl-C or SIGTERM)",
+	"user_interrupt":    "the user stopped the team (Ctrl-C, SIGTERM or warden stop)",
 	"manual":            "the user asked for it with warden checkpoint",
 	"context_threshold": "an agent's context passed context_threshold",
 	"signal_file":       "the signal file appeared",

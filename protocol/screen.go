@@ -29,6 +29,9 @@ type Screen interface {
 	InFrame() (in bool, frame uint64)
 	// Resize changes the screen's size, as the pty's was changed.
 	Resize(cols, rows int)
+	// Render returns what redraws the visible screen, with its styles and
+	// the cursor where the program left it, on a terminal of the same size.
+	Render() string
 	// Close stops the reply goroutine.
 	Close() error
 }

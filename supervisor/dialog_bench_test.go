@@ -33,7 +33,11 @@ shutdown_timeout = "1s"
 id = "T1"
 prompt = "Create the probe file."
 `, fakeAgent{name: "w", mode: mode, profile: "claude"})
-	team, err := New(hclog.NewNullLogger(), cfg, clock.Real{}, nil)
+	var logger hclog.Logger = hclog.NewNullLogger()
+	if t, ok := tb.(*testing.T); ok { // a failing test shows what warden saw
+		logger = testLogger(t)
+	}
+	team, err := New(logger, cfg, clock.Real{}, nil)
 	if err != nil {
 		tb.Fatal(err)
 	}

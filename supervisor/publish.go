@@ -46,7 +46,8 @@ func (t *Team) publish() {
 
 // writeLocked writes the state files (pubMu held, released during the
 // write, writing set). Changes published meanwhile are written by a
-// goroutine that takes over; otherwise writing ends.
+// goroutine that takes over; otherwise writing ends. Each write tells the
+// dashboard page's hub.
 func (t *Team) writeLocked() {
 	s := t.snapshotNow(true)
 	t.pending = false
@@ -56,6 +57,7 @@ func (t *Team) writeLocked() {
 	if err != nil {
 		t.log.Error("status not written", "error", err)
 	}
+	t.hub.Changed() // the dashboard page's watchers: the state on disk is new
 	if t.pending {
 		go func() {
 			t.pubMu.Lock()

@@ -19,6 +19,7 @@ import (
 	"github.com/wardenhq/warden/protocol"
 	"github.com/wardenhq/warden/supervisor/agent"
 	"github.com/wardenhq/warden/supervisor/config"
+	"github.com/wardenhq/warden/supervisor/control"
 	"github.com/wardenhq/warden/supervisor/event"
 	"github.com/wardenhq/warden/supervisor/notify"
 	"github.com/wardenhq/warden/supervisor/queue"
@@ -70,6 +71,11 @@ type Team struct {
 	pinned sync.Map
 	// notifier runs the team's [[notify]] commands (nil: none).
 	notifier *notify.Notifier
+	// hub tells the control socket's watchers (the page) of events and
+	// changes; hurry cuts a team checkpoint's wait for the last
+	// checkpoints short (warden stop --now).
+	hub   *control.Hub
+	hurry chan struct{}
 	// refusals counts refused hook messages by agent (hooks.go).
 	hookMu   sync.Mutex
 	refusals map[string]hookRefusals
@@ -146,9 +152,14 @@ func New(logger hclog.Logger, cfg *config.Team, clk clock.Clock, out io.Writer) 
 	}
 	if len(cfg.Notify) > 0 {
 		t.notifier = notify.New(log, cfg.Name, cfg.Notify, clk)
-		events.OnEmit = func(e state.Event, line []byte) {
+	}
+	t.hub, t.hurry = control.NewHub(eventsKept), make(chan struct{}, 1)
+	t.hub.Seed(tailLines(dir.Events(), eventsKept)) // the page shows what came before this run
+	events.OnEmit = func(e state.Event, line []byte) {
+		if t.notifier != nil {
 			t.notifier.Notify(notify.Event{Name: e.Event, Agent: e.Agent, Task: e.Task, JSON: line})
 		}
+		t.hub.Event(line)
 	}
 	t.queue = queue.New(teamTasks(cfg))
 	t.resumeFrom = clk.Now()
@@ -195,6 +206,8 @@ func (t *Team) Run() Result {
 	defer stopDashboard()
 	stopBus := t.startHookBus()
 	defer stopBus()
+	stopControl := t.startControl()
+	defer stopControl()
 	stopBudget := t.watchBudget()
 	defer stopBudget()
 	if t.term != nil {

@@ -19,6 +19,7 @@ type trigger struct {
 	cause  string // protocol.Cause*
 	reason string
 	lead   string // the agent that printed CHECKPOINT COMPLETE
+	now    bool   // warden stop --now: no last checkpoint requests
 }
 
 // trigger asks for a team checkpoint; one already pending folds it in.
@@ -47,8 +48,12 @@ func (t *Team) teamCheckpoint(g *agent.Generation, tr trigger, done <-chan struc
 	g.SetCause(tr.cause)
 	t.printf("TEAM CHECKPOINT: %s\n", tr.reason)
 
-	t.collectLastCheckpoints(g, done)
-	g.Stop(t.cfg.ShutdownTimeout)
+	if tr.now {
+		g.StopNow(t.cfg.ShutdownTimeout)
+	} else {
+		t.collectLastCheckpoints(g, done)
+		g.Stop(t.cfg.ShutdownTimeout)
+	}
 	<-done
 	t.commitWork("the team checkpoint")
 
@@ -106,6 +111,8 @@ func (t *Team) collectLastCheckpoints(g *agent.Generation, done <-chan struct{})
 			}
 			return
 		case <-g.Stopping(): // forced
+			return
+		case <-t.hurry: // warden stop --now
 			return
 		case <-done:
 			return

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"os"
 	"os/signal"
 	"syscall"
@@ -9,6 +10,7 @@ import (
 	"github.com/oklog/run"
 
 	"github.com/wardenhq/warden/supervisor"
+	"github.com/wardenhq/warden/supervisor/webpage"
 )
 
 // addTeamActor adds the team: it returns when every agent is done for good,
@@ -20,6 +22,16 @@ func addTeamActor(g *run.Group, team *supervisor.Team, result *supervisor.Result
 	}, func(error) {
 		team.Stop(true)
 	})
+}
+
+// addPageActor serves the dashboard page while the team runs.
+func addPageActor(g *run.Group, srv *webpage.Server) {
+	ctx, cancel := context.WithCancel(context.Background())
+	g.Add(func() error {
+		err := srv.Serve(ctx)
+		<-ctx.Done() // a page that failed never ends the team
+		return err
+	}, func(error) { cancel() })
 }
 
 // addSignalActor adds the signal handler: the first INT, TERM or HUP stops

@@ -37,6 +37,22 @@ commands:
                          write a commented team file (team.toml) for the CLIs on PATH, or those named
   --version              warden's version, commit and Go version
 
+operating a running team (over its control socket):
+  ps [TEAM.toml | --state-dir DIR] [--json]
+                         agents (state, dialog, task, attempt, pid, uptime, checkpoints) and tasks
+  screen [TEAM.toml | --state-dir DIR] AGENT
+                         the agent's screen right now, as text
+  attach [TEAM.toml | --state-dir DIR] AGENT [--rw]
+                         the agent's live terminal in yours; read-only unless --rw; Ctrl-\ detaches
+  send [TEAM.toml | --state-dir DIR] AGENT [--force] [--wait D] TEXT…
+                         type TEXT at the agent's next turn boundary (never into a dialog unless --force)
+  restart [TEAM.toml | --state-dir DIR] AGENT
+                         a last checkpoint request, then a new session from that checkpoint
+  stop [TEAM.toml | --state-dir DIR] [--now] [--no-wait]
+                         a team checkpoint then exit (--now: without the last checkpoint requests)
+  serve [TEAM.toml | --state-dir DIR] --http ADDR [--http-token T]
+                         the live dashboard page beside a running team (also: run --http ADDR)
+
 exit codes: 0 every task complete, 1 a task failed or is blocked, 2 bad usage or team file, 130 stopped by the user
 `
 
@@ -89,6 +105,20 @@ func realMain(args []string, stdout, stderr io.Writer) int {
 		err = cmdValidate(args[1:], stdout)
 	case "hook":
 		err = cmdHook(args[1:], stdout, stderr)
+	case "ps":
+		err = cmdPS(args[1:], stdout, stderr)
+	case "screen":
+		err = cmdScreen(args[1:], stdout, stderr)
+	case "attach":
+		err = cmdAttach(args[1:], stdout, stderr)
+	case "send":
+		err = cmdSend(args[1:], stdout, stderr)
+	case "restart":
+		err = cmdRestart(args[1:], stdout, stderr)
+	case "stop":
+		err = cmdStop(args[1:], stdout, stderr)
+	case "serve":
+		err = cmdServe(args[1:], stdout, stderr)
 	case "init":
 		err = cmdInit(args[1:], stdout, stderr)
 	case "version", "--version":

@@ -13,25 +13,46 @@ import (
 	"github.com/wardenhq/warden/supervisor/config"
 )
 
+// runOptions is warden run's command line.
+type runOptions struct {
+	teamFile            string
+	logs                *logFlags
+	resume              bool
+	from                string
+	httpAddr, httpToken string
+}
+
+const runUsage = "usage: warden run TEAM.toml [--resume [--from CHECKPOINT_ID]] [--log-level L] [--log-format text|json] [--http ADDR [--http-token T]]"
+
+// parseRunArgs reads warden run's command line (flags before or after the
+// team file).
+func parseRunArgs(args []string, stderr io.Writer) (runOptions, error) {
+	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	o := runOptions{logs: addLogFlags(fs)}
+	fs.BoolVar(&o.resume, "resume", false, "continue the team's run from its state dir (a state dir without one: start)")
+	fs.StringVar(&o.from, "from", "", "with --resume: resume that checkpoint's task from it (an id `warden checkpoints` lists)")
+	fs.StringVar(&o.httpAddr, "http", "", "serve the live dashboard page on ADDR (host:port; loopback unless a token is set)")
+	fs.StringVar(&o.httpToken, "http-token", os.Getenv("WARDEN_HTTP_TOKEN"), "the page's token (default $WARDEN_HTTP_TOKEN; made up and printed once for a non-loopback ADDR)")
+	pos, err := parseArgs(fs, args)
+	if err != nil {
+		return o, err
+	}
+	if len(pos) != 1 || (o.from != "" && !o.resume) {
+		return o, usageError("%s", runUsage)
+	}
+	o.teamFile = pos[0]
+	return o, o.logs.check()
+}
+
 // cmdRun runs a team: one actor owns the team, one turns signals into a
 // clean stop (first) or a forced one (second).
 func cmdRun(args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("run", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	logs := addLogFlags(fs)
-	resume := fs.Bool("resume", false, "continue a team whose supervisor died, from its state dir")
-	from := fs.String("from", "", "with --resume: resume that checkpoint's task from it (an id `warden checkpoints` lists)")
-	pos, err := parseArgs(fs, args)
+	o, err := parseRunArgs(args, stderr)
 	if err != nil {
 		return err
 	}
-	if len(pos) != 1 || (*from != "" && !*resume) {
-		return usageError("usage: warden run TEAM.toml [--resume [--from CHECKPOINT_ID]] [--log-level L] [--log-format text|json]")
-	}
-	if err := logs.check(); err != nil {
-		return err
-	}
-	cfg, warnings, err := config.LoadWithWarnings(pos[0])
+	cfg, warnings, err := config.LoadWithWarnings(o.teamFile)
 	if err != nil {
 		return &exitError{code: 2, err: err}
 	}
@@ -48,7 +69,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		return &exitError{code: 2, err: err} // the state dir, as supervisor.New would say
 	}
 	defer logFile.Close()
-	logger := logs.runLogger(logFile, stderr, terminal)
+	logger := o.logs.runLogger(logFile, stderr, terminal)
 	for _, w := range warnings {
 		logger.Warn("team file: " + w.String())
 	}
@@ -56,13 +77,13 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return &exitError{code: 2, err: err}
 	}
-	if *resume {
+	if o.resume {
 		if err := team.Resume(); err != nil {
 			return &exitError{code: 2, err: err}
 		}
 	}
-	if *from != "" {
-		if err := team.ResumeFromCheckpoint(*from); err != nil {
+	if o.from != "" {
+		if err := team.ResumeFromCheckpoint(o.from); err != nil {
 			return &exitError{code: 2, err: err}
 		}
 	}
@@ -70,6 +91,13 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	var result supervisor.Result
 	var g run.Group
 	addTeamActor(&g, team, &result)
+	if o.httpAddr != "" {
+		srv, err := pageServer(logger, o.httpAddr, o.httpToken, cfg.StateDir, stdout)
+		if err != nil {
+			return &exitError{code: 2, err: err}
+		}
+		addPageActor(&g, srv)
+	}
 	addSignalActor(&g, logger, team, nil)
 	if err := g.Run(); err != nil {
 		return err

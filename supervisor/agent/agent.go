@@ -33,14 +33,17 @@ type Agent struct {
 	task           string
 	attempt        int
 	lastExit       runner.Exit
+	hasExit        bool // lastExit is a session's (some process has ended)
+	sessions       int  // sessions started
 	reason         string
 	lastCheckpoint time.Time
 	lastTask       string
-	feedback       string    // a failed verify's output, for the next first prompt
-	forced         bool      // its last stop needed SIGKILL
-	context        float64   // last context gauge, percent
-	pausedUntil    time.Time // a usage-limit wait
-	dialog         string    // the dialog the agent waits on (state waiting)
+	feedback       string               // a failed verify's output, for the next first prompt
+	forced         bool                 // its last stop needed SIGKILL
+	context        float64              // last context gauge, percent
+	pausedUntil    time.Time            // a usage-limit wait
+	dialog         string               // the dialog the agent waits on (state waiting)
+	lastRecord     *protocol.Checkpoint // the last checkpoint it made (warden ps, the page)
 }
 
 // New returns the agent of cfg in a team whose services are d.
@@ -142,6 +145,17 @@ func (a *Agent) runTask(g *Generation, task *config.Task) bool {
 			a.setState(state.Stopped, exit, "team stopped")
 			a.release(task)
 			return false
+		case session.Restarted:
+			if g.IsStopping() {
+				a.setState(state.Stopped, exit, "team stopped")
+				a.release(task)
+				return false
+			}
+			// warden restart: a new session at once, from the last
+			// checkpoint; no backoff, and not a failure.
+			a.setState(state.Starting, exit, "restarted with warden restart")
+			a.d.Events.Emit(event.AgentRestarted, a.cfg.Name, taskID(task), "attempt", attempt+1, "reason", "warden restart")
+			continue
 		}
 		if a.d.Wrap && out == session.Exited {
 			// warden wrap: the user ended the agent; warden ends with it.

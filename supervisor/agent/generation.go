@@ -60,6 +60,19 @@ func (g *Generation) Stop(timeout time.Duration) {
 	})
 }
 
+// StopNow stops every session without asking for a last checkpoint (warden
+// stop --now): the stop comes before the last call, so that no session
+// sees the last call alone.
+func (g *Generation) StopNow(timeout time.Duration) {
+	g.stopOnce.Do(func() {
+		g.mu.Lock()
+		g.shutdown, g.cancel = context.WithTimeout(context.Background(), timeout)
+		g.mu.Unlock()
+		close(g.stopping)
+	})
+	g.AskLastCheckpoint()
+}
+
 // Force makes every stop kill at once.
 func (g *Generation) Force() {
 	g.Stop(time.Hour) // then cancelled: the stops see Canceled, "forced"

@@ -159,6 +159,7 @@ func (r *reporter) Record(cp *protocol.Checkpoint) session.Verdict {
 		d.OnRecord(cp, time.Now())
 	}
 	a.checkpointed(d.Clock.Now())
+	a.remember(cp)
 	if d.Queue.Progress(cp.TaskID, QueueCheckpoint(cp)) {
 		why := strings.Join(cp.Blockers, "; ")
 		if why == "" {

@@ -12,6 +12,7 @@ import (
 func (a *Agent) started(s *session.Session) {
 	a.mu.Lock()
 	a.sess, a.state, a.task, a.attempt, a.pid = s, state.Running, taskIDOf(s), s.Attempt(), s.Pid()
+	a.sessions++
 	if s.Task() != nil {
 		a.lastTask = s.Task().ID
 	}
@@ -25,7 +26,7 @@ func (a *Agent) setState(st state.AgentState, exit runner.Exit, reason string) {
 	a.mu.Lock()
 	a.state = st
 	if st != state.Stopping {
-		a.lastExit, a.reason = exit, reason
+		a.lastExit, a.reason, a.hasExit = exit, reason, a.hasExit || a.sessions > 0
 	}
 	if st != state.Running && st != state.Stopping {
 		a.sess = nil
@@ -99,10 +100,13 @@ func (a *Agent) Status() state.AgentStatus {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	s := state.AgentStatus{Name: a.cfg.Name, State: a.state, Attempt: a.attempt, Task: a.task,
-		Exit: a.lastExit.String(), Reason: a.reason, LastCheckpoint: a.lastCheckpoint, ExitCode: a.lastExit.Code,
+		Reason: a.reason, LastCheckpoint: a.lastCheckpoint,
 		Context: a.context, PausedUntil: a.pausedUntil, Dialog: a.dialog}
-	if a.lastExit.Signal != 0 {
-		s.ExitCode = 128 + int(a.lastExit.Signal)
+	if a.hasExit { // no "exit code 0" for an agent whose process has not ended yet
+		s.Exit, s.ExitCode = a.lastExit.String(), a.lastExit.Code
+		if a.lastExit.Signal != 0 {
+			s.ExitCode = 128 + int(a.lastExit.Signal)
+		}
 	}
 	s.Pid = a.pid
 	return s

@@ -46,6 +46,14 @@ const (
 	CheckpointComplete    = "checkpoint_complete"
 	TeamRehydrated        = "team_rehydrated"
 	TeamDone              = "team_done"
+
+	// A person operating the running team (warden send, restart, stop,
+	// attach).
+	TextSent         = "text_sent"         // warden send: {outcome, reason, bytes, force, text}
+	RestartRequested = "restart_requested" // warden restart AGENT
+	StopRequested    = "stop_requested"    // warden stop: {now}
+	ViewerAttached   = "viewer_attached"   // warden attach: {rw}
+	ViewerDetached   = "viewer_detached"   // … and why: {why: detached | slow | ended}
 )
 
 // Names lists every event name.
@@ -86,4 +94,9 @@ var Names = []string{
 	CheckpointComplete,
 	TeamRehydrated,
 	TeamDone,
+	TextSent,
+	RestartRequested,
+	StopRequested,
+	ViewerAttached,
+	ViewerDetached,
 }

@@ -6,17 +6,13 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"os"
-	"path/filepath"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
-	"golang.org/x/sys/unix"
 
-	"github.com/wardenhq/warden/internal/safefile"
+	"github.com/wardenhq/warden/internal/unixsock"
 )
 
 const (
@@ -61,29 +57,8 @@ func (s *Server) CheckSenders(owns func(agent string, pid int) bool) { s.owns.St
 // A stale socket left by a dead supervisor is replaced; a live one is an
 // error (another supervisor runs this team).
 func Listen(logger hclog.Logger, path string) (*Server, error) {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return nil, fmt.Errorf("create hook socket dir: %w", err)
-	}
-	if err := checkDir(dir); err != nil {
-		return nil, err
-	}
-	if c, err := net.DialTimeout("unix", path, 200*time.Millisecond); err == nil {
-		c.Close()
-		return nil, fmt.Errorf("listen on hook socket %s: another process is listening", path)
-	}
-	if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
-		return nil, fmt.Errorf("remove stale hook socket: %w", err)
-	}
-	ln, err := net.ListenUnix("unix", &net.UnixAddr{Name: path, Net: "unix"})
+	ln, err := unixsock.Listen(path)
 	if err != nil {
-		return nil, fmt.Errorf("listen on hook socket %s: %w", path, err)
-	}
-	ln.SetUnlinkOnClose(true)
-	// Never through a link an agent swapped in since the bind; without /proc
-	// the socket keeps the umask's mode in its private directory.
-	if err := safefile.Chmod(path, 0o600); err != nil && !errors.Is(err, safefile.ErrNoProc) {
-		ln.Close()
 		return nil, fmt.Errorf("hook socket: %w", err)
 	}
 	s := &Server{logger: logger.Named("hookbus"), path: path, ln: ln,
@@ -93,23 +68,6 @@ func Listen(logger hclog.Logger, path string) (*Server, error) {
 	go s.accept()
 	s.logger.Debug("listening", "socket", path)
 	return s, nil
-}
-
-// checkDir refuses a socket directory that is not ours or that others may
-// write to or enter (a fallback dir under /tmp someone made before us).
-func checkDir(dir string) error {
-	st, err := os.Lstat(dir)
-	if err != nil {
-		return fmt.Errorf("stat hook socket dir: %w", err)
-	}
-	sys, ok := st.Sys().(*syscall.Stat_t)
-	if !st.IsDir() || (ok && int(sys.Uid) != os.Getuid()) {
-		return fmt.Errorf("hook socket dir %s is not a directory of ours", dir)
-	}
-	if st.Mode().Perm()&0o022 != 0 {
-		return fmt.Errorf("hook socket dir %s is writable by others (%v)", dir, st.Mode().Perm())
-	}
-	return nil
 }
 
 // Path is the socket path.
@@ -208,16 +166,4 @@ func (s *Server) take(line []byte, pid int) string {
 
 // peerPid is the pid of the process at the other end of c (SO_PEERCRED), 0
 // when the kernel does not say.
-func peerPid(c *net.UnixConn) int {
-	raw, err := c.SyscallConn()
-	if err != nil {
-		return 0
-	}
-	pid := 0
-	_ = raw.Control(func(fd uintptr) {
-		if cred, err := unix.GetsockoptUcred(int(fd), unix.SOL_SOCKET, unix.SO_PEERCRED); err == nil {
-			pid = int(cred.Pid)
-		}
-	})
-	return pid
-}
+func peerPid(c *net.UnixConn) int { return unixsock.PeerOf(c).Pid }

@@ -58,7 +58,7 @@ func (q *backlog) push(e readerEvent) {
 			q.remove(q.find(func(o readerEvent) bool { return o.hook != nil }))
 			q.dropped.hooks++
 		}
-	case e.settled || e.signals || e.putOff || e.complete:
+	case e.settled || e.signals || e.putOff || e.complete || e.restart:
 		if q.find(func(o readerEvent) bool { return sameFlags(o, e) }) >= 0 {
 			return // one is enough: they ask for a look, not a count
 		}
@@ -107,12 +107,13 @@ func (q *backlog) remove(i int) {
 func isBlock(e readerEvent) bool { return e.block != nil }
 
 func isReject(e readerEvent) bool {
-	return e.block == nil && e.hook == nil && !e.settled && !e.signals && !e.putOff && !e.complete
+	return e.block == nil && e.hook == nil && !e.settled && !e.signals && !e.putOff && !e.complete && !e.restart
 }
 
 func sameFlags(a, b readerEvent) bool {
 	return a.block == nil && a.hook == nil && b.block == nil && b.hook == nil &&
-		a.settled == b.settled && a.signals == b.signals && a.putOff == b.putOff && a.complete == b.complete
+		a.settled == b.settled && a.signals == b.signals && a.putOff == b.putOff && a.complete == b.complete &&
+		a.restart == b.restart
 }
 
 // push hands e to the loop, through the bounded backlog.

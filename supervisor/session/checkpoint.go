@@ -28,6 +28,8 @@ func (s *Session) handle(events []readerEvent) (done bool) {
 			s.mon.notYet(s.cfg.Clock.Now())
 		case e.hook != nil:
 			s.onHook(*e.hook)
+		case e.restart:
+			s.beginRestart()
 		case e.complete:
 			s.r.Complete()
 		default:
@@ -77,6 +79,9 @@ func (s *Session) onBlock(b protocol.Block) bool {
 	s.last, s.lastB = cp, b
 	s.mon.checkpoint(s.cfg.Clock.Now(), b.Status == protocol.StatusBlocked)
 	s.lastAsked = false
+	if s.restart {
+		s.restartSaved = true
+	}
 	if v.Feedback != "" {
 		s.typeText(v.Feedback)
 	}

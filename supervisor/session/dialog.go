@@ -37,6 +37,12 @@ type dialogWatch struct {
 // waiting reports whether the agent waits on a dialog now.
 func (s *Session) waiting() bool { return s.dialog.cur != nil }
 
+// dialogText is the text of the dialog the agent waits on (any goroutine).
+func (s *Session) dialogText() string {
+	t, _ := s.dialogNow.Load().(string)
+	return t
+}
+
 // checkDialog reads every channel and moves the session in or out of the
 // waiting state: agent_waiting once per dialog, agent_resumed when it is gone.
 func (s *Session) checkDialog() {
@@ -53,6 +59,7 @@ func (s *Session) checkDialog() {
 		// screen's text is the better one.
 		if onScreen && !w.screen {
 			w.cur, w.screen = &d, true
+			s.dialogNow.Store(d.Text)
 			s.r.Waiting(&d)
 		}
 	case ok:
@@ -60,6 +67,7 @@ func (s *Session) checkDialog() {
 			s.log.Info("the dialog changed", "kind", d.Kind)
 		}
 		w.cur, w.screen, w.since, w.denied = &d, onScreen, now, false
+		s.dialogNow.Store(d.Text)
 		s.waitingFlag.Store(true)
 		s.mon.wait(true, now)
 		s.r.Waiting(&d)

@@ -15,6 +15,10 @@ import (
 func (s *Session) Run() (runner.Exit, Outcome) {
 	c := s.cfg
 	s.started = c.Clock.Now()
+	defer func() {
+		s.tap.close()
+		close(s.ended)
+	}()
 	reply := func(b []byte) {
 		if <-s.procReady; s.proc != nil {
 			s.proc.Write(b)
@@ -30,6 +34,7 @@ func (s *Session) Run() (runner.Exit, Outcome) {
 		OnComplete: func() { s.push(readerEvent{complete: true}) },
 		Reply:      reply,
 	})
+	s.tap.lines = s.prof.Mode == protocol.ModeLines
 	s.settle = newSettler(s.prof.Settle, s.settled)
 	defer s.settle.stop()
 	s.startRecording()
@@ -52,10 +57,7 @@ func (s *Session) Run() (runner.Exit, Outcome) {
 	typistCtx, stopTypist := context.WithCancel(context.Background())
 	s.stopTyping = stopTypist
 	go s.typist(typistCtx)
-	defer func() {
-		stopTypist()
-		close(s.typing)
-	}()
+	defer stopTypist()
 	s.r.Started(s)
 	s.r.Event(event.AgentStarted, "pid", proc.Pid(), "attempt", c.Attempt, "session_id", s.id)
 	if c.Task != nil {
@@ -78,9 +80,17 @@ func (s *Session) loop() (runner.Exit, Outcome) {
 	}
 	defer func() { s.reportDrops(s.drops, true) }()
 	for {
+		if s.restartDue() {
+			s.quit()
+			return s.proc.Exit(), Restarted
+		}
 		var wake <-chan time.Time
+		if s.restart {
+			wake = s.cfg.Clock.After(s.restartBy.Sub(s.cfg.Clock.Now()))
+		}
 		if s.mon != nil {
 			until, stalled := s.tick()
+			s.publishDue()
 			if stalled {
 				return s.stopStalled(), Stalled
 			}
@@ -99,6 +109,9 @@ func (s *Session) loop() (runner.Exit, Outcome) {
 				}
 				until = earliest(nonZero(until, due), due)
 			}
+			if s.restart {
+				until = earliest(nonZero(until, s.restartBy), s.restartBy)
+			}
 			if !until.IsZero() {
 				wake = s.cfg.Clock.After(until.Sub(s.cfg.Clock.Now()))
 			}
@@ -116,6 +129,11 @@ func (s *Session) loop() (runner.Exit, Outcome) {
 			return s.stopForTeam(), Stopped
 		case <-ask:
 			ask = nil
+			select {
+			case <-s.cfg.Team.Stopping(): // a stop without a last call (warden stop --now)
+				return s.stopForTeam(), Stopped
+			default:
+			}
 			if s.waiting() {
 				s.log.Info("no last checkpoint request: the agent waits on a dialog")
 				continue

@@ -32,11 +32,12 @@ import (
 type Outcome int
 
 const (
-	Exited   Outcome = iota // the process exited on its own
-	Stopped                 // the team stopped it
-	Stalled                 // stale_failure: stopped, to restart from its checkpoint
-	Done                    // its task is complete; warden stopped it
-	OverTime                // the task's max_time ran out; warden stopped it
+	Exited    Outcome = iota // the process exited on its own
+	Stopped                  // the team stopped it
+	Stalled                  // stale_failure: stopped, to restart from its checkpoint
+	Done                     // its task is complete; warden stopped it
+	OverTime                 // the task's max_time ran out; warden stopped it
+	Restarted                // warden restart: stopped after a last checkpoint, to start again from it
 )
 
 // Verdict is what the agent made of a checkpoint record.
@@ -145,8 +146,10 @@ type Session struct {
 	lastAsked bool
 	limits    limitWatch
 	dialog    dialogWatch // owned by the loop
-	// waitingFlag mirrors dialog.cur != nil for the typist.
+	// waitingFlag mirrors dialog.cur != nil for the typist; dialogNow holds
+	// its text.
 	waitingFlag atomic.Bool
+	dialogNow   atomic.Value
 	replied     atomic.Int32 // OSC 7501 probes answered
 
 	inputMu    sync.Mutex         // one submission at a time: warden's typing or the user's keystrokes
@@ -159,6 +162,21 @@ type Session struct {
 	pending backlog // from the reader's callbacks and hooks, for the loop
 	notify  chan struct{}
 
+	// tap is the output for people looking in (attach, the page).
+	tap tap
+	// ended is closed when Run returns.
+	ended chan struct{}
+	// lastKeys: unix nanos of a person's last keystroke (attach --rw);
+	// warden's own typing waits until they have paused.
+	lastKeys atomic.Int64
+	// nextDue: unix nanos of the next checkpoint request (0: none planned);
+	// askedAt: of the request awaiting its answer (0: none). For warden ps.
+	nextDue, askedAt atomic.Int64
+	// restart: warden restart asked for a last checkpoint and a new session;
+	// restartBy is the answer's deadline, restartSaved the answer came.
+	restart      bool
+	restartBy    time.Time
+	restartSaved bool
 	// Owned by the loop: the record pace, the block it holds back, what was
 	// dropped and not yet reported, the flood report; exiting: the process
 	// is gone, what is left is recorded without pace.
@@ -179,6 +197,7 @@ type readerEvent struct {
 	signals  bool             // the program's status report, title or probes changed
 	putOff   bool             // the typist put a checkpoint request off
 	hook     *hookbus.Message // from the CLI's own hooks
+	restart  bool             // warden restart
 	block    *protocol.Block
 	reason   string
 	text     string
@@ -188,7 +207,8 @@ type readerEvent struct {
 // New prepares a session; Run starts it.
 func New(logger hclog.Logger, cfg Config) *Session {
 	s := &Session{cfg: cfg, log: logger, r: cfg.Report, id: newID(), notify: make(chan struct{}, 1),
-		prof: profileFor(cfg.Profile, logger), procReady: make(chan struct{}), pace: pace.New(recordBurst, recordEvery)}
+		prof: profileFor(cfg.Profile, logger), procReady: make(chan struct{}), ended: make(chan struct{}),
+		pace: pace.New(recordBurst, recordEvery)}
 	return s
 }
 
@@ -234,7 +254,7 @@ func (s *Session) Write(p []byte) (int, error) {
 	if now := time.Now().UnixNano(); now > s.echoUntil.Load() || s.echoLeft.Add(-int64(len(p))) < 0 {
 		s.lastOut.Store(now)
 	}
-	s.reader.Write(p)
+	s.tap.write(p, s.reader)
 	s.settle.poke()
 	return len(p), nil
 }

@@ -22,6 +22,8 @@ type typed struct {
 	request bool
 	last    bool // the team's last call: typed even mid-turn
 	kv      []any
+	// user: a person's text (warden send), delivered its own way.
+	user *userText
 }
 
 // typeText queues text for the typist: submitting may pause (a paste, then
@@ -38,10 +40,20 @@ func (s *Session) typeRequest(text string, last bool, kv ...any) {
 // waits until the CLI is at its input prompt.
 func (s *Session) typist(ctx context.Context) {
 	first := true
-	for t := range s.typing {
+	for {
+		var t typed
+		select {
+		case <-ctx.Done():
+			return
+		case t = <-s.typing:
+		}
 		if first {
 			s.waitReady(ctx)
 			first = false
+		}
+		if t.user != nil {
+			t.user.result <- s.deliverUser(ctx, t)
+			continue
 		}
 		s.deliver(ctx, t)
 	}
@@ -56,6 +68,7 @@ func (s *Session) deliver(ctx context.Context, t typed) {
 		if !s.waitNoDialog(ctx) {
 			return
 		}
+		s.waitKeysQuiet(ctx) // a person types (attach --rw): after them
 		if t.request && !t.last && !s.prof.TurnEnded(s.screen()) {
 			// The turn the monitor saw end has not (a submission was in
 			// flight, or the CLI is at work): put the request off.

@@ -100,12 +100,21 @@ const maxSunPath = 107
 // that fits in sun_path, else $XDG_RUNTIME_DIR (or the temp dir)
 // /warden-UID/HASH.sock, HASH being the first 16 hex digits of the SHA-256
 // of the absolute state dir.
-func (l Layout) HookSocket() string {
+func (l Layout) HookSocket() string { return l.socket("hooks.sock", ".sock") }
+
+// ControlSocket is where the running team takes commands (warden ps,
+// attach, send, …): STATE/control.sock, or, when that path is too long for a
+// socket, HASH.control.sock beside the hook socket's fallback.
+func (l Layout) ControlSocket() string { return l.socket("control.sock", ".control.sock") }
+
+// socket is STATE/name when it fits in sun_path, else the short fallback
+// $XDG_RUNTIME_DIR (or the temp dir)/warden-UID/HASH+suffix.
+func (l Layout) socket(name, suffix string) string {
 	abs, err := filepath.Abs(l.Root)
 	if err != nil {
 		abs = l.Root
 	}
-	p := filepath.Join(abs, "hooks.sock")
+	p := filepath.Join(abs, name)
 	if len(p) <= maxSunPath {
 		return p
 	}
@@ -117,5 +126,5 @@ func (l Layout) HookSocket() string {
 	if len(base) > 60 {
 		base = "/tmp"
 	}
-	return filepath.Join(base, "warden-"+strconv.Itoa(os.Getuid()), hex.EncodeToString(sum[:8])+".sock")
+	return filepath.Join(base, "warden-"+strconv.Itoa(os.Getuid()), hex.EncodeToString(sum[:8])+suffix)
 }

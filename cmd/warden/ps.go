@@ -1,0 +1,193 @@
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/wardenhq/warden/protocol"
+	"github.com/wardenhq/warden/supervisor/control"
+	"github.com/wardenhq/warden/supervisor/state"
+)
+
+// teamArgs resolves the team of a command that talks to a running warden:
+// TEAM.toml as the first argument (a name ending in .toml), --state-dir
+// DIR, or with neither the current directory's team (findTeam, as status
+// and replay); it returns the state dir and the other arguments.
+func teamArgs(fs *flag.FlagSet, args []string, stateDir *string, usage string) (string, []string, error) {
+	pos, err := parseArgs(fs, args)
+	if err != nil {
+		return "", nil, err
+	}
+	if *stateDir != "" {
+		return *stateDir, pos, nil
+	}
+	if len(pos) > 0 && strings.HasSuffix(strings.ToLower(pos[0]), ".toml") {
+		team, err := loadTeam(pos[0])
+		if err != nil {
+			return "", nil, err
+		}
+		return team.StateDir, pos[1:], nil
+	}
+	dir, _, err := findTeam()
+	if err != nil {
+		return "", nil, usageError("%v\n%s", err, usage)
+	}
+	return dir, pos, nil
+}
+
+// clientError is a control socket's error as warden's exit 1, with its
+// message (every operating command says clearly when no warden runs).
+func clientError(err error) error {
+	if err == nil {
+		return nil
+	}
+	return &exitError{code: 1, err: err}
+}
+
+// cmdPS lists the running team's agents and tasks over its control socket.
+func cmdPS(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("ps", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	stateDir := fs.String("state-dir", "", "the team's state directory (instead of TEAM.toml)")
+	asJSON := fs.Bool("json", false, "print JSON")
+	const usage = "usage: warden ps [TEAM.toml | --state-dir DIR] [--json]"
+	dir, rest, err := teamArgs(fs, args, stateDir, usage)
+	if err != nil {
+		return err
+	}
+	if len(rest) != 0 {
+		return usageError("%s", usage)
+	}
+	ps, err := control.NewClient(dir).PS()
+	if err != nil {
+		return clientError(err)
+	}
+	if *asJSON {
+		b, err := json.MarshalIndent(ps, "", "  ")
+		if err != nil {
+			return fmt.Errorf("ps: %w", err)
+		}
+		_, err = stdout.Write(append(escapeC1(b), '\n'))
+		return err
+	}
+	renderPS(stdout, ps)
+	return nil
+}
+
+// renderPS prints the agents and tasks as tables.
+func renderPS(w io.Writer, ps *control.PS) {
+	now := ps.Now
+	stopping := ""
+	if ps.Stopping {
+		stopping = ", stopping"
+	}
+	fmt.Fprintf(w, "team %s: warden pid %d, up %s%s\n\n", ps.Team, ps.Pid, age(now, ps.StartedAt), stopping)
+	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "AGENT\tSTATE\tTASK\tATTEMPT\tPID\tUPTIME\tLAST CHECKPOINT\tNEXT REQUEST")
+	for _, a := range ps.Agents {
+		pid, up := "-", "-"
+		if !a.SessionStarted.IsZero() {
+			pid, up = fmt.Sprint(a.Pid), age(now, a.SessionStarted)
+		}
+		last := "-"
+		if !a.LastCheckpoint.IsZero() {
+			last = age(now, a.LastCheckpoint) + " ago"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\n", a.Name, a.State, dash(a.Task), a.Attempt, pid, up, last, nextRequest(now, a))
+	}
+	tw.Flush()
+	for _, a := range ps.Agents {
+		if a.State == state.Waiting && a.Dialog != "" {
+			fmt.Fprintf(w, "\n%s waits on a dialog:\n", a.Name)
+			for _, l := range strings.Split(strings.TrimRight(a.Dialog, "\n"), "\n") {
+				fmt.Fprintf(w, "  | %s\n", protocol.Plain(l))
+			}
+		}
+	}
+	if len(ps.Tasks) == 0 {
+		return
+	}
+	fmt.Fprintln(w)
+	tw = tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "TASK\tSTATE\tOWNER\tATTEMPT\tPROGRESS\tBLOCKED BY\tLAST DONE")
+	for _, t := range ps.Tasks {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d%%\t%s\t%s\n", t.ID, t.State, dash(t.Owner), t.Attempt, t.Progress,
+			dash(strings.Join(t.BlockedBy, ",")), dash(clip(protocol.Plain(t.LastDone), 50)))
+	}
+	tw.Flush()
+}
+
+// nextRequest says when the agent's next checkpoint request is due, or
+// that one awaits its answer.
+func nextRequest(now time.Time, a control.Agent) string {
+	switch {
+	case a.State == state.Waiting:
+		return "none while it waits"
+	case !a.RequestedAt.IsZero():
+		return "asked " + age(now, a.RequestedAt) + " ago"
+	case a.NextRequest.IsZero():
+		return "-"
+	case !a.NextRequest.After(now):
+		return "due now"
+	}
+	return "in " + age(a.NextRequest, now)
+}
+
+// age is the time from then to now, rounded for people.
+func age(now, then time.Time) string {
+	if then.IsZero() {
+		return "-"
+	}
+	d := now.Sub(then)
+	switch {
+	case d < time.Second:
+		return "0s"
+	case d < time.Minute:
+		d = d.Round(time.Second)
+	default:
+		d = d.Round(time.Minute)
+	}
+	return strings.TrimSuffix(strings.TrimSuffix(d.String(), "0s"), "0m")
+}
+
+func dash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func clip(s string, n int) string {
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
+}
+
+// cmdScreen prints an agent's screen as text.
+func cmdScreen(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("screen", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	stateDir := fs.String("state-dir", "", "the team's state directory (instead of TEAM.toml)")
+	const usage = "usage: warden screen [TEAM.toml | --state-dir DIR] AGENT"
+	dir, rest, err := teamArgs(fs, args, stateDir, usage)
+	if err != nil {
+		return err
+	}
+	if len(rest) != 1 {
+		return usageError("%s", usage)
+	}
+	scr, err := control.NewClient(dir).Screen(rest[0])
+	if err != nil {
+		return clientError(err)
+	}
+	for _, r := range scr.Rows {
+		fmt.Fprintln(stdout, protocol.Plain(r)) // an agent's text never reaches your terminal as escapes
+	}
+	return nil
+}

@@ -1,0 +1,253 @@
+package control
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/wardenhq/warden/internal/unixsock"
+	"github.com/wardenhq/warden/supervisor/session"
+)
+
+const (
+	// maxRequest bounds a request line (a send's text).
+	maxRequest = 1 << 20
+	// maxConns bounds the connections served at once.
+	maxConns = 64
+	// requestDeadline bounds the wait for a connection's request line.
+	requestDeadline = 5 * time.Second
+	// writeDeadline bounds one write to a client: a viewer that stops
+	// reading is dropped, never waited on.
+	writeDeadline = 5 * time.Second
+	// defaultSendWait and maxSendWait bound a send's wait for a turn boundary.
+	defaultSendWait = 5 * time.Minute
+	maxSendWait     = time.Hour
+	// restartWait bounds warden restart's wait for the new session.
+	restartWait = 10 * time.Minute
+)
+
+// Team is what the control socket needs of the running team.
+type Team interface {
+	PS() PS
+	Screen(agent string) (*Screen, error)
+	// Viewer attaches to the agent's running session; ErrNoSession when it
+	// has none now.
+	Viewer(agent string) (*session.Viewer, error)
+	Keys(agent string, p []byte) error
+	Send(ctx context.Context, agent, text string, force bool) (session.SendResult, error)
+	// Restart asks for a last checkpoint and a new session, and returns
+	// once that session runs.
+	Restart(ctx context.Context, agent string) (*Restarted, error)
+	// Stop asks for a team checkpoint, then exit; now skips the last
+	// checkpoint requests.
+	Stop(now bool)
+	// Emit writes an event (a person's action) to the event log.
+	Emit(name, agent string, kv ...any)
+}
+
+// allowedUID is the only user whose processes may connect: warden's own.
+var allowedUID = os.Getuid
+
+// ErrNoSession: the agent exists but has no running session now.
+var ErrNoSession = errors.New("no running session")
+
+// Server serves the control socket.
+type Server struct {
+	log    hclog.Logger
+	team   Team
+	hub    *Hub
+	ln     *net.UnixListener
+	path   string
+	ctx    context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+	slots  chan struct{}
+
+	mu    sync.Mutex
+	conns map[net.Conn]struct{}
+}
+
+// Listen serves the control socket at path (state.Layout.ControlSocket):
+// 0600, a stale socket replaced, a live one refused.
+func Listen(logger hclog.Logger, path string, team Team, hub *Hub) (*Server, error) {
+	ln, err := unixsock.Listen(path)
+	if err != nil {
+		return nil, fmt.Errorf("control socket: %w", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	s := &Server{log: logger.Named("control"), team: team, hub: hub, ln: ln, path: path, ctx: ctx, cancel: cancel,
+		slots: make(chan struct{}, maxConns), conns: map[net.Conn]struct{}{}}
+	s.wg.Add(1)
+	go s.accept()
+	s.log.Debug("listening", "socket", path)
+	return s, nil
+}
+
+// Path is the socket's path.
+func (s *Server) Path() string { return s.path }
+
+// Close stops serving: streams end (attach viewers are told warden is
+// done, warden stop's callers see the end), the socket is removed.
+func (s *Server) Close() {
+	s.cancel()
+	s.ln.Close()
+	done := make(chan struct{})
+	go func() {
+		s.wg.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+		return
+	case <-time.After(time.Second):
+	}
+	s.mu.Lock()
+	for c := range s.conns {
+		c.Close()
+	}
+	s.mu.Unlock()
+	<-done
+}
+
+func (s *Server) accept() {
+	defer s.wg.Done()
+	for {
+		c, err := s.ln.AcceptUnix()
+		if err != nil {
+			if s.ctx.Err() != nil {
+				return
+			}
+			s.log.Warn("accept failed", "error", err)
+			time.Sleep(10 * time.Millisecond)
+			continue
+		}
+		if p := unixsock.PeerOf(c); !p.Known || p.Uid != allowedUID() {
+			s.log.Warn("control connection refused: not warden's user", "uid", p.Uid, "pid", p.Pid)
+			reply(c, Response{Error: fmt.Sprintf("refused: uid %d is not warden's", p.Uid)})
+			c.Close()
+			continue
+		}
+		select {
+		case s.slots <- struct{}{}:
+		default:
+			reply(c, Response{Error: "too many control connections at once"})
+			c.Close()
+			continue
+		}
+		s.track(c, true)
+		s.wg.Add(1)
+		go func() {
+			defer s.wg.Done()
+			defer func() { <-s.slots }()
+			defer s.track(c, false)
+			defer c.Close()
+			s.serve(c)
+		}()
+	}
+}
+
+func (s *Server) track(c net.Conn, on bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if on {
+		s.conns[c] = struct{}{}
+	} else {
+		delete(s.conns, c)
+	}
+}
+
+// serve reads one request and answers it.
+func (s *Server) serve(c *net.UnixConn) {
+	_ = c.SetReadDeadline(time.Now().Add(requestDeadline))
+	br := bufio.NewReaderSize(io.LimitReader(c, maxRequest), 64<<10)
+	line, err := br.ReadBytes('\n')
+	if err != nil && len(line) == 0 {
+		return
+	}
+	_ = c.SetReadDeadline(time.Time{})
+	var req Request
+	if err := json.Unmarshal(line, &req); err != nil {
+		reply(c, Response{Error: "bad request: " + err.Error()})
+		return
+	}
+	s.log.Debug("request", "cmd", req.Cmd, "agent", req.Agent)
+	switch req.Cmd {
+	case CmdPS:
+		ps := s.team.PS()
+		reply(c, Response{OK: true, PS: &ps})
+	case CmdScreen:
+		scr, err := s.team.Screen(req.Agent)
+		reply(c, answer(Response{Screen: scr}, err))
+	case CmdSend:
+		wait := req.Wait
+		switch {
+		case wait <= 0:
+			wait = defaultSendWait
+		case wait > maxSendWait:
+			wait = maxSendWait
+		}
+		ctx, cancel := s.untilGone(c, br, wait)
+		defer cancel()
+		res, err := s.team.Send(ctx, req.Agent, req.Text, req.Force)
+		reply(c, answer(Response{Send: &res}, err))
+	case CmdRestart:
+		ctx, cancel := s.untilGone(c, br, restartWait)
+		defer cancel()
+		r, err := s.team.Restart(ctx, req.Agent)
+		reply(c, answer(Response{Restart: r}, err))
+	case CmdStop:
+		s.log.Info("stop asked for over the control socket", "now", req.Now)
+		s.team.Stop(req.Now)
+		if reply(c, Response{OK: true}) == nil {
+			<-s.ctx.Done() // the caller waits until warden is done
+		}
+	case CmdAttach:
+		s.attach(c, br, req)
+	case CmdWatch:
+		s.watch(c, br, req)
+	default:
+		reply(c, Response{Error: fmt.Sprintf("unknown command %q", req.Cmd)})
+	}
+}
+
+// untilGone is a context that ends after d, when the client hangs up, or
+// when the server closes.
+func (s *Server) untilGone(c net.Conn, br *bufio.Reader, d time.Duration) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithTimeout(s.ctx, d)
+	go func() {
+		_, _ = br.ReadByte() // the client sends nothing more: this returns when it hangs up
+		cancel()
+	}()
+	return ctx, func() {
+		cancel()
+		_ = c.SetReadDeadline(time.Now()) // ends the reader above
+	}
+}
+
+func answer(r Response, err error) Response {
+	if err != nil {
+		return Response{Error: err.Error()}
+	}
+	r.OK = true
+	return r
+}
+
+// reply writes one response line.
+func reply(c net.Conn, r Response) error {
+	b, err := json.Marshal(r)
+	if err != nil {
+		b, _ = json.Marshal(Response{Error: "encode: " + err.Error()})
+	}
+	_ = c.SetWriteDeadline(time.Now().Add(writeDeadline))
+	_, err = c.Write(append(b, '\n'))
+	return err
+}

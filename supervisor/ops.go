@@ -1,0 +1,207 @@
+package supervisor
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/wardenhq/warden/protocol"
+	"github.com/wardenhq/warden/supervisor/agent"
+	"github.com/wardenhq/warden/supervisor/control"
+	"github.com/wardenhq/warden/supervisor/event"
+	"github.com/wardenhq/warden/supervisor/session"
+	"github.com/wardenhq/warden/supervisor/state"
+)
+
+// eventsKept is how many recent events the page gets when it connects.
+const eventsKept = 200
+
+// startControl serves the team's control socket (warden ps, screen,
+// attach, send, restart, stop, the page); it returns the function that
+// stops it.
+func (t *Team) startControl() func() {
+	srv, err := control.Listen(t.log, t.dir.ControlSocket(), controlTeam{t}, t.hub)
+	if err != nil {
+		t.log.Warn("control socket not listening: warden ps, attach, send, restart and stop cannot reach this team", "error", err)
+		return func() {}
+	}
+	return srv.Close
+}
+
+// controlTeam is the team as the control socket sees it.
+type controlTeam struct{ t *Team }
+
+// PS is the team's agents and tasks now.
+func (c controlTeam) PS() control.PS {
+	t := c.t
+	root, _ := filepath.Abs(t.dir.Root)
+	ps := control.PS{Team: t.cfg.Name, Pid: os.Getpid(), StateDir: root, StartedAt: t.startedAt, Now: t.clock.Now(),
+		Tasks: t.queue.Snapshot()}
+	if g := t.currentGen(); g != nil {
+		ps.Stopping = g.IsStopping()
+	}
+	for _, a := range t.agents {
+		ps.Agents = append(ps.Agents, agentInfo(a))
+	}
+	sort.Slice(ps.Agents, func(i, j int) bool { return ps.Agents[i].Name < ps.Agents[j].Name })
+	return ps
+}
+
+func agentInfo(a *agent.Agent) control.Agent {
+	info := control.Agent{AgentStatus: a.Status(), Profile: a.Config().Profile}
+	if s := a.Session(); s != nil {
+		info.SessionStarted = s.Started()
+		info.NextRequest, info.RequestedAt = s.Due()
+		info.Viewers, info.OutputSeq = s.Viewers(), s.OutputSeq()
+	}
+	if cp := a.LastRecord(); cp != nil {
+		info.Checkpoint = &control.Checkpoint{ID: cp.CheckpointID, Task: cp.TaskID, Status: cp.Status,
+			Progress: cp.ProgressPercent, Completed: cp.Completed, Remaining: cp.Remaining, Blockers: cp.Blockers, At: cp.UpdatedAt}
+	}
+	return info
+}
+
+// session is the running session of the agent called name.
+func (c controlTeam) session(name string) (*session.Session, error) {
+	a := c.t.agentNamed(name)
+	if a == nil {
+		names := make([]string, 0, len(c.t.agents))
+		for _, a := range c.t.agents {
+			names = append(names, a.Name())
+		}
+		return nil, fmt.Errorf("no agent named %q in team %s (agents: %s)", name, c.t.cfg.Name, strings.Join(names, ", "))
+	}
+	s := a.Session()
+	if s == nil {
+		return nil, fmt.Errorf("agent %s has %w now (it is %s)", name, control.ErrNoSession, a.Status().State)
+	}
+	return s, nil
+}
+
+func (c controlTeam) Screen(name string) (*control.Screen, error) {
+	s, err := c.session(name)
+	if err != nil {
+		return nil, err
+	}
+	seq := s.OutputSeq()
+	rows, err := s.Screen()
+	if err != nil {
+		return nil, fmt.Errorf("screen of %s: %w", name, err)
+	}
+	return &control.Screen{Agent: name, Rows: rows, Plain: s.Plain(), Seq: seq}, nil
+}
+
+func (c controlTeam) Viewer(name string) (*session.Viewer, error) {
+	s, err := c.session(name)
+	if err != nil {
+		return nil, err
+	}
+	v, err := s.Attach()
+	if err != nil {
+		return nil, fmt.Errorf("agent %s has %w now (%v)", name, control.ErrNoSession, err)
+	}
+	return v, nil
+}
+
+func (c controlTeam) Keys(name string, p []byte) error {
+	s, err := c.session(name)
+	if err != nil {
+		return err
+	}
+	return s.Keys(p)
+}
+
+func (c controlTeam) Send(ctx context.Context, name, text string, force bool) (session.SendResult, error) {
+	s, err := c.session(name)
+	if err != nil {
+		return session.SendResult{}, err
+	}
+	return s.Send(ctx, text, force), nil
+}
+
+// Restart asks the agent for a last checkpoint and a new session from it,
+// and waits until that session runs.
+func (c controlTeam) Restart(ctx context.Context, name string) (*control.Restarted, error) {
+	old, err := c.session(name)
+	if err != nil {
+		return nil, err
+	}
+	a := c.t.agentNamed(name)
+	if err := a.Restart(); err != nil {
+		return nil, err
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			return nil, fmt.Errorf("%s: no new session yet (%w)", name, ctx.Err())
+		case <-time.After(50 * time.Millisecond):
+		}
+		if s := a.Session(); s != nil && s != old {
+			r := &control.Restarted{Agent: name, Pid: s.Pid(), Session: s.ID()}
+			if cp := a.LastRecord(); cp != nil {
+				r.Checkpoint = cp.CheckpointID
+			}
+			return r, nil
+		}
+		switch st := a.Status(); st.State {
+		case state.Idle, state.Exited, state.Failed, state.Stopped:
+			return nil, fmt.Errorf("%s did not start again: it is %s (%s)", name, st.State, st.Reason)
+		}
+	}
+}
+
+// Stop asks for a team checkpoint and exit (warden stop); now skips the
+// last checkpoint requests.
+func (c controlTeam) Stop(now bool) {
+	t := c.t
+	t.events.Emit(event.StopRequested, "", "", "now", now)
+	if t.finished.Load() {
+		return
+	}
+	t.userStop.Store(true)
+	if now {
+		select {
+		case t.hurry <- struct{}{}:
+		default:
+		}
+	}
+	t.trigger(trigger{source: "control", cause: protocol.CauseUserInterrupt, reason: "stopped by the user (warden stop)", now: now})
+}
+
+func (c controlTeam) Emit(name, agentName string, kv ...any) {
+	c.t.events.Emit(name, agentName, "", kv...)
+}
+
+// tailLines returns up to n last lines of the file at path (events.jsonl).
+func tailLines(path string, n int) [][]byte {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	const window = 256 << 10
+	if st, err := f.Stat(); err == nil && st.Size() > window {
+		_, _ = f.Seek(st.Size()-window, io.SeekStart)
+	}
+	b, _ := io.ReadAll(io.LimitReader(f, window))
+	lines := bytes.Split(bytes.TrimRight(b, "\n"), []byte("\n"))
+	if len(lines) > 0 && len(b) == window {
+		lines = lines[1:] // the first one is cut
+	}
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	var out [][]byte
+	for _, l := range lines {
+		if len(bytes.TrimSpace(l)) > 0 {
+			out = append(out, l)
+		}
+	}
+	return out
+}

@@ -1,0 +1,213 @@
+package session
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/wardenhq/warden/protocol"
+	"github.com/wardenhq/warden/protocol/profile"
+	"github.com/wardenhq/warden/supervisor/event"
+)
+
+// What became of a text a person sent (warden send).
+const (
+	Submitted         = "submitted"           // the CLI took it: a turn started, or the input box emptied
+	TypedNotSubmitted = "typed_not_submitted" // typed, but no turn started (it may sit in the input box)
+	Refused           = "refused"             // nothing typed
+)
+
+// keysQuiet is how long after a person's last keystroke (attach --rw)
+// warden's own typing waits.
+const keysQuiet = 2 * time.Second
+
+// SendResult is what became of a text, and why.
+type SendResult struct {
+	Outcome string `json:"outcome"`
+	Reason  string `json:"reason,omitempty"`
+}
+
+// Keys writes a person's keystrokes (attach --rw) to the agent, never
+// inside one of warden's submissions; warden's own typing waits until they
+// pause for keysQuiet.
+func (s *Session) Keys(p []byte) error {
+	select {
+	case <-s.ended:
+		return ErrEnded
+	default:
+	}
+	s.lastKeys.Store(time.Now().UnixNano())
+	s.inputMu.Lock()
+	defer s.inputMu.Unlock()
+	_, err := s.proc.Write(p)
+	return err
+}
+
+// waitKeysQuiet holds warden's typing while a person types.
+func (s *Session) waitKeysQuiet(ctx context.Context) {
+	for {
+		left := keysQuiet - time.Since(time.Unix(0, s.lastKeys.Load()))
+		if left <= 0 {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(left):
+		}
+	}
+}
+
+// userText is a person's text in the typist's queue.
+type userText struct {
+	ctx    context.Context // the caller's: it stops waiting
+	force  bool
+	result chan SendResult
+}
+
+// Send types text for a person (warden send) with the profile's verified
+// submit, at the next turn boundary: a TUI's screen shows its turn ended
+// with an empty input box, a plain agent's output has been quiet for its
+// turn_quiet. It goes through warden's own typing queue, so that warden's
+// requests wait behind it. Into a dialog it is refused, unless force: then
+// the text and Enter are typed as they are (a person answering the
+// dialog). It waits until ctx ends for the boundary. A text_sent event says
+// what happened.
+func (s *Session) Send(ctx context.Context, text string, force bool) SendResult {
+	res := s.send(ctx, text, force)
+	if res.Outcome == Refused && res.Reason == "" {
+		res.Reason = "no turn boundary before the wait ended"
+		select {
+		case <-s.ended:
+			res.Reason = ErrEnded.Error()
+		default:
+		}
+	}
+	s.log.Info("text sent by a person", "outcome", res.Outcome, "reason", res.Reason, "bytes", len(text), "force", force)
+	s.r.Event(event.TextSent, "outcome", res.Outcome, "reason", res.Reason, "bytes", len(text),
+		"force", force, "text", preview(text), "session_id", s.id)
+	return res
+}
+
+func (s *Session) send(ctx context.Context, text string, force bool) SendResult {
+	if s.waitingFlag.Load() {
+		if !force {
+			return s.refuseDialog()
+		}
+		return s.typeIntoDialog(ctx, text) // warden's own queue waits for the dialog to go
+	}
+	u := &userText{ctx: ctx, force: force, result: make(chan SendResult, 1)}
+	select {
+	case s.typing <- typed{text: text, user: u}:
+	case <-ctx.Done():
+		return SendResult{Outcome: Refused}
+	case <-s.ended:
+		return SendResult{Outcome: Refused}
+	}
+	select {
+	case r := <-u.result:
+		if r.Outcome == Refused && r.Reason == "" && s.waitingFlag.Load() {
+			return s.refuseDialog() // a dialog came up while it waited for the turn to end
+		}
+		return r
+	case <-s.ended:
+		return SendResult{Outcome: Refused}
+	}
+}
+
+func (s *Session) refuseDialog() SendResult {
+	return SendResult{Outcome: Refused, Reason: "the agent waits on a dialog (" + firstLine(s.dialogText()) +
+		"): answer it with warden attach --rw, or warden send --force"}
+}
+
+// deliverUser (the typist) types a person's text at the next turn
+// boundary; ctx is the typist's.
+func (s *Session) deliverUser(ctx context.Context, t typed) SendResult {
+	u := t.user
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	stop := context.AfterFunc(u.ctx, cancel)
+	defer stop()
+	for {
+		if ctx.Err() != nil {
+			return SendResult{Outcome: Refused}
+		}
+		if s.waitingFlag.Load() {
+			if !u.force {
+				return s.refuseDialog()
+			}
+			return s.typeIntoDialog(ctx, t.text)
+		}
+		s.waitKeysQuiet(ctx)
+		if !s.atTurnBoundary() {
+			select {
+			case <-ctx.Done():
+			case <-time.After(50 * time.Millisecond):
+			}
+			continue
+		}
+		s.inputMu.Lock()
+		s.reader.Typed(t.text)
+		s.typedNow(len(t.text))
+		err := s.prof.Submit(ctx, s.proc, s.screen, t.text)
+		s.inputMu.Unlock()
+		return sendResult(err)
+	}
+}
+
+// atTurnBoundary reports whether the agent is between turns: the screen
+// says so (TUIs), or a plain agent has been quiet for its turn_quiet.
+func (s *Session) atTurnBoundary() bool {
+	if s.prof.Mode == protocol.ModeLines {
+		last := s.lastOut.Load()
+		return last == 0 || time.Since(time.Unix(0, last)) >= s.prof.TurnQuiet
+	}
+	return s.prof.TurnEnded(s.screen())
+}
+
+func sendResult(err error) SendResult {
+	switch {
+	case err == nil:
+		return SendResult{Outcome: Submitted}
+	case errors.Is(err, profile.ErrNotSubmitted):
+		return SendResult{Outcome: TypedNotSubmitted, Reason: "Enter was pressed but no turn started; the text may sit in the input box"}
+	case errors.Is(err, profile.ErrDialogTyped):
+		return SendResult{Outcome: TypedNotSubmitted, Reason: "a dialog came up before Enter; the text stays in the input box"}
+	case errors.Is(err, profile.ErrDialog):
+		return SendResult{Outcome: Refused, Reason: "a dialog waits for a choice"}
+	case errors.Is(err, profile.ErrDraft):
+		return SendResult{Outcome: Refused, Reason: "the input box holds a draft: " + err.Error()}
+	default:
+		return SendResult{Outcome: Refused, Reason: err.Error()}
+	}
+}
+
+// typeIntoDialog types text and Enter into the dialog the agent waits on
+// (warden send --force): submitted once the dialog is gone.
+func (s *Session) typeIntoDialog(ctx context.Context, text string) SendResult {
+	s.inputMu.Lock()
+	s.typedNow(len(text))
+	_, err := s.proc.Write([]byte(profile.Sanitize(text) + "\r"))
+	s.inputMu.Unlock()
+	if err != nil {
+		return SendResult{Outcome: Refused, Reason: fmt.Sprintf("write to the agent: %v", err)}
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for s.waitingFlag.Load() {
+		if time.Now().After(deadline) || ctx.Err() != nil {
+			return SendResult{Outcome: TypedNotSubmitted, Reason: "typed into the dialog, which is still up"}
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	return SendResult{Outcome: Submitted, Reason: "typed into the dialog, which is gone"}
+}
+
+// preview is the start of a text, for the event log.
+func preview(text string) string {
+	r := []rune(text)
+	if len(r) > 200 {
+		return string(r[:200]) + "…"
+	}
+	return text
+}

@@ -1,0 +1,199 @@
+package webpage
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/wardenhq/warden/supervisor/control"
+	"github.com/wardenhq/warden/supervisor/session"
+	"github.com/wardenhq/warden/supervisor/state"
+)
+
+type fakeTeam struct{}
+
+func (fakeTeam) PS() control.PS {
+	return control.PS{Team: "fake", Pid: 42, Agents: []control.Agent{{AgentStatus: state.AgentStatus{Name: "a", State: state.Running}}}}
+}
+func (fakeTeam) Screen(string) (*control.Screen, error) {
+	return &control.Screen{Agent: "a", Rows: []string{"hi"}}, nil
+}
+func (fakeTeam) Viewer(string) (*session.Viewer, error) { return nil, errors.New("no") }
+func (fakeTeam) Keys(string, []byte) error              { return nil }
+func (fakeTeam) Restart(context.Context, string) (*control.Restarted, error) {
+	return nil, errors.New("no")
+}
+func (fakeTeam) Stop(bool)                   {}
+func (fakeTeam) Emit(string, string, ...any) {}
+func (fakeTeam) Send(context.Context, string, string, bool) (session.SendResult, error) {
+	return session.SendResult{}, nil
+}
+
+// serve starts the page for the state dir root on addr; stop ends it.
+func serve(t *testing.T, addr, token, root string) (*Server, func()) {
+	t.Helper()
+	srv, err := Listen(Options{Addr: addr, Token: token, Client: control.NewClient(root), Log: hclog.NewNullLogger()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { srv.Serve(ctx); close(done) }()
+	return srv, func() { cancel(); <-done }
+}
+
+func get(t *testing.T, url string, header map[string]string) (*http.Response, string) {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodGet, url, nil)
+	for k, v := range header {
+		if k == "Host" {
+			req.Host = v
+		} else {
+			req.Header.Set(k, v)
+		}
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp, string(b)
+}
+
+// Off loopback the page needs a token, on every request: ?token= (which
+// sets a cookie), the cookie, or Authorization: Bearer.
+func TestTokenOffLoopback(t *testing.T) {
+	if _, err := Listen(Options{Addr: "0.0.0.0:0", Client: control.NewClient(t.TempDir()), Log: hclog.NewNullLogger()}); err == nil {
+		t.Fatal("a non-loopback address without a token was served")
+	}
+	root := t.TempDir()
+	srv, stop := serve(t, "0.0.0.0:0", "s3cret", root)
+	defer stop()
+	port := srv.Addr()[strings.LastIndex(srv.Addr(), ":"):]
+	base := "http://127.0.0.1" + port
+	for _, path := range []string{"/", "/api/ps", "/app.js", "/api/events"} {
+		if resp, _ := get(t, base+path, nil); resp.StatusCode != http.StatusUnauthorized {
+			t.Errorf("%s without the token: %s", path, resp.Status)
+		}
+		if resp, _ := get(t, base+path+"?token=wrong", nil); resp.StatusCode != http.StatusUnauthorized {
+			t.Errorf("%s with a wrong token: %s", path, resp.Status)
+		}
+	}
+	resp, body := get(t, base+"/?token=s3cret", nil)
+	if resp.StatusCode != 200 || !strings.Contains(body, "<title>warden</title>") {
+		t.Fatalf("the page with its token: %s", resp.Status)
+	}
+	var cookie string
+	for _, c := range resp.Cookies() {
+		if c.Name == "warden_token" && c.HttpOnly {
+			cookie = c.Name + "=" + c.Value
+		}
+	}
+	if resp, _ := get(t, base+"/app.js", map[string]string{"Cookie": cookie}); cookie == "" || resp.StatusCode != 200 {
+		t.Errorf("with the page's cookie %q: %s", cookie, resp.Status)
+	}
+	resp, body = get(t, base+"/healthz", map[string]string{"Authorization": "Bearer s3cret"})
+	if resp.StatusCode != http.StatusServiceUnavailable || !strings.Contains(body, `"status":"not_running"`) || !strings.Contains(body, `"error"`) {
+		t.Errorf("/healthz with no warden: %s %s", resp.Status, body)
+	}
+	// A scheduler's probe carries no token: the status alone, nothing else.
+	resp, body = get(t, base+"/healthz", nil)
+	if resp.StatusCode != http.StatusServiceUnavailable || strings.TrimSpace(body) != `{"status":"not_running"}` {
+		t.Errorf("/healthz without the token, no warden: %s %s", resp.Status, body)
+	}
+	ctl, err := control.Listen(hclog.NewNullLogger(), state.NewLayout(root).ControlSocket(), fakeTeam{}, control.NewHub(10))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ctl.Close()
+	resp, body = get(t, base+"/healthz?token=wrong", nil)
+	if resp.StatusCode != http.StatusOK || strings.TrimSpace(body) != `{"status":"running"}` {
+		t.Errorf("/healthz without the token, warden running: %s %s; want 200 and the status alone", resp.Status, body)
+	}
+	resp, body = get(t, base+"/healthz", map[string]string{"Authorization": "Bearer s3cret"})
+	if resp.StatusCode != http.StatusOK || !strings.Contains(body, `"pid":42`) {
+		t.Errorf("/healthz with the token, warden running: %s %s; want the team's state", resp.Status, body)
+	}
+	if !strings.Contains(srv.URL(), "?token=s3cret") {
+		t.Errorf("URL %s", srv.URL())
+	}
+}
+
+// On loopback without a token, only loopback Host names are answered: a
+// page elsewhere whose name resolves to 127.0.0.1 cannot read this one.
+func TestLoopbackHostOnly(t *testing.T) {
+	srv, stop := serve(t, "127.0.0.1:0", "", t.TempDir())
+	defer stop()
+	if resp, _ := get(t, "http://"+srv.Addr()+"/", nil); resp.StatusCode != 200 {
+		t.Errorf("loopback: %s", resp.Status)
+	}
+	if resp, _ := get(t, "http://"+srv.Addr()+"/", map[string]string{"Host": "localhost:1"}); resp.StatusCode != 200 {
+		t.Errorf("localhost: %s", resp.Status)
+	}
+	if resp, _ := get(t, "http://"+srv.Addr()+"/", map[string]string{"Host": "evil.example:80"}); resp.StatusCode != http.StatusForbidden {
+		t.Errorf("Host evil.example: %s", resp.Status)
+	}
+	for _, addr := range []string{"127.0.0.1:7777", "localhost:7777", "[::1]:7777"} {
+		if !Loopback(addr) {
+			t.Errorf("%s is loopback", addr)
+		}
+	}
+	for _, addr := range []string{":7777", "0.0.0.0:7777", "10.0.0.1:7777", "example.com:80"} {
+		if Loopback(addr) {
+			t.Errorf("%s is not loopback", addr)
+		}
+	}
+}
+
+// /healthz: 200 with the team's state while a warden answers, 503 when
+// not; /api/events streams the state at once.
+func TestHealthzAndEvents(t *testing.T) {
+	root := t.TempDir()
+	srv, stop := serve(t, "127.0.0.1:0", "", root)
+	defer stop()
+	if resp, _ := get(t, "http://"+srv.Addr()+"/healthz", nil); resp.StatusCode != http.StatusServiceUnavailable {
+		t.Errorf("/healthz with no warden: %s", resp.Status)
+	}
+	ctl, err := control.Listen(hclog.NewNullLogger(), state.NewLayout(root).ControlSocket(), fakeTeam{}, control.NewHub(10))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, body := get(t, "http://"+srv.Addr()+"/healthz", nil)
+	var h Health
+	if json.Unmarshal([]byte(body), &h); resp.StatusCode != 200 || h.Status != "running" || h.Team == nil || h.Team.Pid != 42 {
+		t.Errorf("/healthz with a warden: %s %s", resp.Status, body)
+	}
+	r, err := http.Get("http://" + srv.Addr() + "/api/events")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(r.Body)
+		for sc.Scan() {
+			if sc.Text() == "event: ps" {
+				got <- sc.Text()
+				return
+			}
+		}
+	}()
+	select {
+	case <-got:
+	case <-time.After(2 * time.Second):
+		t.Error("no ps event on /api/events within 2 s")
+	}
+	r.Body.Close()
+	ctl.Close()
+	if resp, _ := get(t, "http://"+srv.Addr()+"/healthz", nil); resp.StatusCode != http.StatusServiceUnavailable {
+		t.Errorf("/healthz after warden went: %s", resp.Status)
+	}
+}

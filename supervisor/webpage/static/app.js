@@ -1,0 +1,245 @@
+// The dashboard page: the team's state, events and screens arrive over
+// server-sent events (/api/events); everything is drawn with textContent,
+// never HTML from the team.
+"use strict";
+
+const S = { ps: null, skew: 0, screens: {}, events: [], seen: new Set(), cards: {}, down: "" };
+const $ = (id) => document.getElementById(id);
+const SVG = "http://www.w3.org/2000/svg";
+const MAX_EVENTS = 200;
+
+function el(tag, cls, text) {
+  const e = document.createElement(tag);
+  if (cls) e.className = cls;
+  if (text !== undefined) e.textContent = text;
+  return e;
+}
+
+// now is the team's clock, estimated from its last answer.
+function now() { return Date.now() - S.skew; }
+
+function dur(ms) {
+  if (!isFinite(ms)) return "-";
+  const s = Math.max(0, Math.round(ms / 1000));
+  if (s < 60) return s + "s";
+  const m = Math.round(s / 60);
+  if (m < 60) return m + "m";
+  return Math.floor(m / 60) + "h" + (m % 60 ? (m % 60) + "m" : "");
+}
+function ago(t) { return t ? dur(now() - Date.parse(t)) + " ago" : "never"; }
+function zero(t) { return !t || t.startsWith("0001-"); }
+
+let queued = false;
+function redraw() {
+  if (queued) return;
+  queued = true;
+  requestAnimationFrame(() => { queued = false; draw(); });
+}
+
+function draw() {
+  const ps = S.ps;
+  const conn = $("conn");
+  if (S.down || !ps) {
+    conn.textContent = S.down ? "no warden running" : "connecting";
+    conn.className = "pill down";
+    $("summary").textContent = S.down;
+  }
+  if (!ps) return;
+  $("team").textContent = ps.team;
+  document.title = "warden · " + ps.team;
+  if (!S.down) {
+    conn.textContent = ps.stopping ? "stopping" : "running";
+    conn.className = "pill " + (ps.stopping ? "stopping" : "running");
+    const done = ps.tasks.filter((t) => t.state === "complete").length;
+    $("summary").textContent = `pid ${ps.pid} · up ${dur(now() - Date.parse(ps.started_at))} · ` +
+      `${ps.agents.length} agents · tasks done ${done}/${ps.tasks.length}`;
+  }
+  const prog = ps.tasks.length ? ps.tasks.reduce((a, t) => a + (t.state === "complete" ? 100 : t.progress), 0) / ps.tasks.length : 0;
+  $("teambar").style.width = prog + "%";
+  drawAgents(ps);
+  drawGraph(ps.tasks);
+  drawEvents();
+}
+
+function card(name) {
+  let c = S.cards[name];
+  if (c) return c;
+  const root = el("article", "agent");
+  root.dataset.agent = name;
+  const top = el("div", "top");
+  c = { root, name: el("span", "name", name), state: el("span", "state"), meta: el("span", "meta"),
+    bar: el("div"), pct: el("span"), times: el("div", "times"), dialog: el("div", "dialog"),
+    done: el("ul"), left: el("ul"), screen: el("pre", "screen") };
+  top.append(c.name, c.state, c.meta);
+  const progress = el("div", "progress");
+  const bar = el("div", "bar");
+  bar.append(c.bar);
+  progress.append(bar, c.pct);
+  const lists = el("div", "lists");
+  const l1 = el("div"), l2 = el("div");
+  l1.append(el("h3", "", "Completed"), c.done);
+  l2.append(el("h3", "", "Remaining"), c.left);
+  lists.append(l1, l2);
+  root.append(top, progress, c.times, c.dialog, lists, c.screen);
+  c.progress = progress;
+  c.lists = lists;
+  S.cards[name] = c;
+  return c;
+}
+
+function fill(ul, items, last) {
+  ul.replaceChildren();
+  const list = items || [];
+  const shown = last ? list.slice(-3) : list.slice(0, 3);
+  for (const it of shown) ul.append(el("li", "", it));
+  if (!list.length) ul.append(el("li", "empty", "-"));
+}
+
+function drawAgents(ps) {
+  const box = $("agents");
+  const names = ps.agents.map((a) => a.name);
+  for (const n of Object.keys(S.cards)) if (!names.includes(n)) { S.cards[n].root.remove(); delete S.cards[n]; }
+  ps.agents.forEach((a, i) => {
+    const c = card(a.name);
+    if (box.children[i] !== c.root) box.insertBefore(c.root, box.children[i] || null);
+    c.root.classList.toggle("waiting", a.state === "waiting");
+    c.state.textContent = a.state;
+    c.state.className = "state " + a.state;
+    const bits = [];
+    if (a.task) bits.push("task " + a.task);
+    if (a.attempt) bits.push("attempt " + a.attempt);
+    if (a.pid && !zero(a.session_started)) bits.push("pid " + a.pid + " · up " + dur(now() - Date.parse(a.session_started)));
+    if (a.viewers) bits.push(a.viewers + " attached");
+    c.meta.textContent = bits.join(" · ");
+    const task = ps.tasks.find((t) => t.id === (a.task || (a.checkpoint && a.checkpoint.task_id)));
+    const cp = a.checkpoint;
+    const pct = cp ? cp.progress_percent : task ? task.progress : 0;
+    c.bar.style.width = pct + "%";
+    c.pct.textContent = pct + "%";
+    let next = "";
+    if (a.state === "waiting") next = "no requests while it waits";
+    else if (!zero(a.requested_at)) next = "request typed " + ago(a.requested_at) + ", awaiting the answer";
+    else if (!zero(a.next_request)) {
+      const left = Date.parse(a.next_request) - now();
+      next = left > 0 ? "next request in " + dur(left) : "next request due now";
+    }
+    c.times.textContent = "last checkpoint " + (zero(a.last_checkpoint) ? "never" : ago(a.last_checkpoint)) +
+      (cp ? " (" + cp.status + ")" : "") + (next ? " · " + next : "");
+    c.dialog.hidden = !(a.state === "waiting" && a.dialog);
+    c.dialog.textContent = a.dialog || "";
+    c.progress.hidden = c.lists.hidden = !task && !cp; // an agent without tasks
+    fill(c.done, cp && cp.completed, true);
+    fill(c.left, cp && cp.remaining, false);
+    const scr = S.screens[a.name];
+    const text = scr ? scr.rows.join("\n") : "(no screen: " + a.state + ")";
+    if (c.screen.textContent !== text) {
+      const pre = c.screen;
+      const atEnd = pre.scrollTop + pre.clientHeight >= pre.scrollHeight - 4;
+      pre.textContent = text;
+      if (atEnd || !pre.dataset.drawn) pre.scrollTop = pre.scrollHeight; // follow the newest lines
+      pre.dataset.drawn = "1";
+    }
+  });
+}
+
+const COLORS = { complete: "#22a06b", running: "#3b82f6", verifying: "#14b8a6", pending: "#6b7785",
+  blocked: "#e5a50a", failed: "#e5484d" };
+
+function drawGraph(tasks) {
+  const box = $("graph");
+  if (!tasks.length) { box.replaceChildren(el("span", "empty", "no tasks")); return; }
+  const byId = Object.fromEntries(tasks.map((t) => [t.id, t]));
+  const depth = {};
+  const deep = (id, seen) => {
+    if (depth[id] !== undefined) return depth[id];
+    if (seen.has(id) || !byId[id]) return 0;
+    seen.add(id);
+    const deps = byId[id].blocked_by || [];
+    return (depth[id] = deps.length ? 1 + Math.max(...deps.map((d) => deep(d, seen))) : 0);
+  };
+  const cols = [];
+  for (const t of tasks) (cols[deep(t.id, new Set())] ||= []).push(t);
+  const W = 170, H = 44, GX = 60, GY = 14, pos = {};
+  cols.forEach((col, x) => col.forEach((t, y) => { pos[t.id] = { x: 10 + x * (W + GX), y: 10 + y * (H + GY) }; }));
+  const svg = document.createElementNS(SVG, "svg");
+  svg.setAttribute("width", 20 + cols.length * (W + GX));
+  svg.setAttribute("height", 20 + Math.max(...cols.map((c) => c.length)) * (H + GY));
+  for (const t of tasks) for (const d of t.blocked_by || []) {
+    if (!pos[d]) continue;
+    const a = pos[d], b = pos[t.id];
+    const p = document.createElementNS(SVG, "path");
+    const x1 = a.x + W, y1 = a.y + H / 2, x2 = b.x, y2 = b.y + H / 2;
+    p.setAttribute("d", `M${x1},${y1} C${x1 + GX / 2},${y1} ${x2 - GX / 2},${y2} ${x2},${y2}`);
+    p.setAttribute("class", "edge");
+    svg.append(p);
+  }
+  for (const t of tasks) {
+    const { x, y } = pos[t.id];
+    const g = document.createElementNS(SVG, "g");
+    g.dataset.task = t.id;
+    const r = document.createElementNS(SVG, "rect");
+    r.setAttribute("x", x); r.setAttribute("y", y); r.setAttribute("width", W); r.setAttribute("height", H);
+    r.setAttribute("rx", 6); r.setAttribute("fill", COLORS[t.state] || "#6b7785");
+    const t1 = document.createElementNS(SVG, "text");
+    t1.setAttribute("x", x + 8); t1.setAttribute("y", y + 17);
+    t1.textContent = t.id + " · " + t.state;
+    const t2 = document.createElementNS(SVG, "text");
+    t2.setAttribute("x", x + 8); t2.setAttribute("y", y + 34);
+    t2.textContent = ((t.title || "").slice(0, 18)) + "  " + (t.state === "complete" ? 100 : t.progress) + "%" + (t.owner ? " " + t.owner : "");
+    const tip = document.createElementNS(SVG, "title");
+    tip.textContent = t.title || t.id;
+    g.append(r, t1, t2, tip);
+    svg.append(g);
+  }
+  box.replaceChildren(svg);
+}
+
+function drawEvents() {
+  const ol = $("events");
+  if (ol.dataset.count === String(S.events.length) && ol.dataset.last === (S.events[0] || {}).ts) return;
+  ol.dataset.count = S.events.length;
+  ol.dataset.last = (S.events[0] || {}).ts;
+  ol.replaceChildren(...S.events.map((e) => {
+    const li = el("li");
+    li.dataset.event = e.event;
+    const rest = Object.entries(e).filter(([k, v]) => !["ts", "event", "agent", "task"].includes(k) && v !== "")
+      .map(([k, v]) => k + "=" + (typeof v === "string" ? v : JSON.stringify(v))).join(" ");
+    li.append(el("span", "ts", new Date(e.ts).toLocaleTimeString()), el("span", "ev", e.event),
+      el("span", "", [e.agent, e.task].filter(Boolean).join(" · ")), el("span", "kv", rest));
+    li.title = rest;
+    return li;
+  }));
+}
+
+function eventKey(e) { return e.ts + " " + e.event + " " + (e.agent || "") + " " + (e.task || ""); }
+
+function connect() {
+  const src = new EventSource("api/events");
+  src.addEventListener("ps", (m) => {
+    S.ps = JSON.parse(m.data);
+    S.skew = Date.now() - Date.parse(S.ps.now);
+    S.down = "";
+    redraw();
+  });
+  src.addEventListener("screen", (m) => {
+    const s = JSON.parse(m.data);
+    S.screens[s.agent] = s;
+    redraw();
+  });
+  src.addEventListener("event", (m) => {
+    const e = JSON.parse(m.data);
+    const key = eventKey(e);
+    if (S.seen.has(key)) return; // sent again after a reconnect
+    S.seen.add(key);
+    S.events.unshift(e);
+    if (S.events.length > MAX_EVENTS) S.seen.delete(eventKey(S.events.pop()));
+    redraw();
+  });
+  src.addEventListener("down", (m) => {
+    S.down = "no warden answers for this team: " + JSON.parse(m.data).error;
+    redraw();
+  });
+}
+
+connect();
+setInterval(redraw, 1000); // ages and countdowns move
