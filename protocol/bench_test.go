@@ -100,3 +100,19 @@ func BenchmarkQuiet(b *testing.B) {
 		r.Quiet()
 	}
 }
+
+// BenchmarkLinesReaderPlain: a plain agent's bulk output as the runner hands
+// it over: 100-byte lines (CR LF from the tty) without escape sequences, in
+// 4 KiB writes (one pty read each).
+func BenchmarkLinesReaderPlain(b *testing.B) {
+	data := []byte(strings.Repeat(strings.Repeat("x", 98)+"\r\n", 40<<10))
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		r := NewReader(hclog.NewNullLogger(), ReaderOptions{Mode: ModeLines})
+		for off := 0; off < len(data); off += 4096 {
+			_, _ = r.Write(data[off:min(off+4096, len(data))])
+		}
+		r.Flush()
+	}
+}

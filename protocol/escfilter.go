@@ -1,5 +1,7 @@
 package protocol
 
+import "bytes"
+
 // escFilter is a byte-level state machine over terminal output, kept across
 // writes. In screen mode it drops OSC strings (x/vt ends an OSC at byte 0x9C,
 // which occurs inside UTF-8 glyphs in titles, and prints the rest; see
@@ -44,17 +46,36 @@ type segmentFunc func(seg []byte, erase eraseKind, csiAt int)
 // filter passes p through, minus OSC strings (and, with stripAll, minus every
 // escape sequence), appending kept bytes to buf. It calls emit for each
 // segment, ending a segment after CSI 2 J and CSI 3 J. It returns buf for reuse.
+// With stripAll nothing is copied: emit gets each run of text between escape
+// sequences as a slice of p.
 func (f *escFilter) filter(buf, p []byte, stripAll bool, emit segmentFunc) []byte {
 	out := buf[:0]
 	f.csiAt = -1
-	for _, b := range p {
-		switch f.state {
-		case stGround:
-			if b == 0x1b {
-				f.state = stEsc // the ESC is kept once the next byte says what it starts
-				continue
+	for i := 0; i < len(p); i++ {
+		if f.state == stGround {
+			// Text runs to the next ESC: taken whole, and with stripAll
+			// handed to emit as it is, uncopied (nothing else is kept
+			// then). The ESC is kept once the next byte says what it starts.
+			j := bytes.IndexByte(p[i:], 0x1b)
+			run := p[i:]
+			if j >= 0 {
+				run = p[i : i+j]
 			}
-			out = append(out, b)
+			switch {
+			case !stripAll:
+				out = append(out, run...)
+			case len(run) > 0:
+				emit(run, eraseNone, -1)
+			}
+			if j < 0 {
+				break
+			}
+			i += j
+			f.state = stEsc
+			continue
+		}
+		b := p[i]
+		switch f.state {
 		case stEsc:
 			switch {
 			case b == ']' || b == 'P' || b == 'X' || b == '^' || b == '_':

@@ -38,7 +38,8 @@ func (r *Reader) Render() (draw string, alt bool) {
 // control characters dropped. Invalid UTF-8 becomes U+FFFD.
 func PlainLines(raw []byte) []string {
 	var f escFilter
-	text := f.filter(nil, raw, true, func([]byte, eraseKind, int) {})
+	var text []byte // with stripAll the filter hands its text to the callback
+	f.filter(nil, raw, true, func(seg []byte, _ eraseKind, _ int) { text = append(text, seg...) })
 	var lines []string
 	var cur []rune
 	for i := 0; i < len(text); {

@@ -89,6 +89,7 @@ func NewScreen(logger hclog.Logger, cols, rows int, reply func([]byte)) Screen {
 		cols: cols,
 		done: make(chan struct{}),
 	}
+	trimEmulator(s.log, s.em)
 	go s.drainReplies(reply)
 	return s
 }

@@ -1,6 +1,7 @@
 package protocol
 
 import (
+	"bytes"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -23,7 +24,7 @@ func (r *Reader) Tail(n int) []string {
 	case r.scr != nil:
 		rows = r.tail.screen
 	default:
-		rows = append(rows, r.tail.lines...)
+		rows = r.tail.lastLines()
 		if len(r.cur) > 0 { // a last line without its newline
 			rows = append(rows, string(r.cur))
 		}
@@ -45,28 +46,46 @@ func (r *Reader) Tail(n int) []string {
 const (
 	maxTailLine  = 200      // characters kept of one line
 	keepLines    = 16       // a plain program's last lines kept
+	keepSlotCap  = 4 << 10  // a slot's buffer kept for reuse up to this size
 	keepTypedLen = 64 << 10 // bytes of typed text kept to recognise its echo
 )
 
 // tailKeeper keeps what Tail needs: a plain program's last lines, a TUI's
 // last screen, and what warden typed (whose echo is not the agent's word).
+// A plain program's lines are kept whole (Tail's echo test needs the whole
+// line), as bytes in a ring of buffers that are reused: every line passes
+// through here, so keeping one costs a copy, no allocation. A buffer grown
+// past keepSlotCap by a long line is not kept for a short one.
 type tailKeeper struct {
-	lines  []string
+	ring   [keepLines][]byte
+	next   int // the ring's slot the next line goes to
 	screen []string
 	typed  []string
 	size   int
 }
 
 // line records a complete line of a plain program.
-func (k *tailKeeper) line(s string) {
-	if strings.TrimSpace(s) == "" {
+func (k *tailKeeper) line(b []byte) {
+	if len(bytes.TrimSpace(b)) == 0 {
 		return
 	}
-	if len(k.lines) == keepLines {
-		copy(k.lines, k.lines[1:])
-		k.lines = k.lines[:keepLines-1]
+	slot := k.ring[k.next][:0]
+	if cap(slot) > keepSlotCap && len(b) <= keepSlotCap {
+		slot = nil
 	}
-	k.lines = append(k.lines, s)
+	k.ring[k.next] = append(slot, b...)
+	k.next = (k.next + 1) % keepLines
+}
+
+// lastLines returns the lines kept, oldest first.
+func (k *tailKeeper) lastLines() []string {
+	var out []string
+	for i := range keepLines {
+		if b := k.ring[(k.next+i)%keepLines]; len(b) > 0 {
+			out = append(out, string(b))
+		}
+	}
+	return out
 }
 
 // typedText records text warden typed; the oldest goes past keepTypedLen.

@@ -14,7 +14,9 @@ const (
 	// came for this long: a grandchild or escapee may hold the slave open
 	// forever, so end-of-output is never awaited.
 	drainQuiet = 100 * time.Millisecond
-	// drainMax bounds the whole drain even if output keeps coming.
+	// drainMax bounds the whole drain even if output keeps coming. When the
+	// drain ends by either, what the terminal holds already is still read
+	// (drainBuffered).
 	drainMax = time.Second
 )
 
@@ -26,9 +28,14 @@ func (p *Process) readLoop() {
 	if end := p.drainEnd.Load(); end != 0 {
 		p.setDrainDeadline(end) // reaped before the reader started
 	}
+	rc, err := p.ptmx.SyscallConn()
+	if err != nil {
+		p.logger.Warn("read terminal failed", "error", err)
+		return
+	}
 	buf := make([]byte, readBufSize)
 	for {
-		n, err := p.ptmx.Read(buf)
+		n, err := fill(rc, buf)
 		if n > 0 {
 			p.sink(buf[:n])
 			if end := p.drainEnd.Load(); end != 0 {
@@ -36,6 +43,9 @@ func (p *Process) readLoop() {
 			}
 		}
 		if err != nil {
+			if errors.Is(err, os.ErrDeadlineExceeded) {
+				p.drainBuffered(rc, buf)
+			}
 			if !endOfOutput(err) {
 				p.logger.Warn("read terminal failed", "error", err)
 			}

@@ -67,28 +67,30 @@ func getReaper(logger hclog.Logger) *reaper {
 // reaps anything.
 func reaperChanged() <-chan struct{} { return theReaper.changedCh() }
 
-// startRegistered runs fork (which starts the process and returns its pid)
-// with the registry locked, so an exit that races the registration is
-// collected by the pass that follows.
+// startRegistered runs fork (which starts the process and returns its pid),
+// then registers the pid. Starts run in parallel: the registry is locked for
+// the registration only, never across fork. No exit is missed: until it is
+// registered nothing waits for the child (the reaper waits for registered
+// pids only, and its orphan scan never takes a pid that leads a session, see
+// reapOrphans), so an exit before the registration is collected by the check
+// right after it, and one after it by the SIGCHLD pass that follows the exit.
 func startRegistered(logger hclog.Logger, p *Process, fork func() (int, error)) error {
 	r := getReaper(logger)
-	r.mu.Lock()
 	pid, err := fork()
 	if err != nil {
-		r.mu.Unlock()
 		return err
 	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	p.pid = pid
 	r.agents[pid] = p
 	r.sessions[pid] = p
-	// One pass right after registering, for this pid: a SIGCHLD that came
-	// before the registration found nothing to reap. The other pids have
-	// their own SIGCHLD, so this start costs O(1), not O(agents).
+	// This pid only: the other pids have their own SIGCHLD, so this start
+	// costs O(1), not O(agents).
 	if ws, ok, err := wait4NoHang(pid); ok || err != nil {
 		delete(r.agents, pid)
 		p.leaderReaped(ws, err)
 	}
-	r.mu.Unlock()
 	return nil
 }
 
@@ -173,6 +175,12 @@ func (r *reaper) reapOrphans() bool {
 					break
 				}
 			}
+			continue
+		}
+		if owner != nil && owner.pid == pi.pid {
+			// An agent's leader is reaped as an agent, never as an orphan:
+			// this is a new child reusing the pid of a session not yet
+			// forgotten, maybe one still being registered.
 			continue
 		}
 		if owner != nil && pi.zombie() {

@@ -22,21 +22,62 @@ func (t *Team) snapshotNow(running bool) state.Snapshot {
 		StartedAt: t.startedAt, UpdatedAt: t.clock.Now(), Tasks: t.queue.Snapshot(), Agents: t.agentStatus()}
 }
 
-// publish rewrites state.json and STATUS.md after a change.
+// publish rewrites state.json and STATUS.md after a change. When no write
+// is under way it writes before it returns, as always; publishes that come
+// during a write are coalesced into one more write, with the state as it
+// is then, made by a goroutine of its own so that no caller waits for more
+// than one write. (100 agents starting at once changed state ~200 times,
+// and each write — two files, each with an fsync — was of all 100 agents.)
 func (t *Team) publish() {
 	t.pubMu.Lock()
 	defer t.pubMu.Unlock()
 	t.changes++
-	if err := t.dir.WriteSnapshot(t.snapshotNow(true)); err != nil {
-		t.log.Error("status not written", "error", err)
+	select {
+	case t.changed <- struct{}{}:
+	default: // the dashboard has been woken already
 	}
-	t.hub.Changed()
+	if t.writing {
+		t.pending = true // written after the write under way
+		return
+	}
+	t.writing = true
+	t.writeLocked()
 }
 
-// publishFinal writes the state of a team that is done and returns it.
+// writeLocked writes the state files (pubMu held, released during the
+// write, writing set). Changes published meanwhile are written by a
+// goroutine that takes over; otherwise writing ends. Each write tells the
+// dashboard page's hub.
+func (t *Team) writeLocked() {
+	s := t.snapshotNow(true)
+	t.pending = false
+	t.pubMu.Unlock()
+	err := t.dir.WriteSnapshot(s)
+	t.pubMu.Lock()
+	if err != nil {
+		t.log.Error("status not written", "error", err)
+	}
+	t.hub.Changed() // the dashboard page's watchers: the state on disk is new
+	if t.pending {
+		go func() {
+			t.pubMu.Lock()
+			defer t.pubMu.Unlock()
+			t.writeLocked()
+		}()
+		return
+	}
+	t.writing = false
+	t.written.Broadcast()
+}
+
+// publishFinal writes the state of a team that is done and returns it,
+// after any write under way.
 func (t *Team) publishFinal() state.Snapshot {
 	t.pubMu.Lock()
 	defer t.pubMu.Unlock()
+	for t.writing {
+		t.written.Wait()
+	}
 	s := t.snapshotNow(false)
 	if err := t.dir.WriteSnapshot(s); err != nil {
 		t.log.Error("status not written", "error", err)
@@ -52,9 +93,11 @@ type Footer interface{ Footer(text string) }
 // footerEvery is how often a Footer gets the dashboard.
 const footerEvery = 2 * time.Second
 
-// printDashboard prints the dashboard to stdout every interval while the
-// team changes — or hands it to a Footer, last when it stops —; it returns
-// the function that stops it.
+// printDashboard prints the dashboard to stdout at most every interval,
+// once something changed since the last one, and sleeps while nothing
+// changes (an idle team is never woken for it) — or hands it to a Footer
+// every footerEvery, changed or not, last when it stops —; it returns the
+// function that stops it.
 func (t *Team) printDashboard(every time.Duration) func() {
 	footer := t.out.isFooter()
 	if footer {
@@ -65,14 +108,23 @@ func (t *Team) printDashboard(every time.Duration) func() {
 		defer close(stopped)
 		printed := -1
 		// A display cadence on the wall clock, not a policy on the team's clock.
-		tick := time.NewTicker(every)
-		defer tick.Stop()
+		next := time.Now().Add(every)
 		for {
+			if !footer {
+				select {
+				case <-t.changed:
+				case <-stop:
+					return
+				}
+			}
+			wait := time.NewTimer(time.Until(next))
 			select {
-			case <-tick.C:
+			case <-wait.C:
 			case <-stop:
+				wait.Stop()
 				return
 			}
+			next = time.Now().Add(every)
 			t.pubMu.Lock()
 			changes := t.changes
 			t.pubMu.Unlock()

@@ -50,7 +50,11 @@ type Team struct {
 	// fresh run starts its tasks over; --resume sets it to zero).
 	resumeFrom time.Time
 	pubMu      sync.Mutex
-	changes    int // publishes so far; the dashboard prints when it moved
+	changes    int           // publishes so far; the dashboard prints when it moved
+	changed    chan struct{} // a publish happened (cap 1): wakes the dashboard
+	writing    bool          // a publish is writing the state files
+	pending    bool          // a publish came during that write: write again
+	written    *sync.Cond    // on pubMu: writing went false
 
 	triggers chan trigger // team checkpoint requests
 	userStop atomic.Bool  // a signal asked warden to stop
@@ -135,7 +139,9 @@ func New(logger hclog.Logger, cfg *config.Team, clk clock.Clock, out io.Writer) 
 	}
 	st.SetRetention(cfg.Retention)
 	t := &Team{cfg: cfg, log: log, clock: clk, dir: dir, events: events, store: st, refusals: map[string]hookRefusals{},
-		out: &lockedWriter{w: out}, triggers: make(chan trigger, 16), dashboardEvery: time.Minute}
+		out: &lockedWriter{w: out}, triggers: make(chan trigger, 16), dashboardEvery: time.Minute,
+		changed: make(chan struct{}, 1)}
+	t.written = sync.NewCond(&t.pubMu)
 	t.out.onError = func(err error) {
 		log.Warn("stdout closed: progress lines are dropped from now on; the team goes on", "error", err)
 	}

@@ -35,6 +35,7 @@ type harness struct {
 	clk    *clock.Fake
 	events chan fsnotify.Event
 	polls  chan struct{}
+	guards chan struct{}
 	marks  atomic.Int64
 }
 
@@ -42,15 +43,23 @@ type harness struct {
 // poll-only (false); newFS, when set, replaces fsnotify.NewWatcher.
 func start(t *testing.T, path string, notify bool, newFS func() (*fsnotify.Watcher, error)) *harness {
 	t.Helper()
+	return startAdding(t, path, notify, newFS, nil)
+}
+
+// startAdding is start with add checked before every fsnotify Add: an error
+// from it fails that Add.
+func startAdding(t *testing.T, path string, notify bool, newFS func() (*fsnotify.Watcher, error), add func(string) error) *harness {
+	t.Helper()
 	noGoroutineLeft(t)
 	h := &harness{t: t, clk: clock.NewFake(time.Unix(0, 0)),
-		events: make(chan fsnotify.Event, 4096), polls: make(chan struct{}, 64)}
+		events: make(chan fsnotify.Event, 4096), polls: make(chan struct{}, 64), guards: make(chan struct{}, 64)}
 	if newFS == nil {
 		newFS = fsnotify.NewWatcher
 	}
-	opt := options{clock: h.clk, notify: notify, newFS: newFS, hooks: hooks{
+	opt := options{clock: h.clk, notify: notify, newFS: newFS, add: add, hooks: hooks{
 		event: func(ev fsnotify.Event) { h.events <- ev },
 		poll:  func() { h.polls <- struct{}{} },
+		guard: func() { h.guards <- struct{}{} },
 	}}
 	w, err := newWatcher(testLogger(t), path, time.Second, opt)
 	if err != nil {
@@ -146,6 +155,25 @@ func (h *harness) tick() {
 	case <-h.polls:
 	case <-time.After(waitLimit):
 		h.t.Fatal("poll tick not handled")
+	}
+}
+
+// guarded waits until the run goroutine has acted on a guard event.
+func (h *harness) guarded(why string) {
+	h.t.Helper()
+	select {
+	case <-h.guards:
+	case <-time.After(waitLimit):
+		h.t.Fatalf("%s: no guard event handled", why)
+	}
+}
+
+// notPolling asserts that no poll timer is armed. Call it after settle,
+// which guarantees the run goroutine is waiting again.
+func (h *harness) notPolling(why string) {
+	h.t.Helper()
+	if n := h.clk.Waiters(); n != 0 {
+		h.t.Fatalf("%s: %d poll timer(s) armed while the watch holds", why, n)
 	}
 }
 

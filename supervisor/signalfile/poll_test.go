@@ -3,6 +3,8 @@ package signalfile
 import (
 	"path/filepath"
 	"runtime"
+	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -42,20 +44,43 @@ func TestFsnotifyFailingFallsBackToPolling(t *testing.T) {
 func TestPollRestoresLostWatch(t *testing.T) {
 	dir := t.TempDir()
 	flag := filepath.Join(dir, "checkpoint-needed")
-	h := start(t, flag, true, nil)
-	// The watch disappears without an event reaching the watcher (as after
-	// a queue overflow or an unmount): the file appears unseen...
-	if err := h.w.fs.Remove(dir); err != nil {
-		t.Fatal(err)
-	}
+	// The watch cannot be set up (as at the inotify watch limit): the
+	// watcher polls...
+	var failing atomic.Bool
+	failing.Store(true)
+	h := startAdding(t, flag, true, nil, func(string) error {
+		if failing.Load() {
+			return syscall.ENOSPC
+		}
+		return nil
+	})
 	write(t, flag)
-	// ...until the next poll, which finds it and puts the watch back.
 	h.tick()
-	h.fired("poll after the watch was lost")
+	h.fired("poll while the watch cannot be set up")
+	// ...and every poll tries again; once the watch is set up, polling stops
+	// and fsnotify takes over.
+	failing.Store(false)
 	remove(t, flag)
+	h.tick()
 	h.settle(dir)
+	h.notPolling("watch set up again")
 	write(t, flag)
 	h.fired("fsnotify again after the poll re-added the watch")
+}
+
+func TestNoPollWhileWatching(t *testing.T) {
+	dir := t.TempDir()
+	flag := filepath.Join(dir, "state", "checkpoint-needed")
+	h := start(t, flag, true, nil)
+	h.settle(dir) // watching the nearest ancestor
+	h.notPolling("parent missing")
+	mkdir(t, filepath.Dir(flag))
+	h.settle(filepath.Dir(flag))
+	h.notPolling("parent there")
+	write(t, flag)
+	h.fired("file written")
+	h.settle(filepath.Dir(flag))
+	h.notPolling("file there")
 }
 
 func TestPublicConstructors(t *testing.T) {

@@ -83,10 +83,13 @@ func (w *Watcher) check() {
 
 // rewatch puts the fsnotify watch on the file's parent directory, or on its
 // nearest existing ancestor, and stats the file after every Add so that a
-// file created before the watch took hold is not missed. It loops until the
-// directory it would pick is the one watched, which closes the race of a
-// directory created between the stat and the Add.
+// file created before the watch took hold is not missed; then it guards that
+// directory and its ancestors. It loops until the directory it would pick is
+// the one watched and guarded, which closes the race of a directory created
+// or moved meanwhile. It leaves the watcher armed, or polling if it could
+// not set the watch up.
 func (w *Watcher) rewatch() {
+	w.armed = false
 	for range maxRewatch {
 		dir, info, err := nearestDir(w.dir)
 		if err != nil {
@@ -94,14 +97,25 @@ func (w *Watcher) rewatch() {
 			return
 		}
 		if dir == w.watched && os.SameFile(info, w.watchedInfo) && slices.Contains(w.fs.WatchList(), dir) {
-			return
+			switch err := w.guardDirs(); {
+			case err == nil:
+				w.armed = true
+				return
+			case errors.Is(err, errNoGuard):
+				return
+			case errors.Is(err, errMoved) || isMissing(err):
+				continue // a directory on the way changed: look again
+			default:
+				w.log.Warn("guard watched directories failed, polling", "dir", dir, "error", err)
+				return
+			}
 		}
 		if w.watched != "" {
 			// The old watch may already be gone (deleted directory): ignore.
 			_ = w.fs.Remove(w.watched)
 			w.watched, w.watchedInfo = "", nil
 		}
-		if err := w.fs.Add(dir); err != nil {
+		if err := w.add(dir); err != nil {
 			if isMissing(err) {
 				continue // vanished between stat and Add: look again
 			}
@@ -113,6 +127,52 @@ func (w *Watcher) rewatch() {
 		w.check()
 	}
 	w.log.Warn("directories keep changing, polling", "path", w.path)
+}
+
+// add puts the fsnotify watch on dir (tests may make it fail).
+func (w *Watcher) add(dir string) error {
+	if w.addHook != nil {
+		if err := w.addHook(dir); err != nil {
+			return err
+		}
+	}
+	return w.fs.Add(dir)
+}
+
+var (
+	errNoGuard = errors.New("no guard")
+	// errMoved means a directory changed while its guard was being set.
+	errMoved = errors.New("directory changed while being guarded")
+)
+
+// guardDirs guards the watched directory and every ancestor of it.
+func (w *Watcher) guardDirs() error {
+	if w.guard == nil {
+		return errNoGuard
+	}
+	var dirs []string
+	for d := w.watched; ; d = filepath.Dir(d) {
+		dirs = append(dirs, d)
+		if filepath.Dir(d) == d {
+			break
+		}
+	}
+	return w.guard.set(dirs)
+}
+
+// handleGuard reacts to the guard: the watched directory or an ancestor
+// was moved, deleted or unmounted, or guard events were lost. The watch is
+// put where the path leads now, and the file is stat'ed.
+func (w *Watcher) handleGuard(ev guardEvent) {
+	if !w.guard.moved(ev) {
+		return
+	}
+	w.log.Debug("watched directory or an ancestor changed, re-arming the watch", "path", w.path)
+	w.rewatch()
+	w.check()
+	if w.hooks.guard != nil {
+		w.hooks.guard()
+	}
 }
 
 // nearestDir returns dir if it is an existing directory, else its nearest

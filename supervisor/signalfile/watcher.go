@@ -3,10 +3,14 @@
 // write, an atomic rename over the name, a touch, or a file created inside a
 // directory that did not exist yet.
 //
-// Two sources feed one state machine: fsnotify on the file's parent directory
-// (or on its nearest existing ancestor while the parent is missing), and a
-// slow stat poll that covers file systems without inotify (NFS, FUSE), queue
-// overflows and an fsnotify that cannot start.
+// Events feed one state machine: fsnotify on the file's parent directory (or
+// on its nearest existing ancestor while the parent is missing), and a guard
+// on that directory and its ancestors that re-arms the watch when one of
+// them is moved, deleted or unmounted (guard_linux.go). While the watch
+// holds nothing polls, so an idle watcher never wakes. A stat poll runs only
+// while the watch cannot be set up: an fsnotify or guard that cannot start,
+// or an Add that fails (file systems without inotify, the watch limit); each
+// poll also tries to set the watch up again.
 package signalfile
 
 import (
@@ -29,12 +33,13 @@ const DefaultPoll = 2 * time.Second
 
 // Watcher reports the appearance of one file.
 type Watcher struct {
-	log   hclog.Logger
-	path  string // absolute, cleaned
-	dir   string // filepath.Dir(path)
-	poll  time.Duration
-	clock clock.Clock
-	hooks hooks
+	log     hclog.Logger
+	path    string // absolute, cleaned
+	dir     string // filepath.Dir(path)
+	poll    time.Duration
+	clock   clock.Clock
+	hooks   hooks
+	addHook func(dir string) error
 
 	c    chan struct{}
 	done chan struct{}
@@ -43,6 +48,8 @@ type Watcher struct {
 	fs     *fsnotify.Watcher // nil in poll-only mode
 	events <-chan fsnotify.Event
 	errs   <-chan error
+	guard  *guard // nil without fsnotify, or when it cannot start
+	guardC <-chan guardEvent
 
 	closeOnce sync.Once
 	closeErr  error
@@ -52,6 +59,7 @@ type Watcher struct {
 	watched     string      // directory the fsnotify watch is on; "" when none
 	watchedInfo os.FileInfo // its stat at Add time, to notice a replaced directory
 	statErr     string      // last unexpected stat error, logged once
+	armed       bool        // the watch and its guard are set: no poll needed
 }
 
 // options are the seams tests use; the public constructors fill them in.
@@ -60,6 +68,7 @@ type options struct {
 	notify bool
 	newFS  func() (*fsnotify.Watcher, error)
 	hooks  hooks
+	add    func(dir string) error // checked before each fsnotify Add; an error fails it
 }
 
 // hooks let tests learn that the run goroutine has handled something, so
@@ -67,12 +76,14 @@ type options struct {
 type hooks struct {
 	event func(fsnotify.Event) // after an fsnotify event was handled
 	poll  func()               // after a poll tick was handled
+	guard func()               // after a guard event was handled
 }
 
 // New starts watching path with fsnotify on its parent directory (or the
-// nearest existing ancestor while the parent does not exist), a stat right
-// after every Add, and a stat poll every poll as a safety net. If fsnotify
-// cannot start, the Watcher polls only and says so in the log.
+// nearest existing ancestor while the parent does not exist), guarded, and a
+// stat right after every Add. It polls (a stat every poll) only while the
+// watch cannot be set up; if fsnotify cannot start, it polls only and says so
+// in the log.
 func New(logger hclog.Logger, path string, poll time.Duration) (*Watcher, error) {
 	return newWatcher(logger, path, poll, options{clock: clock.Real{}, notify: true, newFS: fsnotify.NewWatcher})
 }
@@ -97,14 +108,15 @@ func newWatcher(logger hclog.Logger, path string, poll time.Duration, opt option
 		poll = DefaultPoll
 	}
 	w := &Watcher{
-		log:   logger.Named("signalfile"),
-		path:  abs,
-		dir:   filepath.Dir(abs),
-		poll:  poll,
-		clock: opt.clock,
-		hooks: opt.hooks,
-		c:     make(chan struct{}, 1),
-		done:  make(chan struct{}),
+		log:     logger.Named("signalfile"),
+		path:    abs,
+		dir:     filepath.Dir(abs),
+		poll:    poll,
+		clock:   opt.clock,
+		hooks:   opt.hooks,
+		addHook: opt.add,
+		c:       make(chan struct{}, 1),
+		done:    make(chan struct{}),
 	}
 	if opt.notify {
 		fsw, err := opt.newFS()
@@ -112,11 +124,16 @@ func newWatcher(logger hclog.Logger, path string, poll time.Duration, opt option
 			w.log.Warn("fsnotify unavailable, polling only", "path", w.path, "poll", poll, "error", err)
 		} else {
 			w.fs, w.events, w.errs = fsw, fsw.Events, fsw.Errors
+			if g, err := newGuard(); err != nil {
+				w.log.Warn("cannot guard the watched directories, polling as a safety net", "path", w.path, "poll", poll, "error", err)
+			} else {
+				w.guard, w.guardC = g, g.events()
+			}
 			w.rewatch()
 		}
 	}
 	w.check()
-	w.log.Debug("watching signal file", "path", w.path, "fsnotify", w.fs != nil, "poll", poll)
+	w.log.Debug("watching signal file", "path", w.path, "fsnotify", w.fs != nil, "polling", w.polling(), "poll", poll)
 	w.wg.Add(1)
 	go w.run()
 	return w, nil
@@ -133,6 +150,9 @@ func (w *Watcher) Close() error {
 	w.closeOnce.Do(func() {
 		close(w.done)
 		w.wg.Wait()
+		if w.guard != nil {
+			w.guard.close()
+		}
 		if w.fs != nil {
 			if err := w.fs.Close(); err != nil {
 				w.closeErr = fmt.Errorf("close fsnotify watcher for %s: %w", w.path, err)
@@ -142,13 +162,21 @@ func (w *Watcher) Close() error {
 	return w.closeErr
 }
 
-// run is the only goroutine: it handles fsnotify events as they come and a
-// poll tick every w.poll. The tick is re-armed only after it fires, so a
-// steady stream of unrelated events in the directory does not starve it.
+// polling reports whether the watch cannot be relied on: no fsnotify, its
+// events ended, or the watch or its guard not set.
+func (w *Watcher) polling() bool { return w.fs == nil || w.events == nil || !w.armed }
+
+// run is the only goroutine: it handles fsnotify and guard events as they
+// come and, while polling, a poll tick every w.poll. The tick is re-armed
+// only after it fires, so a steady stream of unrelated events in the
+// directory does not starve it; once the watch is set up again it is not.
 func (w *Watcher) run() {
 	defer w.wg.Done()
-	tick := w.clock.After(w.poll)
+	var tick <-chan time.Time
 	for {
+		if tick == nil && w.polling() {
+			tick = w.clock.After(w.poll)
+		}
 		select {
 		case <-w.done:
 			return
@@ -168,15 +196,17 @@ func (w *Watcher) run() {
 				continue
 			}
 			w.handleError(err)
+		case ev := <-w.guardC:
+			w.handleGuard(ev)
 		case <-tick:
-			if w.fs != nil {
+			tick = nil
+			if w.fs != nil && w.events != nil {
 				w.rewatch()
 			}
 			w.check()
 			if w.hooks.poll != nil {
 				w.hooks.poll()
 			}
-			tick = w.clock.After(w.poll)
 		}
 	}
 }

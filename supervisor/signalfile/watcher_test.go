@@ -199,3 +199,29 @@ func TestDirectoryRemovedAndRecreated(t *testing.T) {
 		h.quiet("one write")
 	})
 }
+
+// An ancestor of the watched directory renamed away makes no event on the
+// watched directory itself: the watch stays on the directory that moved,
+// under the new name. The guard sees the move and re-arms the watch (this
+// was the safety-net poll's job).
+func TestAncestorMovedAndRecreated(t *testing.T) {
+	root := t.TempDir()
+	a := filepath.Join(root, "a")
+	state := filepath.Join(a, "state")
+	flag := filepath.Join(state, "checkpoint-needed")
+	mkdir(t, state)
+	h := start(t, flag, true, nil)
+	write(t, flag)
+	h.fired("first")
+	if err := os.Rename(a, filepath.Join(root, "a.old")); err != nil {
+		t.Fatal(err)
+	}
+	h.guarded("ancestor moved") // the watch follows the path, not the moved directory
+	mkdir(t, state)
+	write(t, flag)
+	h.fired("file where the path leads now")
+	write(t, filepath.Join(root, "a.old", "state", "checkpoint-needed"))
+	h.settle(state)
+	h.quiet("a write in the moved-away directory is not the signal file")
+	h.notPolling("watch re-armed")
+}
