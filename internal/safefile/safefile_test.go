@@ -220,9 +220,17 @@ func TestCheckStateDir(t *testing.T) {
 		{[]string{"notes.txt"}, false}, {[]string{"logs/app.log", "src/main.go"}, false},
 		{[]string{"checkpoint-needed"}, true}, {[]string{"logs/warden.log"}, true},
 		{[]string{"state.json", "STATUS.md"}, true},
+		// Empty directories warden would make (a volume or a benchmark kit
+		// preparing logs/) are as good as empty; any other is not.
+		{[]string{"logs/"}, true}, {[]string{"logs/", "checkpoints/"}, true},
+		{[]string{"logs/", "src/"}, false}, {[]string{"logs/app.log"}, false},
 	} {
 		d := t.TempDir()
 		for _, f := range c.files {
+			if strings.HasSuffix(f, "/") {
+				os.MkdirAll(filepath.Join(d, f), 0o700)
+				continue
+			}
 			os.MkdirAll(filepath.Join(d, filepath.Dir(f)), 0o700)
 			os.WriteFile(filepath.Join(d, f), nil, 0o600)
 		}

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 )
 
 // StateMarkers are entries only a warden state dir holds: an existing
@@ -79,11 +80,20 @@ func PrepareStateDir(root string) error {
 	return nil
 }
 
-// isWardens reports whether the directory is empty or holds warden's files.
+// stateSubdirs are directories warden makes in a state dir: made empty
+// beforehand (a benchmark or a deployment preparing the volume), they do
+// not make it someone else's.
+var stateSubdirs = []string{"logs", "checkpoints", "handoffs", "agents"}
+
+// isWardens reports whether the directory is empty (or holds nothing but
+// empty directories warden would make) or holds warden's files.
 func isWardens(root string) bool {
 	entries, err := os.ReadDir(root)
-	if err != nil || len(entries) == 0 {
-		return err == nil
+	if err != nil {
+		return false
+	}
+	if onlyEmptySubdirs(root, entries) {
+		return true
 	}
 	for _, m := range StateMarkers {
 		if _, err := os.Lstat(filepath.Join(root, m)); err == nil {
@@ -122,4 +132,16 @@ func Symlinks(root string, top, deep []string) ([]string, error) {
 		}
 	}
 	return found, nil
+}
+
+func onlyEmptySubdirs(root string, entries []os.DirEntry) bool {
+	for _, e := range entries {
+		if !e.IsDir() || !slices.Contains(stateSubdirs, e.Name()) { // a link is not IsDir
+			return false
+		}
+		if sub, err := os.ReadDir(filepath.Join(root, e.Name())); err != nil || len(sub) > 0 {
+			return false
+		}
+	}
+	return true
 }
