@@ -31,11 +31,11 @@ func (r *Reader) Tail(n int) []string {
 	}
 	var out []string
 	for i := len(rows) - 1; i >= 0 && len(out) < n; i-- {
-		l := cleanTailLine(rows[i])
-		if l == "" || r.tail.echo(l) {
+		l := plainTailLine(rows[i])
+		if l == "" || r.tail.echo(l) { // whole: a cut line is no longer a piece of the text
 			continue
 		}
-		out = append(out, l)
+		out = append(out, cutTailLine(l))
 	}
 	for i, j := 0, len(out)-1; i < j; i, j = i+1, j-1 {
 		out[i], out[j] = out[j], out[i]
@@ -61,12 +61,19 @@ type tailKeeper struct {
 	next   int // the ring's slot the next line goes to
 	screen []string
 	typed  []string
+	lines  map[string]struct{} // the lines of typed, trimmed
 	size   int
 }
 
-// line records a complete line of a plain program.
+// line records a complete line of a plain program. The tty's echo of a
+// line warden typed is not kept: a long typed prompt would push what the
+// program said out of the ring.
 func (k *tailKeeper) line(b []byte) {
-	if len(bytes.TrimSpace(b)) == 0 {
+	t := bytes.TrimSpace(b)
+	if len(t) == 0 {
+		return
+	}
+	if _, typed := k.lines[string(t)]; typed {
 		return
 	}
 	slot := k.ring[k.next][:0]
@@ -96,6 +103,14 @@ func (k *tailKeeper) typedText(text string) {
 		k.size -= len(k.typed[0])
 		k.typed = k.typed[1:]
 	}
+	k.lines = make(map[string]struct{})
+	for _, t := range k.typed {
+		for _, l := range strings.Split(t, "\n") {
+			if l = strings.TrimSpace(l); l != "" {
+				k.lines[l] = struct{}{}
+			}
+		}
+	}
 }
 
 // echo reports whether line is a piece of what warden typed.
@@ -108,17 +123,20 @@ func (k *tailKeeper) echo(line string) bool {
 	return false
 }
 
-// cleanTailLine removes control characters, and blanks and a TUI's frame
-// (box-drawing characters) around the text, and cuts the line to
-// maxTailLine characters.
-func cleanTailLine(s string) string {
+// plainTailLine removes control characters, and blanks and a TUI's frame
+// (box-drawing characters) around the text.
+func plainTailLine(s string) string {
 	s = strings.Map(func(r rune) rune {
 		if r == utf8.RuneError || unicode.IsControl(r) {
 			return -1
 		}
 		return r
 	}, s)
-	s = strings.TrimFunc(s, func(r rune) bool { return unicode.IsSpace(r) || (r >= 0x2500 && r <= 0x259F) })
+	return strings.TrimFunc(s, func(r rune) bool { return unicode.IsSpace(r) || (r >= 0x2500 && r <= 0x259F) })
+}
+
+// cutTailLine cuts s to maxTailLine characters.
+func cutTailLine(s string) string {
 	if utf8.RuneCountInString(s) > maxTailLine {
 		s = string([]rune(s)[:maxTailLine-1]) + "…"
 	}

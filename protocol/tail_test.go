@@ -2,6 +2,7 @@ package protocol
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/hashicorp/go-hclog"
@@ -21,6 +22,25 @@ func TestTailLines(t *testing.T) {
 	}
 	if got := r.Tail(1); !reflect.DeepEqual(got, want[2:]) {
 		t.Errorf("Tail(1) = %q", got)
+	}
+}
+
+// The echo of a long typed prompt (more lines than are kept, lines longer
+// than a tail line) after what the program said neither pushes it out nor
+// shows up cut.
+func TestTailLinesAfterALongEcho(t *testing.T) {
+	r := NewReader(hclog.NewNullLogger(), ReaderOptions{Mode: ModeLines})
+	var prompt []string
+	for i := range 3 * keepLines {
+		prompt = append(prompt, strings.Repeat("a rule of the protocol, said at length ", 8)+string(rune('A'+i%26)))
+	}
+	text := strings.Join(prompt, "\n")
+	r.Typed(text)
+	r.Write([]byte("Error: config broken\n"))
+	r.Write([]byte(strings.ReplaceAll(text, "\n", "\r\n") + "\r\n"))
+	r.Flush()
+	if got, want := r.Tail(3), []string{"Error: config broken"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("Tail(3) = %q, want %q", got, want)
 	}
 }
 
