@@ -6,40 +6,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wardenhq/warden/internal/hostiletext"
 	"github.com/wardenhq/warden/protocol"
 )
 
-// hostile is text a team file or an agent could hold: a newline, pipes and
-// a heading (forged rows and sections), OSC 52 (clipboard), OSC 0 (title),
-// CSI 2J (clear), C1 CSI and OSC, ST, NUL, DEL.
-const hostile = "x\n| forged | row |\n# Forged\x1b]52;c;SGVsbG8=\x07\x1b]0;title\x07\x1b[2J\u009b31m\u009d0;t\u009c\x00\x7f"
+const hostile = hostiletext.Text
 
-// fill sets every string (and every string in a slice) of v to hostile.
-func fill(v reflect.Value) {
-	switch v.Kind() {
-	case reflect.Pointer:
-		if v.IsNil() {
-			v.Set(reflect.New(v.Type().Elem()))
-		}
-		fill(v.Elem())
-	case reflect.Struct:
-		for i := 0; i < v.NumField(); i++ {
-			if v.Type().Field(i).IsExported() {
-				fill(v.Field(i))
-			}
-		}
-	case reflect.Slice:
-		if v.Type().Elem().Kind() == reflect.String {
-			v.Set(reflect.ValueOf([]string{hostile, hostile}).Convert(v.Type()))
-			return
-		}
-		for i := 0; i < v.Len(); i++ {
-			fill(v.Index(i))
-		}
-	case reflect.String:
-		v.SetString(hostile)
-	}
-}
+var fill = hostiletext.Fill
 
 // Every text of a handoff — team, reason, agents, commands, tasks, verify
 // results, blockers, every field of the checkpoints, the lead's notes —

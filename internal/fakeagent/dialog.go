@@ -72,7 +72,7 @@ func modeTUIDialog(args []string) int {
 	write([]byte("\x1b[?1049h\x1b[?2004h\x1b[2J"))
 	t.transcript = []string{"ready"}
 	t.frame("")
-	asked, dialog, pasting, n := false, false, false, 0
+	asked, dialog, n := false, false, 0
 	in := bufio.NewReader(os.Stdin)
 	for {
 		c, err := in.ReadByte()
@@ -96,48 +96,32 @@ func modeTUIDialog(args []string) int {
 			}
 			continue
 		}
-		switch {
-		case c == 0x1b:
-			switch skipEscape(in) {
-			case "[200~":
-				pasting = true
-			case "[201~":
-				pasting = false
-			}
-		case pasting && (c == '\r' || c == '\n'):
-			t.composer += " "
-		case c == '\r' || c == '\n':
-			line := strings.TrimSpace(t.composer)
-			t.composer = ""
-			if line == "" {
-				continue
-			}
-			t.transcript = append(t.transcript, "", "> "+firstWords(line))
-			logf("LINE " + firstWords(line))
-			if task, ok := requestTask(line); ok {
-				n++
-				t.answer(AnswerBlock(task, n))
-				continue
-			}
-			if !asked {
-				asked, dialog = true, true
-				t.transcript = append(t.transcript, "", "● Probing a write", "  ⎿  $ curl -s http://127.0.0.1:9/probe > fetched.txt")
-				rows := DialogRows
-				if viaHook {
-					rows = HiddenDialogRows
-				}
-				t.dialogFrame(rows)
-				logf(fmt.Sprintf("DIALOG %d", time.Now().UnixNano()))
-				if viaHook {
-					permissionHook(hostile)
-				}
-				continue
-			}
-			t.frame("")
-		case c >= 0x20:
-			t.composer += string(c)
-			write([]byte(t.composerRow()))
+		line, enter := t.key(c, in)
+		if !enter || line == "" {
+			continue
 		}
+		t.transcript = append(t.transcript, "", "> "+firstWords(line))
+		logf("LINE " + firstWords(line))
+		if task, ok := requestTask(line); ok {
+			n++
+			t.answer(AnswerBlock(task, n))
+			continue
+		}
+		if !asked {
+			asked, dialog = true, true
+			t.transcript = append(t.transcript, "", "● Probing a write", "  ⎿  $ curl -s http://127.0.0.1:9/probe > fetched.txt")
+			rows := DialogRows
+			if viaHook {
+				rows = HiddenDialogRows
+			}
+			t.dialogFrame(rows)
+			logf(fmt.Sprintf("DIALOG %d", time.Now().UnixNano()))
+			if viaHook {
+				permissionHook(hostile)
+			}
+			continue
+		}
+		t.frame("")
 	}
 	write([]byte("\x1b[?2004l\x1b[?1049l"))
 	return 0

@@ -110,52 +110,39 @@ func lateTUI(pause time.Duration) int {
 	t.transcript = []string{"ready"}
 	t.frame("")
 	in := bufio.NewReader(os.Stdin)
-	pasting, answered := false, false
+	answered := false
 	for {
 		c, err := in.ReadByte()
 		if err != nil {
 			return 0
 		}
-		switch {
-		case c == 0x1b:
-			switch skipEscape(in) {
-			case "[200~":
-				pasting = true
-			case "[201~":
-				pasting = false
-			}
-		case pasting && (c == '\r' || c == '\n'):
-			t.composer += " "
-		case c == '\r' || c == '\n':
-			line := strings.TrimSpace(t.composer)
-			t.composer = ""
-			i := strings.Index(line, "Your task:")
-			if line == "" || i < 0 || answered {
-				t.frame("")
-				continue
-			}
-			answered = true
-			t.transcript = append(t.transcript, "", "> Work.")
-			first, second := LateBlock(taskOf(line[i:]))
-			t.transcript = append(t.transcript, "")
-			for j, l := range first {
-				if j == 0 {
-					l = "⏺ " + l
-				} else {
-					l = "  " + l
-				}
-				t.transcript = append(t.transcript, l)
-			}
-			t.frame("")
-			time.Sleep(pause)
-			for _, l := range second {
-				t.transcript = append(t.transcript, "  "+l)
-			}
-			t.frame("")
-		case c >= 0x20:
-			t.composer += string(c)
-			write([]byte(t.composerRow()))
+		line, enter := t.key(c, in)
+		if !enter {
+			continue
 		}
+		i := strings.Index(line, "Your task:")
+		if line == "" || i < 0 || answered {
+			t.frame("")
+			continue
+		}
+		answered = true
+		t.transcript = append(t.transcript, "", "> Work.")
+		first, second := LateBlock(taskOf(line[i:]))
+		t.transcript = append(t.transcript, "")
+		for j, l := range first {
+			if j == 0 {
+				l = "⏺ " + l
+			} else {
+				l = "  " + l
+			}
+			t.transcript = append(t.transcript, l)
+		}
+		t.frame("")
+		time.Sleep(pause)
+		for _, l := range second {
+			t.transcript = append(t.transcript, "  "+l)
+		}
+		t.frame("")
 	}
 }
 

@@ -83,6 +83,33 @@ type tui struct {
 	rows, cols int
 	transcript []string
 	composer   string
+	pasting    bool // inside a bracketed paste
+}
+
+// key takes one byte the TUI read, as the real TUIs do: an escape sequence
+// (a reply, or a bracketed-paste marker) is skipped, a pasted newline is
+// text, a printable byte goes into the composer. On Enter it returns the
+// composer's text, trimmed, and empties it (enter true).
+func (t *tui) key(c byte, in *bufio.Reader) (line string, enter bool) {
+	switch {
+	case c == 0x1b:
+		switch skipEscape(in) {
+		case "[200~":
+			t.pasting = true
+		case "[201~":
+			t.pasting = false
+		}
+	case t.pasting && (c == '\r' || c == '\n'):
+		t.composer += " "
+	case c == '\r' || c == '\n':
+		line = strings.TrimSpace(t.composer)
+		t.composer = ""
+		return line, true
+	case c >= 0x20:
+		t.composer += string(c)
+		write([]byte(t.composerRow()))
+	}
+	return "", false
 }
 
 func (t *tui) frame(spin string) {
@@ -167,48 +194,31 @@ func modeTUIAnswer(args []string) int {
 	t.transcript = []string{"ready"}
 	t.frame("")
 	n := 0
-	pasting := false
 	in := bufio.NewReader(os.Stdin)
 	for {
 		c, err := in.ReadByte()
 		if err != nil {
 			break
 		}
-		switch {
-		case c == 0x1b: // a reply or a bracketed-paste marker
-			switch skipEscape(in) {
-			case "[200~":
-				pasting = true
-			case "[201~":
-				pasting = false
-			}
-		case pasting && (c == '\r' || c == '\n'):
-			t.composer += " " // a pasted newline is text, as in the real TUIs
-		case c == '\r' || c == '\n':
-			line := strings.TrimSpace(t.composer)
-			t.composer = ""
-			if line == "" {
-				continue
-			}
-			t.transcript = append(t.transcript, "")
-			t.transcript = append(t.transcript, wrap("> "+line, t.cols-4)...)
-			if line == "quit" {
-				write([]byte("\x1b[?2004l\x1b[?1049l"))
-				return 0
-			}
-			if task, ok := requestTask(line); ok {
-				if !same {
-					n++
-				}
-				t.answer(AnswerBlock(task, max(n, 1)))
-			} else if line == "complete" {
-				t.transcript = append(t.transcript, "", "⏺ CHECKPOINT COMPLETE")
-			}
-			t.frame("")
-		case c >= 0x20:
-			t.composer += string(c)
-			write([]byte(t.composerRow()))
+		line, enter := t.key(c, in)
+		if !enter || line == "" {
+			continue
 		}
+		t.transcript = append(t.transcript, "")
+		t.transcript = append(t.transcript, wrap("> "+line, t.cols-4)...)
+		if line == "quit" {
+			write([]byte("\x1b[?2004l\x1b[?1049l"))
+			return 0
+		}
+		if task, ok := requestTask(line); ok {
+			if !same {
+				n++
+			}
+			t.answer(AnswerBlock(task, max(n, 1)))
+		} else if line == "complete" {
+			t.transcript = append(t.transcript, "", "⏺ CHECKPOINT COMPLETE")
+		}
+		t.frame("")
 	}
 	write([]byte("\x1b[?2004l\x1b[?1049l"))
 	return 0

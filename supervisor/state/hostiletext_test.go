@@ -7,42 +7,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wardenhq/warden/internal/hostiletext"
+
 	"github.com/wardenhq/warden/supervisor/queue"
 )
 
-// hostile is text a crafted state.json or an agent could hold: a newline
-// and pipes (a forged table row and heading), OSC 52 (the clipboard),
-// OSC 0 (the window title), CSI 2J (clear), C1 CSI and OSC (U+009B,
-// U+009D), ST, NUL, DEL.
-const hostile = "x\n| forged | row |\n# Forged\x1b]52;c;SGVsbG8=\x07\x1b]0;title\x07\x1b[2J\u009b31m\u009d0;t\u009c\x00\x7f"
+const hostile = hostiletext.Text
 
-// fill sets every string (and every string in a slice) of v, recursively,
-// to hostile.
-func fill(v reflect.Value) {
-	switch v.Kind() {
-	case reflect.Pointer:
-		if v.IsNil() {
-			v.Set(reflect.New(v.Type().Elem()))
-		}
-		fill(v.Elem())
-	case reflect.Struct:
-		for i := 0; i < v.NumField(); i++ {
-			if v.Type().Field(i).IsExported() {
-				fill(v.Field(i))
-			}
-		}
-	case reflect.Slice:
-		if v.Type().Elem().Kind() == reflect.String {
-			v.Set(reflect.ValueOf([]string{hostile, hostile}).Convert(v.Type()))
-			return
-		}
-		for i := 0; i < v.Len(); i++ {
-			fill(v.Index(i))
-		}
-	case reflect.String:
-		v.SetString(hostile)
-	}
-}
+var fill = hostiletext.Fill
 
 // controlsIn returns the control characters of s other than newlines.
 func controlsIn(s string) []rune {
