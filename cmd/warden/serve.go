@@ -24,8 +24,8 @@ func cmdServe(args []string, stdout, stderr io.Writer) error {
 	stateDir := fs.String("state-dir", "", "the team's state directory (instead of TEAM.toml)")
 	addr := fs.String("http", "", "serve the dashboard page on ADDR (host:port)")
 	token := fs.String("http-token", os.Getenv("WARDEN_HTTP_TOKEN"), "the page's token (default $WARDEN_HTTP_TOKEN; made up and printed once for a non-loopback ADDR)")
-	logLevel := fs.String("log-level", envOr("WARDEN_LOG_LEVEL", "info"), "log level: trace, debug, info, warn, error")
-	const usage = "usage: warden serve [TEAM.toml | --state-dir DIR] --http ADDR [--http-token T]"
+	logs := addLogFlags(fs)
+	const usage = "usage: warden serve [TEAM.toml | --state-dir DIR] --http ADDR [--http-token T] [--log-level L] [--log-format text|json]"
 	dir, rest, err := teamArgs(fs, args, stateDir, usage)
 	if err != nil {
 		return err
@@ -33,7 +33,10 @@ func cmdServe(args []string, stdout, stderr io.Writer) error {
 	if len(rest) != 0 || *addr == "" {
 		return usageError("%s", usage)
 	}
-	srv, err := pageServer(newLogger(stderr, *logLevel), *addr, *token, dir, stdout)
+	if err := logs.check(); err != nil {
+		return err
+	}
+	srv, err := pageServer(hclog.New(logs.options(stderr, hclog.LevelFromString(logs.level))), *addr, *token, dir, stdout)
 	if err != nil {
 		return &exitError{code: 2, err: err}
 	}

@@ -110,8 +110,9 @@ func (p *Profile) waitLanded(ctx context.Context, screen func() Screen) (bool, e
 	deadline := p.Clock.Now().Add(p.SubmitWindow)
 	for {
 		s := screen()
-		if !p.InputEmpty(s) || p.tui.view(s.Rows()).dialog() || waiting(s) {
-			return !p.InputEmpty(s), nil
+		v := p.tui.view(s.Rows())
+		if landed := !v.inputEmpty(); landed || v.dialog() || waiting(s) {
+			return landed, nil
 		}
 		if !p.Clock.Now().Before(deadline) {
 			return false, nil
