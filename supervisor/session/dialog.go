@@ -1,6 +1,7 @@
 package session
 
 import (
+	"strconv"
 	"strings"
 	"time"
 
@@ -151,6 +152,7 @@ func (s *Session) answerProbe() {
 	for s.replied.Load() < int32(probes) {
 		s.replied.Add(1)
 		if <-s.procReady; s.proc != nil {
+			s.log.Debug("terminal reply to the agent", "bytes", strconv.Quote(string(profile.ProbeReply)))
 			s.proc.Write(profile.ProbeReply)
 		}
 	}

@@ -3,6 +3,7 @@ package session
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/wardenhq/warden/protocol"
@@ -21,6 +22,9 @@ func (s *Session) Run() (runner.Exit, Outcome) {
 	}()
 	reply := func(b []byte) {
 		if <-s.procReady; s.proc != nil {
+			// Every byte warden sends besides its typing is in the debug log:
+			// a reply a CLI reads as keys while a dialog is up would answer it.
+			s.log.Debug("terminal reply to the agent", "bytes", strconv.Quote(string(b)))
 			s.proc.Write(b)
 		}
 	}
