@@ -2,6 +2,7 @@ package fakeagent
 
 import (
 	"os"
+	"strconv"
 
 	"github.com/charmbracelet/x/term"
 )
@@ -12,11 +13,18 @@ import (
 // benchmarks.
 func init() { Register("rawecho", modeRawEcho) }
 
-func modeRawEcho([]string) int {
+// rawecho writes back what it reads; rawecho:query first asks the terminal
+// for its attributes (DA1, as Gemini CLI does) and writes back what it reads
+// quoted, so that an answer shows in its output as text.
+func modeRawEcho(args []string) int {
 	if state, err := term.MakeRaw(os.Stdin.Fd()); err == nil {
 		defer term.Restore(os.Stdin.Fd(), state)
 	}
 	write([]byte("ready\r\n"))
+	quoted := len(args) > 0 && args[0] == "query"
+	if quoted {
+		write([]byte("\x1b[c"))
+	}
 	buf := make([]byte, 256)
 	for {
 		n, err := os.Stdin.Read(buf)
@@ -25,7 +33,9 @@ func modeRawEcho([]string) int {
 				return 0
 			}
 		}
-		if n > 0 {
+		if n > 0 && quoted {
+			write([]byte(strconv.Quote(string(buf[:n])) + "\r\n"))
+		} else if n > 0 {
 			write(buf[:n])
 		}
 		if err != nil {

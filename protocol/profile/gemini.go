@@ -63,6 +63,7 @@ func geminiProfile() *Profile {
 			return nil, env, err
 		}})
 	p.Settle = 500 * time.Millisecond
+	p.DropReplies = true
 	p.quit = []Keys{{Bytes: []byte("/quit")}, {Bytes: []byte("\r"), Pause: 700 * time.Millisecond}}
 	return p
 }

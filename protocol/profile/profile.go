@@ -69,6 +69,11 @@ type Profile struct {
 	LimitRetry time.Duration
 	// Clock times Submit's pauses; the wall clock by default.
 	Clock clock.Clock
+	// DropReplies: the terminal emulator's answers to the CLI's queries
+	// (DA1, cursor position) are not sent to it. Gemini CLI starts without
+	// them, and reads one that reaches it late as keys: the "1" of a DA1
+	// answer picks "1. Allow once" in its approval dialog.
+	DropReplies bool
 
 	log     hclog.Logger
 	tui     *tuiRules // nil for plain

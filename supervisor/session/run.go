@@ -28,8 +28,8 @@ func (s *Session) Run() (runner.Exit, Outcome) {
 			s.proc.Write(b)
 		}
 	}
-	if c.Term != nil {
-		reply = nil // the user's terminal answers the agent's queries itself
+	if c.Term != nil || s.prof.DropReplies {
+		reply = nil // the user's terminal answers the agent's queries itself, or none is wanted
 	}
 	s.reader = protocol.NewReader(s.log, protocol.ReaderOptions{
 		Mode: s.prof.Mode, Rows: int(c.Size.Rows), Cols: int(c.Size.Cols),
