@@ -1,6 +1,7 @@
 package profile
 
 import (
+	"bytes"
 	"encoding/base64"
 	"strings"
 )
@@ -32,14 +33,22 @@ func (s ProgramStatus) Blocked() bool { return s.State == "blocked" }
 
 const maxOSC = 1024
 
-// Write feeds raw output; it never fails.
+// Write feeds raw output; it never fails. Text outside escape sequences is
+// skipped a run at a time (bytes.IndexByte), not byte by byte: a plain
+// agent's output is nearly all text.
 func (m *ModeTracker) Write(p []byte) (int, error) {
-	for _, c := range p {
+	for i := 0; i < len(p); i++ {
+		c := p[i]
 		switch m.state {
 		case 0:
-			if c == 0x1b {
-				m.state = 1
+			if c != 0x1b {
+				j := bytes.IndexByte(p[i:], 0x1b)
+				if j < 0 {
+					return len(p), nil
+				}
+				i += j
 			}
+			m.state = 1
 		case 1:
 			switch c {
 			case '[':
