@@ -2,6 +2,7 @@ package runner
 
 import (
 	"io"
+	"sync"
 	"syscall"
 )
 
@@ -15,24 +16,48 @@ import (
 // hold the drain open.
 const drainReads = 4
 
-// fill reads the master into buf until buf is full or the next read would
-// block, and returns what it read; it waits (in the netpoller) only while it
-// has nothing. A pty read returns at most what the line discipline holds
-// (4 KiB), so under a flood one chunk gathers several reads and the log and
-// Output get one write per chunk instead of one per read; output that
-// trickles in is handed over at once, read by read.
-func fill(rc syscall.RawConn, buf []byte) (int, error) {
+// readBufs holds the read buffers of every Process: a reader takes one
+// when its master is readable and gives it back once the chunk is handed
+// over, so a waiting reader holds none and a team of 50 flooding agents
+// needs about one per CPU, not 50 × 32 KiB.
+var readBufs = sync.Pool{New: func() any { b := make([]byte, readBufSize); return &b }}
+
+// fill reads the master into a buffer from readBufs (set in *buf, which
+// the caller gives back with putReadBuf after use) until it is full or the
+// next read would block, and returns what it read; it waits (in the
+// netpoller) only while it has nothing, holding no buffer then. A pty read
+// returns at most what the line discipline holds (4 KiB), so under a flood
+// one chunk gathers several reads and the log and Output get one write per
+// chunk instead of one per read; output that trickles in is handed over at
+// once, read by read.
+func fill(rc syscall.RawConn, buf *[]byte) (int, error) {
 	n := 0
 	var readErr error
 	err := rc.Read(func(fd uintptr) bool {
+		if *buf == nil {
+			*buf = *readBufs.Get().(*[]byte)
+		}
 		var again bool
-		n, again, readErr = readAvailable(int(fd), buf)
-		return n > 0 || !again // nothing yet: wait until readable
+		n, again, readErr = readAvailable(int(fd), *buf)
+		if n == 0 && again { // nothing yet: wait until readable, without the buffer
+			putReadBuf(buf)
+			return false
+		}
+		return true
 	})
 	if err == nil {
 		err = readErr
 	}
 	return n, err
+}
+
+// putReadBuf gives *buf back to readBufs (a nil *buf is left alone).
+func putReadBuf(buf *[]byte) {
+	if *buf != nil {
+		b := *buf
+		readBufs.Put(&b)
+		*buf = nil
+	}
 }
 
 // readAvailable reads fd into buf until buf is full, a read would block
@@ -61,7 +86,9 @@ func readAvailable(fd int, buf []byte) (n int, again bool, err error) {
 // gets the output the leader wrote before it exited. A read of a pty with
 // nothing in its buffer first runs the kernel's pending buffer work, so
 // nothing written before the exit is left behind.
-func (p *Process) drainBuffered(rc syscall.RawConn, buf []byte) {
+func (p *Process) drainBuffered(rc syscall.RawConn) {
+	buf := *readBufs.Get().(*[]byte)
+	defer putReadBuf(&buf)
 	for range drainReads {
 		var n int
 		var again bool

@@ -33,18 +33,19 @@ func (p *Process) readLoop() {
 		p.logger.Warn("read terminal failed", "error", err)
 		return
 	}
-	buf := make([]byte, readBufSize)
+	var buf []byte // from readBufs while a chunk is read and handed over
 	for {
-		n, err := fill(rc, buf)
+		n, err := fill(rc, &buf)
 		if n > 0 {
 			p.sink(buf[:n])
 			if end := p.drainEnd.Load(); end != 0 {
 				p.setDrainDeadline(end)
 			}
 		}
+		putReadBuf(&buf)
 		if err != nil {
 			if errors.Is(err, os.ErrDeadlineExceeded) {
-				p.drainBuffered(rc, buf)
+				p.drainBuffered(rc)
 			}
 			if !endOfOutput(err) {
 				p.logger.Warn("read terminal failed", "error", err)

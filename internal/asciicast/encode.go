@@ -1,6 +1,8 @@
 package asciicast
 
 import (
+	"encoding/binary"
+	"math/bits"
 	"strconv"
 	"unicode/utf8"
 )
@@ -57,14 +59,40 @@ var plain = func() (t [utf8.RuneSelf]bool) {
 	return t
 }()
 
+// Word-at-a-time tests on 8 bytes (the classic bit tricks): special's
+// result has a byte's high bit set for each byte that does not go into a
+// JSON string as it is (not ASCII, a control character, '"' or '\\'). Bits
+// above the first such byte may be wrong (borrows), the lowest set bit is
+// exact, and the result is 0 only if all 8 bytes are plain.
+const (
+	ones  = 0x0101010101010101
+	highs = 0x8080808080808080
+)
+
+func hasZero(w uint64) uint64 { return (w - ones) & ^w & highs }
+
+func special(w uint64) uint64 {
+	return w&highs | (w-0x20*ones)&^w&highs | hasZero(w^('"'*ones)) | hasZero(w^('\\'*ones))
+}
+
 // appendString appends s as a JSON string: quotes, backslashes and control
 // characters escaped, valid UTF-8 as it is, and every byte that is not part
 // of a valid UTF-8 sequence replaced by U+FFFD. It allocates only when dst
-// must grow.
+// must grow. Plain ASCII is passed over 8 bytes at a time.
 func appendString(dst, s []byte) []byte {
 	dst = append(dst, '"')
 	start := 0 // s[start:i] is plain and not yet appended
 	for i := 0; i < len(s); {
+		for i+8 <= len(s) {
+			if m := special(binary.LittleEndian.Uint64(s[i:])); m != 0 {
+				i += bits.TrailingZeros64(m) >> 3
+				break
+			}
+			i += 8
+		}
+		if i == len(s) {
+			break
+		}
 		b := s[i]
 		if b < utf8.RuneSelf {
 			if plain[b] {

@@ -131,6 +131,25 @@ func TestEveryASCIIByteRoundTrips(t *testing.T) {
 	}
 }
 
+// The encoder passes plain ASCII over 8 bytes at a time: every byte value,
+// alone or after another special one, at every position of a word, is still
+// seen and encoded.
+func TestEveryByteAtEveryPositionOfAWord(t *testing.T) {
+	for b := range 256 {
+		for at := range 16 {
+			for _, next := range []byte{'a', '"', 0x1b, 0xe2} {
+				raw := []byte(strings.Repeat("p", 24))
+				raw[at], raw[at+1] = byte(b), next
+				got := string(appendString(nil, raw))
+				var dec string
+				if err := json.Unmarshal([]byte(got), &dec); err != nil || dec != replaced(raw) {
+					t.Fatalf("byte %#x then %#x at %d: %s (%v), want %q", b, next, at, got, err, replaced(raw))
+				}
+			}
+		}
+	}
+}
+
 // FuzzWriter: whatever the output and however it is cut, the recording is
 // valid JSON in valid UTF-8 and holds the output with invalid bytes
 // replaced.

@@ -1,7 +1,6 @@
 package asciicast
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
 	"io"
@@ -17,13 +16,13 @@ import (
 	"github.com/wardenhq/warden/internal/safefile"
 )
 
-// DefaultFlushEvery is how long recorded output may wait in the Writer's
-// buffer before it is written out.
-const DefaultFlushEvery = time.Second
+// encBufs holds the buffers events are encoded into, shared by every
+// Writer: one is in use only while an event is encoded and written, so a
+// team needs about one per running reader, not one per agent. A buffer
+// grown past maxEncBuf (an event of a huge read) is left to the collector.
+var encBufs = sync.Pool{New: func() any { b := make([]byte, 0, 4096); return &b }}
 
-// bufSize is the Writer's buffer: a write syscall per 64 KiB of recording
-// (or per DefaultFlushEvery when output is slow).
-const bufSize = 64 << 10
+const maxEncBuf = 256 << 10
 
 // Options describe a new recording.
 type Options struct {
@@ -35,16 +34,15 @@ type Options struct {
 	// and nothing more is recorded.
 	MaxSize  int64
 	StopNote string
-	// FlushEvery: 0 is DefaultFlushEvery.
-	FlushEvery time.Duration
 	// Now is the clock of the timestamps; nil is time.Now.
 	Now func() time.Time
 }
 
 // Writer records output and resizes as asciicast v2 events. It is safe for
-// concurrent use. A chunk costs a lock, a clock read, its JSON encoding into
-// a reused buffer and a copy into the write buffer: no allocation, no
-// syscall until 64 KiB are buffered or DefaultFlushEvery has passed. Write
+// concurrent use. A chunk costs a lock, a clock read and its JSON encoding
+// into a shared buffer; a small event is then copied into the Writer's
+// 8 KiB buffer (no syscall until it is full or DefaultFlushEvery has
+// passed), a large one written at once. No allocation per chunk. Write
 // never fails the caller: a failed write stops the recording, logged once.
 type Writer struct {
 	log   hclog.Logger
@@ -52,19 +50,13 @@ type Writer struct {
 	file  io.Closer // nil unless Create opened it
 	start time.Time
 	now   func() time.Time
-	every time.Duration
 
 	mu      sync.Mutex
-	bw      *bufio.Writer
 	max     int64 // 0: no cap
 	reserve int64 // bytes kept for the stop note
 	note    string
 	written int64
 	carry   utf8Carry
-	join    []byte // carry + chunk, reused
-	line    []byte // the event being encoded, reused
-	timer   *time.Timer
-	armed   bool // the timer will flush
 	stopped bool // at the cap, failed, or closed: nothing more is recorded
 	closed  bool
 	err     error // the first write error
@@ -95,13 +87,9 @@ func Create(logger hclog.Logger, path string, o Options) (*Writer, error) {
 
 // NewWriter starts a recording on dst: the header is written at once.
 func NewWriter(logger hclog.Logger, dst io.Writer, o Options) (*Writer, error) {
-	w := &Writer{log: logger, dst: dst, now: o.Now, every: o.FlushEvery, max: o.MaxSize, note: o.StopNote,
-		bw: bufio.NewWriterSize(dst, bufSize), line: make([]byte, 0, 4096)}
+	w := &Writer{log: logger, dst: dst, now: o.Now, max: o.MaxSize, note: o.StopNote}
 	if w.now == nil {
 		w.now = time.Now
-	}
-	if w.every <= 0 {
-		w.every = DefaultFlushEvery
 	}
 	w.start = w.now()
 	h := Header{Version: Version, Width: o.Cols, Height: o.Rows, Timestamp: w.start.Unix(),
@@ -121,7 +109,6 @@ func NewWriter(logger hclog.Logger, dst io.Writer, o Options) (*Writer, error) {
 		w.reserve = int64(len(appendEvent(nil, 3e7, Output[0], []byte(w.note))))
 	}
 	w.put(line)
-	w.flush() // a recording always starts with its header on disk
 	return w, w.err
 }
 
@@ -132,9 +119,11 @@ func (w *Writer) Write(p []byte) (int, error) {
 	if w.stopped {
 		return len(p), nil
 	}
-	if src := w.carry.split(p, &w.join); len(src) > 0 {
+	join := encBufs.Get().(*[]byte)
+	if src := w.carry.split(p, join); len(src) > 0 {
 		w.event(Output[0], src)
 	}
+	putEncBuf(join)
 	return len(p), nil
 }
 
@@ -152,8 +141,8 @@ func (w *Writer) Resize(cols, rows int) {
 	w.event(Resize[0], s)
 }
 
-// Close records what is left (a character cut short, as U+FFFD), writes the
-// buffer out and closes the file Create opened. It returns the first write
+// Close records what is left (a character cut short, as U+FFFD) and closes
+// the file Create opened. It returns the first write
 // error. Safe to call twice.
 func (w *Writer) Close() error {
 	w.mu.Lock()
@@ -166,10 +155,6 @@ func (w *Writer) Close() error {
 		w.event(Output[0], rest)
 	}
 	w.stopped = true
-	if w.timer != nil {
-		w.timer.Stop()
-	}
-	w.flush()
 	if w.file != nil {
 		if err := w.file.Close(); err != nil && w.err == nil {
 			w.err = fmt.Errorf("close recording: %w", err)
@@ -178,61 +163,48 @@ func (w *Writer) Close() error {
 	return w.err
 }
 
-// Size is how many bytes the recording holds so far (buffered included).
+// Size is how many bytes the recording holds so far.
 func (w *Writer) Size() int64 {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return w.written
 }
 
-// event encodes one event and buffers it, or stops the recording at its cap.
-func (w *Writer) event(code byte, data []byte) {
-	secs := w.now().Sub(w.start).Seconds()
-	w.line = appendEvent(w.line[:0], secs, code, data)
-	if w.max > 0 && w.written+int64(len(w.line))+w.reserve > w.max {
-		w.line = appendEvent(w.line[:0], secs, Output[0], []byte(w.note))
-		w.put(w.line)
-		w.stopped = true
-		w.flush()
-		w.log.Info("recording reached its size cap: nothing more is recorded", "max_size", w.max)
-		return
+func putEncBuf(b *[]byte) {
+	if cap(*b) <= maxEncBuf {
+		*b = (*b)[:0]
+		encBufs.Put(b)
 	}
-	w.put(w.line)
 }
 
-// put buffers b and makes sure a flush follows within w.every.
+// event encodes one event and buffers it, or stops the recording at its cap.
+func (w *Writer) event(code byte, data []byte) {
+	enc := encBufs.Get().(*[]byte)
+	defer putEncBuf(enc)
+	secs := w.now().Sub(w.start).Seconds()
+	line := appendEvent((*enc)[:0], secs, code, data)
+	if w.max > 0 && w.written+int64(len(line))+w.reserve > w.max {
+		line = appendEvent(line[:0], secs, Output[0], []byte(w.note))
+		w.put(line)
+		w.stopped = true
+		w.log.Info("recording reached its size cap: nothing more is recorded", "max_size", w.max)
+		*enc = line
+		return
+	}
+	w.put(line)
+	*enc = line
+}
+
+// put writes b out.
 func (w *Writer) put(b []byte) {
-	if _, err := w.bw.Write(b); err != nil {
+	if w.err != nil {
+		return
+	}
+	if _, err := w.dst.Write(b); err != nil {
 		w.fail(err)
 		return
 	}
 	w.written += int64(len(b))
-	if !w.armed && w.bw.Buffered() > 0 && !w.stopped {
-		w.armed = true
-		if w.timer == nil {
-			w.timer = time.AfterFunc(w.every, w.tick)
-		} else {
-			w.timer.Reset(w.every)
-		}
-	}
-}
-
-func (w *Writer) tick() {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.armed = false
-	if !w.closed {
-		w.flush()
-	}
-}
-
-func (w *Writer) flush() {
-	if w.err != nil {
-		return
-	}
-	if err := w.bw.Flush(); err != nil {
-		w.fail(err)
-	}
 }
 
 // fail stops the recording at its first write error.

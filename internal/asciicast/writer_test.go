@@ -115,27 +115,32 @@ func TestCreateIsPrivateAndRefusesWhatExists(t *testing.T) {
 	}
 }
 
-func TestBufferedOutputIsWrittenWithinFlushEvery(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "a.cast")
-	w, err := Create(testLog, path, Options{Cols: 80, Rows: 24, FlushEvery: 20 * time.Millisecond})
+// Each event is on disk when Write returns: a player following a live
+// session, or a warden killed with SIGKILL, loses nothing already relayed.
+// A large chunk is one event, its encoding shared with other recordings.
+func TestEachEventIsOnDiskWhenWriteReturns(t *testing.T) {
+	dir := t.TempDir()
+	a, err := Create(testLog, filepath.Join(dir, "a.cast"), Options{Cols: 80, Rows: 24})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer w.Close()
-	writeString(w, "first")
-	if b, _ := os.ReadFile(path); len(lines(b)) != 1 || strings.Contains(string(b), "first") {
-		t.Fatalf("want the header alone on disk at first (the event buffered): %q", b)
+	defer a.Close()
+	b, err := Create(testLog, filepath.Join(dir, "b.cast"), Options{Cols: 80, Rows: 24})
+	if err != nil {
+		t.Fatal(err)
 	}
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		b, _ := os.ReadFile(path)
-		if strings.Contains(string(b), `"o", "first"]`+"\n") {
-			break
+	defer b.Close()
+	big := strings.Repeat("x", 100<<10)
+	for i, c := range []struct {
+		w        *Writer
+		path     string
+		in, want string
+	}{{a, "a.cast", "first", "first"}, {b, "b.cast", big, big}, {a, "a.cast", "\x1b[0m", `\u001b[0m`}, {b, "b.cast", "second", "second"}} {
+		writeString(c.w, c.in)
+		got, _ := os.ReadFile(filepath.Join(dir, c.path))
+		if !strings.HasSuffix(string(got), `"o", "`+c.want+`"]`+"\n") {
+			t.Fatalf("write %d: %s does not end with its event: …%q", i, c.path, got[max(0, len(got)-80):])
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("not flushed after 5 s: %q", b)
-		}
-		time.Sleep(10 * time.Millisecond)
 	}
 }
 
@@ -154,7 +159,7 @@ func TestAFailedWriteStopsTheRecordingNotTheCaller(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	big := bytes.Repeat([]byte("y"), 2*bufSize)
+	big := bytes.Repeat([]byte("y"), 64<<10)
 	for range 3 {
 		if n, err := w.Write(big); n != len(big) || err != nil {
 			t.Fatalf("Write = %d, %v", n, err)

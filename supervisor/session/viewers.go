@@ -14,8 +14,8 @@ const (
 	// falls this far behind is dropped, never waited on.
 	viewerBacklog = 1 << 20
 	// plainTail is how much of a plain agent's raw output is kept for its
-	// screen (its last lines).
-	plainTail = 32 << 10
+	// screen (its last PlainScreenLines lines: 330 bytes each).
+	plainTail = 16 << 10
 	// PlainScreenLines is how many of a plain agent's last lines make its
 	// screen.
 	PlainScreenLines = 50
@@ -39,8 +39,8 @@ type tap struct {
 	mu      sync.Mutex
 	viewers map[*Viewer]struct{}
 	ended   bool
-	tail    []byte // plain agents: the last plainTail bytes
-	lines   bool   // keep the tail (ModeLines)
+	tail    tailRing // plain agents: the last plainTail bytes
+	lines   bool     // keep the tail (ModeLines)
 	seq     atomic.Uint64
 }
 
@@ -92,10 +92,7 @@ func (t *tap) write(p []byte, r *protocol.Reader) {
 	r.Write(p)
 	t.seq.Add(uint64(len(p)))
 	if t.lines {
-		t.tail = append(t.tail, p...)
-		if over := len(t.tail) - plainTail; over > 0 {
-			t.tail = append(t.tail[:0], t.tail[over:]...)
-		}
+		t.tail.Write(p)
 	}
 	if len(t.viewers) == 0 {
 		return
@@ -146,7 +143,7 @@ func (s *Session) Attach() (*Viewer, error) {
 	v := &Viewer{t: t, ch: make(chan []byte, 4096), Rows: int(s.cfg.Size.Rows), Cols: int(s.cfg.Size.Cols)}
 	if draw, alt := s.reader.Render(); draw != "" || alt {
 		v.First, v.Alt = draw, alt
-	} else if lines := lastLines(t.tail, PlainScreenLines); len(lines) > 0 {
+	} else if lines := lastLines(t.tail.Bytes(), PlainScreenLines); len(lines) > 0 {
 		v.First = strings.Join(lines, "\r\n") + "\r\n"
 	}
 	if t.viewers == nil {
@@ -173,7 +170,7 @@ func (s *Session) Screen() ([]string, error) {
 		}
 		return rows, nil
 	}
-	return lastLines(t.tail, PlainScreenLines), nil
+	return lastLines(t.tail.Bytes(), PlainScreenLines), nil
 }
 
 // OutputSeq counts the bytes of output so far: a screen whose count has not
