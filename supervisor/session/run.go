@@ -39,7 +39,6 @@ func (s *Session) Run() (runner.Exit, Outcome) {
 		Reply:      reply,
 	})
 	s.tap.lines = s.prof.Mode == protocol.ModeLines
-	s.tap.tail = newTailRing(plainTail)
 	s.settle = newSettler(s.prof.Settle, s.settled)
 	defer s.settle.stop()
 	s.startRecording()

@@ -1,9 +1,9 @@
 package session
 
-// tailRing keeps the last len(buf) bytes written to it: a plain agent's
-// recent output, for its screen. It is allocated at its size once, at the
-// first write, and a write copies its bytes once: no growth, no shifting of
-// what is kept on every chunk of a flooding agent.
+// tailRing keeps the last size bytes written to it (plainTail when size
+// is 0): a plain agent's recent output, for its screen. It is allocated at
+// its size once, at the first write, and a write copies its bytes once: no
+// growth, no shifting of what is kept on every chunk of a flooding agent.
 type tailRing struct {
 	buf  []byte
 	size int
@@ -11,13 +11,11 @@ type tailRing struct {
 	full bool // buf has wrapped: buf[at:] is older than buf[:at]
 }
 
-func newTailRing(size int) tailRing { return tailRing{size: size} }
-
 func (r *tailRing) Write(p []byte) {
-	if r.size <= 0 {
-		return
-	}
 	if r.buf == nil {
+		if r.size <= 0 {
+			r.size = plainTail
+		}
 		r.buf = make([]byte, r.size)
 	}
 	if len(p) >= r.size {

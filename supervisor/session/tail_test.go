@@ -11,7 +11,7 @@ import (
 func TestTailRingKeepsTheLastBytes(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	for _, size := range []int{1, 7, 64} {
-		r := newTailRing(size)
+		r := tailRing{size: size}
 		var all []byte
 		for i := range 500 {
 			p := make([]byte, rng.IntN(3*size))
