@@ -1,6 +1,9 @@
 package protocol
 
-import "bytes"
+import (
+	"bytes"
+	"strconv"
+)
 
 // escFilter is a byte-level state machine over terminal output, kept across
 // writes. In screen mode it drops OSC strings (x/vt ends an OSC at byte 0x9C,
@@ -16,6 +19,12 @@ type escFilter struct {
 	// the program is in the middle of drawing a frame.
 	inFrame bool
 	frames  uint64 // frames ended so far
+	// rows, when set (screen mode), bounds the scroll regions programs set
+	// (DECSTBM, CSI top ; bottom r): x/vt takes a bottom row past the
+	// screen as it is and then indexes out of range (a panic) on the next
+	// scroll — which a stale region sent before the program saw a resize,
+	// or any program, can ask for.
+	rows int
 }
 
 type escState uint8
@@ -130,6 +139,9 @@ func (f *escFilter) filter(buf, p []byte, stripAll bool, emit segmentFunc) []byt
 					}
 					f.inFrame = b == 'h'
 				}
+				if b == 'r' && f.rows > 0 && !stripAll {
+					out = f.boundScrollRegion(out)
+				}
 				if b == 'J' && f.np == 1 && !stripAll && (f.params[0] == '2' || f.params[0] == '3') {
 					kind := eraseScreen
 					if f.params[0] == '3' {
@@ -163,4 +175,41 @@ func (f *escFilter) filter(buf, p []byte, stripAll bool, emit segmentFunc) []byt
 		emit(out, eraseNone, f.csiAt)
 	}
 	return out
+}
+
+// boundScrollRegion rewrites the DECSTBM just copied to the end of out (CSI
+// top ; bottom r) so that its bottom row is on the screen. A region it cannot
+// rewrite (begun in an earlier write, or too long to have been kept) is
+// cancelled instead: CAN in place of its final byte, as if never sent.
+func (f *escFilter) boundScrollRegion(out []byte) []byte {
+	p := f.params[:min(f.np, len(f.params))]
+	if len(p) > 0 && (p[0] < '0' || p[0] > '9') && p[0] != ';' {
+		return out // a private sequence (CSI ? … r), not DECSTBM
+	}
+	top, bottom, ok := 0, 0, f.np <= len(f.params) && f.csiAt >= 0
+	field := &top
+	for _, c := range p {
+		switch {
+		case c == ';' && field == &top:
+			field = &bottom
+		case c >= '0' && c <= '9' && *field < 1<<20:
+			*field = *field*10 + int(c-'0')
+		default:
+			ok = false
+		}
+	}
+	if !ok {
+		out[len(out)-1] = 0x18
+		return out
+	}
+	if bottom <= f.rows {
+		return out
+	}
+	out = append(out[:f.csiAt], "\x1b["...)
+	if top > 0 {
+		out = strconv.AppendInt(out, int64(top), 10)
+	}
+	out = append(out, ';')
+	out = strconv.AppendInt(out, int64(f.rows), 10)
+	return append(out, 'r')
 }

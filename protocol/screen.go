@@ -53,6 +53,7 @@ type Row struct {
 type vtScreen struct {
 	log     hclog.Logger
 	em      *vt.Emulator
+	park    *parker // the screen not in use, parked (vtpark.go); nil: both kept
 	cols    int
 	filter  escFilter
 	buf     []byte
@@ -70,13 +71,22 @@ func (s *vtScreen) Resize(cols, rows int) {
 		return
 	}
 	s.em.Resize(cols, rows)
-	s.cols = cols
+	s.cols, s.filter.rows = cols, rows
+	if s.park != nil {
+		s.park.resized(cols, rows)
+	}
 }
 
 // NewScreen returns a Screen of cols×rows. reply receives the emulator's
 // answers to terminal queries, to be written back to the pty; it may be nil.
 // Call Close when done.
 func NewScreen(logger hclog.Logger, cols, rows int, reply func([]byte)) Screen {
+	return newVTScreen(logger, cols, rows, reply, true)
+}
+
+// newVTScreen is NewScreen; park false keeps both of x/vt's grids (to
+// compare with).
+func newVTScreen(logger hclog.Logger, cols, rows int, reply func([]byte), park bool) *vtScreen {
 	if cols <= 0 {
 		cols = 200
 	}
@@ -89,7 +99,11 @@ func NewScreen(logger hclog.Logger, cols, rows int, reply func([]byte)) Screen {
 		cols: cols,
 		done: make(chan struct{}),
 	}
+	s.filter.rows = rows
 	trimEmulator(s.log, s.em)
+	if park {
+		s.park = newParker(s.log, s.em, cols, rows)
+	}
 	go s.drainReplies(reply)
 	return s
 }

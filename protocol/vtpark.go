@@ -1,0 +1,112 @@
+package protocol
+
+import (
+	"reflect"
+	"unsafe"
+
+	uv "github.com/charmbracelet/ultraviolet"
+	"github.com/charmbracelet/x/vt"
+	"github.com/hashicorp/go-hclog"
+)
+
+// x/vt keeps two full grids per emulator, the main screen and the alternate
+// one, at 112 bytes a cell: 1.1 MB each at 200×50. A program only ever draws
+// on one of them. The other is blank (the alternate screen is cleared each
+// time it is entered and nothing shows it once left; a program that enters it
+// at once, as Claude Code does, leaves the main screen blank) — and a blank
+// grid can be made again on demand. parker swaps the screen not in use for a
+// 1×1 grid while it is blank, and grows it back to the terminal's size, blank,
+// at the moment the program switches to it (x/vt's AltScreen callback, called
+// in the middle of the write, before anything is drawn on it). A main screen
+// with text on it is kept whole while the program is on the alternate screen:
+// the program's return shows it again.
+//
+// The grid is x/vt's unexported Screen.buf, reached like trimEmulator's
+// fields, its type checked first: if it is not what it was when this was
+// written, nothing is parked and the debug log says so.
+type parker struct {
+	em         *vt.Emulator
+	scrs       [2]*vt.Screen
+	bufs       [2]**uv.RenderBuffer
+	parked     [2]bool
+	cols, rows int
+}
+
+// newParker parks the alternate screen of a new emulator and follows its
+// switches from then on; nil when x/vt's fields are not as expected.
+func newParker(log hclog.Logger, em *vt.Emulator, cols, rows int) *parker {
+	e := reflect.ValueOf(em).Elem()
+	f := e.FieldByName("scrs")
+	if !f.IsValid() || f.Kind() != reflect.Array || f.Len() != 2 || f.Type().Elem() != reflect.TypeFor[vt.Screen]() {
+		log.Debug("cannot park the screen not in use: x/vt's screens are not as expected")
+		return nil
+	}
+	p := &parker{em: em, cols: cols, rows: rows}
+	for i := range 2 {
+		scr := (*vt.Screen)(unsafe.Pointer(f.Index(i).UnsafeAddr()))
+		buf := reflect.ValueOf(scr).Elem().FieldByName("buf")
+		if !buf.IsValid() || buf.Type() != reflect.TypeFor[*uv.RenderBuffer]() {
+			log.Debug("cannot park the screen not in use: x/vt's screen buffer is not as expected")
+			return nil
+		}
+		p.scrs[i] = scr
+		p.bufs[i] = (**uv.RenderBuffer)(unsafe.Pointer(buf.UnsafeAddr()))
+	}
+	em.SetCallbacks(vt.Callbacks{AltScreen: p.switched})
+	p.park(1)
+	return p
+}
+
+// switched runs when the program has just switched screens: the one it is on
+// now gets its full size back, the other is parked if it is blank.
+func (p *parker) switched(alt bool) {
+	now, other := 0, 1
+	if alt {
+		now, other = 1, 0
+	}
+	p.unpark(now)
+	if other == 1 || p.blank(other) {
+		p.park(other)
+	}
+}
+
+// resized follows the emulator's resize, which grows parked grids too.
+func (p *parker) resized(cols, rows int) {
+	p.cols, p.rows = cols, rows
+	for i := range 2 {
+		if p.parked[i] {
+			p.parked[i] = false
+			p.park(i)
+		}
+	}
+}
+
+func (p *parker) park(i int) {
+	if p.parked[i] {
+		return
+	}
+	*p.bufs[i] = uv.NewRenderBuffer(1, 1)
+	p.parked[i] = true
+}
+
+// unpark gives a parked screen its full size back, blank.
+func (p *parker) unpark(i int) {
+	if !p.parked[i] {
+		return
+	}
+	p.scrs[i].Resize(p.cols, p.rows)
+	p.parked[i] = false
+}
+
+// blank reports whether screen i shows nothing: every cell is an empty one.
+func (p *parker) blank(i int) bool {
+	s := p.scrs[i]
+	for y := range s.Height() {
+		for x := range s.Width() {
+			if c := s.CellAt(x, y); c != nil && !c.Equal(&uv.EmptyCell) && !c.IsZero() {
+				return false
+			}
+		}
+	}
+	return true
+}
