@@ -78,6 +78,7 @@ func main() {
 	// SIGPIPE: asked for, the signal is delivered here and writes fail with
 	// EPIPE instead, which warden outlives.
 	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
+	tuneGC()
 	os.Exit(realMain(os.Args[1:], os.Stdout, os.Stderr))
 }
 
