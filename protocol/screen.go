@@ -70,11 +70,12 @@ func (s *vtScreen) Resize(cols, rows int) {
 	if cols <= 0 || rows <= 0 {
 		return
 	}
-	s.em.Resize(cols, rows)
-	s.cols, s.filter.rows = cols, rows
 	if s.park != nil {
-		s.park.resized(cols, rows)
+		s.park.resize(cols, rows)
+	} else {
+		s.em.Resize(cols, rows)
 	}
+	s.cols, s.filter.rows = cols, rows
 }
 
 // NewScreen returns a Screen of cols×rows. reply receives the emulator's
@@ -93,17 +94,20 @@ func newVTScreen(logger hclog.Logger, cols, rows int, reply func([]byte), park b
 	if rows <= 0 {
 		rows = 50
 	}
-	s := &vtScreen{
-		log:  logger.Named("screen"),
-		em:   vt.NewEmulator(cols, rows),
-		cols: cols,
-		done: make(chan struct{}),
-	}
+	s := &vtScreen{log: logger.Named("screen"), cols: cols, done: make(chan struct{})}
 	s.filter.rows = rows
-	trimEmulator(s.log, s.em)
 	if park {
-		s.park = newParker(s.log, s.em, cols, rows)
+		// Made at 1×1 and sized by the parker: x/vt would make both grids
+		// at full size, one of them at once garbage (1.1 MB at 200×50; a
+		// team's agents all start at once).
+		s.em = vt.NewEmulator(1, 1)
+		if s.park = newParker(s.log, s.em, cols, rows); s.park == nil {
+			s.em.Resize(cols, rows)
+		}
+	} else {
+		s.em = vt.NewEmulator(cols, rows)
 	}
+	trimEmulator(s.log, s.em)
 	go s.drainReplies(reply)
 	return s
 }

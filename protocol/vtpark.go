@@ -32,8 +32,10 @@ type parker struct {
 	cols, rows int
 }
 
-// newParker parks the alternate screen of a new emulator and follows its
-// switches from then on; nil when x/vt's fields are not as expected.
+// newParker takes a new emulator, made at any size: it gives the main screen
+// a blank cols×rows grid, parks the alternate screen, sizes the emulator and
+// follows its switches from then on. nil when x/vt's fields are not as
+// expected (the emulator is left as it was).
 func newParker(log hclog.Logger, em *vt.Emulator, cols, rows int) *parker {
 	e := reflect.ValueOf(em).Elem()
 	f := e.FieldByName("scrs")
@@ -41,7 +43,7 @@ func newParker(log hclog.Logger, em *vt.Emulator, cols, rows int) *parker {
 		log.Debug("cannot park the screen not in use: x/vt's screens are not as expected")
 		return nil
 	}
-	p := &parker{em: em, cols: cols, rows: rows}
+	p := &parker{em: em}
 	for i := range 2 {
 		scr := (*vt.Screen)(unsafe.Pointer(f.Index(i).UnsafeAddr()))
 		buf := reflect.ValueOf(scr).Elem().FieldByName("buf")
@@ -54,7 +56,8 @@ func newParker(log hclog.Logger, em *vt.Emulator, cols, rows int) *parker {
 	}
 	em.SetCallbacks(vt.Callbacks{AltScreen: p.switched})
 	p.park(1)
-	*p.bufs[0] = gridOf(cols, rows) // blank, as x/vt made it
+	*p.bufs[0] = gridOf(cols, rows) // blank, as a new emulator's
+	p.resize(cols, rows)
 	return p
 }
 
@@ -89,13 +92,25 @@ func (p *parker) switched(alt bool) {
 	}
 }
 
-// resized follows the emulator's resize, which grows parked grids too.
-func (p *parker) resized(cols, rows int) {
+// resize resizes the emulator without growing a parked grid: x/vt resizes
+// both screens, so while it does, a parked screen shares the grid of the
+// one in use (resized once, by whichever comes first), and gets a 1×1 grid
+// of its own again after.
+func (p *parker) resize(cols, rows int) {
+	active := 0
+	if p.em.IsAltScreen() {
+		active = 1
+	}
+	for i := range 2 {
+		if p.parked[i] {
+			*p.bufs[i] = *p.bufs[active]
+		}
+	}
+	p.em.Resize(cols, rows)
 	p.cols, p.rows = cols, rows
 	for i := range 2 {
 		if p.parked[i] {
-			p.parked[i] = false
-			p.park(i)
+			*p.bufs[i] = uv.NewRenderBuffer(1, 1)
 		}
 	}
 }
