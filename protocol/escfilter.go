@@ -19,12 +19,12 @@ type escFilter struct {
 	// the program is in the middle of drawing a frame.
 	inFrame bool
 	frames  uint64 // frames ended so far
-	// rows, when set (screen mode), bounds the scroll regions programs set
-	// (DECSTBM, CSI top ; bottom r): x/vt takes a bottom row past the
-	// screen as it is and then indexes out of range (a panic) on the next
-	// scroll — which a stale region sent before the program saw a resize,
-	// or any program, can ask for.
-	rows int
+	// rows and cols, when set (screen mode), bound the margins programs
+	// set (DECSTBM, CSI top ; bottom r, and DECSLRM, CSI left ; right s):
+	// x/vt takes a margin past the screen as it is and then indexes out of
+	// range (a panic) on the next scroll or insert — which a stale region
+	// sent before the program saw a resize, or any program, can ask for.
+	rows, cols int
 }
 
 type escState uint8
@@ -140,7 +140,10 @@ func (f *escFilter) filter(buf, p []byte, stripAll bool, emit segmentFunc) []byt
 					f.inFrame = b == 'h'
 				}
 				if b == 'r' && f.rows > 0 && !stripAll {
-					out = f.boundScrollRegion(out)
+					out = f.boundMargins(out, f.rows)
+				}
+				if b == 's' && f.cols > 0 && f.np > 0 && !stripAll {
+					out = f.boundMargins(out, f.cols)
 				}
 				if b == 'J' && f.np == 1 && !stripAll && (f.params[0] == '2' || f.params[0] == '3') {
 					kind := eraseScreen
@@ -177,11 +180,12 @@ func (f *escFilter) filter(buf, p []byte, stripAll bool, emit segmentFunc) []byt
 	return out
 }
 
-// boundScrollRegion rewrites the DECSTBM just copied to the end of out (CSI
-// top ; bottom r) so that its bottom row is on the screen. A region it cannot
-// rewrite (begun in an earlier write, or too long to have been kept) is
-// cancelled instead: CAN in place of its final byte, as if never sent.
-func (f *escFilter) boundScrollRegion(out []byte) []byte {
+// boundMargins rewrites the margins just copied to the end of out (CSI a ; b
+// r or s) so that the second is at most limit, the screen's rows or columns.
+// Margins it cannot rewrite (begun in an earlier write, or too long to have
+// been kept) are cancelled instead: CAN in place of the final byte, as if
+// never sent.
+func (f *escFilter) boundMargins(out []byte, limit int) []byte {
 	p := f.params[:min(f.np, len(f.params))]
 	if len(p) > 0 && (p[0] < '0' || p[0] > '9') && p[0] != ';' {
 		return out // a private sequence (CSI ? … r), not DECSTBM
@@ -202,14 +206,15 @@ func (f *escFilter) boundScrollRegion(out []byte) []byte {
 		out[len(out)-1] = 0x18
 		return out
 	}
-	if bottom <= f.rows {
+	if bottom <= limit {
 		return out
 	}
+	final := out[len(out)-1]
 	out = append(out[:f.csiAt], "\x1b["...)
 	if top > 0 {
 		out = strconv.AppendInt(out, int64(top), 10)
 	}
 	out = append(out, ';')
-	out = strconv.AppendInt(out, int64(f.rows), 10)
-	return append(out, 'r')
+	out = strconv.AppendInt(out, int64(limit), 10)
+	return append(out, final)
 }

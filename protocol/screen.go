@@ -53,6 +53,7 @@ type Row struct {
 type vtScreen struct {
 	log     hclog.Logger
 	em      *vt.Emulator
+	failed  int // times the emulator failed on the output (feed)
 	park    *parker // the screen not in use, parked (vtpark.go); nil: both kept
 	cols    int
 	filter  escFilter
@@ -75,7 +76,7 @@ func (s *vtScreen) Resize(cols, rows int) {
 	} else {
 		s.em.Resize(cols, rows)
 	}
-	s.cols, s.filter.rows = cols, rows
+	s.cols, s.filter.rows, s.filter.cols = cols, rows, cols
 }
 
 // NewScreen returns a Screen of cols×rows. reply receives the emulator's
@@ -95,7 +96,7 @@ func newVTScreen(logger hclog.Logger, cols, rows int, reply func([]byte), park b
 		rows = 50
 	}
 	s := &vtScreen{log: logger.Named("screen"), cols: cols, done: make(chan struct{})}
-	s.filter.rows = rows
+	s.filter.rows, s.filter.cols = rows, cols
 	if park {
 		// Made at 1×1 and sized by the parker: x/vt would make both grids
 		// at full size, one of them at once garbage (1.1 MB at 200×50; a
@@ -136,16 +137,16 @@ func (s *vtScreen) Write(p []byte) (int, error) {
 // so that rows the erase pushes into x/vt's scrollback can be discarded.
 func (s *vtScreen) segment(seg []byte, erase eraseKind, csiAt int) {
 	if erase == eraseNone {
-		_, _ = s.em.Write(seg)
+		s.feed(seg)
 		s.collect()
 		return
 	}
 	if csiAt > 0 {
-		_, _ = s.em.Write(seg[:csiAt])
+		s.feed(seg[:csiAt])
 		s.collect()
 		seg = seg[csiAt:]
 	}
-	_, _ = s.em.Write(seg)
+	s.feed(seg)
 	if erase == eraseSaved {
 		s.scroll = s.scroll[:0]
 		s.cleared = true

@@ -145,3 +145,13 @@ func (p *parker) blank(i int) bool {
 	}
 	return true
 }
+
+// heal unparks the screen in use, should a failure have left it parked
+// (vtguard.go): the program draws on it next.
+func (p *parker) heal() {
+	active := 0
+	if p.em.IsAltScreen() {
+		active = 1
+	}
+	p.unpark(active)
+}
