@@ -53,7 +53,7 @@ type Row struct {
 type vtScreen struct {
 	log     hclog.Logger
 	em      *vt.Emulator
-	failed  int // times the emulator failed on the output (feed)
+	failed  int     // times the emulator failed on the output (feed)
 	park    *parker // the screen not in use, parked (vtpark.go); nil: both kept
 	cols    int
 	filter  escFilter
