@@ -39,10 +39,11 @@ type Options struct {
 }
 
 // Writer records output and resizes as asciicast v2 events. It is safe for
-// concurrent use. A chunk costs a lock, a clock read and its JSON encoding
-// into a shared buffer; a small event is then copied into the Writer's
-// 8 KiB buffer (no syscall until it is full or DefaultFlushEvery has
-// passed), a large one written at once. No allocation per chunk. Write
+// concurrent use. A chunk costs a lock, a clock read, its JSON encoding
+// into a shared buffer and one write: nothing is held back, so the
+// recording is as current as the terminal log (a player following a live
+// session, or a warden killed with SIGKILL, loses nothing already relayed)
+// and no timer wakes up later to flush it. No allocation per chunk. Write
 // never fails the caller: a failed write stops the recording, logged once.
 type Writer struct {
 	log   hclog.Logger
@@ -177,7 +178,7 @@ func putEncBuf(b *[]byte) {
 	}
 }
 
-// event encodes one event and buffers it, or stops the recording at its cap.
+// event encodes one event and writes it, or stops the recording at its cap.
 func (w *Writer) event(code byte, data []byte) {
 	enc := encBufs.Get().(*[]byte)
 	defer putEncBuf(enc)
