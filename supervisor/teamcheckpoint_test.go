@@ -50,16 +50,29 @@ func startTeamWith(t *testing.T, cfg *config.Team, prepare func(*Team)) (*Team, 
 	if prepare != nil {
 		prepare(team)
 	}
-	done := make(chan Result, 1)
-	go func() { done <- team.Run() }()
+	var res Result
+	done := make(chan struct{})
+	go func() { res = team.Run(); close(done) }()
+	// A test that fails before it waits for its team still ends it: a team
+	// outliving its test logs into a finished test (a data race) and keeps
+	// its agents running into the next test.
+	t.Cleanup(func() {
+		select {
+		case <-done:
+		default:
+			team.Force()
+			<-done
+		}
+	})
 	return team, out, func() Result {
 		select {
-		case r := <-done:
-			return r
+		case <-done:
+			return res
 		case <-time.After(30 * time.Second):
 			team.Force()
+			<-done
 			t.Fatal("team did not end")
-			return <-done
+			return res
 		}
 	}
 }

@@ -19,6 +19,13 @@ var (
 	// ErrDialogTyped: a dialog came up after the text was typed; Enter was
 	// not pressed. The text may still be in the input box (Resubmit).
 	ErrDialogTyped = errors.New("a dialog came up before Enter")
+	// ErrBusyTyped: the CLI was at work on a turn when Enter was due — a
+	// turn the text did not start (it began after the text was typed: a
+	// first prompt the CLI took late, a hook's turn). Enter was not
+	// pressed: that turn may raise an approval dialog at any moment, and an
+	// Enter crossing it on its way would answer it (Yes, preselected). The
+	// text is in the input box; Resubmit presses Enter once the turn is over.
+	ErrBusyTyped = errors.New("the CLI is at work on a turn before Enter")
 	// ErrNotSubmitted: Enter was pressed EnterTries times and no turn
 	// started. The text may still sit in the input box.
 	ErrNotSubmitted = errors.New("text typed but no turn started")
@@ -131,8 +138,16 @@ func (p *Profile) press(ctx context.Context, w io.Writer, screen func() Screen, 
 	for try := 1; try <= max(p.EnterTries, 1); try++ {
 		// A dialog drawn while the text was typed (the turn before it is at
 		// work) would take this Enter as its answer: Yes, in most CLIs.
-		if s := screen(); p.tui.view(s.Rows()).dialog() || waiting(s) {
+		s := screen()
+		v := p.tui.view(s.Rows())
+		if v.dialog() || waiting(s) {
 			return fmt.Errorf("submit to %s: %w", p.Name, ErrDialogTyped)
+		}
+		if v.busy() {
+			if try > 1 || (landed && v.inputEmpty()) {
+				return nil // the Enter already pressed, or the text itself, started this turn
+			}
+			return fmt.Errorf("submit to %s: %w", p.Name, ErrBusyTyped)
 		}
 		if _, err := io.WriteString(w, "\r"); err != nil {
 			return fmt.Errorf("submit to %s: enter: %w", p.Name, err)

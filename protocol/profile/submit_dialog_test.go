@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -88,5 +89,50 @@ func TestEnterIsNotRepeatedOnAnEmptyBox(t *testing.T) {
 		if !errors.Is(err, ErrNotSubmitted) || strings.Count(w.String(), "\r") != 1 {
 			t.Errorf("%s: Submit = %v, wrote %q; want ErrNotSubmitted and Enter once", cli, err, w.String())
 		}
+	}
+}
+
+// A turn the text did not start is at work when Enter is due (measured with
+// the real Gemini CLI: its first prompt's turn began ~450 ms after warden
+// typed a request, and the approval dialog that turn raised was drawn just as
+// the Enter went out — which approved the shell command). Enter is not
+// pressed while the CLI is busy: Submit stops with ErrBusyTyped, the text
+// stays in the box, and Resubmit presses Enter once the turn is over.
+func TestEnterWaitsWhileATurnIsAtWork(t *testing.T) {
+	rec := loadRecording(t, "gemini", "dialog-200x50")
+	ready := rec.screenAt(t, rec.Typed[0].Offset) // the prompt, empty box
+	typed := rec.screenAt(t, rec.Typed[1].Offset) // the text in the box, before Enter
+	busy := staticScreen{rows: slices.Clone(typed.rows), bracketed: typed.bracketed}
+	for i, r := range busy.rows { // a spinner row above the input frame, as Gemini draws it
+		if strings.HasPrefix(r, "▄▄▄") {
+			busy.rows[i-1] = "⠸ Thinking... (esc to cancel, 0s)"
+			break
+		}
+	}
+	p := mustProfile(t, "gemini")
+	if !p.Busy(busy) || p.Busy(typed) {
+		t.Fatalf("the made-up screen: busy %v, the recorded one busy %v", p.Busy(busy), p.Busy(typed))
+	}
+	p.EnterDelay, p.SubmitWindow = 10*time.Millisecond, 20*time.Millisecond
+	var w bytes.Buffer
+	var calls atomic.Int32
+	screen := func() Screen { // ready when typed, then the text in the box and a turn at work
+		if calls.Add(1) == 1 {
+			return ready
+		}
+		return busy
+	}
+	err := p.Submit(context.Background(), &w, screen, "CHECKPOINT REQUEST: T1")
+	if !errors.Is(err, ErrBusyTyped) || strings.Contains(w.String(), "\r") {
+		t.Fatalf("Submit = %v, wrote %q; want ErrBusyTyped and no Enter", err, w.String())
+	}
+	// The turn is over, the text still in the box: Enter alone (once: the
+	// recorded screen never shows the turn start).
+	w.Reset()
+	p.EnterTries = 1
+	box := firstLine(p.tui.view(typed.rows).text)
+	_ = p.Resubmit(context.Background(), &w, func() Screen { return typed }, box)
+	if w.String() != "\r" {
+		t.Fatalf("Resubmit after the turn wrote %q, want Enter alone", w.String())
 	}
 }

@@ -69,7 +69,7 @@ func (s *Session) deliver(ctx context.Context, t typed) {
 			return
 		}
 		s.waitKeysQuiet(ctx) // a person types (attach --rw): after them
-		if t.request && !t.last && !s.prof.TurnEnded(s.screen()) {
+		if !resume && t.request && !t.last && !s.prof.TurnEnded(s.screen()) {
 			// The turn the monitor saw end has not (a submission was in
 			// flight, or the CLI is at work): put the request off.
 			s.push(readerEvent{putOff: true})
@@ -80,6 +80,14 @@ func (s *Session) deliver(ctx context.Context, t typed) {
 		case errors.Is(err, profile.ErrDialog):
 		case errors.Is(err, profile.ErrDialogTyped):
 			resume = true
+		case errors.Is(err, profile.ErrBusyTyped):
+			// A turn the text did not start is at work: Enter waits for
+			// its end, or for the dialog it raises (then as above).
+			resume = true
+			if !s.waitTurnOver(ctx) {
+				return
+			}
+			continue
 		default:
 			return
 		}
@@ -92,6 +100,29 @@ func (s *Session) deliver(ctx context.Context, t typed) {
 // never types into one. It returns false when ctx ends first.
 func (s *Session) waitNoDialog(ctx context.Context) bool {
 	for s.waitingFlag.Load() {
+		select {
+		case <-ctx.Done():
+			return false
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+	return ctx.Err() == nil
+}
+
+// busyWait bounds how long a typed text waits for its Enter while the CLI
+// works on a turn it did not start; past it the text is left in the box.
+const busyWait = 10 * time.Minute
+
+// waitTurnOver holds the typist while the CLI is at work on a turn, until
+// the turn is over or raised a dialog. It returns false when ctx ends or
+// busyWait passes first.
+func (s *Session) waitTurnOver(ctx context.Context) bool {
+	deadline := time.Now().Add(busyWait)
+	for s.prof.Busy(s.screen()) && !s.waitingFlag.Load() {
+		if time.Now().After(deadline) {
+			s.log.Warn("the CLI stayed at work: the typed text is left in its input box, Enter not pressed", "waited", busyWait)
+			return false
+		}
 		select {
 		case <-ctx.Done():
 			return false
@@ -154,6 +185,8 @@ func (s *Session) submit(ctx context.Context, t typed, resume bool) error {
 	switch {
 	case errors.Is(err, profile.ErrDialog), errors.Is(err, profile.ErrDialogTyped):
 		s.log.Warn("not submitted: a dialog waits for a choice", "request", t.request, "typed", errors.Is(err, profile.ErrDialogTyped))
+	case errors.Is(err, profile.ErrBusyTyped):
+		s.log.Info("Enter waits: the CLI is at work on a turn the text did not start", "request", t.request)
 	case err != nil && ctx.Err() == nil:
 		s.log.Warn("submission not confirmed", "error", err, "request", t.request)
 	}
