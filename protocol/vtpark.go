@@ -25,11 +25,10 @@ import (
 // fields, its type checked first: if it is not what it was when this was
 // written, nothing is parked and the debug log says so.
 type parker struct {
-	em         *vt.Emulator
-	scrs       [2]*vt.Screen
-	bufs       [2]**uv.RenderBuffer
-	parked     [2]bool
-	cols, rows int
+	em     *vt.Emulator
+	scrs   [2]*vt.Screen
+	bufs   [2]**uv.RenderBuffer
+	parked [2]bool // never both: the screen in use is never parked
 }
 
 // newParker takes a new emulator, made at any size: it gives the main screen
@@ -107,7 +106,6 @@ func (p *parker) resize(cols, rows int) {
 		}
 	}
 	p.em.Resize(cols, rows)
-	p.cols, p.rows = cols, rows
 	for i := range 2 {
 		if p.parked[i] {
 			*p.bufs[i] = uv.NewRenderBuffer(1, 1)
@@ -123,13 +121,16 @@ func (p *parker) park(i int) {
 	p.parked[i] = true
 }
 
-// unpark gives a parked screen its full size back, blank.
+// unpark gives a parked screen the size of the other one (the terminal's),
+// blank.
 func (p *parker) unpark(i int) {
 	if !p.parked[i] {
 		return
 	}
-	*p.bufs[i] = gridOf(p.cols, p.rows)
-	p.scrs[i].Resize(p.cols, p.rows) // the scroll region: the whole screen
+	other := p.scrs[1-i]
+	cols, rows := other.Width(), other.Height()
+	*p.bufs[i] = gridOf(cols, rows)
+	p.scrs[i].Resize(cols, rows) // the scroll region: the whole screen
 	p.parked[i] = false
 }
 

@@ -4,7 +4,6 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -102,20 +101,14 @@ func TestAScreenHoldsOneGrid(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		heap := func() uint64 {
-			runtime.GC()
-			var ms runtime.MemStats
-			runtime.ReadMemStats(&ms)
-			return ms.HeapAlloc
-		}
-		before := heap()
+		before := liveHeap()
 		screens := make([]Screen, n)
 		for i := range screens {
 			screens[i] = NewScreen(testLogger(t), 200, 50, nil)
 			_, _ = screens[i].Write(raw)
 			_, _ = screens[i].ScrolledOff()
 		}
-		per := (heap() - before) / n
+		per := (liveHeap() - before) / n
 		for _, s := range screens {
 			s.Close()
 		}

@@ -22,7 +22,7 @@ const drainReads = 4
 // needs about one per CPU, not 50 × 32 KiB.
 var readBufs = sync.Pool{New: func() any { b := make([]byte, readBufSize); return &b }}
 
-// fill reads the master into a buffer from readBufs (set in *buf, which
+// fill reads the master into a buffer from readBufs (set in *held, which
 // the caller gives back with putReadBuf after use) until it is full or the
 // next read would block, and returns what it read; it waits (in the
 // netpoller) only while it has nothing, holding no buffer then. A pty read
@@ -30,17 +30,17 @@ var readBufs = sync.Pool{New: func() any { b := make([]byte, readBufSize); retur
 // one chunk gathers several reads and the log and Output get one write per
 // chunk instead of one per read; output that trickles in is handed over at
 // once, read by read.
-func fill(rc syscall.RawConn, buf *[]byte) (int, error) {
+func fill(rc syscall.RawConn, held **[]byte) (int, error) {
 	n := 0
 	var readErr error
 	err := rc.Read(func(fd uintptr) bool {
-		if *buf == nil {
-			*buf = *readBufs.Get().(*[]byte)
+		if *held == nil {
+			*held = readBufs.Get().(*[]byte)
 		}
 		var again bool
-		n, again, readErr = readAvailable(int(fd), *buf)
+		n, again, readErr = readAvailable(int(fd), **held)
 		if n == 0 && again { // nothing yet: wait until readable, without the buffer
-			putReadBuf(buf)
+			putReadBuf(held)
 			return false
 		}
 		return true
@@ -51,12 +51,11 @@ func fill(rc syscall.RawConn, buf *[]byte) (int, error) {
 	return n, err
 }
 
-// putReadBuf gives *buf back to readBufs (a nil *buf is left alone).
-func putReadBuf(buf *[]byte) {
-	if *buf != nil {
-		b := *buf
-		readBufs.Put(&b)
-		*buf = nil
+// putReadBuf gives *held back to readBufs (nil is left alone).
+func putReadBuf(held **[]byte) {
+	if *held != nil {
+		readBufs.Put(*held)
+		*held = nil
 	}
 }
 
@@ -87,8 +86,9 @@ func readAvailable(fd int, buf []byte) (n int, again bool, err error) {
 // nothing in its buffer first runs the kernel's pending buffer work, so
 // nothing written before the exit is left behind.
 func (p *Process) drainBuffered(rc syscall.RawConn) {
-	buf := *readBufs.Get().(*[]byte)
-	defer putReadBuf(&buf)
+	held := readBufs.Get().(*[]byte)
+	defer readBufs.Put(held)
+	buf := *held
 	for range drainReads {
 		var n int
 		var again bool

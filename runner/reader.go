@@ -33,16 +33,16 @@ func (p *Process) readLoop() {
 		p.logger.Warn("read terminal failed", "error", err)
 		return
 	}
-	var buf []byte // from readBufs while a chunk is read and handed over
+	var held *[]byte // from readBufs while a chunk is read and handed over
 	for {
-		n, err := fill(rc, &buf)
+		n, err := fill(rc, &held)
 		if n > 0 {
-			p.sink(buf[:n])
+			p.sink((*held)[:n])
 			if end := p.drainEnd.Load(); end != 0 {
 				p.setDrainDeadline(end)
 			}
 		}
-		putReadBuf(&buf)
+		putReadBuf(&held)
 		if err != nil {
 			if errors.Is(err, os.ErrDeadlineExceeded) {
 				p.drainBuffered(rc)

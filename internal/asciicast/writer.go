@@ -120,11 +120,14 @@ func (w *Writer) Write(p []byte) (int, error) {
 	if w.stopped {
 		return len(p), nil
 	}
-	join := encBufs.Get().(*[]byte)
+	var join *[]byte // only when a character cut short waits to be joined with p
+	if w.carry.n > 0 {
+		join = encBufs.Get().(*[]byte)
+		defer putEncBuf(join)
+	}
 	if src := w.carry.split(p, join); len(src) > 0 {
 		w.event(Output[0], src)
 	}
-	putEncBuf(join)
 	return len(p), nil
 }
 

@@ -19,6 +19,17 @@ type waiterScreen struct {
 
 func (s waiterScreen) Waiting() bool { return s.waiting }
 
+// firstThen is a screen that shows first once, then next from then on.
+func firstThen(first, next Screen) func() Screen {
+	var calls atomic.Int32
+	return func() Screen {
+		if calls.Add(1) == 1 {
+			return first
+		}
+		return next
+	}
+}
+
 // A dialog that comes up while the text is typed — the turn before it was
 // at work, as in the measured Gemini run where a request typed right after
 // the first prompt met the approval dialog — never gets the Enter: Submit
@@ -31,14 +42,8 @@ func TestSubmitNeverPressesEnterIntoADialog(t *testing.T) {
 	p := mustProfile(t, "gemini")
 	p.EnterDelay, p.SubmitWindow = 10*time.Millisecond, 20*time.Millisecond
 	var w bytes.Buffer
-	var calls atomic.Int32
-	screen := func() Screen { // ready when typed, the dialog from then on
-		if calls.Add(1) == 1 {
-			return ready
-		}
-		return dialog
-	}
-	err := p.Submit(context.Background(), &w, screen, "CHECKPOINT REQUEST: T1")
+	// ready when typed, the dialog from then on
+	err := p.Submit(context.Background(), &w, firstThen(ready, dialog), "CHECKPOINT REQUEST: T1")
 	if !errors.Is(err, ErrDialogTyped) || strings.Contains(w.String(), "\r") {
 		t.Fatalf("Submit = %v, wrote %q; want ErrDialogTyped and no Enter", err, w.String())
 	}
@@ -115,14 +120,8 @@ func TestEnterWaitsWhileATurnIsAtWork(t *testing.T) {
 	}
 	p.EnterDelay, p.SubmitWindow = 10*time.Millisecond, 20*time.Millisecond
 	var w bytes.Buffer
-	var calls atomic.Int32
-	screen := func() Screen { // ready when typed, then the text in the box and a turn at work
-		if calls.Add(1) == 1 {
-			return ready
-		}
-		return busy
-	}
-	err := p.Submit(context.Background(), &w, screen, "CHECKPOINT REQUEST: T1")
+	// ready when typed, then the text in the box and a turn at work
+	err := p.Submit(context.Background(), &w, firstThen(ready, busy), "CHECKPOINT REQUEST: T1")
 	if !errors.Is(err, ErrBusyTyped) || strings.Contains(w.String(), "\r") {
 		t.Fatalf("Submit = %v, wrote %q; want ErrBusyTyped and no Enter", err, w.String())
 	}

@@ -96,17 +96,27 @@ func (s *Session) deliver(ctx context.Context, t typed) {
 	}
 }
 
-// waitNoDialog holds the typist while the agent waits on a dialog: warden
-// never types into one. It returns false when ctx ends first.
-func (s *Session) waitNoDialog(ctx context.Context) bool {
-	for s.waitingFlag.Load() {
+// pollUntil checks done every `every` until it holds (true), or ctx ends or
+// max passes first (false; max 0: no bound).
+func pollUntil(ctx context.Context, every, max time.Duration, done func() bool) bool {
+	deadline := time.Now().Add(max)
+	for !done() {
+		if max > 0 && time.Now().After(deadline) {
+			return false
+		}
 		select {
 		case <-ctx.Done():
 			return false
-		case <-time.After(100 * time.Millisecond):
+		case <-time.After(every):
 		}
 	}
 	return ctx.Err() == nil
+}
+
+// waitNoDialog holds the typist while the agent waits on a dialog: warden
+// never types into one. It returns false when ctx ends first.
+func (s *Session) waitNoDialog(ctx context.Context) bool {
+	return pollUntil(ctx, 100*time.Millisecond, 0, func() bool { return !s.waitingFlag.Load() })
 }
 
 // busyWait bounds how long a typed text waits for its Enter while the CLI
@@ -117,42 +127,26 @@ const busyWait = 10 * time.Minute
 // the turn is over or raised a dialog. It returns false when ctx ends or
 // busyWait passes first.
 func (s *Session) waitTurnOver(ctx context.Context) bool {
-	deadline := time.Now().Add(busyWait)
-	for s.prof.Busy(s.screen()) && !s.waitingFlag.Load() {
-		if time.Now().After(deadline) {
-			s.log.Warn("the CLI stayed at work: the typed text is left in its input box, Enter not pressed", "waited", busyWait)
-			return false
-		}
-		select {
-		case <-ctx.Done():
-			return false
-		case <-time.After(100 * time.Millisecond):
-		}
+	over := func() bool { return !s.prof.Busy(s.screen()) || s.waitingFlag.Load() }
+	if pollUntil(ctx, 100*time.Millisecond, busyWait, over) {
+		return true
 	}
-	return ctx.Err() == nil
+	if ctx.Err() == nil {
+		s.log.Warn("the CLI stayed at work: the typed text is left in its input box, Enter not pressed", "waited", busyWait)
+	}
+	return false
 }
 
 // waitDialogSeen waits up to d for the loop to see a dialog the typist met.
 func (s *Session) waitDialogSeen(ctx context.Context, d time.Duration) {
-	deadline := time.Now().Add(d)
-	for !s.waitingFlag.Load() && time.Now().Before(deadline) && ctx.Err() == nil {
-		time.Sleep(50 * time.Millisecond)
-	}
+	pollUntil(ctx, 50*time.Millisecond, d, s.waitingFlag.Load)
 }
 
 // waitReady waits until the profile sees the CLI ready for input.
 func (s *Session) waitReady(ctx context.Context) {
-	deadline := time.Now().Add(readyTimeout)
-	for !s.prof.Ready(s.screen()) {
-		if time.Now().After(deadline) {
-			s.log.Warn("the CLI never showed its input prompt; typing anyway", "waited", readyTimeout)
-			return
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-time.After(50 * time.Millisecond):
-		}
+	ready := func() bool { return s.prof.Ready(s.screen()) }
+	if !pollUntil(ctx, 50*time.Millisecond, readyTimeout, ready) && ctx.Err() == nil {
+		s.log.Warn("the CLI never showed its input prompt; typing anyway", "waited", readyTimeout)
 	}
 }
 
