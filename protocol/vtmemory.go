@@ -56,11 +56,22 @@ func shrinkParserData(e reflect.Value, size int) bool {
 // dropAltScrollback removes the alternate screen's scrollback (scrs[1]); a
 // screen without one pushes nothing on erase or scroll.
 func dropAltScrollback(e reflect.Value) bool {
+	scrs, ok := screensOf(e)
+	if ok {
+		scrs[1].SetScrollback(nil)
+	}
+	return ok
+}
+
+// screensOf reaches the emulator's two screens (main, alternate: its
+// unexported scrs); false if that field is not what it was.
+func screensOf(e reflect.Value) (scrs [2]*vt.Screen, ok bool) {
 	f := e.FieldByName("scrs")
 	if !f.IsValid() || f.Kind() != reflect.Array || f.Len() != 2 || f.Type().Elem() != reflect.TypeFor[vt.Screen]() {
-		return false
+		return scrs, false
 	}
-	alt := (*vt.Screen)(unsafe.Pointer(f.Index(1).UnsafeAddr()))
-	alt.SetScrollback(nil)
-	return true
+	for i := range scrs {
+		scrs[i] = (*vt.Screen)(unsafe.Pointer(f.Index(i).UnsafeAddr()))
+	}
+	return scrs, true
 }

@@ -36,21 +36,18 @@ type parker struct {
 // follows its switches from then on. nil when x/vt's fields are not as
 // expected (the emulator is left as it was).
 func newParker(log hclog.Logger, em *vt.Emulator, cols, rows int) *parker {
-	e := reflect.ValueOf(em).Elem()
-	f := e.FieldByName("scrs")
-	if !f.IsValid() || f.Kind() != reflect.Array || f.Len() != 2 || f.Type().Elem() != reflect.TypeFor[vt.Screen]() {
+	scrs, ok := screensOf(reflect.ValueOf(em).Elem())
+	if !ok {
 		log.Debug("cannot park the screen not in use: x/vt's screens are not as expected")
 		return nil
 	}
-	p := &parker{em: em}
-	for i := range 2 {
-		scr := (*vt.Screen)(unsafe.Pointer(f.Index(i).UnsafeAddr()))
+	p := &parker{em: em, scrs: scrs}
+	for i, scr := range scrs {
 		buf := reflect.ValueOf(scr).Elem().FieldByName("buf")
 		if !buf.IsValid() || buf.Type() != reflect.TypeFor[*uv.RenderBuffer]() {
 			log.Debug("cannot park the screen not in use: x/vt's screen buffer is not as expected")
 			return nil
 		}
-		p.scrs[i] = scr
 		p.bufs[i] = (**uv.RenderBuffer)(unsafe.Pointer(buf.UnsafeAddr()))
 	}
 	em.SetCallbacks(vt.Callbacks{AltScreen: p.switched})
