@@ -30,32 +30,62 @@ type Git struct {
 	Commit string `json:"commit,omitempty"`
 }
 
+// Subtasks is a block's `Subtasks:` line: a count ("19/29") or a checklist
+// of "[x]"/"[ ]" items, whose Done and Total are then counted from Items.
+type Subtasks struct {
+	Done  int       `json:"done"`
+	Total int       `json:"total"`
+	Items []Subtask `json:"items,omitempty"`
+}
+
+// Subtask is one item of a Subtasks checklist.
+type Subtask struct {
+	Text string `json:"text"`
+	Done bool   `json:"done"`
+}
+
+// ErrorItem is one item of a block's `Errors:` list: the message, and where
+// it happened when the item starts with a location ("a.go:12: undefined x").
+type ErrorItem struct {
+	Message string `json:"message"`
+	Where   string `json:"where,omitempty"`
+}
+
 // Checkpoint is one checkpoint record (DESIGN §5): a Block with what warden
 // knows around it — who answered, in which session, why and when. It is the
 // protocol's data; the supervisor stores it and the handoff reads it.
 type Checkpoint struct {
-	CheckpointID           string     `json:"checkpoint_id"`
-	Agent                  string     `json:"agent"`
-	TaskID                 string     `json:"task_id"`
-	TaskTitle              string     `json:"task_title"`
-	SessionID              string     `json:"session_id"`
-	Attempt                int        `json:"attempt"`
-	Trigger                string     `json:"trigger"`
-	Cause                  string     `json:"cause,omitempty"`
-	Status                 string     `json:"status"`
-	ProgressPercent        int        `json:"progress_percent"`
-	Completed              []string   `json:"completed"`
-	Remaining              []string   `json:"remaining"`
-	FilesModified          []string   `json:"files_modified"`
-	Blockers               []string   `json:"blockers"`
-	Notes                  string     `json:"notes"`
-	ResumeInstructions     string     `json:"resume_instructions"`
-	Resumable              bool       `json:"resumable"`
-	StartedAt              time.Time  `json:"started_at"`
-	UpdatedAt              time.Time  `json:"updated_at"`
-	CompletedAt            *time.Time `json:"completed_at"`
-	NextCheckpointExpected *time.Time `json:"next_checkpoint_expected"`
-	Git                    *Git       `json:"git,omitempty"`
+	CheckpointID       string   `json:"checkpoint_id"`
+	RunID              string   `json:"run_id,omitempty"`
+	Agent              string   `json:"agent"`
+	TaskID             string   `json:"task_id"`
+	TaskTitle          string   `json:"task_title"`
+	SessionID          string   `json:"session_id"`
+	Attempt            int      `json:"attempt"`
+	Trigger            string   `json:"trigger"`
+	Cause              string   `json:"cause,omitempty"`
+	Status             string   `json:"status"`
+	ProgressPercent    int      `json:"progress_percent"`
+	Completed          []string `json:"completed"`
+	Remaining          []string `json:"remaining"`
+	FilesModified      []string `json:"files_modified"`
+	Blockers           []string `json:"blockers"`
+	Notes              string   `json:"notes"`
+	ResumeInstructions string   `json:"resume_instructions"`
+	// The seeds' optional lines (DESIGN §4), and any other Key: value line
+	// of the block, by its key as written.
+	Phase                  string            `json:"phase,omitempty"`
+	CurrentStep            string            `json:"current_step,omitempty"`
+	Subtasks               *Subtasks         `json:"subtasks,omitempty"`
+	FilesCreated           []string          `json:"files_created,omitempty"`
+	Errors                 []ErrorItem       `json:"errors,omitempty"`
+	Extra                  map[string]string `json:"extra,omitempty"`
+	Resumable              bool              `json:"resumable"`
+	StartedAt              time.Time         `json:"started_at"`
+	UpdatedAt              time.Time         `json:"updated_at"`
+	CompletedAt            *time.Time        `json:"completed_at"`
+	NextCheckpointExpected *time.Time        `json:"next_checkpoint_expected"`
+	Git                    *Git              `json:"git,omitempty"`
 }
 
 // Record is the checkpoint of block b: the block's fields, with the fields
