@@ -11,7 +11,7 @@
 set -euo pipefail
 
 dir="${1:-${HOME}/.cache/warden-clis}"
-claude_version="${CLAUDE_CODE_VERSION:-2.1.330}"
+claude_version="${CLAUDE_CODE_VERSION:-2.1.332}"
 codex_version="${CODEX_VERSION:-0.169.0}"
 gemini_version="${GEMINI_CLI_VERSION:-0.61.0}"
 
