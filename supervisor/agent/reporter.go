@@ -66,11 +66,17 @@ func (r *reporter) dispatchRecord(s *session.Session) {
 	}
 }
 
-// QueueCheckpoint is what the queue keeps of a record.
+// QueueCheckpoint is what the queue keeps of a record: its progress,
+// status, blockers, last completed item, and the seeds' phase, current
+// step, subtasks done of total and how many errors.
 func QueueCheckpoint(cp *protocol.Checkpoint) queue.Checkpoint {
-	q := queue.Checkpoint{Progress: cp.ProgressPercent, Status: cp.Status, Blockers: cp.Blockers, At: cp.UpdatedAt}
+	q := queue.Checkpoint{Progress: cp.ProgressPercent, Status: cp.Status, Blockers: cp.Blockers, At: cp.UpdatedAt,
+		Phase: cp.Phase, CurrentStep: cp.CurrentStep, Errors: len(cp.Errors)}
 	if n := len(cp.Completed); n > 0 {
 		q.LastDone = cp.Completed[n-1]
+	}
+	if st := cp.Subtasks; st != nil {
+		q.SubtasksDone, q.SubtasksTotal = st.Done, st.Total
 	}
 	return q
 }

@@ -137,6 +137,9 @@ var invalidFiles = map[string][]string{
 		`12:1: dialog_timeout must be a duration string such as "5m", not integer`,
 		"17:1: max_attempts must be 1 or more, not 0",
 		`18:1: max_time must be positive, not "-1h"`,
+		`19:1: estimate must be positive, not "0s"`,
+		`24:1: estimate must be a duration string such as "5m", not integer`,
+		`29:1: estimate: invalid duration "two hours" (want a Go duration such as "30s", "5m" or "1h30m")`,
 	},
 	"invalid-unknown-key.toml": {
 		`2:1: unknown key "checkpoint_intervall"`,

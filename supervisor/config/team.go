@@ -174,7 +174,10 @@ type Task struct {
 	// MaxTime is the most wall time worked on the task before it fails; 0
 	// (default) for no limit.
 	MaxTime time.Duration
-	Pos     Position // the [[task]] header
+	// Estimate is how long the task should take, shown beside the time
+	// worked on it (the seeds' actual vs estimated); 0 (default) for none.
+	Estimate time.Duration
+	Pos      Position // the [[task]] header
 }
 
 // Agent returns the agent with the given name.

@@ -139,6 +139,7 @@ func TestLoadFullKeepsEveryValue(t *testing.T) {
 			Verify:      []string{"go", "test", "./..."},
 			MaxAttempts: 5,
 			MaxTime:     3 * time.Hour,
+			Estimate:    90 * time.Minute,
 			Pos:         Position{File: file, Line: 62, Col: 1},
 		}},
 	}

@@ -17,10 +17,12 @@ type taskState struct {
 	summary  string        // last checkpoint's status line
 	blockers []string      // last checkpoint's blockers, when blocked
 	lastDone string        // last checkpoint's last Completed item
+	seed     seedFields    // last checkpoint's phase, step, subtasks, errors
 	updated  time.Time     // when its last checkpoint came
 	verify   string        // last verify result
 	reason   string        // why it failed
 	worked   time.Duration // wall time its sessions ran
+	since    time.Time     // when its session under way started (zero: none)
 	// afresh: its checkpoints before this time are not resumed from, and
 	// note tells its next session why (a checkpoint that could not be).
 	afresh time.Time
@@ -36,12 +38,13 @@ type Queue struct {
 	mu      sync.Mutex
 	tasks   []*taskState
 	byID    map[string]*taskState
-	changed chan struct{} // closed and replaced on every change
+	changed chan struct{}    // closed and replaced on every change
+	now     func() time.Time // the team's clock: a session's start, time worked so far
 }
 
 // New builds the queue from the team's tasks.
 func New(tasks []config.Task) *Queue {
-	q := &Queue{byID: map[string]*taskState{}, changed: make(chan struct{})}
+	q := &Queue{byID: map[string]*taskState{}, changed: make(chan struct{}), now: time.Now}
 	for _, t := range tasks {
 		ts := &taskState{cfg: t, state: Pending}
 		q.tasks = append(q.tasks, ts)
@@ -98,12 +101,23 @@ func (q *Queue) takeable(agent string, ownOnly bool) *taskState {
 	return nil
 }
 
+// SetClock makes the queue read the time from now (the team's clock; the
+// default is the wall clock).
+func (q *Queue) SetClock(now func() time.Time) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.now = now
+}
+
 // Set moves a task to a new state; complete tasks unblock their dependents.
 func (q *Queue) Set(id string, state State, reason string) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	if t := q.byID[id]; t != nil {
 		t.state, t.reason = state, reason
+		if state != Running && state != Verifying {
+			t.since = time.Time{} // no session works on it any more
+		}
 		q.refresh()
 	}
 }
@@ -115,12 +129,15 @@ func (q *Queue) Changed() <-chan struct{} {
 	return q.changed
 }
 
-// NextAttempt counts a new session for task id and returns its number.
+// NextAttempt counts a new session for task id, starting now, and returns
+// its number. Until AddWork ends it, the session's time so far is in the
+// task's time worked as Snapshot shows it.
 func (q *Queue) NextAttempt(id string) int {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	if t := q.byID[id]; t != nil {
 		t.attempt++
+		t.since = q.now()
 		return t.attempt
 	}
 	return 0
@@ -140,11 +157,11 @@ func (q *Queue) AgentFailed(agent, current, reason string, taker func(config.Tas
 			continue
 		}
 		if taker != nil && t.cfg.Agent != agent && taker(t.cfg) {
-			t.state, t.owner = Pending, ""
+			t.state, t.owner, t.since = Pending, "", time.Time{}
 			released = append(released, t.cfg.ID)
 			continue
 		}
-		t.state, t.reason = Failed, reason
+		t.state, t.reason, t.since = Failed, reason, time.Time{}
 		failed = append(failed, t.cfg.ID)
 	}
 	q.refresh()
@@ -167,6 +184,18 @@ type Checkpoint struct {
 	Blockers []string // when blocked
 	LastDone string   // the last Completed item
 	At       time.Time
+	// The seeds' optional lines: Phase, Current Step, Subtasks (done of
+	// total; Total 0 when the block had none) and how many Errors.
+	Phase, CurrentStep          string
+	SubtasksDone, SubtasksTotal int
+	Errors                      int
+}
+
+// seedFields is what the queue keeps of a checkpoint's optional seed lines.
+type seedFields struct {
+	phase, step     string
+	subDone, subAll int
+	errors          int
 }
 
 // Progress records a task's last checkpoint. It reports whether the task
@@ -180,6 +209,7 @@ func (q *Queue) Progress(id string, cp Checkpoint) (nowBlocked bool) {
 	}
 	nowBlocked = cp.Status == "blocked" && t.summary != "blocked"
 	t.progress, t.summary, t.blockers, t.lastDone, t.updated = cp.Progress, cp.Status, nil, cp.LastDone, cp.At
+	t.seed = seedFields{phase: cp.Phase, step: cp.CurrentStep, subDone: cp.SubtasksDone, subAll: cp.SubtasksTotal, errors: cp.Errors}
 	if cp.Status == "blocked" {
 		t.blockers = cp.Blockers
 	}
@@ -235,6 +265,7 @@ func (q *Queue) AddWork(id string, d time.Duration) time.Duration {
 	defer q.mu.Unlock()
 	if t := q.byID[id]; t != nil {
 		t.worked += d
+		t.since = time.Time{}
 		return t.worked
 	}
 	return 0
@@ -277,7 +308,7 @@ func (q *Queue) Hold(id, reason string) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	if t := q.byID[id]; t != nil {
-		t.state, t.reason, t.held = Blocked, reason, true
+		t.state, t.reason, t.held, t.since = Blocked, reason, true, time.Time{}
 		q.refresh()
 	}
 }
@@ -299,16 +330,24 @@ func (q *Queue) Len() int {
 	return len(q.tasks)
 }
 
-// Snapshot lists every task in file order.
+// Snapshot lists every task in file order. A task's time worked counts
+// its session under way so far.
 func (q *Queue) Snapshot() []Status {
 	q.mu.Lock()
 	defer q.mu.Unlock()
+	now := q.now()
 	out := make([]Status, 0, len(q.tasks))
 	for _, t := range q.tasks {
+		worked := t.worked
+		if !t.since.IsZero() && now.After(t.since) {
+			worked += now.Sub(t.since)
+		}
 		out = append(out, Status{ID: t.cfg.ID, Title: t.cfg.Title, State: t.state, Owner: t.owner,
 			Attempt: t.attempt, Progress: t.progress, Summary: t.summary, Blockers: t.blockers, LastDone: t.lastDone, Updated: t.updated,
-			Branch: t.branch, Base: t.base, Repo: t.repo,
-			BlockedBy: t.cfg.BlockedBy, Verify: t.verify, Reason: t.reason})
+			Phase: t.seed.phase, CurrentStep: t.seed.step, SubtasksDone: t.seed.subDone, SubtasksTotal: t.seed.subAll, Errors: t.seed.errors,
+			Branch: t.branch, Base: t.base, Repo: t.repo, Held: t.held,
+			BlockedBy: t.cfg.BlockedBy, Verify: t.verify, Reason: t.reason,
+			WorkedSeconds: worked.Seconds(), EstimateSeconds: t.cfg.Estimate.Seconds()})
 	}
 	return out
 }

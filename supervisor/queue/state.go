@@ -33,6 +33,13 @@ type Status struct {
 	Summary  string   `json:"summary,omitempty"`
 	Blockers []string `json:"blockers,omitempty"`  // its last checkpoint said it is blocked on these
 	LastDone string   `json:"last_done,omitempty"` // its last checkpoint's last Completed item
+	// The seeds' lines of its last checkpoint: its phase, current step,
+	// subtasks done of total (total 0: none given) and how many errors.
+	Phase         string `json:"phase,omitempty"`
+	CurrentStep   string `json:"current_step,omitempty"`
+	SubtasksDone  int    `json:"subtasks_done,omitempty"`
+	SubtasksTotal int    `json:"subtasks_total,omitempty"`
+	Errors        int    `json:"errors,omitempty"`
 	// Updated is when its last checkpoint came.
 	Updated time.Time `json:"updated,omitzero"`
 	// Branch, Base and Repo: its git worktree's branch, the branch it
@@ -42,10 +49,17 @@ type Status struct {
 	Repo   string `json:"repo,omitempty"`
 	// Ahead is how many commits Branch has that Base has not (filled in by
 	// warden status).
-	Ahead     int      `json:"ahead,omitempty"`
+	Ahead int `json:"ahead,omitempty"`
+	// Held: in state blocked for another reason than its blocked_by (the
+	// branches its worktree starts from conflict); Reason says why.
+	Held      bool     `json:"held,omitempty"`
 	BlockedBy []string `json:"blocked_by,omitempty"`
 	Verify    string   `json:"verify,omitempty"`
 	Reason    string   `json:"reason,omitempty"`
+	// WorkedSeconds is the wall time its sessions ran, in this run, the
+	// session under way included; EstimateSeconds its estimate (0: none).
+	WorkedSeconds   float64 `json:"worked_seconds,omitempty"`
+	EstimateSeconds float64 `json:"estimate_seconds,omitempty"`
 }
 
 // TeamProgress is the team's overall progress in percent: the mean of its
