@@ -18,53 +18,57 @@ import (
 	"github.com/wardenhq/warden/supervisor/workspace"
 )
 
-// Resume prepares a run that continues a team whose supervisor died
-// (`warden run --resume`): it kills what the dead supervisor left running,
-// marks the tasks it completed as complete, and lets every open task resume
-// from its last checkpoint — unless that checkpoint's dir or git branch is
-// gone: then the task starts afresh from its prompt, told what could not be
-// resumed, with a WARNING. Call it before Run.
-func (t *Team) Resume() error {
-	t.resumeFrom = time.Time{}
-	prev, err := state.ReadSnapshot(t.dir.Root)
-	if os.IsNotExist(errors.Unwrap(err)) {
-		t.log.Warn("nothing to resume: no state.json, starting the team from its checkpoints")
-		prev = &state.Snapshot{}
-	} else if err != nil {
-		return fmt.Errorf("resume: %w", err)
+// carryOn continues the run prev names (a run that did not finish, or
+// --resume): it trusts only that run's records. The tasks it completed or
+// failed stay so; every open task resumes from its newest record of the
+// run — unless that record's dir or git branch is gone: then it starts
+// afresh from its prompt, told what could not be resumed, with a WARNING.
+// What the team file changed since is taken as it now is, a line each.
+func (t *Team) carryOn(prev *state.Snapshot) (Beginning, error) {
+	t.thisRun = runInfo{id: prev.RunID, started: prev.RunStartedAt, specs: t.taskSpecs()}
+	if t.thisRun.started.IsZero() {
+		t.thisRun.started = prev.StartedAt
 	}
-	if prev.Pid != 0 && prev.Pid != os.Getpid() && alive(prev.Pid) {
-		// We hold the team's lock, so the process with that pid is not this
-		// team's supervisor (a crafted or copied state.json, or the pid
-		// reused): what it started is not ours to kill.
-		t.log.Warn("the supervisor pid in state.json belongs to a live process: nothing of it is touched", "pid", prev.Pid)
-		t.printf("WARNING: state.json names pid %d, a live process that is not this team's supervisor: nothing of it is killed\n", prev.Pid)
-	} else if prev.Pid != 0 && prev.Pid != os.Getpid() {
-		ctx, cancel := context.WithTimeout(context.Background(), t.cfg.ShutdownTimeout)
-		killed, err := runner.KillLeftovers(ctx, prev.Pid)
-		cancel()
-		if err != nil {
-			t.log.Error("leftover processes of the dead supervisor not all killed", "error", err)
-		}
-		if len(killed) > 0 {
-			t.log.Warn("killed processes the dead supervisor left behind", "supervisor_pid", prev.Pid, "pids", killed)
-			t.events.Emit(event.AgentForceTerminated, "", "", "reason", "left behind by a dead supervisor",
-				"supervisor_pid", prev.Pid, "pids", killed)
-		}
+	t.store.SetRun(t.thisRun.id)
+	t.deps.RunID = t.thisRun.id
+	how := "stopped" + ended(prev)
+	if prev.Ended == "" {
+		how = "its supervisor died; last update" + ended(prev)
 	}
-	complete, err := t.store.CompletedTasks()
+	// The first line says what is carried on; what follows says what the
+	// carrying on found.
+	c := queue.Counts(prev.Tasks)
+	t.printf("CARRYING ON: run %s (started %s, %s): %d of %d tasks complete; `warden run --fresh` starts over instead\n",
+		t.thisRun.id, t.thisRun.started.Local().Format("2006-01-02 15:04"), how, c[queue.Complete], len(prev.Tasks))
+	for _, d := range state.Differences(prev.Specs, teamTasks(t.cfg)) {
+		t.log.Warn("team file changed since the run began", "change", d)
+		t.printf("TEAM FILE: %s\n", d)
+	}
+	t.replaySpool()
+
+	complete, err := t.store.CompletedTasks(t.thisRun.id)
 	if err != nil {
-		return fmt.Errorf("resume: %w", err)
+		return Beginning{}, fmt.Errorf("carrying on run %s: %w", t.thisRun.id, err)
 	}
+	was := map[string]queue.Status{}
 	for _, ts := range prev.Tasks {
-		complete[ts.ID] = complete[ts.ID] || ts.State == queue.Complete
+		was[ts.ID] = ts
 	}
 	for _, ts := range t.queue.Snapshot() {
-		if complete[ts.ID] {
-			t.queue.Set(ts.ID, queue.Complete, "completed before the supervisor died")
+		old, known := was[ts.ID]
+		if known {
+			t.queue.Restore(ts.ID, old.Attempt, old.Owner, time.Duration(old.WorkedSeconds*float64(time.Second)))
+		}
+		switch {
+		case complete[ts.ID]:
+			t.queue.Set(ts.ID, queue.Complete, "completed earlier in this run")
+			continue
+		case known && old.State == queue.Failed:
+			t.queue.Set(ts.ID, queue.Failed, old.Reason)
+			t.printf("WARNING: %s failed earlier in this run (%s): it stays failed; `warden run --resume --from ID` retries it from a checkpoint\n", ts.ID, old.Reason)
 			continue
 		}
-		cp := t.store.Latest(ts.ID, time.Time{})
+		cp := t.store.Latest(ts.ID, t.thisRun.id, time.Time{})
 		if cp == nil {
 			continue
 		}
@@ -81,8 +85,36 @@ func (t *Team) Resume() error {
 		t.queue.Progress(ts.ID, agent.QueueCheckpoint(cp))
 	}
 	t.recoverWork()
-	t.log.Info("resuming team", "previous_supervisor", prev.Pid, "open_tasks", t.queue.OpenCount())
-	return nil
+	t.log.Info("carrying on the run", "run_id", t.thisRun.id, "previous_supervisor", prev.Pid, "open_tasks", t.queue.OpenCount())
+	t.events.Emit(event.RunStarted, "", "", "run_id", t.thisRun.id, "how", "carried_on", "previous_run", t.thisRun.id, "reason", how)
+	return Beginning{RunID: t.thisRun.id, CarriedOn: true}, nil
+}
+
+// killLeftovers kills what the supervisor of prev left running, when it
+// died (found by the runner tag its agents and their descendants inherit).
+func (t *Team) killLeftovers(prev *state.Snapshot) {
+	if prev == nil || prev.Pid == 0 || prev.Pid == os.Getpid() {
+		return
+	}
+	if alive(prev.Pid) {
+		// We hold the team's lock, so the process with that pid is not this
+		// team's supervisor (a crafted or copied state.json, or the pid
+		// reused): what it started is not ours to kill.
+		t.log.Warn("the supervisor pid in state.json belongs to a live process: nothing of it is touched", "pid", prev.Pid)
+		t.printf("WARNING: state.json names pid %d, a live process that is not this team's supervisor: nothing of it is killed\n", prev.Pid)
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), t.cfg.ShutdownTimeout)
+	killed, err := runner.KillLeftovers(ctx, prev.Pid)
+	cancel()
+	if err != nil {
+		t.log.Error("leftover processes of the dead supervisor not all killed", "error", err)
+	}
+	if len(killed) > 0 {
+		t.log.Warn("killed processes the dead supervisor left behind", "supervisor_pid", prev.Pid, "pids", killed)
+		t.events.Emit(event.AgentForceTerminated, "", "", "reason", "left behind by a dead supervisor",
+			"supervisor_pid", prev.Pid, "pids", killed)
+	}
 }
 
 // unresumable says why a checkpoint cannot be resumed, or "".
@@ -109,8 +141,8 @@ func (t *Team) unresumable(cp *protocol.Checkpoint) string {
 
 // ResumeFromCheckpoint makes the task of history record id resume from that
 // record (`warden run --resume --from ID`): later records of the task are
-// not offered, a task that completed since is open again. Call it after
-// Resume.
+// not offered, a task that completed since is open again (its next record,
+// newer than the archive, reopens it for good). Call it after Begin.
 func (t *Team) ResumeFromCheckpoint(id string) error {
 	cp, err := state.FindRecord(t.dir.Root, id)
 	if err != nil {
@@ -128,8 +160,15 @@ func (t *Team) ResumeFromCheckpoint(id string) error {
 	t.queue.Prefer(cp.TaskID, cp.Agent)
 	t.queue.Progress(cp.TaskID, agent.QueueCheckpoint(cp))
 	t.pinned.Store(cp.TaskID, cp)
-	t.log.Info("task resumes from an earlier checkpoint", "task", cp.TaskID, "checkpoint_id", id)
-	t.printf("RESUMING: %s from checkpoint %s (%s, %d%%)\n", cp.TaskID, id, cp.Status, cp.ProgressPercent)
+	of := "this run"
+	if cp.RunID != t.thisRun.id {
+		of = "an earlier run, " + cp.RunID
+		if cp.RunID == "" {
+			of = "an earlier run"
+		}
+	}
+	t.log.Info("task resumes from an earlier checkpoint", "task", cp.TaskID, "checkpoint_id", id, "of_run", cp.RunID)
+	t.printf("RESUMING: %s from checkpoint %s (%s, %d%%, of %s)\n", cp.TaskID, id, cp.Status, cp.ProgressPercent, of)
 	return nil
 }
 
@@ -163,21 +202,67 @@ func (t *Team) recoverWork() {
 		if _, err := os.Stat(path); err != nil {
 			continue
 		}
-		task, _ := t.cfg.Task(ts.ID)
-		for i := range t.cfg.Agents {
-			a := &t.cfg.Agents[i]
-			if task == nil || (task.Agent != "" && task.Agent != a.Name) || t.cfg.Workspace(a) != config.WorkspaceWorktree {
-				continue
-			}
-			if _, space, err := ws.Dir(ctx, a, task); err == nil && space != nil {
-				t.queue.SetWorkspace(ts.ID, space.Worktree.Branch, space.Base, space.Repo.Root)
-			} else if err != nil {
-				t.log.Warn("worktree of a task not taken up again", "task", ts.ID, "error", err)
-			}
-			break
+		a, task := t.worktreeAgent(ts.ID)
+		if a == nil {
+			continue
+		}
+		if _, space, err := ws.Dir(ctx, a, task); err == nil && space != nil {
+			t.queue.SetWorkspace(ts.ID, space.Worktree.Branch, space.Base, space.Repo.Root)
+		} else if err != nil {
+			t.log.Warn("worktree of a task not taken up again", "task", ts.ID, "error", err)
 		}
 	}
 	t.commitWork("the resume")
+}
+
+// retireWorktrees puts the worktrees and branches an earlier run (old: its
+// id, "" when unknown) left for the team's tasks aside: committed, the
+// worktree removed, the branch renamed {branch}.run-{old}. A new run's
+// tasks start from base.
+func (t *Team) retireWorktrees(old string) {
+	ws := t.deps.Workspaces
+	if ws == nil {
+		return
+	}
+	if old == "" {
+		old = "before-" + t.thisRun.id
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	for _, ts := range t.queue.Snapshot() {
+		a, task := t.worktreeAgent(ts.ID)
+		if a == nil {
+			continue
+		}
+		r, ok, err := ws.Retire(ctx, a, task, old)
+		switch {
+		case err != nil:
+			t.log.Error("an earlier run's worktree not put aside", "task", ts.ID, "error", err)
+			t.printf("WARNING: the earlier run's worktree of %s not put aside (%v): the task works on it as it is\n", ts.ID, err)
+		case ok:
+			t.log.Info("an earlier run's branch kept as history", "task", ts.ID, "branch", r.Branch, "commit", r.Commit)
+			t.printf("NEW RUN: %s starts from base; the earlier run's work on it is on branch %s\n", ts.ID, r.Branch)
+			if r.Commit != "" {
+				t.events.Emit(event.WorkCommitted, "", ts.ID, "branch", r.Branch, "commit", r.Commit, "when", "the new run")
+			}
+		}
+	}
+}
+
+// worktreeAgent is the first worktree-mode agent that may take task id,
+// and the task; nil when none may.
+func (t *Team) worktreeAgent(id string) (*config.Agent, *config.Task) {
+	task, _ := t.cfg.Task(id)
+	if task == nil {
+		return nil, nil
+	}
+	for i := range t.cfg.Agents {
+		a := &t.cfg.Agents[i]
+		if (task.Agent == "" || task.Agent == a.Name) && t.cfg.Workspace(a) == config.WorkspaceWorktree {
+			return a, task
+		}
+	}
+	return nil, nil
 }
 
 // alive reports whether a process with that pid runs now.

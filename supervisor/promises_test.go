@@ -194,7 +194,7 @@ prompt = "Work."
 	runTeam(t, cfg, 1500*time.Millisecond)
 	git("checkout", "-q", "main")
 	git("branch", "-q", "-D", "feature")
-	res, stdout, team := runTeamWith(t, cfg, 2*time.Second, func(team *Team) error { return team.Resume() })
+	res, stdout, team := runTeamWith(t, cfg, 2*time.Second, resumeRun)
 	if res.Tasks[0].State == queue.Failed {
 		t.Fatalf("the task failed: %+v", res.Tasks[0])
 	}
@@ -233,7 +233,7 @@ prompt = "Work."
 		t.Fatalf("history %+v", entries)
 	}
 	_, _, team := runTeamWith(t, cfg, 1500*time.Millisecond, func(team *Team) error {
-		if err := team.Resume(); err != nil {
+		if _, err := team.Begin(StartReopen); err != nil {
 			return err
 		}
 		return team.ResumeFromCheckpoint(pick.ID)

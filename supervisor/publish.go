@@ -18,7 +18,8 @@ func (t *Team) printf(format string, a ...any) {
 
 // snapshotNow is the team's current state.
 func (t *Team) snapshotNow(running bool) state.Snapshot {
-	return state.Snapshot{Team: t.cfg.Name, SignalFile: t.cfg.SignalFile, Pid: os.Getpid(), Running: running,
+	return state.Snapshot{Team: t.cfg.Name, RunID: t.thisRun.id, RunStartedAt: t.thisRun.started, Specs: t.thisRun.specs,
+		SignalFile: t.cfg.SignalFile, Pid: os.Getpid(), Running: running,
 		StartedAt: t.startedAt, UpdatedAt: t.clock.Now(), Tasks: t.queue.Snapshot(), Agents: t.agentStatus()}
 }
 
@@ -79,6 +80,10 @@ func (t *Team) publishFinal() state.Snapshot {
 		t.written.Wait()
 	}
 	s := t.snapshotNow(false)
+	s.Ended = state.EndedStopped
+	if !t.queue.Open() {
+		s.Ended = state.EndedFinished // no task can make progress: the next run is a new one
+	}
 	if err := t.dir.WriteSnapshot(s); err != nil {
 		t.log.Error("status not written", "error", err)
 	}

@@ -46,15 +46,14 @@ type Team struct {
 	dashboardEvery time.Duration
 
 	startedAt time.Time
-	// resumeFrom: checkpoints older than this are not offered to sessions (a
-	// fresh run starts its tasks over; --resume sets it to zero).
-	resumeFrom time.Time
-	pubMu      sync.Mutex
-	changes    int           // publishes so far; the dashboard prints when it moved
-	changed    chan struct{} // a publish happened (cap 1): wakes the dashboard
-	writing    bool          // a publish is writing the state files
-	pending    bool          // a publish came during that write: write again
-	written    *sync.Cond    // on pubMu: writing went false
+	// thisRun is the run the team is in (Begin).
+	thisRun runInfo
+	pubMu   sync.Mutex
+	changes int           // publishes so far; the dashboard prints when it moved
+	changed chan struct{} // a publish happened (cap 1): wakes the dashboard
+	writing bool          // a publish is writing the state files
+	pending bool          // a publish came during that write: write again
+	written *sync.Cond    // on pubMu: writing went false
 
 	triggers chan trigger // team checkpoint requests
 	userStop atomic.Bool  // a signal asked warden to stop
@@ -162,11 +161,11 @@ func New(logger hclog.Logger, cfg *config.Team, clk clock.Clock, out io.Writer) 
 		t.hub.Event(line)
 	}
 	t.queue = queue.New(teamTasks(cfg))
-	t.resumeFrom = clk.Now()
+	st.OnRestore = t.restored
 	t.deps = &agent.Deps{Team: cfg, Timers: session.TimersOf(cfg), Log: log, Clock: clk, Dir: dir, Events: events, Store: st, Queue: t.queue,
 		Printf: t.printf, Publish: t.publish, TeamCheckpoint: t.requestCheckpoint,
-		WardenBin: wardenExecutable(), ResumeFrom: func() time.Time { return t.resumeFrom },
-		HasTasks: t.queue.Len() > 0, CanTake: t.canTake,
+		WardenBin: wardenExecutable(),
+		HasTasks:  t.queue.Len() > 0, CanTake: t.canTake,
 		Pinned: t.pinnedCheckpoint}
 	for i := range cfg.Agents {
 		if cfg.Workspace(&cfg.Agents[i]) == config.WorkspaceWorktree && t.deps.Workspaces == nil {
@@ -176,7 +175,6 @@ func New(logger hclog.Logger, cfg *config.Team, clk clock.Clock, out io.Writer) 
 	for _, a := range cfg.Agents {
 		t.agents = append(t.agents, agent.New(a, t.deps))
 	}
-	t.replaySpool()
 	return t, nil
 }
 
@@ -192,12 +190,8 @@ func (t *Team) Run() Result {
 	defer t.close()
 	t.log.Info("team starting", "agents", len(t.agents), "tasks", t.queue.Len(), "state_dir", t.dir.Root)
 	t.startedAt = t.clock.Now()
-	if !t.resumeFrom.IsZero() { // a fresh run: the earlier run's open records are put aside
-		if n, err := t.store.ArchiveOpen(); err != nil {
-			t.log.Error("checkpoints of an earlier run not archived", "error", err)
-		} else if n > 0 {
-			t.log.Info("checkpoints of an earlier run archived as _aborted_", "count", n)
-		}
+	if t.thisRun.id == "" { // Begin was not called: a new run
+		t.Begin(StartFresh)
 	}
 	t.publish()
 	stopWatch := t.watchSignalFile()
@@ -306,6 +300,10 @@ func (t *Team) currentGen() *agent.Generation {
 	defer t.mu.Unlock()
 	return t.gen
 }
+
+// Close releases the state dir of a team that is not run after all (Begin
+// found the run finished); Run closes it itself.
+func (t *Team) Close() { t.close() }
 
 func (t *Team) close() {
 	if t.notifier != nil {

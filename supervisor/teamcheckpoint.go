@@ -136,14 +136,14 @@ func (t *Team) handoffData(tr trigger, at time.Time) handoff.Data {
 		d.Tasks = append(d.Tasks, handoff.Task{ID: ts.ID, Title: ts.Title, Status: status, Owner: ts.Owner, Blocked: ts.Summary == "blocked", Blockers: ts.Blockers,
 			Progress: ts.Progress, BlockedBy: ts.BlockedBy, Verify: ts.Verify})
 		if ts.State != queue.Complete {
-			if cp := t.store.Latest(ts.ID, t.resumeFrom); cp != nil {
+			if cp := t.store.Latest(ts.ID, t.thisRun.id, time.Time{}); cp != nil {
 				d.Checkpoints[ts.ID] = cp
 			}
 		}
 	}
 	if lead := t.agentNamed(tr.lead); lead != nil {
 		d.Lead = lead.Name()
-		if cp := t.store.Latest(lead.LastTask(), t.resumeFrom); cp != nil {
+		if cp := t.store.Latest(lead.LastTask(), t.thisRun.id, time.Time{}); cp != nil {
 			d.LeadNotes = cp.Notes
 		}
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"flag"
+	"fmt"
 	"io"
 	"os"
 
@@ -11,18 +12,19 @@ import (
 	"github.com/wardenhq/warden/internal/clock"
 	"github.com/wardenhq/warden/supervisor"
 	"github.com/wardenhq/warden/supervisor/config"
+	"github.com/wardenhq/warden/supervisor/queue"
 )
 
 // runOptions is warden run's command line.
 type runOptions struct {
 	teamFile            string
 	logs                *logFlags
-	resume              bool
+	resume, fresh       bool
 	from                string
 	httpAddr, httpToken string
 }
 
-const runUsage = "usage: warden run TEAM.toml [--resume [--from CHECKPOINT_ID]] [--log-level L] [--log-format text|json] [--http ADDR [--http-token T]]"
+const runUsage = "usage: warden run TEAM.toml [--resume [--from CHECKPOINT_ID] | --fresh] [--log-level L] [--log-format text|json] [--http ADDR [--http-token T]]"
 
 // parseRunArgs reads warden run's command line (flags before or after the
 // team file).
@@ -30,7 +32,8 @@ func parseRunArgs(args []string, stderr io.Writer) (runOptions, error) {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	o := runOptions{logs: addLogFlags(fs)}
-	fs.BoolVar(&o.resume, "resume", false, "continue the team's run from its state dir (a state dir without one: start)")
+	fs.BoolVar(&o.resume, "resume", false, "carry on the run the state dir holds, even one that finished (a state dir without one: start a run)")
+	fs.BoolVar(&o.fresh, "fresh", false, "start a new run, keeping the state dir's earlier records as history (default: carry on a run that did not finish)")
 	fs.StringVar(&o.from, "from", "", "with --resume: resume that checkpoint's task from it (an id `warden checkpoints` lists)")
 	fs.StringVar(&o.httpAddr, "http", "", "serve the live dashboard page on ADDR (host:port; loopback unless a token is set)")
 	fs.StringVar(&o.httpToken, "http-token", os.Getenv("WARDEN_HTTP_TOKEN"), "the page's token (default $WARDEN_HTTP_TOKEN; made up and printed once for a non-loopback ADDR)")
@@ -38,7 +41,7 @@ func parseRunArgs(args []string, stderr io.Writer) (runOptions, error) {
 	if err != nil {
 		return o, err
 	}
-	if len(pos) != 1 || (o.from != "" && !o.resume) {
+	if len(pos) != 1 || (o.from != "" && !o.resume) || (o.fresh && o.resume) {
 		return o, usageError("%s", runUsage)
 	}
 	o.teamFile = pos[0]
@@ -77,10 +80,26 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return &exitError{code: 2, err: err}
 	}
-	if o.resume {
-		if err := team.Resume(); err != nil {
-			return &exitError{code: 2, err: err}
+	how := supervisor.StartAuto
+	switch {
+	case o.fresh:
+		how = supervisor.StartFresh
+	case o.from != "":
+		how = supervisor.StartReopen
+	case o.resume:
+		how = supervisor.StartResume
+	}
+	began, err := team.Begin(how)
+	if err != nil {
+		team.Close()
+		return &exitError{code: 2, err: err}
+	}
+	if began.Finished {
+		team.Close()
+		if began.ExitCode != 0 {
+			return &exitError{code: began.ExitCode, err: fmt.Errorf("run %s finished with a task not complete", began.RunID)}
 		}
+		return nil
 	}
 	if o.from != "" {
 		if err := team.ResumeFromCheckpoint(o.from); err != nil {
@@ -102,6 +121,9 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	if err := g.Run(); err != nil {
 		return err
 	}
+	if line := carryOnLine(result, began.RunID, o.teamFile); line != "" {
+		fmt.Fprintln(stdout, line)
+	}
 	if code := result.ExitCode(); code != 0 {
 		return &exitError{code: code, err: result.Err}
 	}
@@ -121,4 +143,23 @@ func envOr(key, def string) string {
 		return v
 	}
 	return def
+}
+
+// carryOnLine is the line a run that stopped with tasks open ends with: how
+// to carry it on.
+func carryOnLine(res supervisor.Result, run, teamFile string) string {
+	open, complete := 0, 0
+	for _, t := range res.Tasks {
+		switch t.State {
+		case queue.Pending, queue.Running, queue.Verifying:
+			open++
+		case queue.Complete:
+			complete++
+		}
+	}
+	if open == 0 {
+		return ""
+	}
+	return fmt.Sprintf("STOPPED: run %s with %d of %d tasks complete, %d open; `warden run %s` carries it on from their checkpoints (`--fresh` starts over)",
+		run, complete, len(res.Tasks), open, teamFile)
 }

@@ -207,13 +207,14 @@ func (a *Agent) runSession(g *Generation, task *config.Task, attempt int, dir st
 		a.log.Error("agent command line", "error", err)
 		return runner.Exit{Code: -1, Err: err}, session.Exited, ended{}
 	}
+	prompt, from := a.firstPrompt(g, task)
 	s := session.New(a.log, session.Config{
-		Agent: a.cfg.Name, Task: task, Attempt: attempt, Prompt: a.firstPrompt(g, task),
+		Agent: a.cfg.Name, Task: task, Attempt: attempt, Prompt: prompt,
 		Profile: a.cfg.Profile, Argv: argv, Env: env, Dir: dir,
 		LogPath: a.d.Dir.AgentLog(a.cfg.Name), Size: a.d.windowSize(), Term: a.d.termOutput(),
 		Timers: a.d.Timers, Clock: a.d.Clock, Team: g, Dialog: a.dialogPolicy(), TimeLeft: left,
 		LogMaxSize: a.d.Team.LogMaxSize, LogKeep: a.d.Team.LogKeep, CastPath: a.recordings(),
-		Report: &reporter{a: a, g: g, task: task, dir: dir, ts: ts},
+		Report: &reporter{a: a, g: g, task: task, dir: dir, ts: ts, from: from},
 	})
 	exit, out := s.Run()
 	if s.Forced() {
@@ -231,35 +232,22 @@ func (a *Agent) dialogPolicy() session.DialogPolicy {
 }
 
 // firstPrompt is the preamble, the task, and what to resume from: the
-// task's last checkpoint and a failed verify's output.
-func (a *Agent) firstPrompt(g *Generation, task *config.Task) string {
+// task's last checkpoint (and what the session must know of it) and a
+// failed verify's output.
+func (a *Agent) firstPrompt(g *Generation, task *config.Task) (string, *protocol.Checkpoint) {
 	if task == nil {
-		return ""
+		return "", nil
 	}
 	_, note := a.d.Queue.Afresh(task.ID)
+	cp, said := a.resumeFrom(task)
 	p := handoff.Prompt{
 		Preamble: protocol.Preamble(protocol.Task{ID: task.ID, Title: task.Title, Lead: a.cfg.Lead}),
 		Task:     task.Prompt,
-		Feedback: strings.TrimSpace(note + "\n\n" + a.feedbackText()),
+		Feedback: strings.TrimSpace(note + "\n\n" + said + "\n\n" + a.feedbackText()),
 		Handoff:  g.handoff,
 	}
-	p.Checkpoint = a.resumePoint(task)
-	return p.Render()
-}
-
-// resumePoint is the checkpoint a session on task resumes from, or nil.
-func (a *Agent) resumePoint(task *config.Task) *protocol.Checkpoint {
-	since, _ := a.d.Queue.Afresh(task.ID)
-	if r := a.d.ResumeFrom(); r.After(since) {
-		since = r
-	}
-	if cp := a.d.Store.Latest(task.ID, since); cp != nil {
-		return cp
-	}
-	if a.d.Pinned != nil {
-		return a.d.Pinned(task.ID)
-	}
-	return nil
+	p.Checkpoint = cp
+	return p.Render(), cp
 }
 
 // overBudget says why the task may not start another session, or "": its

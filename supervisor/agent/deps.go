@@ -40,9 +40,9 @@ type Deps struct {
 	Term Terminal
 	// WardenBin is the warden executable the CLIs' hooks run.
 	WardenBin string
-	// ResumeFrom: checkpoints older than this are not offered to sessions (a
-	// fresh run starts its tasks over; --resume sets it to zero).
-	ResumeFrom func() time.Time
+	// RunID is the run's id: sessions resume only from records of this
+	// run (DESIGN §5). Set before the team starts.
+	RunID string
 	// CanTake reports whether an agent other than except, still at work,
 	// may take task (a failed agent's task is handed over to it).
 	CanTake func(task config.Task, except string) bool

@@ -24,8 +24,9 @@ type reporter struct {
 	g    *Generation
 	task *config.Task
 	s    *session.Session
-	dir  string     // where the session works: the agent's dir, or the task's worktree
-	ts   *TaskSpace // the task's worktree, nil in shared mode
+	dir  string               // where the session works: the agent's dir, or the task's worktree
+	ts   *TaskSpace           // the task's worktree, nil in shared mode
+	from *protocol.Checkpoint // the checkpoint the session resumes from, or nil
 
 	startedAt time.Time // when work on the task began, read once a session
 }
@@ -53,8 +54,8 @@ func (r *reporter) dispatchRecord(s *session.Session) {
 	now := d.Clock.Now().UTC()
 	cp := protocol.Checkpoint{Status: protocol.StatusImplementing, Resumable: true,
 		Remaining: []string{"start the task: " + firstNonEmpty(task.Title, task.ID)}, StartedAt: now}
-	if prev := a.resumePoint(task); prev != nil {
-		cp = *prev
+	if r.from != nil {
+		cp = *r.from
 	}
 	next := now.Add(d.Team.CheckpointInterval)
 	cp.CheckpointID = fmt.Sprintf("%s-%s-%s", a.cfg.Name, task.ID, now.Format("20060102T150405.000000000Z"))
@@ -149,7 +150,7 @@ func (r *reporter) Record(cp *protocol.Checkpoint) session.Verdict {
 	if r.startedAt.IsZero() {
 		// When work on the task began: the previous checkpoint's.
 		r.startedAt = cp.StartedAt
-		if prev, _ := d.Store.Load(a.cfg.Name, cp.TaskID); prev != nil && !prev.StartedAt.IsZero() {
+		if prev, _ := d.Store.Load(a.cfg.Name, cp.TaskID); prev != nil && prev.RunID == d.RunID && !prev.StartedAt.IsZero() {
 			r.startedAt = prev.StartedAt
 		}
 	}

@@ -34,6 +34,11 @@ const (
 	TaskReleased     = "task_released" // a failed agent's task, back in the queue for another
 	TaskAfresh       = "task_afresh"   // its checkpoint could not be resumed: it starts over
 
+	// A run and what it trusts (DESIGN §5).
+	RunStarted         = "run_started"         // {run_id, how: new | carried_on, previous_run, reason}
+	CheckpointRestored = "checkpoint_restored" // a checkpoint file did not parse: {file, from} ("" from: lost)
+	ResumeStale        = "resume_stale"        // a session resumes from a record older than stale_failure: {checkpoint_id, age}
+
 	WorkCommitted = "work_committed" // a task's worktree committed to its branch
 	WorkMerged    = "work_merged"    // a completed task's branch fast-forwarded into base
 	MergeRefused  = "merge_refused"  // … or not, and why
@@ -84,6 +89,9 @@ var Names = []string{
 	TaskBlocked,
 	TaskReleased,
 	TaskAfresh,
+	RunStarted,
+	CheckpointRestored,
+	ResumeStale,
 	WorkCommitted,
 	WorkMerged,
 	MergeRefused,

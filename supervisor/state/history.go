@@ -21,6 +21,7 @@ import (
 // lists it.
 type Entry struct {
 	ID       string    `json:"checkpoint_id"`
+	Run      string    `json:"run_id,omitempty"`
 	Task     string    `json:"task"`
 	Agent    string    `json:"agent"`
 	Trigger  string    `json:"trigger"`
@@ -63,7 +64,7 @@ func (h *history) load() error {
 	kept := h.entries[:0]
 	for _, e := range h.entries {
 		if recordPath(e.Path) {
-			e.ID, e.Task, e.Agent, e.Trigger = protocol.Plain(e.ID), protocol.Plain(e.Task), protocol.Plain(e.Agent), protocol.Plain(e.Trigger)
+			e.ID, e.Run, e.Task, e.Agent, e.Trigger = protocol.Plain(e.ID), protocol.Plain(e.Run), protocol.Plain(e.Task), protocol.Plain(e.Agent), protocol.Plain(e.Trigger)
 			e.Cause, e.Status = protocol.Plain(e.Cause), protocol.Plain(e.Status)
 			kept = append(kept, e)
 		}
@@ -87,7 +88,7 @@ func (h *history) add(cp *protocol.Checkpoint, data []byte) error {
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	e := Entry{ID: cp.CheckpointID, Task: cp.TaskID, Agent: cp.Agent, Trigger: cp.Trigger,
+	e := Entry{ID: cp.CheckpointID, Run: cp.RunID, Task: cp.TaskID, Agent: cp.Agent, Trigger: cp.Trigger,
 		Cause: cp.Cause, Status: cp.Status, Progress: cp.ProgressPercent, Time: cp.UpdatedAt, Path: rel}
 	if i := slices.IndexFunc(h.entries, func(o Entry) bool { return o.ID == e.ID }); i >= 0 {
 		h.entries[i] = e // the same record, completed (late optional lines)

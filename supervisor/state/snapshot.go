@@ -50,14 +50,23 @@ type AgentStatus struct {
 // Snapshot is the team's state as state.json holds it and `warden status`
 // shows it, while the team runs or after.
 type Snapshot struct {
-	Team       string         `json:"team"`
-	SignalFile string         `json:"signal_file"`
-	Pid        int            `json:"pid"`
-	Running    bool           `json:"running"`
-	StartedAt  time.Time      `json:"started_at"`
-	UpdatedAt  time.Time      `json:"updated_at"`
-	Agents     []AgentStatus  `json:"agents"`
-	Tasks      []queue.Status `json:"tasks"`
+	Team string `json:"team"`
+	// RunID names the run (DESIGN §5): every record of it carries the same
+	// run_id, and a run carried on trusts only those. RunStartedAt is when
+	// the run began (StartedAt: when this supervisor did); Ended is how it
+	// ended (EndedFinished, EndedStopped; empty while it runs or when its
+	// supervisor died). Specs are its tasks as the team file had them.
+	RunID        string              `json:"run_id,omitempty"`
+	RunStartedAt time.Time           `json:"run_started_at,omitzero"`
+	Ended        string              `json:"ended,omitempty"`
+	Specs        map[string]TaskSpec `json:"task_specs,omitempty"`
+	SignalFile   string              `json:"signal_file"`
+	Pid          int                 `json:"pid"`
+	Running      bool                `json:"running"`
+	StartedAt    time.Time           `json:"started_at"`
+	UpdatedAt    time.Time           `json:"updated_at"`
+	Agents       []AgentStatus       `json:"agents"`
+	Tasks        []queue.Status      `json:"tasks"`
 }
 
 // ReadSnapshot reads state.json from the state dir at root.

@@ -34,7 +34,17 @@ type Store struct {
 	readOnly bool
 	hist     *history
 	faults   faults
+	// run is the run every record saved is stamped with (SetRun).
+	run string
+	// OnRestore hears of a checkpoint file that did not parse: restored
+	// from the copy named from, or lost (from "", cp nil) when no intact
+	// copy was left. Set it before the team starts.
+	OnRestore func(file, from string, cp *protocol.Checkpoint)
 }
+
+// SetRun makes every record saved from now on carry run id (DESIGN §5).
+// Call it before the team starts.
+func (s *Store) SetRun(id string) { s.run = id }
 
 // NewStore returns a store over dir (state_dir/checkpoints), creating it 0700.
 func NewStore(logger hclog.Logger, dir string, now func() time.Time) (*Store, error) {
@@ -82,6 +92,9 @@ func (s *Store) path(agent, task string) string {
 // Save writes cp as the latest checkpoint of its agent and task. The
 // version it replaces is copied to backups/ first (the last KeepBackups kept).
 func (s *Store) Save(cp *protocol.Checkpoint) error {
+	if s.run != "" {
+		cp.RunID = s.run
+	}
 	data, err := json.MarshalIndent(cp, "", "  ")
 	if err != nil {
 		return fmt.Errorf("encode checkpoint: %w", err)
@@ -137,8 +150,8 @@ func (s *Store) backups(agent, task string) ([]string, error) {
 }
 
 // Load returns the latest checkpoint of agent on task, or (nil, nil) when
-// there is none. A file that does not parse is restored from its newest
-// backup that does, and the restored version is written back.
+// there is none. A file that does not parse is restored from the newest
+// intact copy (restore.go).
 func (s *Store) Load(agent, task string) (*protocol.Checkpoint, error) {
 	return s.loadFile(s.path(agent, task))
 }
@@ -155,30 +168,7 @@ func (s *Store) loadFile(p string) (*protocol.Checkpoint, error) {
 	if err := json.Unmarshal(data, &cp); err == nil {
 		return &cp, nil
 	}
-	if !s.readOnly {
-		s.log.Warn("checkpoint does not parse, restoring from backup", "file", p)
-	}
-	base := strings.TrimSuffix(filepath.Base(p), ".json")
-	backups, err := filepath.Glob(filepath.Join(s.dir, "backups", base+"_*.json"))
-	if err != nil {
-		return nil, fmt.Errorf("list backups: %w", err)
-	}
-	sort.Strings(backups)
-	for i := len(backups) - 1; i >= 0; i-- {
-		b, err := safefile.ReadFile(backups[i])
-		if err != nil || json.Unmarshal(b, &cp) != nil {
-			continue
-		}
-		if s.readOnly {
-			return &cp, nil
-		}
-		if err := s.write(p, b); err != nil {
-			return nil, err
-		}
-		s.log.Info("checkpoint restored", "file", p, "from", backups[i])
-		return &cp, nil
-	}
-	return nil, fmt.Errorf("checkpoint %s is corrupt and has no good backup", p)
+	return s.restore(p)
 }
 
 // Archive moves the latest checkpoint of a completed task to
@@ -274,36 +264,64 @@ func (s *Store) All() (map[string]*protocol.Checkpoint, error) {
 	return out, nil
 }
 
-// Latest returns the newest open (not archived) checkpoint of task, whichever
-// agent wrote it, updated at or after since; or nil.
-func (s *Store) Latest(task string, since time.Time) *protocol.Checkpoint {
+// Latest returns the newest open checkpoint of task in run (not archived
+// as complete, nor put aside as _aborted_; a failed agent's _crashed_ one
+// counts, its task taken over), whichever agent wrote it, updated at or
+// after since; or nil. Records of other runs are never a task's state.
+func (s *Store) Latest(task, run string, since time.Time) *protocol.Checkpoint {
+	cp, _ := s.LatestFile(task, run, since)
+	return cp
+}
+
+// LatestFile is Latest, with the name of the file the record is in.
+func (s *Store) LatestFile(task, run string, since time.Time) (*protocol.Checkpoint, string) {
 	all, err := s.All()
 	if err != nil {
-		return nil
+		return nil, ""
 	}
 	var best *protocol.Checkpoint
+	file := ""
 	for name, cp := range all {
-		if cp.TaskID != task || strings.HasSuffix(name, "-complete.json") || cp.UpdatedAt.Before(since) {
+		if cp.TaskID != task || cp.RunID != run || run == "" || strings.HasSuffix(name, "-complete.json") ||
+			strings.Contains(name, "_aborted_") || cp.UpdatedAt.Before(since) {
 			continue
 		}
 		if best == nil || cp.UpdatedAt.After(best.UpdatedAt) {
-			best = cp
+			best, file = cp, name
 		}
 	}
-	return best
+	return best, file
 }
 
-// CompletedTasks returns the ids of the tasks whose checkpoint was archived
-// when they completed.
-func (s *Store) CompletedTasks() (map[string]bool, error) {
+// CompletedTasks returns the ids of the tasks that run completed: those
+// whose newest record of that run is the one archived when the task
+// completed. An archive of another run never completes a task, nor does
+// one that a newer record of the run superseded (the task was reopened by
+// --resume --from).
+func (s *Store) CompletedTasks(run string) (map[string]bool, error) {
 	all, err := s.All()
 	if err != nil {
 		return nil, err
 	}
-	done := map[string]bool{}
+	type newest struct {
+		at       time.Time
+		complete bool
+	}
+	by := map[string]newest{}
 	for name, cp := range all {
-		if strings.HasSuffix(name, "-complete.json") {
-			done[cp.TaskID] = true
+		if run == "" || cp.RunID != run || strings.Contains(name, "_aborted_") {
+			continue
+		}
+		n, seen := by[cp.TaskID]
+		complete := strings.HasSuffix(name, "-complete.json")
+		if !seen || cp.UpdatedAt.After(n.at) || (cp.UpdatedAt.Equal(n.at) && complete) {
+			by[cp.TaskID] = newest{at: cp.UpdatedAt, complete: complete}
+		}
+	}
+	done := map[string]bool{}
+	for task, n := range by {
+		if n.complete {
+			done[task] = true
 		}
 	}
 	return done, nil

@@ -183,3 +183,20 @@ func (r Repo) Remove(ctx context.Context, path string) error {
 	r.git.log.Info("worktree removed", "path", path)
 	return nil
 }
+
+// RenameBranch renames branch from to to (which must not exist): a branch
+// kept as history under another name. A worktree on from must be removed
+// first.
+func (r Repo) RenameBranch(ctx context.Context, from, to string) error {
+	if err := checkRef("branch", from); err != nil {
+		return err
+	}
+	if err := checkRef("branch", to); err != nil {
+		return err
+	}
+	if _, err := r.run(ctx, "branch", "-m", from, to); err != nil {
+		return fmt.Errorf("renaming branch %s to %s: %w", from, to, err)
+	}
+	r.git.log.Info("branch renamed", "from", from, "to", to)
+	return nil
+}

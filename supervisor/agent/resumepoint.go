@@ -1,0 +1,71 @@
+package agent
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/wardenhq/warden/protocol"
+	"github.com/wardenhq/warden/supervisor/config"
+	"github.com/wardenhq/warden/supervisor/event"
+)
+
+// resumePoint is the checkpoint a session on task may resume from, or nil:
+// the task's newest record of this run (since the task was last made to
+// start afresh), whichever agent left it — a failed agent's _crashed_
+// archive included —, else the record `--resume --from` chose. file names
+// where it came from ("" for a chosen one).
+func (a *Agent) resumePoint(task *config.Task) (cp *protocol.Checkpoint, file string) {
+	since, _ := a.d.Queue.Afresh(task.ID)
+	if cp, file := a.d.Store.LatestFile(task.ID, a.d.RunID, since); cp != nil {
+		return cp, file
+	}
+	if a.d.Pinned != nil {
+		return a.d.Pinned(task.ID), ""
+	}
+	return nil, ""
+}
+
+// resumeFrom is the checkpoint a new session on task resumes from (nil:
+// from its prompt alone), and what the session must be told of it, in
+// words: that it comes from a failed agent's archive, that it is older
+// than stale_failure, or why a record that says it cannot be resumed was
+// not. Each of these is in the log too, and the last two on stdout.
+func (a *Agent) resumeFrom(task *config.Task) (*protocol.Checkpoint, string) {
+	cp, file := a.resumePoint(task)
+	if cp == nil {
+		return nil, ""
+	}
+	d := a.d
+	if !cp.Resumable {
+		why := fmt.Sprintf("its last checkpoint %s (status %s, %d%%) says it cannot be resumed from (resumable: false)",
+			cp.CheckpointID, cp.Status, cp.ProgressPercent)
+		a.log.Warn("task not resumed from its checkpoint", "task", task.ID, "checkpoint_id", cp.CheckpointID, "reason", why)
+		d.Printf("WARNING: %s is not resumed from its checkpoint: %s; it starts from its prompt\n", task.ID, why)
+		d.Events.Emit(event.TaskAfresh, a.cfg.Name, task.ID, "reason", why, "checkpoint_id", cp.CheckpointID)
+		return nil, fmt.Sprintf("An earlier session of this task reported it %s at %d%%, but that report cannot be resumed from "+
+			"(the task was not verified and completed after it). Check what is already in the working directory "+
+			"before you redo anything, finish the task, and report it in a checkpoint.", cp.Status, cp.ProgressPercent)
+	}
+	var said []string
+	if name := filepath.Base(file); strings.Contains(name, "_crashed_") {
+		a.log.Info("task resumes from a failed agent's archived checkpoint", "task", task.ID, "file", name, "from_agent", cp.Agent)
+		said = append(said, fmt.Sprintf("This task was taken over: its last session ran on agent %s, which failed. You carry on "+
+			"from the last checkpoint that agent left (%s); check its work before you build on it.", cp.Agent, name))
+	}
+	if file == "" {
+		said = append(said, fmt.Sprintf("You resume from an earlier checkpoint (%s, of %s), chosen by a person with "+
+			"`warden run --resume --from`; later work on this task may be in the working directory.", cp.CheckpointID,
+			cp.UpdatedAt.UTC().Format("2006-01-02 15:04 MST")))
+	}
+	if age := d.Clock.Now().Sub(cp.UpdatedAt); d.Team.StaleFailure > 0 && age > d.Team.StaleFailure {
+		age = age.Round(60e9)
+		a.log.Warn("resuming from an old checkpoint", "task", task.ID, "checkpoint_id", cp.CheckpointID, "age", age)
+		d.Printf("WARNING: %s resumes from a checkpoint %s old (older than stale_failure %s): the session is told so\n",
+			task.ID, age, d.Team.StaleFailure)
+		d.Events.Emit(event.ResumeStale, a.cfg.Name, task.ID, "checkpoint_id", cp.CheckpointID, "age", age.String())
+		said = append(said, fmt.Sprintf("The checkpoint below is %s old, older than the team's stale_failure (%s): the "+
+			"files and the git history may have moved on since. Check them before you rely on what it says.", age, d.Team.StaleFailure))
+	}
+	return cp, strings.Join(said, "\n\n")
+}
