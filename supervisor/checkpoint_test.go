@@ -100,8 +100,9 @@ blocked_by = ["T2"]
 		team.dashboardEvery = 100 * time.Millisecond
 		return nil
 	})
-	if !strings.Contains(stdout, "agents active 1/2, tasks done 1/3, available 0, blocked 1, pending verification 0") &&
-		!strings.Contains(stdout, "agents active 1/2, tasks done 2/3, available 0, blocked 0, pending verification 0") {
+	// T3 waits for T2 (blocked_by): "waiting", not "blocked".
+	if !strings.Contains(stdout, "agents active 1/2, tasks done 1/3, available 0, blocked 0, waiting 1, pending verification 0") &&
+		!strings.Contains(stdout, "agents active 1/2, tasks done 2/3, available 0, blocked 0, waiting 0, pending verification 0") {
 		t.Errorf("no periodic dashboard on stdout:\n%s", stdout)
 	}
 	if res.ExitCode() != 0 {

@@ -10,15 +10,17 @@ import (
 	"github.com/wardenhq/warden/supervisor/queue"
 )
 
-// statusMarkdown renders STATUS.md: the team's progress; Agent | Task |
-// Progress | Last Update | Status; the tasks with their last completed item;
-// the blocked ones. Every cell is escaped (a title or an agent's text can
-// never forge a row), ages are relative to the snapshot's time.
+// statusMarkdown renders STATUS.md: the team's progress and task counts;
+// Agent | Task | Progress | Last Update | Status; the tasks with their
+// time worked, the seeds' phase, step, subtasks and errors, and their last
+// completed item; the blocked ones (task, agent, blockers). Every cell is
+// escaped (a title or an agent's text can never forge a row), ages are
+// relative to the snapshot's time.
 func statusMarkdown(s Snapshot) string {
 	var b strings.Builder
 	now := s.UpdatedAt
-	fmt.Fprintf(&b, "# %s\n\nUpdated %s. Team progress: %d%%.\n\n", cell(s.Team), s.UpdatedAt.UTC().Format(time.RFC3339),
-		queue.TeamProgress(s.Tasks))
+	fmt.Fprintf(&b, "# %s\n\nUpdated %s. Team progress: %d%%. Tasks: %s.\n\n", cell(s.Team), s.UpdatedAt.UTC().Format(time.RFC3339),
+		queue.TeamProgress(s.Tasks), taskCounts(s.Tasks))
 	b.WriteString("| Agent | Task | Progress | Last Update | Status |\n|---|---|---|---|---|\n")
 	for _, a := range s.Agents {
 		progress, update := "-", "-"
@@ -38,26 +40,54 @@ func statusMarkdown(s Snapshot) string {
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", cell(a.Name), cell(a.Task), progress, cell(update), cell(status))
 	}
 	if len(s.Tasks) > 0 {
-		b.WriteString("\n| Task | Title | Status | Owner | Progress | Last done | Blocked by |\n|---|---|---|---|---|---|---|\n")
+		b.WriteString("\n| Task | Title | Status | Owner | Progress | Worked | Phase | Current step | Subtasks | Errors | Last done | Blocked by |\n" +
+			"|---|---|---|---|---|---|---|---|---|---|---|---|\n")
 		for _, t := range s.Tasks {
-			fmt.Fprintf(&b, "| %s | %s | %s | %s | %d%% | %s | %s |\n", cell(t.ID), cell(t.Title), cell(string(t.State)), cell(t.Owner),
-				t.Progress, cell(t.LastDone), cell(strings.Join(t.BlockedBy, ", ")))
+			errs := "-"
+			if t.Errors > 0 {
+				errs = fmt.Sprint(t.Errors)
+			}
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %d%% | %s | %s | %s | %s | %s | %s | %s |\n", cell(t.ID), cell(t.Title), cell(t.Label()), cell(t.Owner),
+				t.Progress, cell(t.Worked()), cell(t.Phase), cell(t.CurrentStep), cell(t.Subtasks()), errs, cell(t.LastDone), cell(strings.Join(t.BlockedBy, ", ")))
 		}
 	}
-	var blocked []string
-	for _, t := range s.Tasks {
-		if t.Summary == "blocked" && t.State != queue.Complete && t.State != queue.Failed {
-			blocked = append(blocked, fmt.Sprintf("- %s: %s", cell(t.ID), cell(strings.Join(t.Blockers, "; "))))
-		}
-	}
-	if len(blocked) > 0 {
+	if blocked := blockedLines(s.Tasks, cell); len(blocked) > 0 {
 		b.WriteString("\n## Blocked\n\n" + strings.Join(blocked, "\n") + "\n")
 	}
 	return b.String()
 }
 
+// taskCounts is the tasks by what a person reads (queue.Label): "1 of 3
+// done, 1 running, 1 blocked, 1 waiting (blocked_by)…"; a blocked task is
+// one its agent says is blocked, a waiting one waits for its blocked_by.
+func taskCounts(ts []queue.Status) string {
+	c := queue.Tally(ts)
+	out := fmt.Sprintf("%d of %d done", c[string(queue.Complete)], len(ts))
+	for _, k := range []string{string(queue.Running), string(queue.Verifying), string(queue.Pending), queue.LabelBlocked,
+		queue.LabelWaiting, string(queue.Failed)} {
+		if c[k] > 0 {
+			out += fmt.Sprintf(", %d %s", c[k], k)
+		}
+	}
+	return out
+}
+
+// blockedLines lists the blocked tasks (queue.Status.IsBlocked), one
+// "- T2 (w1): blocker; blocker" a line, each text made safe by esc.
+func blockedLines(ts []queue.Status, esc func(string) string) []string {
+	var out []string
+	for _, t := range ts {
+		if t.IsBlocked() {
+			out = append(out, fmt.Sprintf("- %s (%s): %s", esc(t.ID), esc(t.Owner), esc(strings.Join(t.BlockedOn(), "; "))))
+		}
+	}
+	return out
+}
+
 // RenderDashboard writes the human dashboard of a snapshot; ages are
-// relative to now.
+// relative to now. Its header counts blocked tasks (their agent says so)
+// as blocked, and those that wait for their blocked_by as waiting; the
+// blocked ones are listed under it, with their agent and blockers.
 func RenderDashboard(w io.Writer, s Snapshot, now time.Time) {
 	active := 0
 	for _, a := range s.Agents {
@@ -65,14 +95,14 @@ func RenderDashboard(w io.Writer, s Snapshot, now time.Time) {
 			active++
 		}
 	}
-	c := queue.Counts(s.Tasks)
+	c := queue.Tally(s.Tasks)
 	st := "stopped"
 	if s.Running {
 		st = "running"
 	}
-	fmt.Fprintf(w, "== %s (%s) progress %d%%, agents active %d/%d, tasks done %d/%d, available %d, blocked %d, pending verification %d\n",
-		clean(s.Team), st, queue.TeamProgress(s.Tasks), active, len(s.Agents), c[queue.Complete], len(s.Tasks),
-		c[queue.Pending], c[queue.Blocked], c[queue.Verifying])
+	fmt.Fprintf(w, "== %s (%s) progress %d%%, agents active %d/%d, tasks done %d/%d, available %d, blocked %d, waiting %d, pending verification %d\n",
+		clean(s.Team), st, queue.TeamProgress(s.Tasks), active, len(s.Agents), c[string(queue.Complete)], len(s.Tasks),
+		c[string(queue.Pending)], c[queue.LabelBlocked], c[queue.LabelWaiting], c[string(queue.Verifying)])
 	for _, a := range s.Agents {
 		reason := a.Reason
 		if a.Dialog != "" {
@@ -86,18 +116,60 @@ func RenderDashboard(w io.Writer, s Snapshot, now time.Time) {
 			a.Attempt, clean(last), clean(reason))
 	}
 	for _, t := range s.Tasks {
-		line := t.Summary
-		if t.LastDone != "" {
-			line += ", last done: " + t.LastDone
-		}
-		if t.Summary == "blocked" {
-			line += " — blocked on: " + dash(strings.Join(t.Blockers, "; "))
-		}
-		if t.Branch != "" {
-			line += fmt.Sprintf(" [%s, %d ahead of %s]", t.Branch, t.Ahead, t.Base)
-		}
-		fmt.Fprintf(w, "   task  %-12s %-9s %3d%%  %s %s\n", clean(t.ID), clean(string(t.State)), t.Progress, dash(clean(t.Owner)), clean(line))
+		fmt.Fprintf(w, "   task  %-12s %-9s %3d%%  %s %s\n", clean(t.ID), clean(t.Label()), t.Progress, dash(clean(t.Owner)), clean(taskLine(t, s.Tasks)))
 	}
+	if blocked := blockedLines(s.Tasks, func(s string) string { return clean(dash(s)) }); len(blocked) > 0 {
+		fmt.Fprintf(w, "   Blocked:\n")
+		for _, l := range blocked {
+			fmt.Fprintf(w, "   %s\n", l)
+		}
+	}
+}
+
+// taskLine is what the dashboard says of a task after its state: its last
+// status, the seeds' phase, step, subtasks and errors, its last completed
+// item, what it waits for, its time worked and its branch.
+func taskLine(t queue.Status, all []queue.Status) string {
+	parts := []string{}
+	add := func(format string, a ...any) { parts = append(parts, fmt.Sprintf(format, a...)) }
+	if t.Summary != "" && t.Summary != t.Label() {
+		add("%s", t.Summary)
+	}
+	if t.Phase != "" {
+		add("phase: %s", t.Phase)
+	}
+	if t.CurrentStep != "" {
+		add("step: %s", t.CurrentStep)
+	}
+	if st := t.Subtasks(); st != "" {
+		add("subtasks %s", st)
+	}
+	switch {
+	case t.Errors == 1:
+		add("1 error")
+	case t.Errors > 1:
+		add("%d errors", t.Errors)
+	}
+	if t.LastDone != "" {
+		add("last done: %s", t.LastDone)
+	}
+	if t.Label() == queue.LabelWaiting {
+		add("waits for: %s", dash(strings.Join(queue.WaitsFor(t, all), ", ")))
+	}
+	if wk := t.Worked(); wk != "" {
+		add("worked %s", wk)
+	}
+	line := strings.Join(parts, ", ")
+	if t.IsBlocked() {
+		if line != "" {
+			line += " — "
+		}
+		line += "blocked on: " + dash(strings.Join(t.BlockedOn(), "; "))
+	}
+	if t.Branch != "" {
+		line += fmt.Sprintf(" [%s, %d ahead of %s]", t.Branch, t.Ahead, t.Base)
+	}
+	return line
 }
 
 // stamp is a time with its age: "2026-11-23T02:00:00Z (2 min ago)".
