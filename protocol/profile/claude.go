@@ -8,15 +8,17 @@ import (
 	"time"
 )
 
-// Claude Code (measured on 2.1.330, protocol/testdata/cli-claude). Every
+// Claude Code (measured on 2.1.332, protocol/testdata/cli-claude). Every
 // piece of Claude's wording warden relies on is in this file.
 //
 // The input box is a "❯ " row between two full-width "────" rules, with the
 // footer below it ("⏵⏵ auto mode on (shift+tab to cycle) · ← for agents" in
 // the default auto mode, "⏸ manual mode on · ? for shortcuts" otherwise).
-// A permission dialog is drawn above the box (which stays) after a rule:
+// A permission dialog takes the box's place once fully drawn, after a rule:
 // "Do you want to proceed?" with "❯ 1. Yes" (default mode) or "❯ No" (auto
-// mode, after an "Auto mode can't check actions" explainer).
+// mode, after an "Auto mode can't check actions" explainer), ending with
+// "Esc to cancel · Tab to amend". 2.1.332 draws it at the bottom of the
+// screen (2.1.330 right under the transcript); nothing here reads its row.
 // The user's own messages stay in the transcript as "❯ text" rows (without
 // the rules), continued on rows indented by two spaces. While a turn runs
 // the footer says "esc to interrupt" and a spinner row reads

@@ -9,7 +9,7 @@
 // environment, hook settings and payloads — is in that CLI's file
 // (claude.go, codex.go, gemini.go; plain in profile.go): adding a CLI is one
 // file and its tests. Payloads and screens were recorded from Claude Code
-// 2.1.330, Codex CLI 0.169.0 and Gemini CLI 0.61.0 (testdata/, ../testdata/).
+// 2.1.332, Codex CLI 0.169.0 and Gemini CLI 0.61.0 (testdata/, ../testdata/).
 package profile
 
 import (
