@@ -2,6 +2,7 @@ package protocol
 
 import (
 	"hash/fnv"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -29,6 +30,14 @@ type Block struct {
 	Blockers      []string
 	Notes         string
 	Resume        string
+	// The seeds' optional lines (DESIGN §4) and every other Key: value
+	// line of the block (see extraKey for what counts, and the bounds).
+	Phase        string
+	CurrentStep  string
+	Subtasks     *Subtasks
+	FilesCreated []string
+	Errors       []ErrorItem
+	Extra        map[string]string
 
 	// What the Reader adds; not content (Key ignores them). Epoch is the
 	// request epoch the block was read in (see ledger). Amends: the block
@@ -40,7 +49,9 @@ type Block struct {
 
 // Key returns a stable digest of the block's content. Two copies of the same
 // answer (a repaint, the same block in scrollback and on screen, different
-// hard wraps of one line) have the same key.
+// hard wraps of one line) have the same key; any field that differs makes
+// another. A block without the seeds' lines or extra keys has the key it
+// had before they existed.
 func (b Block) Key() string {
 	h := fnv.New64a()
 	w := func(s string) {
@@ -62,6 +73,41 @@ func (b Block) Key() string {
 	list("blockers", b.Blockers)
 	w(b.Notes)
 	w(b.Resume)
+	if b.Phase != "" || b.CurrentStep != "" {
+		w("phase")
+		w(b.Phase)
+		w(b.CurrentStep)
+	}
+	if s := b.Subtasks; s != nil {
+		w("subtasks")
+		w(strconv.Itoa(s.Done) + "/" + strconv.Itoa(s.Total))
+		for _, it := range s.Items {
+			w(strconv.FormatBool(it.Done))
+			w(it.Text)
+		}
+	}
+	if len(b.FilesCreated) > 0 {
+		list("created", b.FilesCreated)
+	}
+	if len(b.Errors) > 0 {
+		w("errors")
+		for _, e := range b.Errors {
+			w(e.Where)
+			w(e.Message)
+		}
+	}
+	if len(b.Extra) > 0 {
+		w("extra")
+		keys := make([]string, 0, len(b.Extra))
+		for k := range b.Extra {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		for _, k := range keys {
+			w(k)
+			w(b.Extra[k])
+		}
+	}
 	return "block:" + strconv.FormatUint(h.Sum64(), 16)
 }
 

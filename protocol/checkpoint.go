@@ -93,8 +93,36 @@ type Checkpoint struct {
 // The agent's text is made Plain: no control character reaches the record,
 // the events, STATUS.md or the handoff.
 func (b Block) Record() Checkpoint {
-	return Checkpoint{TaskID: Plain(b.Task), Status: Plain(b.Status), ProgressPercent: b.Progress,
+	cp := Checkpoint{TaskID: Plain(b.Task), Status: Plain(b.Status), ProgressPercent: b.Progress,
 		Completed: plainList(b.Completed), Remaining: plainList(b.Remaining), FilesModified: plainList(b.FilesModified),
-		Blockers: plainList(b.Blockers), Notes: Plain(b.Notes), ResumeInstructions: Plain(b.Resume),
 		Resumable: b.Status != StatusComplete}
+	cp.SetOptional(b)
+	return cp
+}
+
+// SetOptional sets the record's optional fields (Blockers, Notes, Resume,
+// the seeds' lines, Extra) to block b's, made Plain: what an amendment
+// (Block.Amends: optional lines that came late) changes in the record it
+// completes.
+func (cp *Checkpoint) SetOptional(b Block) {
+	cp.Blockers, cp.Notes, cp.ResumeInstructions = plainList(b.Blockers), Plain(b.Notes), Plain(b.Resume)
+	cp.Phase, cp.CurrentStep, cp.FilesCreated = Plain(b.Phase), Plain(b.CurrentStep), plainList(b.FilesCreated)
+	cp.Subtasks = nil
+	if s := b.Subtasks; s != nil {
+		cp.Subtasks = &Subtasks{Done: s.Done, Total: s.Total}
+		for _, it := range s.Items {
+			cp.Subtasks.Items = append(cp.Subtasks.Items, Subtask{Text: Plain(it.Text), Done: it.Done})
+		}
+	}
+	cp.Errors = nil
+	for _, e := range b.Errors {
+		cp.Errors = append(cp.Errors, ErrorItem{Message: Plain(e.Message), Where: Plain(e.Where)})
+	}
+	cp.Extra = nil
+	if len(b.Extra) > 0 {
+		cp.Extra = make(map[string]string, len(b.Extra))
+		for k, v := range b.Extra {
+			cp.Extra[Plain(k)] = Plain(v)
+		}
+	}
 }

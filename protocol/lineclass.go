@@ -31,10 +31,18 @@ const (
 	fieldBlockers
 	fieldNotes
 	fieldResume
+	fieldPhase    // the seeds' optional lines (DESIGN §4)
+	fieldStep     // Current Step:
+	fieldSubtasks // a count "19/29" or a checklist
+	fieldCreated  // Files Created:
+	fieldErrors
+	fieldExtra // any other Key: value line (extraKey); line.key holds the key
+	numFields
 )
 
-var fieldNames = [...]string{"", "CHECKPOINT:", "Status:", "Completed:", "Remaining:",
-	"Files Modified:", "Estimated Progress:", "Blockers:", "Notes:", "Resume:"}
+var fieldNames = [numFields]string{"", "CHECKPOINT:", "Status:", "Completed:", "Remaining:",
+	"Files Modified:", "Estimated Progress:", "Blockers:", "Notes:", "Resume:",
+	"Phase:", "Current Step:", "Subtasks:", "Files Created:", "Errors:", "extra"}
 
 func (f field) String() string { return fieldNames[f] }
 
@@ -53,12 +61,18 @@ var keyPrefixes = []struct {
 	{"notes:", fieldNotes},
 	{"resume instructions:", fieldResume},
 	{"resume:", fieldResume},
+	{"phase:", fieldPhase},
+	{"current step:", fieldStep},
+	{"subtasks:", fieldSubtasks},
+	{"files created:", fieldCreated},
+	{"errors:", fieldErrors},
 }
 
 // line is one classified line.
 type line struct {
 	kind  lineKind
 	field field  // kindKey
+	key   string // fieldExtra: the key as written, without its colon
 	value string // kindKey: the value after the key; kindItem: the item text
 	text  string // the line without reply markers and surrounding spaces
 }
@@ -136,7 +150,7 @@ func classify(raw string) line {
 	if v, ok := strings.CutPrefix(k, "CHECKPOINT:"); ok {
 		return line{kind: kindKey, field: fieldTask, value: strings.TrimSpace(v), text: k}
 	}
-	if len(k) > 6 {
+	if len(k) >= 6 {
 		lower := strings.ToLower(k[:min(len(k), 22)])
 		for _, p := range keyPrefixes {
 			if strings.HasPrefix(lower, p.prefix) {
@@ -148,11 +162,19 @@ func classify(raw string) line {
 	if item, ok := listItem(it); ok {
 		return line{kind: kindItem, value: item, text: it}
 	}
+	if key, v, ok := extraKey(k); ok {
+		return line{kind: kindKey, field: fieldExtra, key: key, value: v, text: k}
+	}
 	return line{kind: kindText, text: k}
 }
 
-// listItem recognises "- x", "* x", "• x", "1. x" and "1) x".
+// listItem recognises "- x", "* x", "• x", "1. x", "1) x", and a checklist
+// item without a bullet, "[x] x" or "[ ] x" (kept whole: the box is its
+// state).
 func listItem(s string) (string, bool) {
+	if _, _, ok := checkbox(s); ok {
+		return strings.TrimSpace(s), true
+	}
 	for _, b := range []string{"- ", "* ", "• ", "‣ ", "◦ ", "· ", "– "} {
 		if rest, ok := strings.CutPrefix(s, b); ok {
 			return strings.TrimSpace(rest), true
@@ -173,6 +195,9 @@ func listItem(s string) (string, bool) {
 func (l line) canonical() string {
 	switch l.kind {
 	case kindKey:
+		if l.field == fieldExtra {
+			return l.key + ": " + l.value
+		}
 		return l.field.String() + " " + l.value
 	case kindItem:
 		return "- " + l.value

@@ -1,9 +1,6 @@
 package protocol
 
-import (
-	"strconv"
-	"strings"
-)
+import "strings"
 
 // candidate is one CHECKPOINT: block found in text, valid or not.
 type candidate struct {
@@ -30,23 +27,33 @@ func (c *candidate) text() string { return strings.Join(c.lines, "\n") }
 // blockParser reads classified lines one at a time. Rules:
 //   - a block starts at a "CHECKPOINT: <id>" line;
 //   - a key line (at any indentation, after any reply marker) sets its field;
-//     a repeated key rejects the block;
+//     a repeated known key rejects the block; any other "Key: value" line
+//     (see extraKey) goes to Extra, and never rejects it;
 //   - a list item belongs to the last list field (Completed, Remaining,
-//     Files Modified, Blockers);
-//   - a text line right after a list item, Files Modified, Notes or Resume
-//     continues it (a hard wrap); after any other line it ends the block;
+//     Files Modified, Blockers, Subtasks, Files Created, Errors), or joins
+//     the last extra value;
+//   - a text line right after a list item, Files Modified, Files Created,
+//     Notes, Resume, Phase, Current Step or an extra line continues it (a
+//     hard wrap); after any other line it ends the block;
 //   - one blank line may sit inside a block, two end it, and once every
 //     required line is there one ends it (unless a list key still waits for
 //     its items); a frame line or a new CHECKPOINT: line ends it.
 type blockParser struct {
 	active bool
 	c      candidate
-	seen   [fieldResume + 1]bool
+	seen   [numFields]bool
 	last   field
 	blanks int
 	prog   string // the raw Estimated Progress value
-	comma  bool   // the Files Modified text so far ended with a comma
-	done   []candidate
+	comma  bool   // the Files Modified (or Created) text so far ended with a comma
+	// The optional lines kept raw until the block ends (finish).
+	createdPH bool              // Files Created: was a placeholder
+	subCount  string            // the Subtasks: count as written
+	subs      []string          // the Subtasks: checklist items as written
+	errs      []string          // the Errors: items as written
+	extra     map[string]string // extra lines by key (bounded: setExtra)
+	extraKey  string            // the extra key a continuation goes to ("": dropped)
+	done      []candidate
 	// held: the last block was taken at a pause in the output (Reader.Quiet),
 	// and the next line may still continue it with optional lines (hold).
 	// passed: it can no longer, but optional lines after it are reported.
@@ -58,8 +65,9 @@ type blockParser struct {
 // still reported as dropped; later ones are just text.
 const lateWindow = 10
 
-// hold marks the block just ended at a pause: a Blockers:, Notes: or
-// Resume: line it lacks, coming next, reopens it.
+// hold marks the block just ended at a pause: an optional line it lacks
+// (Blockers:, Notes:, Resume:, a seed line or an extra key), coming next,
+// reopens it.
 func (p *blockParser) hold() { p.held, p.passed = true, false }
 
 // resume handles a line while no block is open: one that continues the held
@@ -70,14 +78,15 @@ func (p *blockParser) resume(l line) bool {
 	p.held = false
 	optional := l.kind == kindKey && isOptional(l.field)
 	switch {
-	case held && optional && !p.seen[l.field] && p.c.valid():
+	case held && optional && !p.has(l) && p.c.valid():
 		p.active, p.passed = true, false
 		p.c.lines = append([]string(nil), p.c.lines...)
 		p.c.late, p.c.open, p.blanks = true, false, 0
 		return true
 	case held:
 		p.passed, p.since = true, 0
-	case p.passed && optional:
+	case p.passed && optional && l.field != fieldExtra:
+		// An extra line this late is more likely prose than a lost line.
 		p.passed = false
 		p.done = append(p.done, candidate{lines: []string{l.canonical()},
 			reason: "a " + l.field.String() + " line came after its block was read and after other output: not recorded"})
@@ -91,16 +100,36 @@ func (p *blockParser) resume(l line) bool {
 func (p *blockParser) start(l line) {
 	p.active = true
 	p.c = candidate{lines: []string{l.canonical()}}
-	p.seen = [fieldResume + 1]bool{}
+	p.seen = [numFields]bool{}
 	p.seen[fieldTask] = true
 	p.c.block.Task = l.value
 	p.last = fieldTask
 	p.blanks = 0
 	p.prog = ""
+	p.createdPH, p.subCount, p.subs, p.errs, p.extra, p.extraKey = false, "", nil, nil, nil, ""
+}
+
+// has reports whether the block has key line l already.
+func (p *blockParser) has(l line) bool {
+	if l.field == fieldExtra {
+		_, ok := p.extra[l.key]
+		return ok
+	}
+	return p.seen[l.field]
+}
+
+// resolve reads a lower-case extra key line as the continuation it more
+// likely is, after a line that text continues (see extraKey).
+func (p *blockParser) resolve(l line) line {
+	if l.kind == kindKey && l.field == fieldExtra && (p.active || p.held) && !l.upperKey() && p.continues() {
+		return line{kind: kindText, text: l.text}
+	}
+	return l
 }
 
 // feed takes the next line.
 func (p *blockParser) feed(l line) {
+	l = p.resolve(l)
 	if !p.active && !p.resume(l) {
 		if l.kind == kindKey && l.field == fieldTask {
 			p.passed = false
@@ -124,6 +153,11 @@ func (p *blockParser) feed(l line) {
 			p.start(l)
 			return
 		}
+		if l.field == fieldExtra {
+			p.last = fieldExtra
+			p.setExtra(l.key, l.value)
+			break
+		}
 		if p.seen[l.field] {
 			p.c.lines = append(p.c.lines, l.canonical())
 			p.c.reason = "duplicate " + l.field.String() + " line"
@@ -137,7 +171,9 @@ func (p *blockParser) feed(l line) {
 		switch {
 		case isList(p.last):
 			p.appendItem(l.value)
-		case (p.last == fieldNotes || p.last == fieldResume) && p.blanks == 0:
+		case p.last == fieldExtra:
+			p.appendExtra(l.value, "; ")
+		case isText(p.last) && p.blanks == 0:
 			p.appendText(l.text)
 		default:
 			p.end(false, "")
@@ -154,128 +190,6 @@ func (p *blockParser) feed(l line) {
 	p.c.lines = append(p.c.lines, l.canonical())
 }
 
-// complete reports whether every required line has been seen.
-func (p *blockParser) complete() bool {
-	for _, f := range required {
-		if !p.seen[f] {
-			return false
-		}
-	}
-	return true
-}
-
-// awaitsItems reports whether the last line was a list key with no items yet
-// (Codex puts a blank line between a list key and its items).
-func (p *blockParser) awaitsItems() bool {
-	l := p.list()
-	return l != nil && len(*l) == 0
-}
-
-func isList(f field) bool {
-	return f == fieldCompleted || f == fieldRemaining || f == fieldFiles || f == fieldBlockers
-}
-
-// continues reports whether a text line right now would be a hard-wrapped
-// continuation of the last field.
-func (p *blockParser) continues() bool {
-	b := &p.c.block
-	switch p.last {
-	case fieldCompleted:
-		return len(b.Completed) > 0
-	case fieldRemaining:
-		return len(b.Remaining) > 0
-	case fieldBlockers:
-		return len(b.Blockers) > 0
-	case fieldFiles:
-		return len(b.FilesModified) > 0
-	case fieldNotes, fieldResume:
-		return true
-	}
-	return false
-}
-
-func (p *blockParser) setField(f field, v string) {
-	b := &p.c.block
-	switch f {
-	case fieldStatus:
-		b.Status = v
-	case fieldProgress:
-		p.prog = v
-	case fieldNotes:
-		b.Notes = v
-	case fieldResume:
-		b.Resume = v
-	case fieldFiles:
-		if isPlaceholder(v) && p.c.reason == "" {
-			p.c.reason = "placeholder in Files Modified: " + strconv.Quote(v)
-		}
-		b.FilesModified = splitFiles(v)
-		p.comma = strings.HasSuffix(v, ",")
-	default: // Completed, Remaining, Blockers may carry one inline item
-		if v != "" && !isNone(v) {
-			p.appendItem(v)
-		}
-	}
-}
-
-func (p *blockParser) list() *[]string {
-	b := &p.c.block
-	switch p.last {
-	case fieldCompleted:
-		return &b.Completed
-	case fieldRemaining:
-		return &b.Remaining
-	case fieldBlockers:
-		return &b.Blockers
-	case fieldFiles:
-		return &b.FilesModified
-	}
-	return nil
-}
-
-func (p *blockParser) appendItem(v string) {
-	l := p.list()
-	if p.last == fieldFiles {
-		*l = append(*l, splitFiles(v)...)
-		return
-	}
-	if isNone(v) {
-		return
-	}
-	*l = append(*l, v)
-}
-
-// appendText joins a hard-wrapped continuation line to the last field.
-func (p *blockParser) appendText(t string) {
-	b := &p.c.block
-	switch p.last {
-	case fieldNotes:
-		b.Notes = joinSpace(b.Notes, t)
-	case fieldResume:
-		b.Resume = joinSpace(b.Resume, t)
-	case fieldFiles:
-		// A path wrapped inside itself ("docs/" + "trails/index.md", as Codex
-		// wraps) continues the last path unless the line before ended in a comma.
-		more := splitFiles(t)
-		if n := len(b.FilesModified); n > 0 && !p.comma && len(more) > 0 && !strings.HasPrefix(t, ",") {
-			b.FilesModified[n-1] += more[0]
-			more = more[1:]
-		}
-		b.FilesModified = append(b.FilesModified, more...)
-		p.comma = strings.HasSuffix(t, ",")
-	default:
-		l := p.list()
-		(*l)[len(*l)-1] = joinSpace((*l)[len(*l)-1], t)
-	}
-}
-
-func joinSpace(a, b string) string {
-	if a == "" {
-		return b
-	}
-	return a + " " + b
-}
-
 // end closes the current block; open means the text ran out before it ended.
 func (p *blockParser) end(open bool, reason string) {
 	if !p.active {
@@ -283,6 +197,7 @@ func (p *blockParser) end(open bool, reason string) {
 	}
 	p.active = false
 	if p.c.reason == "" {
+		p.finish()
 		p.c.reason = p.validate(reason, open)
 	}
 	p.c.open = open

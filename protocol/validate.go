@@ -43,18 +43,17 @@ func (p *blockParser) validate(cut string, open bool) string {
 		return why
 	}
 	b.Progress = n
+	// Placeholders in the optional lines were dropped (finish): only a
+	// required line missing or invalid rejects a block.
 	for _, l := range []struct {
 		f     field
 		items []string
-	}{{fieldCompleted, b.Completed}, {fieldRemaining, b.Remaining}, {fieldFiles, b.FilesModified}, {fieldBlockers, b.Blockers}} {
+	}{{fieldCompleted, b.Completed}, {fieldRemaining, b.Remaining}, {fieldFiles, b.FilesModified}} {
 		for _, it := range l.items {
 			if isPlaceholder(it) {
 				return "placeholder in " + l.f.String() + " " + strconv.Quote(it)
 			}
 		}
-	}
-	if isPlaceholder(b.Notes) || isPlaceholder(b.Resume) {
-		return "placeholder in Notes: or Resume:"
 	}
 	return ""
 }
