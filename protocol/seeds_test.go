@@ -297,9 +297,11 @@ func TestSeedLinesInTheKey(t *testing.T) {
 		"subtasks": func(b *Block) { b.Subtasks = &Subtasks{Done: 20, Total: 29} },
 		"item":     func(b *Block) { b.Subtasks = &Subtasks{Done: 19, Total: 29, Items: []Subtask{{"a", false}}} },
 		"created":  func(b *Block) { b.FilesCreated = []string{"c.go"} },
-		"where":    func(b *Block) { b.Errors = append([]ErrorItem{{Where: "a.go:13", Message: "undefined x"}}, b.Errors[1:]...) },
-		"extra":    func(b *Block) { b.Extra = map[string]string{"Confidence": "low"} },
-		"key":      func(b *Block) { b.Extra = map[string]string{"Certainty": "high"} },
+		"where": func(b *Block) {
+			b.Errors = append([]ErrorItem{{Where: "a.go:13", Message: "undefined x"}}, b.Errors[1:]...)
+		},
+		"extra": func(b *Block) { b.Extra = map[string]string{"Confidence": "low"} },
+		"key":   func(b *Block) { b.Extra = map[string]string{"Certainty": "high"} },
 	} {
 		c := wantSeed()
 		change(&c)
