@@ -73,7 +73,7 @@ func (t *Team) Begin(how Start) (Beginning, error) {
 		return t.newRun(prev, "--fresh"), nil
 	case prev.Ended == state.EndedFinished && how == StartAuto:
 		return t.newRun(prev, "run "+prev.RunID+" finished"+ended(prev)), nil
-	case prev.Ended == state.EndedFinished:
+	case prev.Ended == state.EndedFinished && how == StartResume:
 		code := 0
 		for _, ts := range prev.Tasks {
 			if ts.State != queue.Complete {
