@@ -28,11 +28,21 @@ type Data struct {
 // Agent is one line of the team composition.
 type Agent struct {
 	Name, Profile, State string
+	Lead                 bool   // lead = true: its role is "lead", else "worker"
+	Task                 string // the task it held (works on, or last worked on)
 	Command              []string
 	Forced               bool // needed SIGKILL to stop
 }
 
-// Task is one row of the task table.
+// Role is the agent's role in the team: "lead" or "worker".
+func (a Agent) Role() string {
+	if a.Lead {
+		return "lead"
+	}
+	return "worker"
+}
+
+// Task is one row of the task table, and of the review.
 type Task struct {
 	ID, Title, Status, Owner string
 	Progress                 int
@@ -40,6 +50,12 @@ type Task struct {
 	Verify                   string   // last verify result, "" if none ran
 	Blocked                  bool     // its last checkpoint said it is blocked
 	Blockers                 []string // on these
+	Worked                   string   // time worked beside the estimate (queue.WorkedText), "" for none
+	Attempts                 int      // sessions started for it
+	// Its worktree (worktree mode): the branch, the base it started from,
+	// the branch's last commit and how many commits it is ahead of base.
+	Branch, Base, Commit string
+	Ahead                int
 }
 
 // Open reports whether the task still needs work.
@@ -74,27 +90,31 @@ func render(d Data, commands bool) string {
 	if d.Lead != "" {
 		fmt.Fprintf(&b, "- Ended by the team lead %s with CHECKPOINT COMPLETE\n", line(d.Lead))
 	}
-	b.WriteString("\n## Team\n\n| Agent | Profile | State |")
+	b.WriteString("\n## Team\n\n| Agent | Profile | Role | Task | State |")
 	if commands {
-		b.WriteString(" Command |\n|---|---|---|---|\n")
+		b.WriteString(" Command |\n|---|---|---|---|---|---|\n")
 	} else {
-		b.WriteString("\n|---|---|---|\n")
+		b.WriteString("\n|---|---|---|---|---|\n")
 	}
 	for _, a := range d.Agents {
 		state := a.State
 		if a.Forced {
 			state += " (killed after shutdown_timeout)"
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s |", cell(a.Name), cell(a.Profile), cell(state))
+		role := a.Role()
+		if a.Lead {
+			role = "**lead**"
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |", cell(a.Name), cell(a.Profile), role, cell(a.Task), cell(state))
 		if commands {
 			fmt.Fprintf(&b, " `%s` |", cell(strings.ReplaceAll(strings.Join(Redact(a.Command), " "), "`", "'")))
 		}
 		b.WriteString("\n")
 	}
-	b.WriteString("\n## Tasks\n\n| ID | Title | Status | Owner | Progress | Blocked by |\n|---|---|---|---|---|---|\n")
+	b.WriteString("\n## Tasks\n\n| ID | Title | Status | Owner | Progress | Worked | Blocked by |\n|---|---|---|---|---|---|---|\n")
 	for _, t := range d.Tasks {
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %d%% | %s |\n", cell(t.ID), cell(t.Title), cell(t.Status), cell(t.Owner),
-			t.Progress, cell(strings.Join(t.BlockedBy, ", ")))
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %d%% | %s | %s |\n", cell(t.ID), cell(t.Title), cell(t.Status), cell(t.Owner),
+			t.Progress, cell(t.Worked), cell(strings.Join(t.BlockedBy, ", ")))
 	}
 	var blocked []Task
 	for _, t := range d.Tasks {
@@ -108,17 +128,7 @@ func render(d Data, commands bool) string {
 			fmt.Fprintf(&b, "- %s (%s): %s\n", line(t.ID), line(dash(t.Owner)), line(dash(strings.Join(t.Blockers, "; "))))
 		}
 	}
-	b.WriteString("\n## Verify results\n\n")
-	verified := false
-	for _, t := range d.Tasks {
-		if t.Verify != "" {
-			fmt.Fprintf(&b, "- %s: %s\n", line(t.ID), line(t.Verify))
-			verified = true
-		}
-	}
-	if !verified {
-		b.WriteString("No verify command has run.\n")
-	}
+	writeReview(&b, d.Tasks)
 	b.WriteString("\n## Resumption notes\n")
 	for _, t := range d.Tasks {
 		if !t.Open() {

@@ -13,12 +13,15 @@ import (
 func sample() Data {
 	return Data{
 		Team: "nightly", Reason: "signal file checkpoint-needed", Time: time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC),
-		Agents: []Agent{{Name: "w1", Profile: "plain", State: "stopped", Command: []string{"agent", "--x"}},
-			{Name: "w2", Profile: "claude", State: "stopped", Forced: true}},
+		Agents: []Agent{{Name: "w1", Profile: "plain", State: "stopped", Lead: true, Task: "T1", Command: []string{"agent", "--x"}},
+			{Name: "w2", Profile: "claude", State: "stopped", Task: "T2", Forced: true}},
 		Tasks: []Task{
-			{ID: "T1", Title: "done one", Status: "complete", Owner: "w1", Progress: 100, Verify: "passed"},
-			{ID: "T2", Title: "open | one", Status: "pending", Owner: "w2", Progress: 40, BlockedBy: []string{"T1"}},
-			{ID: "T3", Title: "not started", Status: "blocked", BlockedBy: []string{"T2"}},
+			{ID: "T1", Title: "done one", Status: "complete", Owner: "w1", Progress: 100, Verify: "passed", Attempts: 1,
+				Worked: "2h30m / est. 2h (over by 30m)", Branch: "warden/nightly/T1", Base: "main", Ahead: 2,
+				Commit: "0123456789abcdef0123456789abcdef01234567"},
+			{ID: "T2", Title: "open | one", Status: "pending", Owner: "w2", Progress: 40, BlockedBy: []string{"T1"}, Attempts: 2,
+				Worked: "40m", Verify: "failed: exit status 1"},
+			{ID: "T3", Title: "not started", Status: "waiting", BlockedBy: []string{"T2"}},
 		},
 		Checkpoints: map[string]*protocol.Checkpoint{"T2": {TaskID: "T2", Attempt: 1, ProgressPercent: 40,
 			Status: "implementing", Completed: []string{"parser"}, Remaining: []string{"tests"},
@@ -30,10 +33,15 @@ func TestRenderHasEveryPart(t *testing.T) {
 	md := Render(sample())
 	for _, want := range []string{
 		"# Handoff: nightly", "Reason: signal file checkpoint-needed", "2026-11-22T03:00:00Z",
-		"| w2 | claude | stopped (killed after shutdown_timeout) |",
-		"| T1 | done one | complete | w1 | 100% | - |", "| T2 | open \\| one | pending | w2 | 40% | T1 |",
-		"| T3 | not started | blocked | - | 0% | T2 |",
-		"- T1: passed", "### T2: open | one", "Resume instructions from the previous session: run go test first",
+		"| Agent | Profile | Role | Task | State | Command |",
+		"| w1 | plain | **lead** | T1 | stopped | `agent --x` |", "| w2 | claude | worker | T2 | stopped (killed after shutdown_timeout) |",
+		"| T1 | done one | complete | w1 | 100% | 2h30m / est. 2h (over by 30m) | - |", "| T2 | open \\| one | pending | w2 | 40% | 40m | T1 |",
+		"| T3 | not started | waiting | - | 0% | - | T2 |",
+		"## Review\n\n| Task | Status | Verify | Branch | Last commit | Attempts |",
+		"| T1 | complete | passed | warden/nightly/T1 (2 ahead of main) | 0123456789ab | 1 |",
+		"| T2 | pending | failed: exit status 1 | - | - | 2 |", "| T3 | waiting | - | - | - | 0 |",
+		"Complete, waiting for your review and merge: T1 (warden/nightly/T1 into main).",
+		"### T2: open | one", "Resume instructions from the previous session: run go test first",
 		"  * tests", "### T3: not started", "No checkpoint yet",
 	} {
 		if !strings.Contains(md, want) {
@@ -72,5 +80,36 @@ func TestWriteFailsOnReadOnlyStateDir(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "handoff.md")); err == nil {
 		t.Fatal("handoff.md written although the sequence failed")
+	}
+}
+
+// The Review section says which completed tasks wait for what: a merge of
+// their branch, a review of the agent's directory (shared mode), nothing
+// (their branch is in base already); and that nothing waits before any
+// task is complete.
+func TestReviewSaysWhatWaits(t *testing.T) {
+	d := sample()
+	d.Tasks = []Task{
+		{ID: "A", Status: "complete", Branch: "warden/n/A", Base: "main", Ahead: 1},
+		{ID: "B", Status: "complete"},
+		{ID: "C", Status: "complete", Branch: "warden/n/C", Base: "main", Ahead: 0},
+		{ID: "D", Status: "in_progress", Branch: "warden/n/D", Base: "main", Ahead: 3},
+	}
+	md := Render(d)
+	for _, want := range []string{
+		"Complete, waiting for your review and merge: A (warden/n/A into main).\n",
+		"Complete, waiting for your review (the work is in the agent's directory): B.\n",
+		"Complete and already in their base branch: C (main).\n",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("handoff lacks %q:\n%s", want, md)
+		}
+	}
+	if strings.Contains(md, "D (warden/n/D") {
+		t.Errorf("an open task is said to wait for a merge:\n%s", md)
+	}
+	d.Tasks = d.Tasks[3:]
+	if md := Render(d); !strings.Contains(md, "No task is complete yet: nothing waits for a review.") {
+		t.Errorf("handoff with no complete task:\n%s", md)
 	}
 }

@@ -14,8 +14,10 @@ const hostile = hostiletext.Text
 
 var fill = hostiletext.Fill
 
-// Every text of a handoff — team, reason, agents, commands, tasks, verify
-// results, blockers, every field of the checkpoints, the lead's notes —
+// Every text of a handoff — team, reason, agents, the tasks they held,
+// commands, tasks, time worked, verify results, branches and commits,
+// blockers, every field of the checkpoints (the seeds' phase, step,
+// subtasks, files created, errors and other lines too), the lead's notes —
 // holds hostile text: handoff.md keeps exactly its own headings and table
 // rows, and neither it nor the prompt carries a control character.
 func TestHostileTextNeverForgesTheHandoff(t *testing.T) {
@@ -25,8 +27,11 @@ func TestHostileTextNeverForgesTheHandoff(t *testing.T) {
 	for i := range d.Tasks {
 		d.Tasks[i].Blocked = true
 	}
-	cp := &protocol.Checkpoint{}
+	d.Tasks[0].Status = "complete" // in the review's "waiting for" lines
+	d.Agents[0].Lead = true
+	cp := &protocol.Checkpoint{Subtasks: &protocol.Subtasks{Items: make([]protocol.Subtask, 2)}, Errors: make([]protocol.ErrorItem, 2)}
 	fill(reflect.ValueOf(cp))
+	cp.Extra = map[string]string{hostile: hostile, "Mood": hostile}
 	d.Checkpoints = map[string]*protocol.Checkpoint{hostile: cp}
 	for name, text := range map[string]string{"handoff.md": Render(d), "prompt": RenderPrompt(d)} {
 		var bad []rune
@@ -47,11 +52,16 @@ func TestHostileTextNeverForgesTheHandoff(t *testing.T) {
 				headings++
 			}
 		}
-		// # Handoff, ## Team, ## Tasks, ## Blocked, ## Verify results,
-		// ## Resumption notes, ### for each of the 2 open tasks, ## Notes
-		// from the team lead; 2+2 rows of agents, 2+2 of tasks.
-		if rows != 8 || headings != 9 {
-			t.Errorf("%s has %d table lines and %d headings, want 8 and 9:\n%s", name, rows, headings, text)
+		// # Handoff, ## Team, ## Tasks, ## Blocked, ## Review, ## Resumption
+		// notes, ### for the one open task, ## Notes from the team lead;
+		// 2+2 rows of agents, 2+2 of tasks, 2+2 of the review.
+		if rows != 12 || headings != 8 {
+			t.Errorf("%s has %d table lines and %d headings, want 12 and 8:\n%s", name, rows, headings, text)
+		}
+		for _, want := range []string{"Other lines of its checkpoint:", "Errors it reported:", "Files it created:", "[to do]"} {
+			if !strings.Contains(text, want) {
+				t.Errorf("%s lacks %q: the seed fields were not rendered", name, want)
+			}
 		}
 	}
 }

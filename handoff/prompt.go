@@ -5,6 +5,7 @@ package handoff
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 
 	"github.com/wardenhq/warden/protocol"
@@ -46,8 +47,11 @@ func (p Prompt) Render() string {
 }
 
 // ResumeText tells a fresh session where the last one stopped on a task:
-// resume instructions first, then what is done (not to be redone) and what
-// remains.
+// resume instructions first, then where it was (the seeds' phase, current
+// step and subtasks, done and not), what is done (not to be redone), what
+// remains, the files it modified and created, its branch, the errors it
+// met with where, its blockers, notes and other lines. Every value is the
+// agent's text, made plain.
 func ResumeText(cp *protocol.Checkpoint) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "You are resuming task %s (attempt %d). The previous session reached %d%% (%s) at %s.\n",
@@ -64,10 +68,36 @@ func ResumeText(cp *protocol.Checkpoint) string {
 			b.WriteString("  * " + line(it) + "\n")
 		}
 	}
+	switch {
+	case cp.Phase != "" && cp.CurrentStep != "":
+		fmt.Fprintf(&b, "It was in phase %s, at the step: %s\n", line(cp.Phase), line(cp.CurrentStep))
+	case cp.Phase != "":
+		fmt.Fprintf(&b, "It was in phase %s.\n", line(cp.Phase))
+	case cp.CurrentStep != "":
+		fmt.Fprintf(&b, "It was at the step: %s\n", line(cp.CurrentStep))
+	}
+	if st := cp.Subtasks; st != nil && (st.Total > 0 || len(st.Items) > 0) {
+		fmt.Fprintf(&b, "It had done %d of its %d subtasks", st.Done, st.Total)
+		if len(st.Items) == 0 {
+			b.WriteString(".\n")
+		} else {
+			b.WriteString(" (do not redo the done ones):\n")
+			for _, it := range st.Items {
+				mark := "[to do]"
+				if it.Done {
+					mark = "[done]"
+				}
+				b.WriteString("  * " + mark + " " + line(it.Text) + "\n")
+			}
+		}
+	}
 	list("Already completed (do not redo):", cp.Completed)
 	list("Still remaining:", cp.Remaining)
 	if len(cp.FilesModified) > 0 {
 		fmt.Fprintf(&b, "Files it modified: %s\n", line(strings.Join(cp.FilesModified, ", ")))
+	}
+	if len(cp.FilesCreated) > 0 {
+		fmt.Fprintf(&b, "Files it created: %s\n", line(strings.Join(cp.FilesCreated, ", ")))
 	}
 	if g := cp.Git; g != nil && g.Branch != "" && g.Branch != "HEAD" {
 		head := g.Commit
@@ -76,9 +106,32 @@ func ResumeText(cp *protocol.Checkpoint) string {
 		}
 		fmt.Fprintf(&b, "Its work is on git branch %s (last commit %s), checked out where you work.\n", line(g.Branch), line(short(head)))
 	}
+	if len(cp.Errors) > 0 {
+		errs := make([]string, 0, len(cp.Errors))
+		for _, e := range cp.Errors {
+			if e.Where != "" {
+				errs = append(errs, e.Message+" (at "+e.Where+")")
+			} else {
+				errs = append(errs, e.Message)
+			}
+		}
+		list("Errors it reported:", errs)
+	}
 	list("Blockers it reported:", cp.Blockers)
 	if cp.Notes != "" {
 		fmt.Fprintf(&b, "Its notes: %s\n", line(cp.Notes))
+	}
+	if len(cp.Extra) > 0 {
+		keys := make([]string, 0, len(cp.Extra))
+		for k := range cp.Extra {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		extra := make([]string, 0, len(keys))
+		for _, k := range keys {
+			extra = append(extra, k+": "+cp.Extra[k])
+		}
+		list("Other lines of its checkpoint:", extra)
 	}
 	return b.String()
 }

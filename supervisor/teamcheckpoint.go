@@ -11,6 +11,7 @@ import (
 	"github.com/wardenhq/warden/supervisor/agent"
 	"github.com/wardenhq/warden/supervisor/event"
 	"github.com/wardenhq/warden/supervisor/queue"
+	"github.com/wardenhq/warden/supervisor/workspace"
 )
 
 // trigger is why a team checkpoint runs.
@@ -120,25 +121,41 @@ func (t *Team) collectLastCheckpoints(g *agent.Generation, done <-chan struct{})
 	}
 }
 
-// handoffData collects the team and task states for the handoff.
+// handoffData collects the team and task states for the handoff: each
+// agent with its profile, role and the task it held; each task with its
+// status as a person reads it (blocked, waiting, in_progress…), time worked,
+// attempts, and in worktree mode its branch, last commit and how far it is
+// ahead of its base; the last checkpoint of each open task.
 func (t *Team) handoffData(tr trigger, at time.Time) handoff.Data {
 	d := handoff.Data{Team: t.cfg.Name, Reason: tr.reason, Cause: tr.cause, Time: at, Checkpoints: map[string]*protocol.Checkpoint{}}
 	for _, a := range t.agents {
 		s := a.Status()
+		held := s.Task
+		if held == "" {
+			held = a.LastTask()
+		}
 		d.Agents = append(d.Agents, handoff.Agent{Name: s.Name, Profile: a.Config().Profile, State: string(s.State),
-			Command: a.Config().Command, Forced: a.Forced()})
+			Lead: a.Config().Lead, Task: held, Command: a.Config().Command, Forced: a.Forced()})
 	}
-	for _, ts := range t.queue.Snapshot() {
-		status := string(ts.State)
-		if (ts.State == queue.Pending || ts.State == queue.Running || ts.State == queue.Verifying) && ts.Attempt > 0 {
+	tasks := t.queue.Snapshot()
+	aheadOfBase(t.log, tasks)
+	for _, ts := range tasks {
+		status := ts.Label()
+		if (ts.State == queue.Pending || ts.State == queue.Running || ts.State == queue.Verifying) && ts.Attempt > 0 && !ts.IsBlocked() {
 			status = "in_progress" // worked on until the stop, released by it
 		}
-		d.Tasks = append(d.Tasks, handoff.Task{ID: ts.ID, Title: ts.Title, Status: status, Owner: ts.Owner, Blocked: ts.Summary == "blocked", Blockers: ts.Blockers,
-			Progress: ts.Progress, BlockedBy: ts.BlockedBy, Verify: ts.Verify})
+		d.Tasks = append(d.Tasks, handoff.Task{ID: ts.ID, Title: ts.Title, Status: status, Owner: ts.Owner, Blocked: ts.IsBlocked(), Blockers: ts.BlockedOn(),
+			Progress: ts.Progress, BlockedBy: ts.BlockedBy, Verify: ts.Verify, Worked: ts.Worked(), Attempts: ts.Attempt,
+			Branch: ts.Branch, Base: ts.Base, Ahead: ts.Ahead, Commit: t.lastCommit(ts.ID)})
 		if ts.State != queue.Complete {
 			if cp := t.store.Latest(ts.ID, t.thisRun.id, time.Time{}); cp != nil {
 				d.Checkpoints[ts.ID] = cp
 			}
+		}
+	}
+	for i, task := range d.Tasks {
+		if cp := d.Checkpoints[task.ID]; task.Commit == "" && cp != nil && cp.Git != nil && task.Branch != "" {
+			d.Tasks[i].Commit = cp.Git.Commit // the task's latest record's, when its worktree is gone
 		}
 	}
 	if lead := t.agentNamed(tr.lead); lead != nil {
@@ -148,6 +165,22 @@ func (t *Team) handoffData(tr trigger, at time.Time) handoff.Data {
 		}
 	}
 	return d
+}
+
+// lastCommit is the last commit on task's branch (worktree mode), read
+// from its worktree: after commitWork, the work up to the team checkpoint.
+func (t *Team) lastCommit(task string) string {
+	if t.deps.Workspaces == nil {
+		return ""
+	}
+	ts := t.deps.Workspaces.Space(task)
+	if ts == nil {
+		return ""
+	}
+	if g := workspace.Info(ts.Worktree.Path); g != nil {
+		return g.Head
+	}
+	return ""
 }
 
 // agentNamed returns the team's agent called name, or nil.

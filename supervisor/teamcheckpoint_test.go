@@ -268,7 +268,7 @@ after_team_checkpoint = "exit"
 		t.Errorf("force events: %v", evs)
 	}
 	md, _ := os.ReadFile(filepath.Join(team.cfg.StateDir, "handoff.md"))
-	if !bytes.Contains(md, []byte("| a | plain | stopped (killed after shutdown_timeout) |")) {
+	if !bytes.Contains(md, []byte("| a | plain | worker | - | stopped (killed after shutdown_timeout) |")) {
 		t.Errorf("handoff does not say which agents needed force:\n%s", md)
 	}
 }

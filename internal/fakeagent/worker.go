@@ -17,7 +17,8 @@ import (
 //	worker:steps=3:final=complete:crash=1:unasked=1:silent=1:done=FILE
 //
 //	steps=N    it answers N checkpoint requests; the Nth reports `final`
-//	final=S    complete (default) or awaiting-verification
+//	final=S    complete (default), awaiting-verification or blocked (with
+//	           a Blockers line)
 //	crash=K    on its first session (a prompt without "You are resuming"),
 //	           exit 1 right after answering request K
 //	unasked=1  print a valid block unasked as soon as the first prompt is in
@@ -36,6 +37,9 @@ import (
 //	           that keeps busy but makes no checkpoint)
 //	bad=1      answer the first request with a block whose progress is 250%,
 //	           the second with a placeholder "[N]%", and only then validly
+//	seed=1     add the seeds' optional lines to every block: Phase, Current
+//	           Step, a Subtasks checklist of its steps, Files Created, Errors
+//	           and one line of its own (Mood: steady)
 //
 // It prints "RESUME-SEEN: <line>" for every prompt line that carries resume
 // information, so tests can check what a resumed session was told.
@@ -51,6 +55,7 @@ func modeWorker(args []string) int {
 	steps, _ := strconv.Atoi(opt["steps"])
 	crash, _ := strconv.Atoi(opt["crash"])
 	silent := opt["silent"] == "1"
+	seed := opt["seed"] == "1"
 	resumed := false
 	answered, badSent := 0, 0
 	say := func(format string, a ...any) {
@@ -93,12 +98,12 @@ func modeWorker(args []string) int {
 		case strings.HasPrefix(line, "Your task:"):
 			say("working on it\n")
 			if opt["unasked"] == "1" {
-				printWorkerBlock(say, taskOf(line), 0, steps, "implementing")
+				printWorkerBlock(say, taskOf(line), 0, steps, "implementing", seed)
 			}
 		case strings.HasPrefix(line, "VERIFY FAILED") && opt["done"] != "":
 			os.WriteFile(opt["done"], []byte("fixed\n"), 0o600)
 			say("fixed what verify found\n")
-			printWorkerBlock(say, strings.TrimSuffix(strings.Fields(line)[3], ":"), steps, steps, opt["final"])
+			printWorkerBlock(say, strings.TrimSuffix(strings.Fields(line)[3], ":"), steps, steps, opt["final"], seed)
 		case strings.HasPrefix(line, "CHECKPOINT REQUEST:"):
 			task, _ := requestTask(line)
 			if opt["bad"] == "1" && badSent < 2 {
@@ -118,7 +123,7 @@ func modeWorker(args []string) int {
 			if answered >= steps {
 				status = opt["final"]
 			}
-			printWorkerBlock(say, task, min(answered, steps), steps, status)
+			printWorkerBlock(say, task, min(answered, steps), steps, status, seed)
 			if opt["lead"] == "1" && answered == 1 && !resumed {
 				say("Team handoff written.\nCHECKPOINT COMPLETE\n")
 			}
@@ -145,7 +150,7 @@ func taskOf(line string) string {
 	return strings.TrimSuffix(f[0], ".")
 }
 
-func printWorkerBlock(say func(string, ...any), task string, done, steps int, status string) {
+func printWorkerBlock(say func(string, ...any), task string, done, steps int, status string, seed bool) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "CHECKPOINT: %s\nStatus: %s\nCompleted:\n", task, status)
 	if done == 0 {
@@ -162,6 +167,20 @@ func printWorkerBlock(say func(string, ...any), task string, done, steps int, st
 		fmt.Fprintf(&b, "- step %d\n", i)
 	}
 	fmt.Fprintf(&b, "Files Modified: step%d.go\nEstimated Progress: %d%%\n", done, done*100/max(steps, 1))
+	if status == "blocked" {
+		b.WriteString("Blockers:\n- waiting for the API key\n")
+	}
+	if seed {
+		fmt.Fprintf(&b, "Phase: build\nCurrent Step: step %d\nSubtasks:\n", min(done+1, steps))
+		for i := 1; i <= steps; i++ {
+			box := " "
+			if i <= done {
+				box = "x"
+			}
+			fmt.Fprintf(&b, "- [%s] step %d\n", box, i)
+		}
+		fmt.Fprintf(&b, "Files Created: new%d.go\nErrors:\n- step%d.go:3: undefined: x\nMood: steady\n", done, done)
+	}
 	fmt.Fprintf(&b, "Resume: continue with step %d\n\n", done+1)
 	say("%s", b.String())
 }

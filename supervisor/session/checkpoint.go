@@ -93,6 +93,11 @@ func (s *Session) onBlock(b protocol.Block) bool {
 func (s *Session) record(b protocol.Block, trigger string) *protocol.Checkpoint {
 	now := s.cfg.Clock.Now().UTC()
 	next := now.Add(s.cfg.Timers.CheckpointInterval)
+	if b.Status == protocol.StatusBlocked {
+		// A blocked agent is asked again only after three intervals (the
+		// monitor's checkpoint): the record says when that is.
+		next = now.Add(3 * s.cfg.Timers.CheckpointInterval)
+	}
 	cp := b.Record()
 	cp.CheckpointID = fmt.Sprintf("%s-%s-%s", s.cfg.Agent, b.Task, now.Format("20060102T150405.000000000Z"))
 	cp.Agent, cp.TaskTitle, cp.SessionID, cp.Attempt, cp.Trigger = s.cfg.Agent, s.cfg.Task.Title, s.id, s.cfg.Attempt, trigger
