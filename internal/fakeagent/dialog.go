@@ -31,7 +31,8 @@ func init() {
 	Register("tui-dialog", modeTUIDialog)
 }
 
-// DialogRows is the dialog tui-dialog draws, as Claude Code 2.1.330 does.
+// DialogRows is the dialog tui-dialog draws: Claude Code's rows (2.1.330 and
+// 2.1.332 draw the same ones; 2.1.332 at the bottom of the screen).
 var DialogRows = []string{
 	" Bash command",
 	" probe a write",

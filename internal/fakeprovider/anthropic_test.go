@@ -12,7 +12,7 @@ func TestAnthropicStreamsAnswerWithUsage(t *testing.T) {
 	s := newTestServer(t, Script{Answers: []Answer{{Text: checkpointText, InputTokens: 150000, OutputTokens: 60}}, ChunkRunes: 7})
 	resp, body := post(t, s.URL()+"/v1/messages?beta=true", `{"model":"claude-test","stream":true,"max_tokens":100,
 		"messages":[{"role":"user","content":[{"type":"text","text":"CHECKPOINT REQUEST: T060"}]}]}`,
-		map[string]string{"User-Agent": "claude-cli/2.1.330 (external, cli)"})
+		map[string]string{"User-Agent": "claude-cli/2.1.332 (external, cli)"})
 	if resp.StatusCode != http.StatusOK || !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
 		t.Fatalf("status %d, content type %q", resp.StatusCode, resp.Header.Get("Content-Type"))
 	}
