@@ -106,6 +106,35 @@ func (h *history) add(cp *protocol.Checkpoint, data []byte) error {
 	return safefile.WriteAtomic(filepath.Dir(h.dir), filepath.Join(h.dir, "latest"), []byte(rel+"\n"))
 }
 
+// newest is the newest record of task in run the history holds, updated at
+// or after since, that can be read; with its path relative to
+// checkpoints/. A nil history has none.
+func (h *history) newest(task, run string, since time.Time) (*protocol.Checkpoint, string) {
+	if h == nil || run == "" {
+		return nil, ""
+	}
+	h.mu.Lock()
+	var mine []Entry
+	for _, e := range h.entries {
+		if e.Task == task && e.Run == run && !e.Time.Before(since) {
+			mine = append(mine, e)
+		}
+	}
+	h.mu.Unlock()
+	sort.SliceStable(mine, func(i, j int) bool { return mine[i].Time.After(mine[j].Time) })
+	for _, e := range mine {
+		b, err := safefile.ReadFile(filepath.Join(h.dir, e.Path))
+		if err != nil {
+			continue
+		}
+		var cp protocol.Checkpoint
+		if json.Unmarshal(b, &cp) == nil && cp.TaskID == task && cp.RunID == run {
+			return &cp, e.Path
+		}
+	}
+	return nil, ""
+}
+
 // retain drops the records of task no rule keeps, and their files.
 func (h *history) retain(task string) {
 	var mine []int

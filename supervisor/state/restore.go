@@ -78,17 +78,21 @@ func pairOf(name string) string {
 }
 
 // historyCopies lists the history's record files of the pair
-// {agent}-{task} (read to match: a task's directory holds every agent's).
+// {agent}-{task}, as its index names them.
 func (s *Store) historyCopies(pair string) []string {
-	all, err := filepath.Glob(filepath.Join(s.dir, "history", "*", "*.json"))
-	if err != nil {
-		return nil
+	h := s.hist
+	if h == nil { // a read-only store: the index as it is on disk
+		h = &history{dir: s.dir}
+		if h.load() != nil {
+			return nil
+		}
 	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
 	var out []string
-	for _, p := range all {
-		// A record's id starts with {agent}-{task}-: a cheap first sieve.
-		if strings.HasPrefix(filepath.Base(p), pair+"-") {
-			out = append(out, p)
+	for _, e := range h.entries {
+		if e.Agent+"-"+e.Task == pair {
+			out = append(out, filepath.Join(s.dir, e.Path))
 		}
 	}
 	return out
@@ -123,7 +127,7 @@ func (s *Store) newestIntact(files []string, pair string, limit time.Time) (*pro
 		if !limit.IsZero() && cp.UpdatedAt.After(limit) {
 			continue
 		}
-		if best == nil || cp.UpdatedAt.After(best.UpdatedAt) {
+		if best == nil || !cp.UpdatedAt.Before(best.UpdatedAt) { // files come oldest first
 			best, data, from = &cp, b, f
 		}
 	}

@@ -290,6 +290,11 @@ func (s *Store) LatestFile(task, run string, since time.Time) (*protocol.Checkpo
 			best, file = cp, name
 		}
 	}
+	// A record the history holds and no file does any more (a latest file
+	// deleted, or put aside as lost) is still the run's newest.
+	if cp, rel := s.hist.newest(task, run, since); cp != nil && (best == nil || cp.UpdatedAt.After(best.UpdatedAt)) {
+		best, file = cp, rel
+	}
 	return best, file
 }
 

@@ -1,6 +1,7 @@
 package state
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
@@ -52,37 +53,101 @@ func TestSaveKeepsTenBackups(t *testing.T) {
 	}
 }
 
-func TestCorruptCheckpointRestoredFromNewestBackup(t *testing.T) {
+// A torn latest file is restored from the newest intact copy: the
+// history, which holds the very record lost; then the newest backup (one
+// record older); with neither, it is put aside and said lost.
+func TestCorruptCheckpointRestoredFromNewestCopy(t *testing.T) {
 	s, _ := newStore(t)
+	var heard []string
+	s.OnRestore = func(file, from string, cp *protocol.Checkpoint) {
+		heard = append(heard, filepath.Base(file)+" <- "+from)
+	}
 	for _, p := range []int{10, 20, 30} {
-		if err := s.Save(cp(p)); err != nil {
+		c := cp(p)
+		c.CheckpointID = fmt.Sprintf("w1-T060-%d", p)
+		if err := s.Save(c); err != nil {
 			t.Fatal(err)
 		}
 	}
-	// A torn write of the latest file (as a crash of some other writer would leave).
-	os.WriteFile(s.path("w1", "T060"), []byte(`{"checkpoint_id": "c", "progress_perc`), 0o600)
+	torn := []byte(`{"checkpoint_id": "c", "progress_perc`)
+	os.WriteFile(s.path("w1", "T060"), torn, 0o600)
 	got, err := s.Load("w1", "T060")
-	if err != nil {
-		t.Fatal(err)
+	if err != nil || got.ProgressPercent != 30 {
+		t.Fatalf("restored %+v %v, want the 30 %% record from the history", got, err)
 	}
-	if got.ProgressPercent != 20 {
-		t.Fatalf("restored progress %d, want 20 (the newest backup)", got.ProgressPercent)
-	}
-	// The restored version is on disk again.
 	again, err := s.Load("w1", "T060")
-	if err != nil || again.ProgressPercent != 20 {
+	if err != nil || again.ProgressPercent != 30 {
 		t.Fatalf("after restore: %+v %v", again, err)
+	}
+
+	os.RemoveAll(filepath.Join(s.dir, "history"))
+	os.WriteFile(s.path("w1", "T060"), torn, 0o600)
+	if got, err := s.Load("w1", "T060"); err != nil || got.ProgressPercent != 20 {
+		t.Fatalf("with no history: %+v %v, want the newest backup's 20 %%", got, err)
+	}
+	want := []string{"w1-T060.json <- " + filepath.Join(s.dir, "history", "T060", "w1-T060-30.json")}
+	if len(heard) < 1 || heard[0] != want[0] {
+		t.Errorf("OnRestore heard %q, want first %q", heard, want)
 	}
 }
 
-func TestCorruptWithoutBackupIsAnError(t *testing.T) {
+func TestCorruptWithoutCopyIsPutAsideAndSaidLost(t *testing.T) {
 	s, _ := newStore(t)
-	os.WriteFile(s.path("w1", "T1"), []byte("garbage"), 0o600)
-	if _, err := s.Load("w1", "T1"); err == nil {
-		t.Fatal("corrupt checkpoint without backup loaded without error")
+	var heard []string
+	s.OnRestore = func(file, from string, cp *protocol.Checkpoint) {
+		heard = append(heard, filepath.Base(file)+" <- "+from)
 	}
-	if got, err := s.Load("w1", "none"); got != nil || err != nil {
-		t.Fatalf("missing checkpoint: %v %v", got, err)
+	os.WriteFile(s.path("w1", "T1"), []byte("garbage"), 0o600)
+	ro := &Store{dir: s.dir, log: hclog.NewNullLogger(), now: time.Now, readOnly: true}
+	if _, err := ro.Load("w1", "T1"); err == nil {
+		t.Fatal("a read-only store loaded a corrupt checkpoint with no copy without error")
+	}
+	if got, err := s.Load("w1", "T1"); got != nil || err != nil {
+		t.Fatalf("corrupt checkpoint with no copy: %+v %v, want none", got, err)
+	}
+	if len(heard) != 1 || heard[0] != "w1-T1.json <- " {
+		t.Errorf("OnRestore heard %q", heard)
+	}
+	if aside, _ := filepath.Glob(s.path("w1", "T1") + ".corrupt-*"); len(aside) != 1 {
+		t.Errorf("put aside: %v", aside)
+	}
+	if got, err := s.Load("w1", "T1"); got != nil || err != nil || len(heard) != 1 {
+		t.Fatalf("the loss was heard again, or: %+v %v", got, err)
+	}
+}
+
+// Latest trusts only records of the run asked for, and finds the run's
+// newest record in the history when its file is gone.
+func TestLatestIsTheRunsOwn(t *testing.T) {
+	s, _ := newStore(t)
+	s.SetRun("R0")
+	old := cp(90)
+	old.CheckpointID = "w1-T060-r0"
+	s.Save(old)
+	s.Archive("w1", "T060")
+	s.SetRun("R1")
+	for _, p := range []int{10, 20} {
+		c := cp(p)
+		c.CheckpointID = fmt.Sprintf("w1-T060-%d", p)
+		c.UpdatedAt = time.Date(2026, 11, 22, 4, 0, p, 0, time.UTC)
+		s.Save(c)
+	}
+	if done, _ := s.CompletedTasks("R1"); done["T060"] {
+		t.Error("R0's -complete archive completed T060 in R1")
+	}
+	if done, _ := s.CompletedTasks("R0"); !done["T060"] {
+		t.Error("R0's own archive does not complete T060 in R0")
+	}
+	if got := s.Latest("T060", "R1", time.Time{}); got == nil || got.ProgressPercent != 20 || got.RunID != "R1" {
+		t.Fatalf("Latest of R1: %+v", got)
+	}
+	if got := s.Latest("T060", "R2", time.Time{}); got != nil {
+		t.Fatalf("Latest of a run with no record: %+v", got)
+	}
+	os.Remove(s.path("w1", "T060"))
+	got, file := s.LatestFile("T060", "R1", time.Time{})
+	if got == nil || got.ProgressPercent != 20 || file != filepath.Join("history", "T060", "w1-T060-20.json") {
+		t.Fatalf("with the latest file deleted: %+v from %q, want the history's 20 %%", got, file)
 	}
 }
 
