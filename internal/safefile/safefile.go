@@ -150,7 +150,8 @@ func ensurePrivateDir(p string, fi fs.FileInfo) error {
 }
 
 // Open opens the file at path with flag (O_CREATE makes it 0600), never
-// through a symbolic link, and only when it is a regular file of this user.
+// through a symbolic link, and only when it is a regular file of this user;
+// one opened to write is set to 0600 when its mode is looser.
 // O_NONBLOCK keeps a planted FIFO from blocking the open; it has no effect
 // on a regular file.
 func Open(path string, flag int) (*os.File, error) {
@@ -175,6 +176,15 @@ func Open(path string, flag int) (*os.File, error) {
 	if err := checkOwner(path, fi); err != nil {
 		f.Close()
 		return nil, err
+	}
+	// Opened to write, a file of ours with a looser mode is made 0600
+	// again: a scheduler's volume makes every file g+rw (Kubernetes'
+	// fsGroup, on every mount); what warden writes stays private.
+	if flag&(os.O_WRONLY|os.O_RDWR) != 0 && fi.Mode().Perm()&^FileMode != 0 {
+		if err := f.Chmod(FileMode); err != nil {
+			f.Close()
+			return nil, fmt.Errorf("permissions of %s: %w", path, err)
+		}
 	}
 	return f, nil
 }

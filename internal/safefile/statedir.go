@@ -15,16 +15,19 @@ import (
 // make the state dir for it) and logs/warden.log the log `run` opens first.
 var StateMarkers = []string{"lock", "state.json", "events.jsonl", "checkpoints", "checkpoint-needed", "logs/warden.log"}
 
-// ErrShared: a directory other users may write to (a group- or
-// world-writable one, or a sticky one like /tmp).
+// ErrShared: a directory other users may write to (a world-writable one,
+// one whose group may write to it and is not one of this user's groups, or
+// a sticky one like /tmp).
 var ErrShared = errors.New("can be written by other users")
 
 // CheckStateDir checks the directory at root for use as a state dir,
 // changing nothing: it must be a directory (root itself may be a symbolic
 // link to one, the user's choice of where it lives), belong to this user,
-// be writable by no one else (no group or other write bit, no sticky bit),
-// and be empty or hold warden's state already. exists is false, with no
-// error, when nothing is at root.
+// be writable by no one else, and be empty or hold warden's state already.
+// Writable by no one else: no other-write bit, no sticky bit, and a group
+// write bit only when the directory's group is one of this process's own
+// groups (see writableByOthers). exists is false, with no error, when
+// nothing is at root.
 func CheckStateDir(root string) (exists bool, err error) {
 	fi, err := os.Stat(root)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -42,8 +45,8 @@ func CheckStateDir(root string) (exists bool, err error) {
 	if err := checkOwner("state dir "+root, fi); err != nil {
 		return true, fmt.Errorf("%w: use a directory of your own", err)
 	}
-	if fi.Mode()&(0o022|fs.ModeSticky) != 0 {
-		return true, fmt.Errorf("state dir %s %w (mode %v): use a directory of your own", root, ErrShared, fi.Mode())
+	if why := writableByOthers(fi); why != "" {
+		return true, fmt.Errorf("state dir %s %w (%s): use a directory of your own", root, ErrShared, why)
 	}
 	if !isWardens(root) {
 		return true, fmt.Errorf("state dir %s holds other files and no warden state: choose an empty or new directory", root)
@@ -53,7 +56,8 @@ func CheckStateDir(root string) (exists bool, err error) {
 
 // PrepareStateDir checks root (CheckStateDir) and makes it ready: created
 // 0700 (with its parents) when missing, set to 0700 when it is ours with
-// another mode. Nothing else is created.
+// another mode (a group-writable or setgid one included). Nothing else is
+// created.
 func PrepareStateDir(root string) error {
 	exists, err := CheckStateDir(root)
 	if err != nil {
@@ -72,7 +76,9 @@ func PrepareStateDir(root string) error {
 	if err != nil {
 		return fmt.Errorf("state dir: %w", err)
 	}
-	if fi.Mode().Perm() != DirMode {
+	// A scheduler's volume comes group-writable and setgid (Kubernetes'
+	// fsGroup, on every mount): accepted above, made private here.
+	if fi.Mode().Perm() != DirMode || fi.Mode()&(fs.ModeSetgid|fs.ModeSetuid) != 0 {
 		if err := os.Chmod(root, DirMode); err != nil {
 			return fmt.Errorf("state dir permissions of %s: %w", root, err)
 		}

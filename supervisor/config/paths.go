@@ -13,7 +13,9 @@ import (
 
 // stateDir checks an existing state dir the way `run` will (see
 // safefile.CheckStateDir: a directory of this user that no one else may
-// write to, empty or warden's), without creating or changing anything.
+// write to — its group only when that is one of this user's groups, as on
+// a scheduler's volume — empty or warden's), without creating or changing
+// anything.
 // The error is at state_dir, or at the top of the file for the default.
 func (d *decoder) stateDir(team *Team, top table) {
 	if _, err := safefile.CheckStateDir(team.StateDir); err != nil {

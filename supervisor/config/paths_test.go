@@ -1,8 +1,10 @@
 package config
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -137,4 +139,50 @@ command = ["no-such-command-on-path"]
 			t.Errorf("error %d: %q, want %q", i, lines[i], w)
 		}
 	}
+}
+
+// A state dir on a scheduler's volume — group-writable and setgid, its
+// files g+rw, as Kubernetes' fsGroup leaves them — validates when its
+// group is one of this process's groups, and validate leaves it as it is;
+// group-writable by a group the user is not in, it is refused at the key.
+func TestStateDirOnASchedulersVolume(t *testing.T) {
+	vol := filepath.Join(t.TempDir(), "state")
+	os.Mkdir(vol, 0o700)
+	write(t, filepath.Join(vol, "state.json"), "{}")
+	os.Chmod(filepath.Join(vol, "state.json"), 0o660)
+	os.Chown(vol, -1, os.Getegid())
+	os.Chmod(vol, 0o770|os.ModeSetgid)
+	body := "name = \"t\"\nstate_dir = \"" + vol + "\"\n[[agent]]\nname = \"a\"\ncommand = [\"sh\"]\n"
+	if got := loadErr(t, t.TempDir(), body); got != "" {
+		t.Errorf("a 2770 state dir of our group %d: %s", os.Getegid(), got)
+	}
+	if fi, _ := os.Stat(vol); fi.Mode().Perm() != 0o770 || fi.Mode()&os.ModeSetgid == 0 {
+		t.Errorf("validate changed its mode to %v", fi.Mode())
+	}
+
+	// A group this process is not in: as root, really chgrp'd to a free
+	// gid; as another user (who may chgrp only to their own groups), the
+	// process's groups are pretended without the directory's.
+	gid := os.Getegid()
+	if os.Geteuid() == 0 {
+		gid = 4242
+		for groupOfMine(gid) {
+			gid++
+		}
+		if err := os.Chown(vol, -1, gid); err != nil {
+			t.Fatal(err)
+		}
+	} else {
+		defer safefile.PretendGroups([]int{gid + 4242})()
+	}
+	got := loadErr(t, t.TempDir(), body)
+	want := fmt.Sprintf("group %d may write to it and is not one of your groups", gid)
+	if !strings.Contains(got, "team.toml:2:1: state dir "+vol+" can be written by other users") || !strings.Contains(got, want) {
+		t.Errorf("a 2770 state dir of a group not ours: %q, want %q at 2:1", got, want)
+	}
+}
+
+func groupOfMine(gid int) bool {
+	gs, _ := os.Getgroups()
+	return gid == os.Getegid() || gid == os.Getgid() || slices.Contains(gs, gid)
 }

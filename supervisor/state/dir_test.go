@@ -2,6 +2,7 @@ package state
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,6 +11,8 @@ import (
 	"time"
 
 	"github.com/hashicorp/go-hclog"
+
+	"github.com/wardenhq/warden/internal/safefile"
 )
 
 func TestOpenCreatesPrivateDirs(t *testing.T) {
@@ -128,5 +131,58 @@ func TestWorktreePaths(t *testing.T) {
 	}
 	if _, err := l.HookSpool("a/b"); err == nil {
 		t.Error("HookSpool(a/b) accepted")
+	}
+}
+
+// A state dir as Kubernetes' fsGroup leaves it on each mount — the
+// directories g+rwx and setgid, the files g+rw, all of the pod's group —
+// is opened when that group is one of this process's groups, and made
+// private again: the state dir and the directories warden opens 0700, a
+// file it appends to 0600. One whose group is not ours is refused as it is.
+func TestOpenTakesAVolumeOfItsOwnGroup(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "state")
+	for _, d := range []string{root, filepath.Join(root, "logs"), filepath.Join(root, "checkpoints")} {
+		os.Mkdir(d, 0o700)
+		os.Chown(d, -1, os.Getegid())
+		os.Chmod(d, 0o770|os.ModeSetgid)
+	}
+	for _, f := range []string{"state.json", "events.jsonl"} {
+		os.WriteFile(filepath.Join(root, f), []byte("{}\n"), 0o600)
+		os.Chmod(filepath.Join(root, f), 0o660)
+	}
+	d, err := Open(root)
+	if err != nil {
+		t.Fatalf("a 2770 state dir of our group %d: %v", os.Getegid(), err)
+	}
+	for _, p := range []string{root, d.Logs(), d.Checkpoints()} {
+		if fi, _ := os.Stat(p); fi.Mode().Perm() != 0o700 || fi.Mode()&os.ModeSetgid != 0 {
+			t.Errorf("%s is %v, want drwx------", p, fi.Mode())
+		}
+	}
+	f, err := OpenPrivate(root, filepath.Join(root, "events.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	if fi, _ := os.Stat(filepath.Join(root, "events.jsonl")); fi.Mode().Perm() != 0o600 {
+		t.Errorf("events.jsonl appended to is %v, want -rw-------", fi.Mode())
+	}
+
+	os.Chmod(root, 0o770|os.ModeSetgid)
+	gid := 4242
+	if os.Geteuid() == 0 {
+		for gid == os.Getegid() || gid == os.Getgid() {
+			gid++
+		}
+		os.Chown(root, -1, gid) // root may chgrp to a group it is not in
+	} else {
+		gid = os.Getegid()
+		defer safefile.PretendGroups([]int{gid + 4242})()
+	}
+	if _, err := Open(root); !errors.Is(err, safefile.ErrShared) || !strings.Contains(err.Error(), fmt.Sprintf("group %d may write", gid)) {
+		t.Errorf("a 2770 state dir of group %d, not ours: %v", gid, err)
+	}
+	if fi, _ := os.Stat(root); fi.Mode().Perm() != 0o770 || fi.Mode()&os.ModeSetgid == 0 {
+		t.Errorf("the refused state dir's mode changed to %v", fi.Mode())
 	}
 }
