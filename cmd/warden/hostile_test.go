@@ -209,7 +209,8 @@ func TestStatusPrintsNoEscapeSequences(t *testing.T) {
 	state := `{"team":EVIL,"signal_file":"","pid":0,"running":false,
 	"agents":[{"name":EVIL,"state":EVIL,"attempt":1,"exit":EVIL,"reason":EVIL,"task":EVIL,"exit_code":0,"dialog":EVIL}],
 	"tasks":[{"id":EVIL,"title":EVIL,"state":EVIL,"owner":EVIL,"attempt":1,"progress":5,"summary":"blocked","blockers":[EVIL],
-	  "last_done":EVIL,"branch":EVIL,"base":EVIL,"blocked_by":[EVIL],"verify":EVIL,"reason":EVIL}]}`
+	  "last_done":EVIL,"branch":EVIL,"base":EVIL,"blocked_by":[EVIL],"verify":EVIL,"reason":EVIL,
+	  "phase":EVIL,"current_step":EVIL,"subtasks_done":1,"subtasks_total":2,"errors":3,"held":true}]}`
 	os.WriteFile(filepath.Join(st, "state.json"), []byte(strings.ReplaceAll(state, "EVIL", evil)), 0o600)
 	os.Mkdir(filepath.Join(st, "checkpoints"), 0o700)
 	cp := `{"checkpoint_id":EVIL,"agent":EVIL,"task_id":EVIL,"status":EVIL,"notes":EVIL,"completed":[EVIL]}`

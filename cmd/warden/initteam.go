@@ -190,6 +190,7 @@ What to build, where, and how to tell it is done.
 """
 # verify = ["go", "test", "./..."]   # run when the agent says it is done
 # max_attempts = 5                   # sessions, restarts counted; then the task fails
+# estimate = "2h"                    # shown beside the time worked (STATUS.md, warden status, the handoff)
 
 # [[task]]
 # id = "T2"

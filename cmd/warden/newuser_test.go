@@ -37,6 +37,12 @@ func TestInitWritesATeamThatValidates(t *testing.T) {
 			t.Errorf("the %s team has warnings beyond a CLI not installed here:\n%s", cli, out)
 		}
 		before, _ := os.ReadFile(file)
+		// Its commented estimate is a valid key as it stands, once uncommented.
+		withEstimate := filepath.Join(dir, cli+"-estimate.toml")
+		os.WriteFile(withEstimate, []byte(strings.Replace(string(before), "\n# estimate = \"2h\"", "\nestimate = \"2h\"", 1)), 0o600)
+		if out, err := warden("validate", withEstimate).CombinedOutput(); exitCode(err) != 0 || !strings.Contains(string(before), "\n# estimate = \"2h\"") {
+			t.Errorf("the %s team with its estimate uncommented: exit %d\n%s", cli, exitCode(err), out)
+		}
 		out, err = inDir(dir, "init", "--cli", cli, file).CombinedOutput()
 		after, _ := os.ReadFile(file)
 		if exitCode(err) == 0 || !strings.Contains(string(out), "exists") || string(before) != string(after) {
