@@ -219,9 +219,16 @@ func TestResumeOfAFinishedRunSaysSo(t *testing.T) {
 	if !strings.HasPrefix(res.first(), "FINISHED: run ") || res.count("CHECKPOINT:") != 0 {
 		t.Errorf("--resume of a finished run:\n%s", res.dump())
 	}
+	first, _ := state.ReadSnapshot(filepath.Join(filepath.Dir(team), ".warden"))
 	res = runToEnd(t, 0, "run", team)
 	if !strings.HasPrefix(res.first(), "NEW RUN: ") || res.count("TASK COMPLETE: T1") != 1 {
 		t.Errorf("the plain run after a finished one:\n%s", res.dump())
+	}
+	// The history lists both runs' records, each with its run.
+	second, _ := state.ReadSnapshot(filepath.Join(filepath.Dir(team), ".warden"))
+	list, err := warden("checkpoints", team).CombinedOutput()
+	if err != nil || !strings.Contains(string(list), " "+first.RunID+"\n") || !strings.Contains(string(list), " "+second.RunID+" (this run)\n") {
+		t.Errorf("warden checkpoints: %v\n%s", err, list)
 	}
 }
 

@@ -65,14 +65,25 @@ func cmdCheckpoints(args []string, stdout, stderr io.Writer) error {
 		return nil
 	}
 	w := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(w, "TIME\tTASK\tAGENT\tTRIGGER\tSTATUS\tPROGRESS\tCHECKPOINT ID")
+	current := ""
+	if snap, err := state.ReadSnapshot(dir); err == nil {
+		current = snap.RunID
+	}
+	fmt.Fprintln(w, "TIME\tTASK\tAGENT\tTRIGGER\tSTATUS\tPROGRESS\tCHECKPOINT ID\tRUN")
 	for _, e := range entries {
 		trigger := e.Trigger
 		if e.Cause != "" {
 			trigger += " (" + e.Cause + ")"
 		}
-		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%d%%\t%s\n", e.Time.Local().Format(time.DateTime), e.Task, e.Agent,
-			trigger, e.Status, e.Progress, e.ID)
+		run := e.Run
+		switch {
+		case run == "":
+			run = "-"
+		case run == current:
+			run += " (this run)"
+		}
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%d%%\t%s\t%s\n", e.Time.Local().Format(time.DateTime), e.Task, e.Agent,
+			trigger, e.Status, e.Progress, e.ID, run)
 	}
 	return w.Flush()
 }
