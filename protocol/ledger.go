@@ -45,12 +45,16 @@ import "strings"
 //     screen and through a hook is one record, whichever comes first.
 //
 //   - Amendments. A valid block whose required lines are those of the
-//     latest record and whose optional lines (Blockers, Notes, Resume) only
-//     add to it — lines that came after a pause, once the block had been
-//     read — is that answer completed, not a new one: it is reported as an
-//     amendment of the latest record (Block.Amends), when that record was
-//     made in this epoch (or the one before, through a hook), or, in lines
-//     mode, when the late lines continue the very block that was read.
+//     latest record and whose optional lines (Blockers, Notes, Resume, the
+//     seeds' lines, extra keys) only add to it — lines that came after a
+//     pause, once the block had been read — is that answer completed, not a
+//     new one: it is reported as an amendment of the latest record
+//     (Block.Amends), when that record was made in this epoch (or the one
+//     before, through a hook), or, in lines mode, when the late lines
+//     continue the very block that was read. So is a block whose text (its
+//     canonical words) continues the latest record's, its last word perhaps
+//     drawn further: a TUI read while it drew a line in part ("Subt" of
+//     "Subtasks:", read as more of the line above) and then drawn whole.
 //
 //   - Unsaved. A record the supervisor could not save (a full disk) is
 //     forgotten (Reader.Forget): it does not count, and the same answer given
@@ -70,6 +74,7 @@ type ledger struct {
 	latest   string         // content key of the latest record ("": none)
 	latestB  Block          // … its content
 	latestE  int            // … the epoch it was recorded in
+	latestW  string         // … its canonical words ("" through a hook)
 	typed    []string       // canonical words of recently typed texts
 }
 
@@ -130,21 +135,22 @@ func (l *ledger) once(key string) bool {
 	return true
 }
 
-// record decides whether valid block b, with content key, is a new record,
-// seen on the screen (or in lines) or, with hook, through a CLI's hook; late:
-// it is a block of lines mode that late optional lines reopened. A new one
-// is marked as the latest record, and reported as an amendment of the one
-// before (amends) when it completes it.
-func (l *ledger) record(b *Block, key string, hook, late bool) (isNew, amends bool) {
+// record decides whether valid block b, with content key and canonical
+// words (its text; "" through a hook), is a new record, seen on the screen
+// (or in lines) or, with hook, through a CLI's hook; late: it is a block of
+// lines mode that late optional lines reopened. A new one is marked as the
+// latest record, and reported as an amendment of the one before (amends)
+// when it completes it.
+func (l *ledger) record(b *Block, key, words string, hook, late bool) (isNew, amends bool) {
 	if e, ok := l.records.get(key); ok {
 		if e == l.epoch || key != l.latest || (hook && e == l.epoch-1) {
 			return false, false
 		}
 	}
-	amends = l.latest != "" && completes(b, &l.latestB) &&
+	amends = l.latest != "" && completes(b, &l.latestB, words, l.latestW) &&
 		(late || l.latestE == l.epoch || (hook && l.latestE == l.epoch-1))
 	l.records.set(key, l.epoch)
-	l.latest, l.latestB, l.latestE = key, *b, l.epoch
+	l.latest, l.latestB, l.latestE, l.latestW = key, *b, l.epoch, words
 	return true, amends
 }
 
@@ -154,7 +160,7 @@ func (l *ledger) forget(key string) {
 	l.records.del(key)
 	l.recorded.del(key)
 	if l.latest == key {
-		l.latest, l.latestB = "", Block{}
+		l.latest, l.latestB, l.latestW = "", Block{}, ""
 	}
 }
 

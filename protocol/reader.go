@@ -156,7 +156,7 @@ func (r *Reader) Offer(text string) {
 		blocks, _ := ParseBlocks(text)
 		for i := range blocks {
 			b := &blocks[i]
-			if isNew, amends := r.led.record(b, b.Key(), true, false); isNew {
+			if isNew, amends := r.led.record(b, b.Key(), "", true, false); isNew {
 				b.Epoch, b.Amends = r.led.epoch, amends
 				r.ev = append(r.ev, event{block: b})
 			}
@@ -276,11 +276,12 @@ func (r *Reader) unlockAndDispatch() {
 // report queues the event for candidate c if it is not echo and not yet
 // reported in this epoch.
 func (r *Reader) report(c *candidate, key string) {
-	if r.led.isEcho(canonicalWords(c.lines, true)) || !r.led.once(key) {
+	words := canonicalWords(c.lines, true)
+	if r.led.isEcho(words) || !r.led.once(key) {
 		return
 	}
 	if c.valid() {
-		isNew, amends := r.led.record(&c.block, key, false, c.late)
+		isNew, amends := r.led.record(&c.block, key, words, false, c.late)
 		if !isNew {
 			return
 		}

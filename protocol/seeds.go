@@ -29,6 +29,10 @@ func checkbox(s string) (text string, done, ok bool) {
 
 var (
 	countRe = regexp.MustCompile(`^(\d{1,6})\s*(?:/|of)\s*(\d{1,6})(?:\s+(?:done|complete|completed))?\.?$`)
+	// the start of a count, a TUI's half-drawn "Subtasks: 19/29" read at a pause
+	partCountRe = regexp.MustCompile(`^\d+(?:\s*(?:/|o|of)\s*\d*)?$`)
+	// a half-drawn checklist box, or a box without text
+	partBoxRe = regexp.MustCompile(`^\[[ xX✓✔]?\]?$`)
 	// a count of placeholders: "N/M", "X of Y", "[done]/[total]", "<n>/<m>"
 	countPlaceholderRe = regexp.MustCompile(`^(?:[A-Z]|\[[^\]]*\]|<[^>]*>)\s*(?:/|of)\s*(?:[A-Z]|\[[^\]]*\]|<[^>]*>)$`)
 )
@@ -51,24 +55,24 @@ func isCountPlaceholder(v string) bool {
 }
 
 // setSubtasks reads the value of a Subtasks: line: a count, an inline
-// checklist item, or nothing (the items follow). Any other value is not a
-// count warden can use: it is kept as written in Extra["Subtasks"], and the
-// line's continuations with it.
+// checklist item, or nothing (the items follow). Numbers that are no count
+// yet ("19", "19/2": a count drawn in part, or none) are dropped. Any other
+// value is not a count warden can use: it is kept as written in
+// Extra["Subtasks"], and the line's continuations with it.
 func (p *blockParser) setSubtasks(v string) {
+	_, _, count := parseCount(v)
 	switch {
-	case v == "" || isNone(v) || isCountPlaceholder(v):
+	case v == "" || isNone(v) || isCountPlaceholder(v) || !count && partCountRe.MatchString(v):
 	case strings.HasPrefix(v, "["):
 		if _, _, ok := checkbox(v); ok {
 			p.subs = append(p.subs, v)
 		} else {
 			p.asExtra("Subtasks", v)
 		}
+	case count:
+		p.subCount = v
 	default:
-		if _, _, ok := parseCount(v); ok {
-			p.subCount = v
-		} else {
-			p.asExtra("Subtasks", v)
-		}
+		p.asExtra("Subtasks", v)
 	}
 }
 
@@ -84,7 +88,7 @@ func (p *blockParser) subtasks() *Subtasks {
 	var items []Subtask
 	done := 0
 	for _, it := range p.subs {
-		if isPlaceholder(it) {
+		if isPlaceholder(it) || partBoxRe.MatchString(it) {
 			continue
 		}
 		text, d, ok := checkbox(it + " ")

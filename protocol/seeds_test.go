@@ -245,7 +245,9 @@ func TestSubtasksForms(t *testing.T) {
 		{"Subtasks: [x] parse", &Subtasks{Done: 1, Total: 1, Items: []Subtask{{"parse", true}}}, ""},
 		{"Subtasks: 2/3\n- [x] a\n- [x] b\n- [ ] c", &Subtasks{Done: 2, Total: 3, Items: []Subtask{{"a", true}, {"b", true}, {"c", false}}}, ""},
 		{"Subtasks:\n\n- [✓] a\n- b", &Subtasks{Done: 1, Total: 2, Items: []Subtask{{"a", true}, {"b", false}}}, ""},
-		{"Subtasks: 30/29", nil, "30/29"},
+		{"Subtasks: 30/29", nil, ""}, // numbers that are no count: dropped
+		{"Subtasks: 19", nil, ""},    // (a TUI's half-drawn "19/29")
+		{"Subtasks:\n- [x] a\n- [x", &Subtasks{Done: 1, Total: 1, Items: []Subtask{{"a", true}}}, ""},
 		{"Subtasks: most of\n  them", nil, "most of them"},
 		{"Subtasks: parser/reader", nil, "parser/reader"},
 	} {
