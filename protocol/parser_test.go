@@ -114,7 +114,8 @@ func TestPreambleNeverParses(t *testing.T) {
 				t.Fatalf("preamble has %q alone on a line", CompleteMarker)
 			}
 		}
-		for _, want := range []string{"CHECKPOINT REQUEST:", "[N]%", "Blockers:", "Notes:", "Resume:", "awaiting-verification"} {
+		for _, want := range []string{"CHECKPOINT REQUEST:", "[N]%", "Blockers:", "Notes:", "Resume:", "awaiting-verification",
+			"Phase:", "Current Step:", "Subtasks:", "Files Created:", "Errors:", "\"Key: value\" line is kept"} {
 			if !strings.Contains(p, want) {
 				t.Errorf("preamble lacks %q", want)
 			}

@@ -86,7 +86,9 @@ func Preamble(task Task) string {
 	b.WriteString("Estimated Progress: [N]%\n\n")
 	b.WriteString("Status is one of the five words shown; Estimated Progress is a whole number from 0 to 100 ")
 	b.WriteString("followed by %. You may add these optional lines: \"Blockers:\" (a list), \"Notes:\" ")
-	b.WriteString("(one paragraph) and \"Resume:\" (instructions for whoever resumes this task). ")
+	b.WriteString("(one paragraph), \"Resume:\" (instructions for whoever resumes this task), \"Phase:\", ")
+	b.WriteString("\"Current Step:\", \"Subtasks:\" (done/total, such as 3/8, or a list of [x] and [ ] items), ")
+	b.WriteString("\"Files Created:\" and \"Errors:\" (a list); any other \"Key: value\" line is kept as well. ")
 	b.WriteString("You may also print a checkpoint block unasked whenever you finish a milestone.\n")
 	if task.Lead {
 		b.WriteString("As the team lead, when you have finished a team checkpoint yourself, print the line ")
