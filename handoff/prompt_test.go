@@ -20,7 +20,7 @@ func seedCheckpoint() *protocol.Checkpoint {
 		FilesModified: []string{"a.go"}, FilesCreated: []string{"lexer.go", "lexer_test.go"},
 		Errors:   []protocol.ErrorItem{{Message: "undefined: tok", Where: "lexer.go:12"}, {Message: "flaky network"}},
 		Blockers: []string{"none really"}, Notes: "slow CI",
-		Extra:    map[string]string{"Mood": "steady", "Branch Note": "rebased"},
+		Extra: map[string]string{"Mood": "steady", "Branch Note": "rebased"},
 	}
 }
 

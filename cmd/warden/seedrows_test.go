@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -9,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wardenhq/warden/internal/cdp"
 	"github.com/wardenhq/warden/internal/fakeagent"
 	"github.com/wardenhq/warden/internal/proctest"
 )
@@ -21,14 +23,14 @@ func seedTeam(t *testing.T) string {
 	owner := strings.TrimPrefix(fakeagent.Env("")[1], fakeagent.EnvOwner+"=")
 	var b strings.Builder
 	b.WriteString(`name = "seeds"
-checkpoint_interval = "300ms"
+checkpoint_interval = "1s"
 checkpoint_timeout = "5s"
 shutdown_timeout = "2s"
 stale_warning = "1m"
 stale_failure = "2m"
 `)
 	for _, a := range []struct{ name, mode, extra string }{
-		{"w1", "worker:steps=20:seed=1", "lead = true\n"},
+		{"w1", "worker:steps=30:seed=1", "lead = true\n"},
 		{"w2", "worker:steps=1:final=blocked", ""},
 	} {
 		argv := fakeagent.Command(a.mode)
@@ -93,7 +95,7 @@ func TestSeedRowsEndToEnd(t *testing.T) {
 	}
 	contains(t, "warden status", human,
 		"tasks done 0/3, available 0, blocked 1, waiting 1, pending verification 0\n",
-		"implementing, phase: build, step: step ", "/20, 1 error, last done: step ", ", worked ",
+		"implementing, phase: build, step: step ", "/30, 1 error, last done: step ", ", worked ",
 		" / est. 2h\n",
 		"   task  T2           blocked   100%  w2 last done: step 1, worked ", " — blocked on: waiting for the API key\n",
 		"   task  T3           waiting     0%  - waits for: T1\n",
@@ -115,7 +117,7 @@ func TestSeedRowsEndToEnd(t *testing.T) {
 		t.Fatalf("warden status --json: exit %d, %v\n%s", code, err, raw)
 	}
 	t1, t2, t3 := js.Tasks[0], js.Tasks[1], js.Tasks[2]
-	if t1.Phase != "build" || t1.Step != fmt.Sprintf("step %d", t1.Done+1) || t1.Done < 1 || t1.Total != 20 || t1.Errors != 1 || t1.Estimate != 7200 || t1.Worked <= 0 {
+	if t1.Phase != "build" || t1.Step != fmt.Sprintf("step %d", t1.Done+1) || t1.Done < 1 || t1.Total != 30 || t1.Errors != 1 || t1.Estimate != 7200 || t1.Worked <= 0 {
 		t.Errorf("T1 in state.json: %+v", t1)
 	}
 	if t2.State != "running" || t2.Summary != "blocked" || t3.State != "blocked" {
@@ -127,7 +129,7 @@ func TestSeedRowsEndToEnd(t *testing.T) {
 
 	md, _ := os.ReadFile(filepath.Join(st, "STATUS.md"))
 	contains(t, "STATUS.md", string(md), "Tasks: 0 of 3 done, 1 running, 1 blocked, 1 waiting.",
-		"| T1 | seed fields | running | w1 | ", " / est. 2h | build | step ", "/20 | 1 | step ",
+		"| T1 | seed fields | running | w1 | ", " / est. 2h | build | step ", "/30 | 1 | step ",
 		"| T2 | blocked one | blocked | w2 | 100% |", "| T3 | after T1 | waiting | - | 0% | - | - | - | - | - | - | T1 |",
 		"## Blocked\n\n- T2 (w2): waiting for the API key\n")
 
@@ -159,5 +161,51 @@ func TestSeedRowsEndToEnd(t *testing.T) {
 	cmd.Process.Signal(os.Interrupt)
 	if err := cmd.Wait(); exitCode(err) != 130 {
 		t.Errorf("exit %d after Ctrl-C, want 130\n%s", exitCode(err), out.dump())
+	}
+}
+
+// The dashboard page in a real headless Chromium says what warden status
+// says: tasks done, blocked and waiting in its summary; the Blocked list
+// with task, agent and blockers; an agent's card with its task's phase,
+// step, subtasks, errors and time worked beside the estimate; the task
+// graph with "blocked" and "waiting" nodes.
+func TestPageShowsSeedFieldsAndBlocked(t *testing.T) {
+	bin := chromium(t)
+	defer proctest.AssertNone(t)
+	team := seedTeam(t)
+	cmd, url := runWithPage(t, team)
+	defer stopRun(cmd)
+	waitEvents(t, team, "task_blocked", "w2", 1)
+
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	b, err := cdp.Start(ctx, bin, t.TempDir(), 1400, 1000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	p, err := b.Open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	if err := p.Navigate(ctx, url); err != nil {
+		t.Fatal(err)
+	}
+	pollPage(t, ctx, p, "the summary's counts", `/tasks done 0\/3 · blocked 1 · waiting 1/.test(document.getElementById("summary").textContent)`, 10*time.Second)
+	pollPage(t, ctx, p, "the Blocked list",
+		`(() => { const box = document.getElementById("blockedbox"), li = box.querySelector('li[data-task="T2"]');
+		  return !box.hidden && box.querySelectorAll("li").length === 1 && li && /w2/.test(li.textContent) && /waiting for the API key/.test(li.textContent) })()`, 5*time.Second)
+	pollPage(t, ctx, p, "w1's seed fields and time worked",
+		`/phase build · step: step \d+ · subtasks \d+\/30 · 1 error · worked \S+ \/ est\. 2h/.test(document.querySelector('article.agent[data-agent="w1"] .seed').textContent)`, 5*time.Second)
+	pollPage(t, ctx, p, "w2's card says blocked on what",
+		`/blocked on: waiting for the API key/.test(document.querySelector('article.agent[data-agent="w2"] .seed').textContent)`, 5*time.Second)
+	pollPage(t, ctx, p, "the graph's blocked and waiting nodes",
+		`/T2 · blocked/.test(document.querySelector('#graph g[data-task="T2"]').textContent) && /T3 · waiting/.test(document.querySelector('#graph g[data-task="T3"]').textContent)`, 5*time.Second)
+	if png, err := p.Screenshot(ctx); err == nil {
+		path := filepath.Join(cdp.Artifacts(t.TempDir()), "dashboard-seeds-"+time.Now().Format("20060102-150405")+".png")
+		if os.WriteFile(path, png, 0o644) == nil {
+			t.Logf("screenshot of the page: %s", path)
+		}
 	}
 }

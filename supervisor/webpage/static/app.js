@@ -50,13 +50,16 @@ function draw() {
   if (!S.down) {
     conn.textContent = ps.stopping ? "stopping" : "running";
     conn.className = "pill " + (ps.stopping ? "stopping" : "running");
-    const done = ps.tasks.filter((t) => t.state === "complete").length;
+    const n = {};
+    for (const t of ps.tasks) n[Fmt.label(t)] = (n[Fmt.label(t)] || 0) + 1;
     $("summary").textContent = `pid ${ps.pid} · up ${dur(now() - Date.parse(ps.started_at))} · ` +
-      `${ps.agents.length} agents · tasks done ${done}/${ps.tasks.length}`;
+      `${ps.agents.length} agents · tasks done ${n.complete || 0}/${ps.tasks.length} · ` +
+      `blocked ${n.blocked || 0} · waiting ${n.waiting || 0}`;
   }
   const prog = ps.tasks.length ? ps.tasks.reduce((a, t) => a + (t.state === "complete" ? 100 : t.progress), 0) / ps.tasks.length : 0;
   $("teambar").style.width = prog + "%";
   drawAgents(ps);
+  drawBlocked(ps.tasks);
   drawGraph(ps.tasks);
   drawEvents();
 }
@@ -68,7 +71,7 @@ function card(name) {
   root.dataset.agent = name;
   const top = el("div", "top");
   c = { root, name: el("span", "name", name), state: el("span", "state"), meta: el("span", "meta"),
-    bar: el("div"), pct: el("span"), times: el("div", "times"), dialog: el("div", "dialog"),
+    bar: el("div"), pct: el("span"), times: el("div", "times"), seed: el("div", "seed"), dialog: el("div", "dialog"),
     done: el("ul"), left: el("ul"), screen: el("pre", "screen") };
   top.append(c.name, c.state, c.meta);
   const progress = el("div", "progress");
@@ -80,7 +83,7 @@ function card(name) {
   l1.append(el("h3", "", "Completed"), c.done);
   l2.append(el("h3", "", "Remaining"), c.left);
   lists.append(l1, l2);
-  root.append(top, progress, c.times, c.dialog, lists, c.screen);
+  root.append(top, progress, c.times, c.seed, c.dialog, lists, c.screen);
   c.progress = progress;
   c.lists = lists;
   S.cards[name] = c;
@@ -125,6 +128,12 @@ function drawAgents(ps) {
     }
     c.times.textContent = "last checkpoint " + (zero(a.last_checkpoint) ? "never" : ago(a.last_checkpoint)) +
       (cp ? " (" + cp.status + ")" : "") + (next ? " · " + next : "");
+    // The task's seed fields and time worked, and whether it is blocked.
+    const seed = task ? Fmt.details(task) : "";
+    const blocked = task && Fmt.isBlocked(task) ? "blocked on: " + (Fmt.blockedOn(task).join("; ") || "-") : "";
+    c.seed.textContent = [blocked, seed].filter(Boolean).join(" · ");
+    c.seed.hidden = !c.seed.textContent;
+    c.root.classList.toggle("blocked", !!blocked);
     c.dialog.hidden = !(a.state === "waiting" && a.dialog);
     c.dialog.textContent = a.dialog || "";
     c.progress.hidden = c.lists.hidden = !task && !cp; // an agent without tasks
@@ -143,7 +152,25 @@ function drawAgents(ps) {
 }
 
 const COLORS = { complete: "#22a06b", running: "#3b82f6", verifying: "#14b8a6", pending: "#6b7785",
-  blocked: "#e5a50a", failed: "#e5484d" };
+  blocked: "#e5a50a", waiting: "#4b5563", failed: "#e5484d" };
+
+// The Blocked list: task, agent, blockers — as STATUS.md and the dashboard
+// list them.
+function drawBlocked(tasks) {
+  const blocked = tasks.filter(Fmt.isBlocked);
+  $("blockedbox").hidden = !blocked.length;
+  const key = JSON.stringify(blocked.map((t) => [t.id, t.owner, Fmt.blockedOn(t)]));
+  const ul = $("blocked");
+  if (ul.dataset.key === key) return;
+  ul.dataset.key = key;
+  ul.replaceChildren(...blocked.map((t) => {
+    const li = el("li");
+    li.dataset.task = t.id;
+    li.append(el("span", "id", t.id), el("span", "owner", t.owner || "-"),
+      el("span", "why", Fmt.blockedOn(t).join("; ") || "-"));
+    return li;
+  }));
+}
 
 function drawGraph(tasks) {
   const box = $("graph");
@@ -179,15 +206,15 @@ function drawGraph(tasks) {
     g.dataset.task = t.id;
     const r = document.createElementNS(SVG, "rect");
     r.setAttribute("x", x); r.setAttribute("y", y); r.setAttribute("width", W); r.setAttribute("height", H);
-    r.setAttribute("rx", 6); r.setAttribute("fill", COLORS[t.state] || "#6b7785");
+    r.setAttribute("rx", 6); r.setAttribute("fill", COLORS[Fmt.label(t)] || "#6b7785");
     const t1 = document.createElementNS(SVG, "text");
     t1.setAttribute("x", x + 8); t1.setAttribute("y", y + 17);
-    t1.textContent = t.id + " · " + t.state;
+    t1.textContent = t.id + " · " + Fmt.label(t);
     const t2 = document.createElementNS(SVG, "text");
     t2.setAttribute("x", x + 8); t2.setAttribute("y", y + 34);
     t2.textContent = ((t.title || "").slice(0, 18)) + "  " + (t.state === "complete" ? 100 : t.progress) + "%" + (t.owner ? " " + t.owner : "");
     const tip = document.createElementNS(SVG, "title");
-    tip.textContent = t.title || t.id;
+    tip.textContent = [t.title || t.id, Fmt.details(t)].filter(Boolean).join("\n");
     g.append(r, t1, t2, tip);
     svg.append(g);
   }
