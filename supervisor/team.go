@@ -161,6 +161,7 @@ func New(logger hclog.Logger, cfg *config.Team, clk clock.Clock, out io.Writer) 
 		t.hub.Event(line)
 	}
 	t.queue = queue.New(teamTasks(cfg))
+	t.queue.SetClock(clk.Now) // time worked so far, on the team's clock
 	st.OnRestore = t.restored
 	t.deps = &agent.Deps{Team: cfg, Timers: session.TimersOf(cfg), Log: log, Clock: clk, Dir: dir, Events: events, Store: st, Queue: t.queue,
 		Printf: t.printf, Publish: t.publish, TeamCheckpoint: t.requestCheckpoint,
