@@ -156,7 +156,7 @@ job "warden-team" {
           # Kept free of dollar-brace and percent-brace so that the Nomad example can
           # carry it verbatim in a heredoc.
           set -eu
-          
+
           projects=""
           while [ "$#" -gt 0 ] && [ "$1" != "--" ]; do
           	dir=$1
@@ -176,13 +176,13 @@ job "warden-team" {
           	exit 2
           fi
           shift
-          
+
           approved=""
           key=$(printenv ANTHROPIC_API_KEY || true)
           if [ -n "$key" ]; then
           	approved=\"$(printf '%s' "$key" | tail -c 20)\"
           fi
-          
+
           mkdir -p "$HOME"
           umask 077
           tmp="$HOME/.claude.json.tmp"
