@@ -1,6 +1,7 @@
 package protocol
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/hashicorp/go-hclog"
@@ -18,9 +19,9 @@ func FuzzReader(f *testing.F) {
 	f.Add([]byte("\x1b]0;\u2733 x\x9c\x07\x1b[3J\x1b[2J\x1b[?1049h\x1b[c\x1b[6n\x1bP+q\x1b\\CHECKPOINT COMPLETE\r\n"), uint8(3), CompleteMarker)
 	f.Add([]byte("CHECKPOINT: T1\nStatus: testing\nCompleted:\n\n\nRemaining:\n1. x\n2) y\nFiles Modified: a,\nb\nEstimated Progress: 100%\nNotes: n\n  m\nResume: r\n"), uint8(1), "")
 	f.Add([]byte(crlf(seedBlock+"\n"+seedChecklist+"\nNotes: a\n  word: b\nSubtasks: [N]/[M]\nTicket: <id>")), uint8(90), "")
-	lines, _ := longSeed("T2")
-	s = newTUIStream(80, 40)
-	s.answer(lines)
+	s = newTUIStream(40, 12) // small: the fuzzer minimizes what it finds from it
+	s.answer([]string{"CHECKPOINT: T2", "Status: testing", "Phase: x", "Completed:", "Remaining:", "Files Modified: a",
+		"Estimated Progress: 1%", "Subtasks:", "[x] a", "Errors: a.go:1: b", "Key: v"})
 	f.Add([]byte(s.take()), uint8(120), Request("T2"))
 	f.Fuzz(func(t *testing.T, data []byte, split uint8, typed string) {
 		for _, mode := range []Mode{ModeLines, ModeScreen} {
@@ -42,6 +43,36 @@ func FuzzReader(f *testing.F) {
 			r.Quiet()
 			r.Flush()
 			_ = r.Close()
+		}
+	})
+}
+
+// FuzzParseBlocks parses arbitrary text: every block it yields is valid,
+// with its optional lines in bounds and free of placeholders, and the text
+// twice, three blank lines apart, yields the same blocks twice — a block
+// is read the same wherever it stands.
+func FuzzParseBlocks(f *testing.F) {
+	f.Add(seedBlock)
+	f.Add(strings.Replace(seedBlock, "Subtasks: 19/29", seedChecklist, 1) + "\nNotes: a\n  word: b\nNext steps:\n- x")
+	f.Add(validBlock + "\nPhase: <phase>\nSubtasks: [N]/[M]\nTicket: ABC-1\n  wrapped\nErrors:\n- a.go:1:2: x\n- [ ]")
+	f.Add("⏺ CHECKPOINT: T1\n  Status: blocked\n  Confidence: high\n  Completed: none\n  Remaining:\n  • x\n" +
+		"    Files Modified: none\n    Estimated Progress: 0%\n  Files Created:\n\n  • docs/\n    a.md")
+	f.Fuzz(func(t *testing.T, text string) {
+		blocks, _ := ParseBlocks(text)
+		for _, b := range blocks {
+			if !validStatus(b.Status) || b.Progress < 0 || b.Progress > 100 || b.Task == "" {
+				t.Fatalf("invalid block: %+v", b)
+			}
+			checkOptional(t, b)
+		}
+		twice, _ := ParseBlocks(text + "\n\n\n" + text)
+		if len(twice) != 2*len(blocks) {
+			t.Fatalf("%d blocks, %d in the text twice", len(blocks), len(twice))
+		}
+		for i, b := range blocks {
+			if twice[i].Key() != b.Key() || twice[len(blocks)+i].Key() != b.Key() {
+				t.Fatalf("block %d read otherwise in the text twice:\n%+v\n%+v\n%+v", i, b, twice[i], twice[len(blocks)+i])
+			}
 		}
 	})
 }
