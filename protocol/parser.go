@@ -27,8 +27,9 @@ func (c *candidate) text() string { return strings.Join(c.lines, "\n") }
 // blockParser reads classified lines one at a time. Rules:
 //   - a block starts at a "CHECKPOINT: <id>" line;
 //   - a key line (at any indentation, after any reply marker) sets its field;
-//     a repeated known key rejects the block; any other "Key: value" line
-//     (see extraKey) goes to Extra, and never rejects it;
+//     a repeated required key rejects the block, a repeated optional one
+//     keeps the first; any other "Key: value" line (see extraKey) goes to
+//     Extra, and never rejects it;
 //   - a list item belongs to the last list field (Completed, Remaining,
 //     Files Modified, Blockers, Subtasks, Files Created, Errors), or joins
 //     the last extra value;
@@ -156,6 +157,12 @@ func (p *blockParser) feed(l line) {
 		if l.field == fieldExtra {
 			p.last = fieldExtra
 			p.setExtra(l.key, l.value)
+			break
+		}
+		if p.seen[l.field] && isOptional(l.field) {
+			// The first holds; this one (and its items, its wraps) stays
+			// inside the block but not in the record, as a repeated extra key.
+			p.last, p.extraKey = fieldExtra, ""
 			break
 		}
 		if p.seen[l.field] {

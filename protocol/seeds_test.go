@@ -338,3 +338,19 @@ func TestSeedRecordCarriesNoControlCharacters(t *testing.T) {
 		}
 	}
 }
+
+// A repeated optional line keeps the first, with its items and wraps; the
+// block is not rejected for it. A repeated required line still rejects it.
+func TestRepeatedOptionalLineKeepsTheFirst(t *testing.T) {
+	text := validBlock + "\nNotes: first\n  wrapped\nPhase: a\nBlockers:\n- x\nNotes: second\n  wrapped too\nBlockers:\n- y\nPhase: b\nConfidence: high"
+	want := wantValid
+	want.Notes, want.Phase, want.Blockers = "first wrapped", "a", []string{"x"}
+	want.Extra = map[string]string{"Confidence": "high"}
+	if b := parseOne(t, text); !reflect.DeepEqual(b, want) {
+		t.Fatalf("got %+v", b)
+	}
+	_, reasons := ParseBlocks(strings.Replace(seedBlock, "Phase: design", "Status: testing", 1))
+	if len(reasons) != 1 || reasons[0] != "duplicate Status: line" {
+		t.Fatalf("rejections %q", reasons)
+	}
+}
