@@ -17,7 +17,10 @@ import (
 //     ("https://…"), a time ("12:30") or a location ("a.go:12: …", which
 //     has a '.') is never a key;
 //   - the line is not a list item ("- Key: value" is an item of the list
-//     before it) and not a Markdown table row ("| a | b |" starts with '|').
+//     before it) and not a Markdown table row ("| a | b |" starts with '|');
+//   - the key does not hold warden's word CHECKPOINT: "CHECKPOINT REQUEST:
+//     T1 (…)", the echo of warden's typing, or "TEAM CHECKPOINT: manual",
+//     never joins a block.
 //
 // Reply markers and "**" bold are taken off first, as for the known keys.
 // A key that starts with a lower-case letter right after a line that a
@@ -64,7 +67,7 @@ func extraKey(s string) (key, value string, ok bool) {
 			return "", "", false
 		}
 	}
-	if words > maxKeyWords || key[len(key)-1] == ' ' {
+	if words > maxKeyWords || key[len(key)-1] == ' ' || strings.Contains(key, "CHECKPOINT") {
 		return "", "", false
 	}
 	return key, strings.TrimSpace(s[i+1:]), true

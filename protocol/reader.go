@@ -120,6 +120,9 @@ func (r *Reader) Typed(text string) {
 		return
 	}
 	r.tail.typedText(text)
+	// The echo of the text comes next: it never continues a block taken
+	// at a pause (held) with its optional lines.
+	r.parser.held = false
 	lines := strings.Split(text, "\n")
 	request := false
 	for _, s := range lines {

@@ -318,3 +318,29 @@ func TestPtySeedBlockIsOneRecord(t *testing.T) {
 	}
 	sameContent(t, s.c.blocks[0], want)
 }
+
+// The echo of what warden types never continues a block: a request typed
+// after a block taken at a pause (its echo a "Key: value" line to look at)
+// is the start of a new epoch, not an extra line of the old answer; nor
+// does any Key: value line with warden's word CHECKPOINT in its key join a
+// block.
+func TestEchoAfterAHeldBlockIsNoExtraLine(t *testing.T) {
+	for _, typed := range []string{Request("T060"), "VERIFY FAILED for T060: `go test` ended with exit status 1."} {
+		c := newCollector()
+		r := NewReader(testLogger(t), c.options(ModeLines, 0, 0))
+		feed(r, crlf(validBlock), 5)
+		r.Quiet()
+		r.Typed(typed)
+		feed(r, crlf(typed), 5)
+		r.Quiet()
+		r.Flush()
+		c.expect(t, 1, 0, 0)
+		if c.blocks[0].Extra != nil {
+			t.Fatalf("extra %q", c.blocks[0].Extra)
+		}
+	}
+	b := parseOne(t, validBlock+"\nCHECKPOINT REQUEST: T060 (answer with your checkpoint block)\nTEAM CHECKPOINT: manual")
+	if b.Extra != nil {
+		t.Fatalf("extra %q", b.Extra)
+	}
+}
