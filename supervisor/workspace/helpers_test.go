@@ -159,3 +159,16 @@ func wtPath(t testing.TB, task string) string {
 }
 
 func nullLogger() hclog.Logger { return hclog.NewNullLogger() }
+
+// sparse makes a file of size bytes that takes no room on disk.
+func sparse(t testing.TB, path string, size int64) {
+	t.Helper()
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := f.Truncate(size); err != nil {
+		t.Fatal(err)
+	}
+}

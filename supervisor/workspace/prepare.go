@@ -9,19 +9,6 @@ import (
 	"strings"
 )
 
-// Worktree is a task's git worktree, on the task's branch.
-type Worktree struct {
-	Path   string // the worktree's top directory
-	Branch string
-	// Dir is where the agent works: Path, or the sub-directory of it that
-	// the agent's dir is of its repository.
-	Dir string
-	// Reused is true when Prepare found the worktree already there
-	// (rehydration, --resume), false when it checked it out.
-	Reused bool
-	git    *Git
-}
-
 // ConflictError is a task whose dependencies' work does not merge: the
 // merge was aborted and nothing of the task's worktree or branch was left.
 type ConflictError struct {
@@ -38,7 +25,10 @@ func (e *ConflictError) Error() string {
 
 // Prepare returns the worktree at path on branch, making it when needed:
 //   - a worktree already at path on branch is reused (rehydration, --resume);
-//     one on another branch is an error;
+//     one on another branch is an error, and one that is no longer what
+//     warden made (Worktree.Verify) a *RefusedError;
+//   - a symbolic link (or anything but a directory) at path, or in place of
+//     the directory holding it, is a *RefusedError: never followed;
 //   - an existing branch without a worktree (its directory was deleted) is
 //     checked out again at path, with its commits (from is not used);
 //   - else branch is made from from[0] and each further start point is
@@ -57,8 +47,11 @@ func (r Repo) Prepare(ctx context.Context, path, branch string, from []string) (
 	if err != nil {
 		return Worktree{}, fmt.Errorf("preparing worktree %s: %w", path, err)
 	}
-	wt := Worktree{Path: abs, Branch: branch, Dir: filepath.Join(abs, r.Rel), git: r.git}
+	wt := Worktree{Path: abs, Branch: branch, Dir: filepath.Join(abs, r.Rel), repo: r, git: r.git}
 	what := fmt.Sprintf("preparing worktree %s on %s", abs, branch)
+	if err := realDir(abs); err != nil && !errors.Is(err, ErrGone) {
+		return Worktree{}, err
+	}
 
 	entry, registered, err := r.worktreeAt(ctx, abs)
 	if err != nil {
@@ -74,6 +67,9 @@ func (r Repo) Prepare(ctx context.Context, path, branch string, from []string) (
 			}
 			return Worktree{}, fmt.Errorf("%s: the worktree there is on %s", what, on)
 		}
+		if err := wt.bind(); err != nil {
+			return Worktree{}, err
+		}
 		wt.Reused = true
 		return wt, wt.ensureDir()
 	}
@@ -86,8 +82,19 @@ func (r Repo) Prepare(ctx context.Context, path, branch string, from []string) (
 	if err != nil {
 		return Worktree{}, fmt.Errorf("%s: %w", what, err)
 	}
+	// The checkout writes files whose attributes (the branch's, and so
+	// perhaps an agent's) could name a smudge filter: every driver off.
+	off, err := r.git.driversOff(ctx, r.site())
+	if err != nil {
+		return Worktree{}, fmt.Errorf("%s: %w", what, err)
+	}
+	add := r.site()
+	add.off = off
 	if exists {
-		if _, err := r.run(ctx, "worktree", "add", abs, branch); err != nil {
+		if _, err := r.git.run(ctx, add, "", "worktree", "add", abs, branch); err != nil {
+			return Worktree{}, r.undo(ctx, fmt.Errorf("%s: %w", what, err), abs, pathExisted, "")
+		}
+		if err := wt.bind(); err != nil {
 			return Worktree{}, r.undo(ctx, fmt.Errorf("%s: %w", what, err), abs, pathExisted, "")
 		}
 		r.git.log.Info("worktree checked out again", "path", abs, "branch", branch)
@@ -100,8 +107,11 @@ func (r Repo) Prepare(ctx context.Context, path, branch string, from []string) (
 	if err != nil {
 		return Worktree{}, fmt.Errorf("%s: %w", what, err)
 	}
-	if _, err := r.run(ctx, "worktree", "add", "-b", branch, abs, shas[0]); err != nil {
+	if _, err := r.git.run(ctx, add, "", "worktree", "add", "-b", branch, abs, shas[0]); err != nil {
 		return Worktree{}, r.undo(ctx, fmt.Errorf("%s from %s: %w", what, from[0], err), abs, pathExisted, branch)
+	}
+	if err := wt.bind(); err != nil {
+		return Worktree{}, r.undo(ctx, fmt.Errorf("%s: %w", what, err), abs, pathExisted, branch)
 	}
 	for i := 1; i < len(from); i++ {
 		if err := wt.merge(ctx, from[0], from[i], shas[i]); err != nil {
@@ -133,14 +143,20 @@ func (r Repo) resolve(ctx context.Context, refs []string) ([]string, error) {
 
 // merge merges the commit sha (start point name) into the new worktree's
 // branch; on a conflict it aborts the merge and returns a *ConflictError.
+// The trees merged are the dependencies' branches, the agents' work: their
+// attributes may name any driver, so every driver is off.
 func (w Worktree) merge(ctx context.Context, base, name, sha string) error {
+	off, err := w.git.driversOff(ctx, w.site(nil))
+	if err != nil {
+		return fmt.Errorf("branch %s (from %s): merging %s: %w", w.Branch, base, name, err)
+	}
 	msg := fmt.Sprintf("warden: merge %s into %s", name, w.Branch)
-	_, err := w.run(ctx, "", "merge", "--no-edit", "--no-verify", "--ff", "--no-stat", "-m", msg, sha)
+	_, err = w.run(ctx, off, "", "merge", "--no-edit", "--no-verify", "--ff", "--no-stat", "-m", msg, sha)
 	if err == nil {
 		return nil
 	}
 	what := fmt.Sprintf("branch %s (from %s): merging %s", w.Branch, base, name)
-	out, lsErr := w.run(ctx, "", "ls-files", "--unmerged", "-z")
+	out, lsErr := w.run(ctx, off, "", "ls-files", "--unmerged", "-z")
 	if lsErr != nil || out == "" {
 		return fmt.Errorf("%s: %w", what, errors.Join(err, lsErr))
 	}
@@ -152,7 +168,7 @@ func (w Worktree) merge(ctx context.Context, base, name, sha string) error {
 		}
 	}
 	conflict := &ConflictError{Branch: w.Branch, Base: base, Merging: name, Paths: paths}
-	if _, err := w.run(context.WithoutCancel(ctx), "", "merge", "--abort"); err != nil {
+	if _, err := w.run(context.WithoutCancel(ctx), off, "", "merge", "--abort"); err != nil {
 		return fmt.Errorf("%w; aborting the merge: %w", conflict, err)
 	}
 	return conflict

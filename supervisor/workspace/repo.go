@@ -20,38 +20,60 @@ type Repo struct {
 	// Rel is the directory relative to Root ("." at the top): kept as the
 	// agent's working directory inside each task's worktree.
 	Rel string
-	git *Git
+	// gitDir is the repository of Root's checkout (its .git, or the admin
+	// dir when the user's checkout is itself a linked worktree), and common
+	// the directory every worktree of the repository shares (where
+	// worktrees/ and the branches are), both absolute and symlink-free.
+	gitDir, common string
+	git            *Git
 }
 
-// Find returns the repository whose work tree holds dir. The error wraps
-// ErrNotRepo when dir is outside any git work tree (or inside a .git
-// directory, or a bare repository).
+// Find returns the repository whose work tree holds dir (the agent's dir,
+// as the team file names it: the user's checkout, never a task's worktree).
+// The error wraps ErrNotRepo when dir is outside any git work tree (or
+// inside a .git directory, or a bare repository).
 func (g *Git) Find(ctx context.Context, dir string) (Repo, error) {
 	if fi, err := os.Stat(dir); err != nil {
 		return Repo{}, fmt.Errorf("finding the git repository of %s: %w", dir, err)
 	} else if !fi.IsDir() {
 		return Repo{}, fmt.Errorf("finding the git repository of %s: not a directory", dir)
 	}
-	out, err := g.run(ctx, dir, "", "rev-parse", "--show-toplevel", "--show-prefix")
+	out, err := g.run(ctx, site{dir: dir}, "", "rev-parse", "--show-toplevel", "--absolute-git-dir", "--git-common-dir", "--show-prefix")
 	if err != nil {
 		if exitCode(err) == 128 {
 			return Repo{}, fmt.Errorf("%s: %w (%v)", dir, ErrNotRepo, err)
 		}
 		return Repo{}, fmt.Errorf("finding the git repository of %s: %w", dir, err)
 	}
-	top, prefix, _ := strings.Cut(strings.TrimSuffix(out, "\n"), "\n")
-	if top == "" {
+	f := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+	if len(f) < 3 || f[0] == "" {
 		return Repo{}, fmt.Errorf("%s: %w (git rev-parse printed no top level)", dir, ErrNotRepo)
+	}
+	top, gitDir, common, prefix := f[0], f[1], f[2], ""
+	if len(f) > 3 {
+		prefix = f[3]
+	}
+	if !filepath.IsAbs(common) { // relative to where git ran
+		abs, err := filepath.Abs(dir)
+		if err != nil {
+			return Repo{}, fmt.Errorf("finding the git repository of %s: %w", dir, err)
+		}
+		common = filepath.Join(abs, common)
 	}
 	rel := filepath.Clean(filepath.FromSlash(strings.TrimSuffix(prefix, "/")))
 	if rel == "" {
 		rel = "."
 	}
-	return Repo{Root: top, Rel: rel, git: g}, nil
+	return Repo{Root: top, Rel: rel, gitDir: canonical(gitDir), common: canonical(common), git: g}, nil
+}
+
+// site is where the repository's own calls run: its checkout, named.
+func (r Repo) site() site {
+	return site{dir: r.Root, gitDir: r.gitDir, workTree: r.Root}
 }
 
 func (r Repo) run(ctx context.Context, args ...string) (string, error) {
-	return r.git.run(ctx, r.Root, "", args...)
+	return r.git.run(ctx, r.site(), "", args...)
 }
 
 // CurrentBranch is the branch checked out at Root: the default base. An
@@ -156,13 +178,18 @@ func canonical(path string) string {
 }
 
 // Remove removes the worktree at path, even with changes in it (commit
-// them first; a worktree the user locked is refused), and prunes what git remembers of deleted worktrees. Its
-// branch stays. A path that is no worktree and does not exist is already
-// removed; one that exists is left alone and is an error.
+// them first; a worktree the user locked is refused), and prunes what git
+// remembers of deleted worktrees. Its branch stays. A path that is no
+// worktree and does not exist is already removed; one that exists is left
+// alone and is an error, as is a worktree that is no longer the one warden
+// made (a symbolic link is never followed: git would empty its target).
 func (r Repo) Remove(ctx context.Context, path string) error {
 	path, err := filepath.Abs(path)
 	if err != nil {
 		return fmt.Errorf("removing worktree %s: %w", path, err)
+	}
+	if err := realDir(path); err != nil && !errors.Is(err, ErrGone) {
+		return fmt.Errorf("removing worktree %s: %w", path, err) // a link: never followed, left alone
 	}
 	_, registered, err := r.worktreeAt(ctx, path)
 	if err != nil {
@@ -171,6 +198,10 @@ func (r Repo) Remove(ctx context.Context, path string) error {
 	_, statErr := os.Lstat(path)
 	switch {
 	case registered && statErr == nil:
+		wt := Worktree{Path: path, repo: r, git: r.git}
+		if err := wt.bind(); err != nil {
+			return fmt.Errorf("removing worktree %s: %w; left alone", path, err)
+		}
 		if _, err := r.run(ctx, "worktree", "remove", "--force", path); err != nil {
 			return fmt.Errorf("removing worktree %s: %w", path, err)
 		}

@@ -3,6 +3,8 @@ package workspace
 import (
 	"context"
 	"errors"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -52,22 +54,36 @@ func TestEveryCallHasATimeout(t *testing.T) {
 	}
 }
 
-// slowFilter makes git run `sleep 60` on every *.slow file it cleans (adds)
-// or smudges (checks out): a git call that really hangs, with a child.
-func slowFilter(t *testing.T, root, which string) {
-	gitT(t, root, "config", "filter.slow."+which, "sleep 60")
+// hangingGit puts a git first in PATH that runs the real one and, when
+// its arguments hold hang (" add -A ", " worktree add "), then sleeps 60 s
+// in a child: a git call that really hangs, with a child, after what git
+// made is on disk. (A filter no longer can: warden turns every one off.)
+// It returns a function that takes it out of PATH again.
+func hangingGit(t *testing.T, hang string) (restore func()) {
+	t.Helper()
+	real, err := exec.LookPath("git")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	script := "#!/bin/sh\n\"" + real + "\" \"$@\"\nrc=$?\ncase \" $* \" in *\"" + hang + "\"*) sleep 60 ;; esac\nexit $rc\n"
+	if err := os.WriteFile(filepath.Join(dir, "git"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	old := os.Getenv("PATH")
+	t.Setenv("PATH", dir+string(os.PathListSeparator)+old)
+	return func() { os.Setenv("PATH", old) }
 }
 
 // A git call that hangs is ended at the timeout with its children (the
-// filter's sleep), and leaves no lock behind: the next call works.
+// sleep), and the next call works.
 func TestHangingCommitIsKilledAtTheTimeout(t *testing.T) {
 	root := newRepo(t)
 	g := driver(t)
 	r := find(t, g, root)
 	w := prepare(t, r, wtPath(t, "T1"), "warden/t/T1", "main")
-	write(t, filepath.Join(w.Dir, ".gitattributes"), "*.slow filter=slow\n")
-	write(t, filepath.Join(w.Dir, "x.slow"), "x\n")
-	slowFilter(t, root, "clean")
+	write(t, filepath.Join(w.Dir, "x.txt"), "x\n")
+	restore := hangingGit(t, " add -A ")
 
 	g.Timeout = 300 * time.Millisecond
 	start := time.Now()
@@ -80,25 +96,44 @@ func TestHangingCommitIsKilledAtTheTimeout(t *testing.T) {
 		t.Errorf("Commit took %v with a timeout of 300ms", took)
 	}
 	proctest.AssertNone(t)
-	if exists(filepath.Join(gitT(t, w.Path, "rev-parse", "--absolute-git-dir"), "index.lock")) {
-		t.Error("index.lock left behind")
-	}
-	gitT(t, root, "config", "--unset", "filter.slow.clean")
+	restore()
+	g.Timeout = 0
 	if _, made := commit(t, w, "s"); !made {
-		t.Error("nothing committed after the filter was removed")
+		t.Error("nothing committed once git no longer hung")
 	}
 }
 
-// A Prepare cut short by the timeout (a checkout that hangs) leaves no
-// worktree, directory or branch.
-func TestHangingPrepareLeavesNothing(t *testing.T) {
+// git cut short while it holds the index lock (hashing a file of 95 MiB,
+// under MaxFileSize, takes git ~0.7 s; the timeout is 250 ms) removes the
+// lock: the next commit works.
+func TestCommitCutShortLeavesNoIndexLock(t *testing.T) {
 	root := newRepo(t)
-	write(t, filepath.Join(root, ".gitattributes"), "*.slow filter=slow\n")
-	write(t, filepath.Join(root, "x.slow"), "x\n")
-	commitAll(t, root, "a slow file")
-	slowFilter(t, root, "smudge")
 	g := driver(t)
 	r := find(t, g, root)
+	w := prepare(t, r, wtPath(t, "T1"), "warden/t/T1", "main")
+	sparse(t, filepath.Join(w.Dir, "blob.bin"), 95<<20)
+	g.Timeout = 250 * time.Millisecond
+	if _, _, err := w.Commit(context.Background(), "s", ""); !errors.Is(err, context.DeadlineExceeded) ||
+		!strings.Contains(err.Error(), "git add -A") {
+		t.Fatalf("Commit with a 250 ms timeout = %v, want git add cut short", err)
+	}
+	proctest.AssertNone(t)
+	if exists(filepath.Join(w.admin, "index.lock")) {
+		t.Error("index.lock left behind")
+	}
+	g.Timeout = 0
+	if _, made := commit(t, w, "s"); !made {
+		t.Error("nothing committed after the timeout")
+	}
+}
+
+// A Prepare cut short by the timeout (git worktree add made the worktree and
+// the branch, then hung) leaves no worktree, directory or branch.
+func TestHangingPrepareLeavesNothing(t *testing.T) {
+	root := newRepo(t)
+	g := driver(t)
+	r := find(t, g, root)
+	hangingGit(t, " worktree add ")
 	g.Timeout = 500 * time.Millisecond
 	path := wtPath(t, "T1")
 	start := time.Now()
