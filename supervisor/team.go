@@ -124,6 +124,10 @@ func New(logger hclog.Logger, cfg *config.Team, clk clock.Clock, out io.Writer) 
 	if err := dir.Lock(); err != nil {
 		return nil, err
 	}
+	if err := dir.PrepareSockets(); err != nil {
+		dir.Unlock()
+		return nil, err
+	}
 	log := logger.Named("supervisor").With("team", cfg.Name)
 	events, err := state.OpenEventLog(log.Named("events"), dir.Events(), clk.Now)
 	if err != nil {
@@ -170,7 +174,7 @@ func New(logger hclog.Logger, cfg *config.Team, clk clock.Clock, out io.Writer) 
 		Pinned: t.pinnedCheckpoint}
 	for i := range cfg.Agents {
 		if cfg.Workspace(&cfg.Agents[i]) == config.WorkspaceWorktree && t.deps.Workspaces == nil {
-			t.deps.Workspaces = agent.NewWorkspaces(workspace.New(log.Named("git")), cfg, dir.Layout)
+			t.deps.Workspaces = agent.NewWorkspaces(workspace.New(log.Named("git")), cfg, dir.Layout, events, t.printf)
 		}
 	}
 	for _, a := range cfg.Agents {

@@ -128,6 +128,9 @@ func (a *Agent) runTask(g *Generation, task *config.Task) bool {
 			a.failTask(task, why)
 			return true // the agent is free for the next task
 		}
+		if dir, ts, ok = a.sessionDir(g, task, dir, ts); !ok {
+			return true // its worktree was refused, or could not be made again
+		}
 		began := a.d.Clock.Now()
 		exit, out, end := a.runSession(g, task, attempt, dir, ts)
 		if task != nil {

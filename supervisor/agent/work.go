@@ -31,6 +31,7 @@ func (a *Agent) workDir(g *Generation, task *config.Task) (dir string, ts *TaskS
 	defer cancelT()
 	dir, ts, err := a.d.Workspaces.Dir(ctx, &a.cfg, task)
 	var conflict *workspace.ConflictError
+	var refused *workspace.RefusedError
 	switch {
 	case err == nil:
 		if ts != nil {
@@ -44,6 +45,8 @@ func (a *Agent) workDir(g *Generation, task *config.Task) (dir string, ts *TaskS
 		a.d.Queue.Hold(task.ID, reason)
 		a.d.Events.Emit(event.TaskBlocked, a.cfg.Name, task.ID, "reason", reason, "paths", conflict.Paths)
 		a.d.Printf("WARNING: %s is blocked: %s\n", task.ID, reason)
+	case errors.As(err, &refused): // a link where the worktree was, a .git not warden's
+		a.refuseWorktree(task, refused)
 	case g.IsStopping():
 		a.d.Queue.Release(task.ID)
 	default:

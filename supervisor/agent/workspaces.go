@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"regexp"
 	"strings"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/wardenhq/warden/protocol"
 	"github.com/wardenhq/warden/supervisor/config"
+	"github.com/wardenhq/warden/supervisor/event"
 	"github.com/wardenhq/warden/supervisor/state"
 	"github.com/wardenhq/warden/supervisor/workspace"
 )
@@ -17,15 +19,19 @@ import (
 // and branch (state_dir/worktrees/{task}, branch warden/{team}/{task}),
 // started from base or from the branches of the tasks it is blocked by, and
 // commits what the agent wrote there. Tasks of shared-mode agents work in
-// their agent's dir.
+// their agent's dir. A worktree that is no longer the one warden made is
+// refused (worktree_refused): nothing is committed from it.
 type Workspaces struct {
 	git    *workspace.Git
 	team   *config.Team
 	layout state.Layout
+	events *state.EventLog
+	printf func(format string, a ...any)
 
-	mu     sync.Mutex
-	byTask map[string]*TaskSpace
-	wg     sync.WaitGroup // commits in flight
+	mu      sync.Mutex
+	byTask  map[string]*TaskSpace
+	refused map[string]string // task → the reason last reported
+	wg      sync.WaitGroup    // commits in flight
 }
 
 // TaskSpace is one task's worktree.
@@ -34,12 +40,18 @@ type TaskSpace struct {
 	Worktree workspace.Worktree
 	Base     string
 
-	commitMu sync.Mutex // one commit at a time in a worktree
+	ws       *Workspaces
+	agent    string          // the agent that last took it up (under ws.mu)
+	commitMu sync.Mutex      // one commit at a time in a worktree
+	warned   map[string]bool // big files already named in a WARNING
 }
 
-// NewWorkspaces returns the team's workspaces.
-func NewWorkspaces(git *workspace.Git, team *config.Team, layout state.Layout) *Workspaces {
-	return &Workspaces{git: git, team: team, layout: layout, byTask: map[string]*TaskSpace{}}
+// NewWorkspaces returns the team's workspaces; events and printf (warden's
+// stdout) are where a refused worktree and a file left out of a commit are
+// reported.
+func NewWorkspaces(git *workspace.Git, team *config.Team, layout state.Layout, events *state.EventLog, printf func(string, ...any)) *Workspaces {
+	return &Workspaces{git: git, team: team, layout: layout, events: events, printf: printf,
+		byTask: map[string]*TaskSpace{}, refused: map[string]string{}}
 }
 
 // Dir is where agent a works on task: its dir, or the task's worktree
@@ -77,13 +89,14 @@ func (w *Workspaces) Dir(ctx context.Context, a *config.Agent, task *config.Task
 	}
 	wt, err := repo.Prepare(ctx, path, w.Branch(task.ID), from)
 	if err != nil {
+		w.report(a.Name, task.ID, err)
 		return "", nil, err
 	}
-	ts := &TaskSpace{Repo: repo, Worktree: wt, Base: base}
+	ts := &TaskSpace{Repo: repo, Worktree: wt, Base: base, ws: w, agent: a.Name}
 	w.mu.Lock()
 	if old := w.byTask[task.ID]; old != nil {
 		ts = old // the same worktree: keep its commit lock
-		ts.Worktree = wt
+		ts.Worktree, ts.agent = wt, a.Name
 	} else {
 		w.byTask[task.ID] = ts
 	}
@@ -111,13 +124,36 @@ func (w *Workspaces) Spaces() map[string]*TaskSpace {
 
 var refUnsafe = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
 
-// Branch is the branch of task: warden/{team}/{task}.
+// Branch is the branch of task: warden/{team}/{task}, the team's name made
+// a valid ref component (no "..", no leading or trailing '.' or '-', no
+// ".lock" ending). The task's id is one already (config checks it).
 func (w *Workspaces) Branch(task string) string {
-	team := strings.Trim(refUnsafe.ReplaceAllString(w.team.Name, "-"), ".-")
+	team := refUnsafe.ReplaceAllString(w.team.Name, "-")
+	for strings.Contains(team, "..") {
+		team = strings.ReplaceAll(team, "..", ".")
+	}
+	team = strings.Trim(strings.TrimSuffix(strings.Trim(team, ".-"), ".lock"), ".-")
 	if team == "" {
 		team = "team"
 	}
 	return "warden/" + team + "/" + task
+}
+
+// report emits worktree_refused when err is a *workspace.RefusedError,
+// once for each task and reason.
+func (w *Workspaces) report(agent, task string, err error) {
+	var refused *workspace.RefusedError
+	if !errors.As(err, &refused) {
+		return
+	}
+	reason := protocol.Plain(refused.Reason)
+	w.mu.Lock()
+	again := w.refused[task] == reason
+	w.refused[task] = reason
+	w.mu.Unlock()
+	if !again && w.events != nil {
+		w.events.Emit(event.WorktreeRefused, agent, task, "path", refused.Path, "reason", reason)
+	}
 }
 
 // Commit commits what is uncommitted in the worktree, as warden, with the
@@ -140,5 +176,31 @@ func (ts *TaskSpace) Commit(ctx context.Context, task, status string, progress i
 			}
 		}
 	}
-	return ts.Worktree.Commit(ctx, fmt.Sprintf("%s: %s (%d%%)", task, status, progress), body.String())
+	c, err := ts.Worktree.CommitFiles(ctx, fmt.Sprintf("%s: %s (%d%%)", task, status, progress), body.String())
+	if err != nil && ts.ws != nil {
+		ts.ws.mu.Lock()
+		agent := ts.agent
+		ts.ws.mu.Unlock()
+		ts.ws.report(agent, task, err)
+	}
+	ts.warnBig(task, c.Skipped)
+	return c.Commit, c.Made, err
+}
+
+// warnBig names, once each, the files left out of the task's commits.
+func (ts *TaskSpace) warnBig(task string, big []workspace.BigFile) {
+	w := ts.ws
+	for _, f := range big {
+		if ts.warned[f.Path] {
+			continue
+		}
+		if ts.warned == nil {
+			ts.warned = map[string]bool{}
+		}
+		ts.warned[f.Path] = true
+		if w != nil && w.printf != nil {
+			w.printf("WARNING: %s's work: %s (%s) is larger than %s and is left out of its commits (it stays in the worktree %s)\n",
+				task, protocol.Plain(f.Path), workspace.Size(f.Size), workspace.Size(workspace.MaxFileSize), ts.Worktree.Path)
+		}
+	}
 }

@@ -83,7 +83,7 @@ func (d *decoder) team(abs string, doc map[string]any) *Team {
 		t.Tasks = append(t.Tasks, d.task(tk))
 	}
 	d.crossCheck(t, tasks)
-	d.workspaces(t, top, agents)
+	d.workspaces(t, top, agents, tasks)
 	return t
 }
 

@@ -28,10 +28,18 @@ func (t *Team) Workspace(a *Agent) string {
 }
 
 // workspaces validates that every agent that works in worktrees has its
-// dir inside a git work tree (read from .git, without running git).
-func (d *decoder) workspaces(team *Team, top table, agents []table) {
+// dir inside a git work tree (read from .git, without running git), and
+// that every task such an agent may take has an id git takes as the last
+// component of its branch (warden/{team}/{id}) and its worktree's name:
+// `T..1`, `x.lock`, `.hidden` would pass everything else and fail every
+// session of the task.
+func (d *decoder) workspaces(team *Team, top table, agents, tasks []table) {
+	worktreeAgents := map[string]bool{}
 	for i := range team.Agents {
 		a := &team.Agents[i]
+		if team.Workspace(a) == WorkspaceWorktree {
+			worktreeAgents[a.Name] = true
+		}
 		if team.Workspace(a) != WorkspaceWorktree || workspace.Info(a.Dir) != nil {
 			continue
 		}
@@ -45,5 +53,18 @@ func (d *decoder) workspaces(team *Team, top table, agents []table) {
 		}
 		d.errorf(at, "workspace = %q needs a git repository, but the dir of agent %s (%s) is not in one",
 			WorkspaceWorktree, a.Name, a.Dir)
+	}
+	if len(worktreeAgents) == 0 {
+		return
+	}
+	for i, task := range team.Tasks {
+		mayWorktree := task.Agent == "" || worktreeAgents[task.Agent]
+		if !mayWorktree || i >= len(tasks) || nameProblem(task.ID) != "" {
+			continue
+		}
+		if p := workspace.RefComponentProblem(task.ID); p != "" {
+			d.errorf(tasks[i].key("id"), "task id %q %s: with workspace = %q it names the task's branch (warden/%s/%s) and worktree",
+				task.ID, p, WorkspaceWorktree, "{team}", task.ID)
+		}
 	}
 }

@@ -42,6 +42,10 @@ const (
 	WorkCommitted = "work_committed" // a task's worktree committed to its branch
 	WorkMerged    = "work_merged"    // a completed task's branch fast-forwarded into base
 	MergeRefused  = "merge_refused"  // … or not, and why
+	// A task's worktree that is no longer the one warden made (a symbolic
+	// link, a .git of the agent's own or naming another repository): nothing
+	// committed from it, no session started in it. {path, reason}
+	WorktreeRefused = "worktree_refused"
 
 	UsageLimitWait   = "usage_limit_wait"
 	ContextThreshold = "context_threshold"
@@ -95,6 +99,7 @@ var Names = []string{
 	WorkCommitted,
 	WorkMerged,
 	MergeRefused,
+	WorktreeRefused,
 	UsageLimitWait,
 	ContextThreshold,
 	TeamCheckpointStarted,
