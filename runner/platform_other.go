@@ -32,3 +32,27 @@ func groupAlive(pgid int) bool { return !errors.Is(syscall.Kill(-pgid, 0), sysca
 func theReaperForget(*Process) {}
 
 func reaperChanged() <-chan struct{} { return make(chan struct{}) }
+
+// ProcStat is one process's ids and start time (Linux only).
+type ProcStat struct {
+	Pid, Ppid, Pgid, Sid int
+	Start                uint64
+}
+
+// Stat is unsupported here.
+func Stat(int) (ProcStat, bool) { return ProcStat{}, false }
+
+// Ancestry is unsupported here.
+func Ancestry(int) []ProcStat { return nil }
+
+// DescendsFrom is unsupported here: nothing is known to descend.
+func DescendsFrom(int, ProcStat) bool { return false }
+
+// Self is unsupported here.
+func Self() ProcStat { return ProcStat{} }
+
+// Owns is unsupported here: nothing is owned.
+func (p *Process) Owns(int) bool { return false }
+
+// CarriesTagOf is unsupported here.
+func CarriesTagOf(int, int) bool { return false }

@@ -132,28 +132,3 @@ func zombieChildWaiting() bool {
 	err := unix.Waitid(unix.P_ALL, 0, &info, unix.WEXITED|unix.WNOHANG|unix.WNOWAIT, nil)
 	return err == nil && info.Signo == int32(syscall.SIGCHLD)
 }
-
-// Owns reports whether process pid belongs to this process's tree: it
-// carries the process's runner tag (every descendant inherits it), or —
-// for one whose environment a CLI sanitised (Gemini's hooks) — this process
-// is among its ancestors.
-func (p *Process) Owns(pid int) bool {
-	if pid <= 0 {
-		return false
-	}
-	if hasEnvEntry(pid, RunnerTagEnv+"="+p.tag) {
-		return true
-	}
-	buf := make([]byte, 512)
-	for i, cur := 0, pid; i < 64 && cur > 1; i++ {
-		if cur == p.pid {
-			return true
-		}
-		pi, ok := readStat(cur, buf)
-		if !ok {
-			return false
-		}
-		cur = pi.ppid
-	}
-	return false
-}

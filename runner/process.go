@@ -21,6 +21,7 @@ type Process struct {
 	name   string
 	tag    string
 	pid    int
+	start  uint64 // the leader's start time (/proc/PID/stat), 0 unknown
 	cmd    *exec.Cmd
 
 	ptmx   *os.File // non-blocking master

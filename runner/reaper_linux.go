@@ -83,6 +83,7 @@ func startRegistered(logger hclog.Logger, p *Process, fork func() (int, error)) 
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	p.pid = pid
+	p.start = procStart(pid) // before any reap: the pid is still ours
 	r.agents[pid] = p
 	r.sessions[pid] = p
 	// This pid only: the other pids have their own SIGCHLD, so this start

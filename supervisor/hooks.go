@@ -1,14 +1,11 @@
 package supervisor
 
 import (
-	"fmt"
 	"time"
 
-	"github.com/wardenhq/warden/protocol"
 	"github.com/wardenhq/warden/protocol/profile"
 	"github.com/wardenhq/warden/supervisor/event"
 	"github.com/wardenhq/warden/supervisor/hookbus"
-	"github.com/wardenhq/warden/supervisor/queue"
 	"github.com/wardenhq/warden/supervisor/session"
 )
 
@@ -37,8 +34,9 @@ func (t *Team) startHookBus() func() {
 
 // routeHook hands a hook message to its agent's session — only from a
 // process of that session's own tree (the sender's pid, from the kernel,
-// must carry its runner tag), and only of a kind the agent's CLI sends (a
-// plain agent's wrapper may send any).
+// must be in the agent's session or below its process by the parent links:
+// never an environment tag, which any process can copy), and only of a kind
+// the agent's CLI sends (a plain agent's wrapper may send any).
 func (t *Team) routeHook(m hookbus.Message) {
 	a := t.agentNamed(m.Agent)
 	s := (*session.Session)(nil)
@@ -105,54 +103,4 @@ func (t *Team) refuseHook(m hookbus.Message, why string) {
 type hookRefusals struct {
 	last time.Time
 	n    int
-}
-
-// replaySpool records the checkpoint answers that reached a hook while no
-// warden listened (the supervisor was restarting): each valid block for an
-// open task, newer than that agent's latest record of it, is a record of
-// trigger "unasked" from a session warden never saw. Other spooled messages
-// (gauges, limits) described a moment that is gone and are dropped. New
-// runs it, so that --resume offers the replayed records.
-func (t *Team) replaySpool() {
-	msgs, skipped, err := hookbus.Drain(t.dir.Root)
-	if err != nil {
-		t.log.Warn("hook spool not read", "error", err)
-	}
-	open := map[string]queue.Status{}
-	for _, ts := range t.queue.Snapshot() {
-		if ts.State != queue.Complete && ts.State != queue.Failed {
-			open[ts.ID] = ts
-		}
-	}
-	replayed := 0
-	for _, m := range msgs {
-		f := profile.ReadHook(m.Kind, m.Payload)
-		if !f.HasAnswer || t.agentNamed(m.Agent) == nil {
-			continue
-		}
-		blocks, _ := protocol.ParseBlocks(f.Answer)
-		for _, b := range blocks {
-			ts, isOpen := open[b.Task]
-			prev, _ := t.store.Load(m.Agent, b.Task)
-			if !isOpen || (prev != nil && !prev.UpdatedAt.Before(m.At)) {
-				continue
-			}
-			cp := b.Record()
-			at := m.At.UTC()
-			cp.CheckpointID = fmt.Sprintf("%s-%s-%s", m.Agent, b.Task, at.Format("20060102T150405.000000000Z"))
-			cp.Agent, cp.TaskTitle, cp.SessionID, cp.Trigger = m.Agent, ts.Title, "spooled", protocol.TriggerUnasked
-			cp.StartedAt, cp.UpdatedAt = at, at
-			if prev != nil {
-				cp.StartedAt, cp.Attempt = prev.StartedAt, prev.Attempt
-			}
-			if err := t.store.Save(&cp); err != nil {
-				t.log.Error("spooled checkpoint not saved", "agent", m.Agent, "task", b.Task, "error", err)
-				continue
-			}
-			replayed++
-		}
-	}
-	if len(msgs) > 0 || skipped > 0 {
-		t.log.Info("hook spool replayed", "messages", len(msgs), "records", replayed, "torn_lines", skipped)
-	}
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/wardenhq/warden/protocol"
+	"github.com/wardenhq/warden/runner"
 	"github.com/wardenhq/warden/supervisor/agent"
 	"github.com/wardenhq/warden/supervisor/control"
 	"github.com/wardenhq/warden/supervisor/event"
@@ -36,6 +37,52 @@ func (t *Team) startControl() func() {
 
 // controlTeam is the team as the control socket sees it.
 type controlTeam struct{ t *Team }
+
+var _ control.Gatekeeper = controlTeam{}
+
+// Admit refuses, on the control socket, every process this warden started
+// and everything those started — its agents and their process trees, a
+// verify or notify command, an escapee it adopted — as the kernel tells
+// them (the caller's session and process group, its parents; an
+// environment tag of one of its agents only ever refuses). The socket
+// serves the person (DESIGN §7): an agent that could send, attach --rw,
+// restart or stop could answer another agent's dialog or end the night.
+// Read-only requests are refused too: another agent's screen may show what
+// that agent read, and an agent's own state is on its own screen.
+func (c controlTeam) Admit(pid int) error {
+	chain := runner.Ancestry(pid)
+	if len(chain) == 0 {
+		return fmt.Errorf("pid %d cannot be told apart from an agent's (/proc says nothing of it)", pid)
+	}
+	self := runner.Self()
+	if chain[0].Pid == self.Pid {
+		return nil // warden itself: its own page
+	}
+	agents := map[int]string{}
+	for _, a := range c.t.agents {
+		if s := a.Session(); s != nil {
+			agents[s.Pid()] = a.Name()
+		}
+	}
+	const serves = "the control socket serves the person, not the agents (use a terminal of your own)"
+	for _, id := range []int{chain[0].Sid, chain[0].Pgid} {
+		if name, ok := agents[id]; ok {
+			return fmt.Errorf("pid %d is inside agent %s's process tree: %s", pid, name, serves)
+		}
+	}
+	for i, p := range chain {
+		if name, ok := agents[p.Pid]; ok {
+			return fmt.Errorf("pid %d is inside agent %s's process tree: %s", pid, name, serves)
+		}
+		if i > 0 && p.Pid == self.Pid && p.Start == self.Start {
+			return fmt.Errorf("pid %d was started by this warden (an agent's process, a verify or notify command, or one they left behind): %s", pid, serves)
+		}
+	}
+	if runner.CarriesTagOf(pid, self.Pid) {
+		return fmt.Errorf("pid %d carries the runner tag of one of this warden's agents: %s", pid, serves)
+	}
+	return nil
+}
 
 // PS is the team's agents and tasks now.
 func (c controlTeam) PS() control.PS {

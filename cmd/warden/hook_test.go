@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -12,6 +13,7 @@ import (
 
 	"github.com/wardenhq/warden/internal/proctest"
 	"github.com/wardenhq/warden/protocol/profile"
+	"github.com/wardenhq/warden/runner"
 	"github.com/wardenhq/warden/supervisor/hookbus"
 	statedir "github.com/wardenhq/warden/supervisor/state"
 )
@@ -99,12 +101,15 @@ func TestHookEveryKind(t *testing.T) {
 }
 
 // TestHookWithoutSupervisorSpools: no server, no env: exit 0, nothing printed.
+// The hook runs as an agent's own process would (leading its session, with
+// a runner tag): a hook outside every agent spools nothing.
 func TestHookWithoutSupervisorSpools(t *testing.T) {
 	defer proctest.AssertNone(t)
 	state := t.TempDir()
 	cmd := warden("hook", profile.KindClaudeStop)
 	cmd.Env = append(cmd.Env, hookbus.EnvAgent+"=w1", hookbus.EnvStateDir+"="+state,
-		hookbus.EnvSocket+"="+filepath.Join(state, "hooks.sock"))
+		hookbus.EnvSocket+"="+filepath.Join(state, "hooks.sock"), runner.RunnerTagEnv+"=1.1")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	cmd.Stdin = strings.NewReader(`{"last_assistant_message":"hi"}`)
 	if out, err := cmd.CombinedOutput(); err != nil || len(out) != 0 {
 		t.Fatalf("hook: %v, %q", err, out)

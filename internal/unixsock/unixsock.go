@@ -14,8 +14,6 @@ import (
 	"syscall"
 	"time"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/wardenhq/warden/internal/safefile"
 )
 
@@ -55,40 +53,42 @@ func Listen(path string) (*net.UnixListener, error) {
 	return ln, nil
 }
 
-// CheckDir refuses a socket directory that is not ours or that others may
-// write to (a fallback dir under /tmp someone made before us).
+// ErrNotPrivate is returned (wrapped, naming the path and why) for a socket,
+// or the directory it is in, that another user made or may write to: warden
+// never listens there, and its clients never talk to what listens there.
+var ErrNotPrivate = errors.New("not private to this user")
+
+// CheckDir refuses a socket directory that is a symbolic link or not a
+// directory, is not ours, or that others may write to (a fallback dir under
+// /tmp someone made before us).
 func CheckDir(dir string) error {
+	return checkDir(dir, 0o022)
+}
+
+// checkDir is CheckDir refusing any of the permission bits in deny.
+func checkDir(dir string, deny os.FileMode) error {
 	st, err := os.Lstat(dir)
 	if err != nil {
 		return fmt.Errorf("stat socket dir: %w", err)
 	}
-	sys, ok := st.Sys().(*syscall.Stat_t)
-	if !st.IsDir() || (ok && int(sys.Uid) != os.Getuid()) {
-		return fmt.Errorf("socket dir %s is not a directory of ours", dir)
-	}
-	if st.Mode().Perm()&0o022 != 0 {
-		return fmt.Errorf("socket dir %s is writable by others (%v)", dir, st.Mode().Perm())
+	switch uid, known := owner(st); {
+	case st.Mode()&os.ModeSymlink != 0:
+		return fmt.Errorf("socket dir %s is a symbolic link: %w", dir, ErrNotPrivate)
+	case !st.IsDir():
+		return fmt.Errorf("socket dir %s is not a directory: %w", dir, ErrNotPrivate)
+	case known && uid != os.Getuid():
+		return fmt.Errorf("socket dir %s belongs to uid %d, not to this user (uid %d): %w", dir, uid, os.Getuid(), ErrNotPrivate)
+	case st.Mode().Perm()&deny != 0:
+		return fmt.Errorf("socket dir %s has mode %04o: others may write to it: %w", dir, st.Mode().Perm(), ErrNotPrivate)
 	}
 	return nil
 }
 
-// Peer is who is at the other end of a connection, as the kernel says.
-type Peer struct {
-	Pid, Uid int
-	Known    bool // the kernel said (SO_PEERCRED)
-}
-
-// PeerOf returns the credentials of the process at the other end of c.
-func PeerOf(c *net.UnixConn) Peer {
-	raw, err := c.SyscallConn()
-	if err != nil {
-		return Peer{}
+// owner is the uid that owns a file.
+func owner(st os.FileInfo) (int, bool) {
+	sys, ok := st.Sys().(*syscall.Stat_t)
+	if !ok {
+		return 0, false
 	}
-	var p Peer
-	_ = raw.Control(func(fd uintptr) {
-		if cred, err := unix.GetsockoptUcred(int(fd), unix.SOL_SOCKET, unix.SO_PEERCRED); err == nil {
-			p = Peer{Pid: int(cred.Pid), Uid: int(cred.Uid), Known: true}
-		}
-	})
-	return p
+	return int(sys.Uid), true
 }

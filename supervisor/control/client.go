@@ -7,9 +7,11 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"path/filepath"
 	"sync"
 	"time"
 
+	"github.com/wardenhq/warden/internal/unixsock"
 	"github.com/wardenhq/warden/supervisor/session"
 	"github.com/wardenhq/warden/supervisor/state"
 )
@@ -29,8 +31,19 @@ func NewClient(root string) *Client {
 }
 
 // open sends req and reads its response; timeout bounds that (0: none).
+// It talks only to warden's own socket (unixsock.Dial: a socket of this
+// user's, in a directory no one else may write to, served by a process of
+// this user's): never to one another user put in warden's place, who
+// would get the text of a send and the keys of an attach, and answer with
+// a made-up team or screen.
 func (c *Client) open(req Request, timeout time.Duration) (net.Conn, *bufio.Reader, *Response, error) {
-	conn, err := net.DialTimeout("unix", c.Path, 2*time.Second)
+	conn, err := unixsock.Dial(c.Path, 2*time.Second)
+	if errors.Is(err, unixsock.ErrNotPrivate) {
+		if root, aerr := filepath.Abs(c.Root); aerr == nil && filepath.Dir(c.Path) != root {
+			err = fmt.Errorf("%w (set XDG_RUNTIME_DIR to a private directory of yours, or use a shorter state_dir)", err)
+		}
+		return nil, nil, nil, err
+	}
 	if err != nil {
 		return nil, nil, nil, c.notRunning(err)
 	}

@@ -54,8 +54,20 @@ type Team interface {
 	Emit(name, agent string, kv ...any)
 }
 
+// Gatekeeper is what a Team implements to refuse callers of warden's own
+// user by who they are: the control socket serves the person, never the
+// agents (DESIGN §7).
+type Gatekeeper interface {
+	// Admit returns nil for the process pid when the socket serves it, or
+	// why not (the agent whose process tree it is in…).
+	Admit(pid int) error
+}
+
 // allowedUID is the only user whose processes may connect: warden's own.
 var allowedUID = os.Getuid
+
+// refusalLogEvery bounds the log lines of refused connections.
+const refusalLogEvery = 10 * time.Second
 
 // ErrNoSession: the agent exists but has no running session now.
 var ErrNoSession = errors.New("no running session")
@@ -74,6 +86,8 @@ type Server struct {
 
 	mu    sync.Mutex
 	conns map[net.Conn]struct{}
+
+	refusals unixsock.Refusals
 }
 
 // Listen serves the control socket at path (state.Layout.ControlSocket):
@@ -85,7 +99,8 @@ func Listen(logger hclog.Logger, path string, team Team, hub *Hub) (*Server, err
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	s := &Server{log: logger.Named("control"), team: team, hub: hub, ln: ln, path: path, ctx: ctx, cancel: cancel,
-		slots: make(chan struct{}, maxConns), conns: map[net.Conn]struct{}{}}
+		slots: make(chan struct{}, maxConns), conns: map[net.Conn]struct{}{},
+		refusals: unixsock.Refusals{Every: refusalLogEvery}}
 	s.wg.Add(1)
 	go s.accept()
 	s.log.Debug("listening", "socket", path)
@@ -130,9 +145,8 @@ func (s *Server) accept() {
 			time.Sleep(10 * time.Millisecond)
 			continue
 		}
-		if p := unixsock.PeerOf(c); !p.Known || p.Uid != allowedUID() {
-			s.log.Warn("control connection refused: not warden's user", "uid", p.Uid, "pid", p.Pid)
-			reply(c, Response{Error: fmt.Sprintf("refused: uid %d is not warden's", p.Uid)})
+		if err := s.admit(c); err != nil {
+			reply(c, Response{Error: "refused: " + err.Error()})
 			c.Close()
 			continue
 		}
@@ -153,6 +167,31 @@ func (s *Server) accept() {
 			s.serve(c)
 		}()
 	}
+}
+
+// admit says why the caller at the other end of c is refused, or nil:
+// a process of another user (SO_PEERCRED), or one the team refuses
+// (Gatekeeper: an agent, or anything an agent started) — judged while the
+// caller still holds its pid (unixsock.Caller.Still).
+func (s *Server) admit(c *net.UnixConn) error {
+	caller := unixsock.Identify(c)
+	defer caller.Close()
+	if !caller.Known || caller.Uid != allowedUID() {
+		s.refusals.Warn(s.log, "control connection refused: not warden's user", "uid", caller.Uid, "pid", caller.Pid)
+		return fmt.Errorf("uid %d is not warden's", caller.Uid)
+	}
+	g, ok := s.team.(Gatekeeper)
+	if !ok {
+		return nil
+	}
+	err := g.Admit(caller.Pid)
+	if err == nil && !caller.Still() {
+		err = fmt.Errorf("pid %d exited while it was being checked", caller.Pid)
+	}
+	if err != nil {
+		s.refusals.Warn(s.log, "control connection refused", "pid", caller.Pid, "reason", err.Error())
+	}
+	return err
 }
 
 func (s *Server) track(c net.Conn, on bool) {

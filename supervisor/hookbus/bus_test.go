@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -15,6 +16,7 @@ import (
 	"github.com/wardenhq/warden/internal/fakeagent"
 	"github.com/wardenhq/warden/internal/proctest"
 	"github.com/wardenhq/warden/protocol/profile"
+	"github.com/wardenhq/warden/runner"
 )
 
 func testLogger() hclog.Logger {
@@ -121,7 +123,7 @@ func TestStaleSocketIsReplaced(t *testing.T) {
 
 func TestSpoolAndDrain(t *testing.T) {
 	state := t.TempDir()
-	env := HookEnv{Agent: "w1", StateDir: state, Socket: filepath.Join(state, "hooks.sock")}
+	env := inAgent(HookEnv{Agent: "w1", StateDir: state, Socket: filepath.Join(state, "hooks.sock")})
 	if err := RunHook([]string{profile.KindClaudeStop}, strings.NewReader(`{"last_assistant_message":"one"}`), &bytes.Buffer{}, env); err != nil {
 		t.Fatal(err)
 	}
@@ -156,11 +158,13 @@ func TestSpoolAndDrain(t *testing.T) {
 	}
 }
 
-// hookCmd runs this test binary as `warden hook ARGS…`.
+// hookCmd runs this test binary as `warden hook ARGS…`, as the agent's
+// own process would: leading a session of its own, with a runner tag.
 func hookCmd(env HookEnv, stdin string, args ...string) *exec.Cmd {
 	cmd := exec.Command(os.Args[0], append([]string{"hook"}, args...)...)
 	cmd.Env = append(os.Environ(), "GORACE=atexit_sleep_ms=0", envTestHook+"=1", EnvAgent+"="+env.Agent, EnvStateDir+"="+env.StateDir,
-		EnvSocket+"="+env.Socket, fakeagent.EnvOwner+"="+itoa(os.Getpid()))
+		EnvSocket+"="+env.Socket, fakeagent.EnvOwner+"="+itoa(os.Getpid()), runner.RunnerTagEnv+"=1.1")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	cmd.Stdin = strings.NewReader(stdin)
 	return cmd
 }
@@ -214,7 +218,7 @@ func stuckSocket(t *testing.T) string {
 func TestHookLogsFailure(t *testing.T) {
 	state := t.TempDir()
 	os.WriteFile(filepath.Join(state, "hooks"), nil, 0o600) // spool dir cannot be made
-	err := RunHook([]string{profile.KindClaudeStop}, strings.NewReader(`{}`), &bytes.Buffer{}, HookEnv{Agent: "w1", StateDir: state})
+	err := RunHook([]string{profile.KindClaudeStop}, strings.NewReader(`{}`), &bytes.Buffer{}, inAgent(HookEnv{Agent: "w1", StateDir: state}))
 	if err == nil {
 		t.Fatal("no error when neither send nor spool works")
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/wardenhq/warden/internal/realcli"
 	"github.com/wardenhq/warden/protocol"
 	"github.com/wardenhq/warden/protocol/profile"
+	"github.com/wardenhq/warden/runner"
 )
 
 // cliBinDir holds the real CLIs (scripts/install-clis.sh into
@@ -151,6 +152,13 @@ func startCLI(t *testing.T, name string, answer fakeprovider.Answer) *cliRun {
 		t.Fatalf("start %s: %v", name, err)
 	}
 	r.scr = protocol.NewScreen(hclog.NewNullLogger(), 160, 50, func(b []byte) { _, _ = r.ptmx.Write(b) })
+	// As the team does: a message is believed only from the CLI's own
+	// process tree (its session, pty.Start made it lead one, or below it).
+	leader, _ := runner.Stat(r.cmd.Process.Pid)
+	r.server.CheckSenders(func(agent string, pid int) bool {
+		st, ok := runner.Stat(pid)
+		return agent == "a1" && ok && (st.Sid == leader.Pid || runner.DescendsFrom(pid, leader))
+	})
 	go r.read()
 	go func() { _ = r.cmd.Wait(); close(r.waitDone) }()
 	t.Cleanup(r.stop)
@@ -254,6 +262,10 @@ func (r *cliRun) collect(timeout time.Duration, done func([]Message) bool) []Mes
 	for {
 		select {
 		case m := <-r.server.Messages():
+			if m.Checked && !m.Owned {
+				r.t.Errorf("%s: a %s message from pid %d, a process of the CLI's, was refused", r.name, m.Kind, m.Pid)
+				continue
+			}
 			got = append(got, m)
 			if done(got) {
 				return got

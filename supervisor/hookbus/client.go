@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"os"
 	"path/filepath"
 	"sort"
@@ -15,6 +14,7 @@ import (
 	"time"
 
 	"github.com/wardenhq/warden/internal/safefile"
+	"github.com/wardenhq/warden/internal/unixsock"
 	"github.com/wardenhq/warden/supervisor/state"
 )
 
@@ -24,8 +24,14 @@ const SendTimeout = 500 * time.Millisecond
 // ErrBusy is returned by Send when the server had no room for the message.
 var ErrBusy = errors.New("hook bus busy")
 
+// ErrRefused is returned by Send when the server refused the message: its
+// sender is not a process of the agent it names. It is not spooled.
+var ErrRefused = errors.New("hook message refused: the sender is not a process of the agent it names")
+
 // Send delivers m to the server at path and waits for its receipt, all
-// within SendTimeout.
+// within SendTimeout. It talks only to a socket of this user's, in a
+// directory no one else may write to, served by a process of this user's
+// (unixsock.Dial): never to one another user put in warden's place.
 func Send(path string, m Message) error {
 	if m.At.IsZero() {
 		m.At = time.Now()
@@ -35,7 +41,7 @@ func Send(path string, m Message) error {
 		return fmt.Errorf("encode hook message: %w", err)
 	}
 	deadline := time.Now().Add(SendTimeout)
-	c, err := net.DialTimeout("unix", path, SendTimeout)
+	c, err := unixsock.Dial(path, SendTimeout)
 	if err != nil {
 		return fmt.Errorf("connect to hook socket: %w", err)
 	}
@@ -44,18 +50,18 @@ func Send(path string, m Message) error {
 	if _, err := c.Write(append(b, '\n')); err != nil {
 		return fmt.Errorf("send hook message: %w", err)
 	}
-	if uc, ok := c.(*net.UnixConn); ok {
-		_ = uc.CloseWrite()
-	}
+	_ = c.CloseWrite()
 	reply, err := bufio.NewReader(c).ReadString('\n')
 	if err != nil {
 		return fmt.Errorf("read hook receipt: %w", err)
 	}
 	switch strings.TrimSpace(reply) {
-	case "ok":
+	case replyOK:
 		return nil
-	case "busy":
+	case replyBusy:
 		return ErrBusy
+	case replyRefused:
+		return ErrRefused
 	default:
 		return fmt.Errorf("hook message refused: %q", strings.TrimSpace(reply))
 	}
@@ -114,10 +120,12 @@ func openLocked(stateDir, path string) (*os.File, error) {
 }
 
 // Drain reads every agent's spool file under STATE/hooks, removes them and
-// returns their messages oldest first. A line that does not parse (a torn
-// write by a killed hook) is skipped and counted in skipped. A spool that
-// is a symbolic link, or not a regular file, is never read nor removed:
-// the others are drained and the error names it.
+// returns their messages, file by file (by name) in the order of their
+// lines, each with its place (Message.Spooled): a line's own time is not
+// believed over the file's order. A line that does not parse (a torn write
+// by a killed hook) is skipped and counted in skipped. A spool that is a
+// symbolic link, or not a regular file, is never read nor removed: the
+// others are drained and the error names it.
 func Drain(stateDir string) (msgs []Message, skipped int, err error) {
 	dir := state.NewLayout(stateDir).HookSpools()
 	if fi, lerr := os.Lstat(dir); lerr == nil && !fi.IsDir() {
@@ -127,6 +135,7 @@ func Drain(stateDir string) (msgs []Message, skipped int, err error) {
 	if err != nil {
 		return nil, 0, fmt.Errorf("list spools: %w", err)
 	}
+	sort.Strings(files)
 	var errs []error
 	for _, path := range files {
 		got, bad, err := drainFile(path)
@@ -136,7 +145,6 @@ func Drain(stateDir string) (msgs []Message, skipped int, err error) {
 		}
 		msgs, skipped = append(msgs, got...), skipped+bad
 	}
-	sort.SliceStable(msgs, func(i, j int) bool { return msgs[i].At.Before(msgs[j].At) })
 	return msgs, skipped, errors.Join(errs...)
 }
 
@@ -154,6 +162,10 @@ func drainFile(path string) ([]Message, int, error) {
 	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
 		return nil, 0, fmt.Errorf("lock spool: %w", err)
 	}
+	st, err := f.Stat()
+	if err != nil {
+		return nil, 0, fmt.Errorf("stat spool %s: %w", path, err)
+	}
 	data, err := io.ReadAll(f)
 	if err != nil {
 		return nil, 0, fmt.Errorf("read spool %s: %w", path, err)
@@ -161,6 +173,7 @@ func drainFile(path string) ([]Message, int, error) {
 	if err := os.Remove(path); err != nil {
 		return nil, 0, fmt.Errorf("remove spool: %w", err)
 	}
+	agent := strings.TrimSuffix(filepath.Base(path), ".spool.jsonl")
 	var msgs []Message
 	bad := 0
 	for _, line := range bytes.Split(data, []byte{'\n'}) {
@@ -172,6 +185,7 @@ func drainFile(path string) ([]Message, int, error) {
 			bad++
 			continue
 		}
+		m.Spooled = &Spooled{File: agent, Line: len(msgs), Modified: st.ModTime()}
 		msgs = append(msgs, m)
 	}
 	return msgs, bad, nil

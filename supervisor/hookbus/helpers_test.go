@@ -2,6 +2,7 @@ package hookbus
 
 import (
 	"net"
+	"os"
 	"strconv"
 
 	"github.com/wardenhq/warden/supervisor/state"
@@ -16,3 +17,13 @@ func socketOf(dir string) string { return state.NewLayout(dir).HookSocket() }
 
 // spoolOf is an agent's spool file in the state dir at dir.
 func spoolOf(dir, agent string) (string, error) { return state.NewLayout(dir).HookSpool(agent) }
+
+// inAgent is env as a hook running inside agent env.Agent's process tree
+// has it: the test process runs RunHook itself, outside every agent, so
+// who spools is made up (an agent process of pid 1, started at tick 1).
+func inAgent(env HookEnv) HookEnv {
+	env.whoAmI = func(agent string) (*Sender, error) {
+		return &Sender{Pid: os.Getpid(), Start: 2, Agent: 1, AgentStart: 1, Tag: "1.1"}, nil
+	}
+	return env
+}

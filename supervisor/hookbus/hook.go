@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os/exec"
 	"slices"
 	"strings"
@@ -35,6 +36,8 @@ type HookEnv struct {
 	Agent, StateDir, Socket string
 	// Getenv reads the rest of the environment (HOME, CODEX_HOME).
 	Getenv func(string) string
+	// whoAmI finds who spools (findSender); tests replace it.
+	whoAmI func(agent string) (*Sender, error)
 }
 
 // EnvFrom reads the WARDEN_* variables with getenv.
@@ -109,8 +112,9 @@ func hook(args []string, stdin io.Reader, stdout io.Writer, env HookEnv, start t
 // line of the user's own status line command when there is one.
 func statusLine(payload []byte, userCmd []string) string {
 	line := "warden"
-	if pct, ok := profile.ClaudeStatusLine(payload); ok {
-		line = fmt.Sprintf("warden: %.0f%% context", pct)
+	if pct, ok := profile.ClaudeStatusLine(payload); ok && !math.IsNaN(pct) {
+		// What the CLI reports is shown as a gauge can be: 0–100 %.
+		line = fmt.Sprintf("warden: %.0f%% context", min(max(pct, 0), 100))
 	}
 	if len(userCmd) == 0 || userCmd[0] == "" {
 		return line
@@ -184,7 +188,10 @@ func (e HookEnv) getenv(k string) string {
 	return e.Getenv(k)
 }
 
-// deliver sends m, or spools it when the supervisor is not listening.
+// deliver sends m, or spools it when the supervisor is not listening. A
+// message the supervisor refused is not spooled. A spooled line carries
+// who wrote it (Sender): a hook that does not run inside the process tree
+// of the agent it names spools nothing.
 func deliver(env HookEnv, m Message) error {
 	if env.Agent == "" || env.StateDir == "" {
 		return fmt.Errorf("hook %s: %s and %s must be set", m.Kind, EnvAgent, EnvStateDir)
@@ -195,6 +202,18 @@ func deliver(env HookEnv, m Message) error {
 			return nil
 		}
 	}
+	if errors.Is(sendErr, ErrRefused) {
+		return fmt.Errorf("hook %s: %w", m.Kind, sendErr)
+	}
+	who := env.whoAmI
+	if who == nil {
+		who = findSender
+	}
+	sender, err := who(m.Agent)
+	if err != nil {
+		return fmt.Errorf("hook %s: send: %w; not spooled: %w", m.Kind, sendErr, err)
+	}
+	m.Sender = sender
 	if err := Spool(env.StateDir, m); err != nil {
 		return fmt.Errorf("hook %s: send: %w; spool: %w", m.Kind, sendErr, err)
 	}

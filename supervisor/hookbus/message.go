@@ -32,6 +32,37 @@ type Message struct {
 	// while the sender still waited for its reply; Owned is the answer.
 	// Not part of the wire.
 	Checked, Owned bool
+	// Sender is who wrote a spooled message, as `warden hook` found it in
+	// /proc when it spooled it (nil on the socket, where the kernel says).
+	Sender *Sender
+	// Spooled is where a message drained from a spool was (Drain). Not
+	// part of the wire.
+	Spooled *Spooled
+}
+
+// Sender is the process that spooled a message and the agent process it
+// runs under, found by `warden hook` walking up its own parents: what lets
+// the supervisor judge the line when it replays it, long after those
+// processes are gone (see the replay's rules in the supervisor).
+type Sender struct {
+	// Pid and Start (clock ticks after boot) are the hook process's.
+	Pid   int    `json:"pid"`
+	Start uint64 `json:"start"`
+	// Agent and AgentStart are the agent's process: the topmost ancestor
+	// of the hook that carries the session's runner tag, a session leader.
+	Agent      int    `json:"agent_pid"`
+	AgentStart uint64 `json:"agent_start"`
+	// Tag is that session's runner tag ("SUPERVISORPID.N").
+	Tag string `json:"tag"`
+}
+
+// Spooled is where a drained message was: its spool file's agent, its
+// position in the file (0 first) and the file's modification time — the
+// time of its last write, which no line may claim to come after.
+type Spooled struct {
+	File     string
+	Line     int
+	Modified time.Time
 }
 
 // wire is Message on the socket and in the spool: one JSON object a line;
@@ -42,11 +73,12 @@ type wire struct {
 	At          time.Time       `json:"at"`
 	Payload     json.RawMessage `json:"payload,omitempty"`
 	PayloadText *string         `json:"payload_text,omitempty"`
+	Sender      *Sender         `json:"sender,omitempty"`
 }
 
 // MarshalJSON encodes the message as one line of JSON.
 func (m Message) MarshalJSON() ([]byte, error) {
-	w := wire{Agent: m.Agent, Kind: m.Kind, At: m.At}
+	w := wire{Agent: m.Agent, Kind: m.Kind, At: m.At, Sender: m.Sender}
 	if len(m.Payload) > 0 && json.Valid(m.Payload) {
 		w.Payload = compact(m.Payload)
 	} else if len(m.Payload) > 0 {
@@ -62,7 +94,7 @@ func (m *Message) UnmarshalJSON(b []byte) error {
 	if err := json.Unmarshal(b, &w); err != nil {
 		return err
 	}
-	*m = Message{Agent: w.Agent, Kind: w.Kind, At: w.At, Payload: []byte(w.Payload)}
+	*m = Message{Agent: w.Agent, Kind: w.Kind, At: w.At, Payload: []byte(w.Payload), Sender: w.Sender}
 	if w.PayloadText != nil {
 		m.Payload = []byte(*w.PayloadText)
 	}

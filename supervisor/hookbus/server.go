@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"os"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -15,21 +16,43 @@ import (
 	"github.com/wardenhq/warden/internal/unixsock"
 )
 
+// What the hook socket may hold in memory at once, whoever floods it: every
+// connection's buffer and the line it reads (maxConns × (readBuf +
+// smallLine) ≈ 2.5 MiB), the lines longer than smallLine being read
+// (bigLines × maxMessage, and as much again while one is decoded: 16 MiB),
+// and the messages waiting for the team (maxQueued): under 30 MiB.
 const (
 	// maxMessage caps one message on the wire (a Stop payload carries the
-	// whole answer).
+	// whole answer), and what one connection may send in all.
 	maxMessage = 4 << 20
-	// maxConns bounds the connections served at once: with maxMessage, the
-	// memory a flood of connections can take (idle ones are dropped at
-	// connDeadline).
+	// maxConns bounds the connections served at once (idle ones are
+	// dropped at connDeadline).
 	maxConns = 32
-	// queueLen is how many messages wait for the consumer.
-	queueLen = 1024
+	// readBuf is a connection's read buffer; smallLine the longest line a
+	// connection reads without a big-line slot; bigLines how many longer
+	// lines are read at once (another is answered "busy": the hook spools).
+	readBuf   = 16 << 10
+	smallLine = 64 << 10
+	bigLines  = 2
+	// queueLen and maxQueued bound the messages waiting for the team, in
+	// number and in bytes.
+	queueLen  = 1024
+	maxQueued = 8 << 20
 	// enqueueWait is how long a connection waits for room in the queue
 	// before answering "busy"; the hook then spools the message.
 	enqueueWait = 300 * time.Millisecond
 	// connDeadline bounds one connection on the server side.
 	connDeadline = 2 * time.Second
+	// refusalLogEvery bounds the log lines of refused connections.
+	refusalLogEvery = 10 * time.Second
+)
+
+// Replies on the wire, one a message.
+const (
+	replyOK      = "ok"
+	replyBusy    = "busy"    // no room now: the hook spools it
+	replyRefused = "refused" // not from a process of the agent it names: dropped
+	replyBad     = "bad"
 )
 
 // Server accepts hook messages on a unix socket.
@@ -37,19 +60,26 @@ type Server struct {
 	logger hclog.Logger
 	path   string
 	ln     *net.UnixListener
-	msgs   chan Message
+	in     chan Message // taken by the connections
+	msgs   chan Message // handed to the team (unbuffered: queued counts until it is taken)
+	queued atomic.Int64 // payload bytes in in and in hand
 	done   chan struct{}
 	wg     sync.WaitGroup
+	fwd    sync.WaitGroup
 	once   sync.Once
 	conns  chan struct{} // one token a connection being served
+	big    chan struct{} // one token a line longer than smallLine being read
 	owns   atomic.Pointer[func(agent string, pid int) bool]
+
+	busyLog, refusedLog unixsock.Refusals
 }
 
 // CheckSenders makes the server ask owns whether the sender of each message
 // is a process of the agent the message names, before it replies: the
 // sender (`warden hook`) is still alive then, waiting for the reply, while
 // by the time Messages delivers it it may have exited. The answer is in
-// Message.Checked and Owned.
+// Message.Checked and Owned; a message not owned is answered "refused" and
+// delivered without its payload (for the team to say so).
 func (s *Server) CheckSenders(owns func(agent string, pid int) bool) { s.owns.Store(&owns) }
 
 // Listen serves the hook socket at path (see SocketPath). The socket is
@@ -62,10 +92,13 @@ func Listen(logger hclog.Logger, path string) (*Server, error) {
 		return nil, fmt.Errorf("hook socket: %w", err)
 	}
 	s := &Server{logger: logger.Named("hookbus"), path: path, ln: ln,
-		msgs: make(chan Message, queueLen), done: make(chan struct{}),
-		conns: make(chan struct{}, maxConns)}
+		in: make(chan Message, queueLen), msgs: make(chan Message), done: make(chan struct{}),
+		conns: make(chan struct{}, maxConns), big: make(chan struct{}, bigLines),
+		busyLog: unixsock.Refusals{Every: refusalLogEvery}, refusedLog: unixsock.Refusals{Every: refusalLogEvery}}
 	s.wg.Add(1)
 	go s.accept()
+	s.fwd.Add(1)
+	go s.forward()
 	s.logger.Debug("listening", "socket", path)
 	return s, nil
 }
@@ -84,9 +117,23 @@ func (s *Server) Close() {
 		close(s.done)
 		s.ln.Close()
 		s.wg.Wait()
-		close(s.msgs)
+		close(s.in)
 	})
 }
+
+// forward hands the queue to the team one message at a time, so that a
+// message's bytes count against maxQueued until the team has it.
+func (s *Server) forward() {
+	defer s.fwd.Done()
+	defer close(s.msgs)
+	for m := range s.in {
+		s.msgs <- m
+		s.queued.Add(-cost(m))
+	}
+}
+
+// cost is what a queued message counts against maxQueued.
+func cost(m Message) int64 { return int64(len(m.Payload)) + 256 }
 
 func (s *Server) accept() {
 	defer s.wg.Done()
@@ -105,7 +152,7 @@ func (s *Server) accept() {
 		select {
 		case s.conns <- struct{}{}:
 		default:
-			s.logger.Warn("too many hook connections at once: one refused", "max", maxConns)
+			s.busyLog.Warn(s.logger, "too many hook connections at once: refused", "max", maxConns)
 			c.Close()
 			continue
 		}
@@ -114,26 +161,41 @@ func (s *Server) accept() {
 	}
 }
 
-// handle reads one message a line until EOF and answers each with "ok" or
-// "busy" (no room: the client spools it).
+// handle reads one message a line until EOF and answers each with "ok",
+// "busy" (no room: the client spools it), "refused" or "bad".
 func (s *Server) handle(c *net.UnixConn) {
 	defer s.wg.Done()
 	defer func() { <-s.conns }()
 	defer c.Close()
-	pid := peerPid(c)
+	caller := unixsock.Identify(c)
+	defer caller.Close()
 	_ = c.SetDeadline(time.Now().Add(connDeadline))
-	r := bufio.NewReaderSize(io.LimitReader(c, maxMessage), 64<<10)
+	if !caller.Known || caller.Uid != os.Getuid() {
+		s.refusedLog.Warn(s.logger, "hook connection refused: not this user's", "uid", caller.Uid, "pid", caller.Pid)
+		_, _ = c.Write([]byte(replyRefused + "\n"))
+		return
+	}
+	r := bufio.NewReaderSize(io.LimitReader(c, maxMessage), readBuf)
 	for {
-		line, err := r.ReadBytes('\n')
-		if len(line) > 0 {
-			reply := s.take(line, pid)
+		line, big, err := s.readLine(r)
+		reply := ""
+		switch {
+		case errors.Is(err, errNoBigSlot):
+			reply = replyBusy
+		case len(line) > 0:
+			reply = s.take(line, caller)
+		}
+		if big {
+			<-s.big
+		}
+		if reply != "" {
 			if _, werr := c.Write([]byte(reply + "\n")); werr != nil {
 				s.logger.Debug("reply failed", "error", werr)
 				return
 			}
 		}
 		if err != nil {
-			if !errors.Is(err, io.EOF) {
+			if !errors.Is(err, io.EOF) && !errors.Is(err, errNoBigSlot) {
 				s.logger.Debug("read failed", "error", err)
 			}
 			return
@@ -141,29 +203,64 @@ func (s *Server) handle(c *net.UnixConn) {
 	}
 }
 
-func (s *Server) take(line []byte, pid int) string {
+// errNoBigSlot: a line longer than smallLine while bigLines others are
+// being read.
+var errNoBigSlot = errors.New("no room for a long line now")
+
+// readLine reads one line (up to maxMessage in all). Past smallLine it
+// needs a big-line slot (big: held; the caller gives it back).
+func (s *Server) readLine(r *bufio.Reader) (line []byte, big bool, err error) {
+	for {
+		frag, err := r.ReadSlice('\n')
+		if !big && len(line)+len(frag) > smallLine {
+			select {
+			case s.big <- struct{}{}:
+				big = true
+			default:
+				return nil, false, errNoBigSlot
+			}
+		}
+		line = append(line, frag...)
+		if !errors.Is(err, bufio.ErrBufferFull) {
+			return line, big, err
+		}
+	}
+}
+
+func (s *Server) take(line []byte, caller *unixsock.Caller) string {
 	var m Message
 	if err := m.UnmarshalJSON(line); err != nil || m.Kind == "" {
 		s.logger.Warn("bad hook message", "bytes", len(line), "error", err)
-		return "bad"
+		return replyBad
 	}
-	m.Pid = pid
+	m.Pid, m.Sender = caller.Pid, nil
+	reply := replyOK
 	if owns := s.owns.Load(); owns != nil {
-		m.Checked, m.Owned = true, (*owns)(m.Agent, pid)
+		// The pid checked is the sender's only if the sender still holds
+		// it once the check is done.
+		m.Checked = true
+		m.Owned = (*owns)(m.Agent, caller.Pid) && caller.Still()
+		if !m.Owned {
+			m.Payload, reply = nil, replyRefused
+		}
+	}
+	if s.queued.Add(cost(m)) > maxQueued {
+		s.queued.Add(-cost(m))
+		s.busyLog.Warn(s.logger, "hook queue full: a message answered busy", "agent", m.Agent, "kind", m.Kind)
+		return replyBusy
 	}
 	t := time.NewTimer(enqueueWait)
 	defer t.Stop()
 	select {
-	case s.msgs <- m:
-		return "ok"
+	case s.in <- m:
+		return reply
 	case <-t.C:
-		s.logger.Warn("hook queue full", "agent", m.Agent, "kind", m.Kind)
-		return "busy"
+		s.busyLog.Warn(s.logger, "hook queue full: a message answered busy", "agent", m.Agent, "kind", m.Kind)
 	case <-s.done:
-		return "busy"
 	}
+	s.queued.Add(-cost(m))
+	if reply == replyRefused {
+		return reply
+	}
+	return replyBusy
 }
-
-// peerPid is the pid of the process at the other end of c (SO_PEERCRED), 0
-// when the kernel does not say.
-func peerPid(c *net.UnixConn) int { return unixsock.PeerOf(c).Pid }

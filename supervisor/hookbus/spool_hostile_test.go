@@ -36,7 +36,7 @@ func TestSpoolNeverFollowsPlantedLinks(t *testing.T) {
 		os.Remove(filepath.Join(state, plant.rel))
 		os.Symlink(plant.target, filepath.Join(state, plant.rel))
 		os.Symlink(dir, filepath.Join(state, "logs"))
-		err := RunHook([]string{profile.KindClaudeStop}, strings.NewReader(stop), &bytes.Buffer{}, HookEnv{Agent: "w1", StateDir: state})
+		err := RunHook([]string{profile.KindClaudeStop}, strings.NewReader(stop), &bytes.Buffer{}, inAgent(HookEnv{Agent: "w1", StateDir: state}))
 		if !errors.Is(err, safefile.ErrSymlink) {
 			t.Errorf("spool with a link at %s: %v", plant.rel, err)
 		}
@@ -50,7 +50,7 @@ func TestSpoolNeverFollowsPlantedLinks(t *testing.T) {
 
 	// A spool file planted as a link to a file of forged messages.
 	state := t.TempDir()
-	env := HookEnv{Agent: "w2", StateDir: state}
+	env := inAgent(HookEnv{Agent: "w2", StateDir: state})
 	if err := RunHook([]string{profile.KindClaudeStop}, strings.NewReader(`{"last_assistant_message":"real"}`), &bytes.Buffer{}, env); err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,8 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+
+	"github.com/wardenhq/warden/internal/unixsock"
 )
 
 // Layout names every file and directory of a state dir. Root is absolute
@@ -110,15 +112,25 @@ func (l Layout) ControlSocket() string { return l.socket("control.sock", ".contr
 // socket is STATE/name when it fits in sun_path, else the short fallback
 // $XDG_RUNTIME_DIR (or the temp dir)/warden-UID/HASH+suffix.
 func (l Layout) socket(name, suffix string) string {
-	abs, err := filepath.Abs(l.Root)
-	if err != nil {
-		abs = l.Root
-	}
-	p := filepath.Join(abs, name)
-	if len(p) <= maxSunPath {
+	abs := l.abs()
+	if p := filepath.Join(abs, name); len(p) <= maxSunPath {
 		return p
 	}
 	sum := sha256.Sum256([]byte(abs))
+	return filepath.Join(fallbackSocketDir(), hex.EncodeToString(sum[:8])+suffix)
+}
+
+func (l Layout) abs() string {
+	abs, err := filepath.Abs(l.Root)
+	if err != nil {
+		return l.Root
+	}
+	return abs
+}
+
+// fallbackSocketDir is $XDG_RUNTIME_DIR (or the temp dir, or /tmp: a
+// short one)/warden-UID.
+func fallbackSocketDir() string {
 	base := os.Getenv("XDG_RUNTIME_DIR")
 	if base == "" || len(base) > 60 {
 		base = os.TempDir()
@@ -126,5 +138,28 @@ func (l Layout) socket(name, suffix string) string {
 	if len(base) > 60 {
 		base = "/tmp"
 	}
-	return filepath.Join(base, "warden-"+strconv.Itoa(os.Getuid()), hex.EncodeToString(sum[:8])+suffix)
+	return filepath.Join(base, "warden-"+strconv.Itoa(os.Getuid()))
+}
+
+// PrepareSockets makes sure the team's sockets can be warden's alone
+// before the team starts: when a socket path is too long for the state dir
+// and moves to the short fallback directory, that directory is made fresh
+// (0700) or taken only when it is a private directory of ours (see
+// unixsock.PrivateDir) — never one another user made first or can write
+// to, where they could listen in warden's place and receive the agents'
+// hook answers and the text of warden send. A directory that fails is an
+// error that says what to do.
+func (l Layout) PrepareSockets() error {
+	for _, p := range []string{l.HookSocket(), l.ControlSocket()} {
+		dir := filepath.Dir(p)
+		if dir == l.abs() {
+			continue // in the state dir, which has its own checks
+		}
+		if err := unixsock.PrivateDir(dir); err != nil {
+			return fmt.Errorf("the state dir's path is too long for a socket, so its sockets go to %s, which warden will not use: %w "+
+				"(set XDG_RUNTIME_DIR to a private directory of yours, or use a shorter state_dir; "+
+				"if %s is yours, remove it and warden makes it afresh)", dir, err, dir)
+		}
+	}
+	return nil
 }
