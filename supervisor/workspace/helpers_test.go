@@ -16,10 +16,11 @@ import (
 )
 
 // TestMain marks this process so that internal/proctest finds every process
-// a git call leaves behind, and keeps the tests away from the user's git
+// a git call or an agent leaves behind, and keeps the tests away from the user's git
 // configuration (a HOME of their own, no system config, no repository
 // found above the temp dir).
 func TestMain(m *testing.M) {
+	fakeagent.Main() // the test binary is also the hostile agent (mode gitattack)
 	home, err := os.MkdirTemp("", "workspace-home-")
 	if err != nil {
 		panic(err)
@@ -163,6 +164,9 @@ func nullLogger() hclog.Logger { return hclog.NewNullLogger() }
 // sparse makes a file of size bytes that takes no room on disk.
 func sparse(t testing.TB, path string, size int64) {
 	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	f, err := os.Create(path)
 	if err != nil {
 		t.Fatal(err)

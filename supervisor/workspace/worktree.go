@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+
+	"github.com/wardenhq/warden/protocol"
 )
 
 // Worktree is a task's git worktree, on the task's branch.
@@ -41,8 +43,10 @@ type RefusedError struct {
 	Reason string
 }
 
+// Error is on one line without control characters: the reason may name
+// what the agent planted (a link's target, a path in its .git).
 func (e *RefusedError) Error() string {
-	return fmt.Sprintf("worktree %s is not the one warden made (%s): refused", e.Path, e.Reason)
+	return protocol.Plain(fmt.Sprintf("worktree %s is not the one warden made (%s): refused", e.Path, e.Reason))
 }
 
 // site is where the worktree's calls run: its admin dir and its top,
