@@ -63,9 +63,10 @@ prompt = "Work."
 				t.Fatalf("no record of w on T1: %v", cps)
 			}
 			if !slices.Equal(cp.Blockers, []string{"the fixture server is down"}) || cp.Notes != "late lines matter" ||
-				cp.ResumeInstructions != "run the tests first" || cp.CheckpointID != received["checkpoint_id"] {
-				t.Errorf("the saved record lacks the late lines: id %s blockers %q notes %q resume %q",
-					cp.CheckpointID, cp.Blockers, cp.Notes, cp.ResumeInstructions)
+				cp.ResumeInstructions != "run the tests first" || cp.CheckpointID != received["checkpoint_id"] ||
+				cp.Phase != "testing" || cp.Extra["Confidence"] != "high" {
+				t.Errorf("the saved record lacks the late lines: id %s blockers %q notes %q resume %q phase %q extra %v",
+					cp.CheckpointID, cp.Blockers, cp.Notes, cp.ResumeInstructions, cp.Phase, cp.Extra)
 			}
 			hist, err := state.ReadHistory(cfg.StateDir, "T1")
 			if err != nil {

@@ -82,7 +82,7 @@ func waitTask(in *bufio.Scanner) string {
 // lateblock:pause=D:tui=1 — an agent whose answer stalls half-way: once its
 // first prompt is in, it prints a block's required lines, waits D (Go
 // duration, default 1.5s), then prints the optional lines (Blockers:,
-// Notes:, Resume:), and stays. With tui=1 it is the fake TUI of tui-answer
+// Notes:, Resume:, a seed line and an extra Key: value line), and stays. With tui=1 it is the fake TUI of tui-answer
 // (raw mode, alternate screen, composer box): the answer goes into its
 // transcript, the optional lines below the rest after the pause.
 func modeLateBlock(args []string) int {
@@ -151,5 +151,6 @@ func lateTUI(pause time.Duration) int {
 func LateBlock(task string) (required, optional []string) {
 	return []string{"CHECKPOINT: " + task, "Status: implementing", "Completed:", "- the parser", "Remaining:",
 			"- the tests", "Files Modified: parser.go", "Estimated Progress: 40%"},
-		[]string{"Blockers:", "- the fixture server is down", "Notes: late lines matter", "Resume: run the tests first"}
+		[]string{"Blockers:", "- the fixture server is down", "Notes: late lines matter", "Resume: run the tests first",
+			"Phase: testing", "Confidence: high"}
 }

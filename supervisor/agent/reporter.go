@@ -204,7 +204,8 @@ func (r *reporter) Amend(cp *protocol.Checkpoint) bool {
 	}
 	d.Queue.Progress(cp.TaskID, QueueCheckpoint(cp))
 	r.Event(event.CheckpointAmended, "checkpoint_id", cp.CheckpointID, "blockers", cp.Blockers,
-		"notes", cp.Notes, "resume_instructions", cp.ResumeInstructions)
+		"notes", cp.Notes, "resume_instructions", cp.ResumeInstructions, "phase", cp.Phase, "current_step", cp.CurrentStep,
+		"subtasks", cp.Subtasks, "files_created", cp.FilesCreated, "errors", cp.Errors, "extra", cp.Extra)
 	d.Publish()
 	return true
 }

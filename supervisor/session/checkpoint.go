@@ -46,8 +46,9 @@ func (s *Session) reject(reason, text string) {
 }
 
 // onBlock hands a new answer (the reader's ledger decided it is one) to the
-// agent as a record, and types a failed verify's output back. It reports
-// whether the task is done.
+// agent as a record. It reports whether the task is done: a record that
+// completes it, or one made after its verify passed off the loop. A task
+// with a verify answers Verifying; the verdict comes later (Verified).
 func (s *Session) onBlock(b protocol.Block) bool {
 	if s.cfg.Task == nil {
 		s.reject("checkpoint from an agent that has no task", "")
@@ -71,6 +72,9 @@ func (s *Session) onBlock(b protocol.Block) bool {
 	cp := s.record(b, trigger)
 	v := s.r.Record(cp)
 	if !v.Saved {
+		if v.Done {
+			return true // the task completed meanwhile (its verify passed): this answer came after
+		}
 		// Not on disk: it does not count. The timers run on, and the
 		// reader takes it back, so that the same answer given again counts.
 		s.reader.Forget(b)
@@ -116,7 +120,7 @@ func (s *Session) record(b protocol.Block, trigger string) *protocol.Checkpoint 
 // place — same checkpoint_id, trigger and epoch — never a new one.
 func (s *Session) amend(b protocol.Block) {
 	cp := *s.last
-	cp.Blockers, cp.Notes, cp.ResumeInstructions = b.Blockers, b.Notes, b.Resume
+	cp.SetOptional(b) // every optional line, made Plain like the record's
 	cp.UpdatedAt = s.cfg.Clock.Now().UTC()
 	if !s.r.Amend(&cp) {
 		s.reader.Forget(b) // not on disk: the same lines given again count
