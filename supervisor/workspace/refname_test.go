@@ -3,6 +3,8 @@ package workspace
 import (
 	"os/exec"
 	"testing"
+
+	"github.com/wardenhq/warden/internal/proctest"
 )
 
 // RefComponentProblem agrees with git check-ref-format --branch on every
@@ -10,6 +12,7 @@ import (
 // (fine in a branch) is refused: the id is one component, and one
 // directory.
 func TestRefComponentProblemAgreesWithGit(t *testing.T) {
+	defer proctest.AssertNone(t)
 	for _, id := range []string{"T1", "T..1", "x.lock", ".hidden", "T1.", "a.b", "a-b_c", "-x", "x.lock.y",
 		"...", "a.lock.lock", "lock", ".lock", "T_1.2", "a..", "@", "a@{b", "a b", "a~1", "a:b", "a*", "a[", "a\\b"} {
 		err := exec.Command("git", "check-ref-format", "--branch", "warden/team/"+id).Run()
