@@ -2,6 +2,7 @@ package control
 
 import (
 	"bytes"
+	"encoding/json"
 	"sync"
 )
 
@@ -25,9 +26,13 @@ func NewHub(keep int) *Hub {
 	return &Hub{keep: keep, subs: map[chan []byte]struct{}{}, changed: make(chan struct{})}
 }
 
-// Event hands one event's JSON line to every watcher.
+// Event hands one event's JSON line to every watcher; a line that is not
+// a JSON object is dropped (a watcher could not be sent it).
 func (h *Hub) Event(line []byte) {
 	line = bytes.TrimRight(append([]byte(nil), line...), "\n")
+	if !jsonObject(line) {
+		return
+	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.recent = append(h.recent, line)
@@ -45,11 +50,19 @@ func (h *Hub) Event(line []byte) {
 }
 
 // Seed puts events written before this run (events.jsonl's last lines)
-// among the recent ones.
+// among the recent ones. A torn line (a full disk, a crash mid-write) is
+// skipped: the ones after it are sent as usual (issue 22, item 9: one torn
+// line ended every watch at once, so the page's event stream for good).
 func (h *Hub) Seed(lines [][]byte) {
+	good := make([][]byte, 0, len(lines))
+	for _, l := range lines {
+		if jsonObject(l) {
+			good = append(good, l)
+		}
+	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	h.recent = append(append([][]byte(nil), lines...), h.recent...)
+	h.recent = append(good, h.recent...)
 	if over := len(h.recent) - h.keep; over > 0 {
 		h.recent = h.recent[over:]
 	}
@@ -86,4 +99,10 @@ func (h *Hub) Subscribe() (recent [][]byte, events <-chan []byte, cancel func())
 			close(ch)
 		}
 	}
+}
+
+// jsonObject reports whether line is one JSON object, as an event is.
+func jsonObject(line []byte) bool {
+	line = bytes.TrimSpace(line)
+	return len(line) > 0 && line[0] == '{' && json.Valid(line)
 }

@@ -21,8 +21,13 @@ import (
 const (
 	// maxRequest bounds a request line (a send's text).
 	maxRequest = 1 << 20
-	// maxConns bounds the connections served at once.
+	// maxConns bounds the connections served at once, watchers apart:
+	// these slots are the operators' (ps, stop, send, attach…).
 	maxConns = 64
+	// maxWatchers bounds the watchers (the page's viewers, of every page
+	// beside the team) with slots of their own: however many watch, they
+	// never take a slot ps or stop needs.
+	maxWatchers = 32
 	// requestDeadline bounds the wait for a connection's request line.
 	requestDeadline = 5 * time.Second
 	// writeDeadline bounds one write to a client: a viewer that stops
@@ -83,6 +88,8 @@ type Server struct {
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
 	slots  chan struct{}
+	// watchSlots are the watchers': a watch moves from slots to these.
+	watchSlots chan struct{}
 
 	mu    sync.Mutex
 	conns map[net.Conn]struct{}
@@ -99,7 +106,7 @@ func Listen(logger hclog.Logger, path string, team Team, hub *Hub) (*Server, err
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	s := &Server{log: logger.Named("control"), team: team, hub: hub, ln: ln, path: path, ctx: ctx, cancel: cancel,
-		slots: make(chan struct{}, maxConns), conns: map[net.Conn]struct{}{},
+		slots: make(chan struct{}, maxConns), watchSlots: make(chan struct{}, maxWatchers), conns: map[net.Conn]struct{}{},
 		refusals: unixsock.Refusals{Every: refusalLogEvery}}
 	s.wg.Add(1)
 	go s.accept()
@@ -161,10 +168,12 @@ func (s *Server) accept() {
 		s.wg.Add(1)
 		go func() {
 			defer s.wg.Done()
-			defer func() { <-s.slots }()
+			var once sync.Once
+			release := func() { once.Do(func() { <-s.slots }) }
+			defer release()
 			defer s.track(c, false)
 			defer c.Close()
-			s.serve(c)
+			s.serve(c, release)
 		}()
 	}
 }
@@ -204,8 +213,9 @@ func (s *Server) track(c net.Conn, on bool) {
 	}
 }
 
-// serve reads one request and answers it.
-func (s *Server) serve(c *net.UnixConn) {
+// serve reads one request and answers it; release gives the connection's
+// operator slot back (a watch holds a watcher's slot instead).
+func (s *Server) serve(c *net.UnixConn, release func()) {
 	_ = c.SetReadDeadline(time.Now().Add(requestDeadline))
 	br := bufio.NewReaderSize(io.LimitReader(c, maxRequest), 64<<10)
 	line, err := br.ReadBytes('\n')
@@ -252,6 +262,14 @@ func (s *Server) serve(c *net.UnixConn) {
 	case CmdAttach:
 		s.attach(c, br, req)
 	case CmdWatch:
+		select {
+		case s.watchSlots <- struct{}{}:
+		default:
+			reply(c, Response{Error: fmt.Sprintf("too many watchers at once (%d): the team's page has as many viewers as it serves", maxWatchers)})
+			return
+		}
+		defer func() { <-s.watchSlots }()
+		release()
 		s.watch(c, br, req)
 	default:
 		reply(c, Response{Error: fmt.Sprintf("unknown command %q", req.Cmd)})
