@@ -88,10 +88,11 @@ func (s *Server) serveAnthropic(w http.ResponseWriter, r *http.Request, raw []by
 	}
 	s.record(req)
 	if a.Limit != nil {
-		s.anthropicLimit(w, *a.Limit)
+		s.anthropicLimit(w, *a.Limit, req.At)
 		return
 	}
-	in, out := usage(a, len(raw))
+	s.anthropicQuota(w, req.Account, req.At)
+	u := req.Served
 	id := s.newID("msg_fake")
 	stop := "end_turn"
 	var content []any
@@ -100,11 +101,19 @@ func (s *Server) serveAnthropic(w http.ResponseWriter, r *http.Request, raw []by
 	}
 	if a.Tool != nil {
 		stop = "tool_use"
-		content = append(content, map[string]any{"type": "tool_use", "id": req.ToolCallID, "name": "Bash",
-			"input": a.Tool.toolArgs()})
+		name, input := "Bash", a.Tool.toolArgs()
+		if a.Tool.Name != "" {
+			name, input = a.Tool.Name, a.Tool.Input
+		}
+		content = append(content, map[string]any{"type": "tool_use", "id": req.ToolCallID, "name": name, "input": input})
 	}
-	usageEnd := map[string]any{"input_tokens": in, "cache_creation_input_tokens": 0,
-		"cache_read_input_tokens": 0, "output_tokens": out}
+	// input_tokens is the uncached part: the prompt is input_tokens +
+	// cache_creation_input_tokens + cache_read_input_tokens.
+	usageWith := func(out int) map[string]any {
+		return map[string]any{"input_tokens": u.Input - u.CachedInput - u.CacheWrite,
+			"cache_creation_input_tokens": u.CacheWrite, "cache_read_input_tokens": u.CachedInput, "output_tokens": out}
+	}
+	usageEnd := usageWith(u.Output)
 	if !body.Stream {
 		writeJSON(w, http.StatusOK, map[string]any{
 			"id": id, "type": "message", "role": "assistant", "model": body.Model,
@@ -115,8 +124,7 @@ func (s *Server) serveAnthropic(w http.ResponseWriter, r *http.Request, raw []by
 	e := s.startSSE(w, r)
 	e.event("message_start", map[string]any{"type": "message_start", "message": map[string]any{
 		"id": id, "type": "message", "role": "assistant", "model": body.Model, "content": []any{},
-		"stop_reason": nil, "stop_sequence": nil, "usage": map[string]any{"input_tokens": in,
-			"cache_creation_input_tokens": 0, "cache_read_input_tokens": 0, "output_tokens": 1}}})
+		"stop_reason": nil, "stop_sequence": nil, "usage": usageWith(1)}})
 	for i, block := range content {
 		if !s.anthropicBlock(e, i, block.(map[string]any), i == 0) {
 			return
@@ -166,12 +174,11 @@ func anthropicError(kind, msg string) map[string]any {
 // anthropicLimit answers 429 the way the API does: the unified
 // (subscription) headers say which window was rejected and when it resets;
 // a plain rate limit carries retry-after and the per-minute headers.
-func (s *Server) anthropicLimit(w http.ResponseWriter, l Limit) {
-	now := s.script.Clock.Now()
-	reset := now.Add(l.resetIn())
+func (s *Server) anthropicLimit(w http.ResponseWriter, l Limit, now time.Time) {
+	reset := l.resetAt(now)
 	h := w.Header()
 	h.Set("request-id", "req_fake")
-	h.Set("retry-after", strconv.Itoa(int(l.resetIn().Seconds())))
+	h.Set("retry-after", strconv.FormatInt(secondsUntil(now, reset), 10))
 	if l.Kind == UsageLimit {
 		epoch := strconv.FormatInt(reset.Unix(), 10)
 		h.Set("anthropic-ratelimit-unified-status", "rejected")
@@ -181,6 +188,7 @@ func (s *Server) anthropicLimit(w http.ResponseWriter, l Limit) {
 		h.Set("anthropic-ratelimit-unified-5h-reset", epoch)
 		h.Set("anthropic-ratelimit-unified-5h-utilization", "1.0")
 		h.Set("anthropic-ratelimit-unified-7d-status", "allowed")
+		h.Set("anthropic-ratelimit-unified-7d-reset", strconv.FormatInt(now.Add(5*24*time.Hour).Unix(), 10))
 		h.Set("anthropic-ratelimit-unified-7d-utilization", "0.4")
 		h.Set("x-should-retry", "false")
 		writeJSON(w, http.StatusTooManyRequests, anthropicError("rate_limit_error",
@@ -194,4 +202,35 @@ func (s *Server) anthropicLimit(w http.ResponseWriter, l Limit) {
 	writeJSON(w, http.StatusTooManyRequests, anthropicError("rate_limit_error",
 		"This request would exceed the rate limit for your organization of 50 requests per minute. "+
 			"For details, refer to: https://docs.claude.com/en/api/rate-limits."))
+}
+
+// anthropicQuota puts the account's quota on a successful answer as the
+// unified headers: status allowed (allowed_warning from 90 %, with the
+// threshold surpassed), the representative claim, each window's
+// utilization (0-1), reset (epoch) and status.
+func (s *Server) anthropicQuota(w http.ResponseWriter, account string, now time.Time) {
+	q, ok := s.quota(account)
+	if !ok {
+		return
+	}
+	h := w.Header()
+	weeklyReset := q.WeeklyResetAt
+	if weeklyReset.IsZero() {
+		weeklyReset = now.Add(5 * 24 * time.Hour)
+	}
+	status := "allowed"
+	if q.UsedPercent >= 90 {
+		status = "allowed_warning"
+		h.Set("anthropic-ratelimit-unified-5h-surpassed-threshold", "0.9")
+	}
+	epoch := strconv.FormatInt(q.ResetAt.Unix(), 10)
+	h.Set("anthropic-ratelimit-unified-status", status)
+	h.Set("anthropic-ratelimit-unified-reset", epoch)
+	h.Set("anthropic-ratelimit-unified-representative-claim", "five_hour")
+	h.Set("anthropic-ratelimit-unified-5h-status", status)
+	h.Set("anthropic-ratelimit-unified-5h-reset", epoch)
+	h.Set("anthropic-ratelimit-unified-5h-utilization", strconv.FormatFloat(q.UsedPercent/100, 'f', -1, 64))
+	h.Set("anthropic-ratelimit-unified-7d-status", "allowed")
+	h.Set("anthropic-ratelimit-unified-7d-reset", strconv.FormatInt(weeklyReset.Unix(), 10))
+	h.Set("anthropic-ratelimit-unified-7d-utilization", strconv.FormatFloat(q.WeeklyPercent/100, 'f', -1, 64))
 }

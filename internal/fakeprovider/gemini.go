@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"time"
 )
 
 // geminiBody is the part of a generateContent request the fake reads.
@@ -102,18 +103,23 @@ func (s *Server) serveGemini(w http.ResponseWriter, r *http.Request, raw []byte,
 	}
 	s.record(req)
 	if a.Limit != nil {
-		s.geminiLimit(w, model, *a.Limit)
+		s.geminiLimit(w, model, *a.Limit, req.At)
 		return
 	}
-	in, out := usage(a, len(raw))
+	u := req.Served
 	respID := s.newID("fake")
 	chunk := func(parts []any, last bool) map[string]any {
 		cand := map[string]any{"content": map[string]any{"role": "model", "parts": parts}, "index": 0}
-		used := map[string]any{"promptTokenCount": in, "totalTokenCount": in}
+		// promptTokenCount is the whole prompt, cachedContentTokenCount the
+		// part of it read from the cache; the last chunk adds the reply.
+		used := map[string]any{"promptTokenCount": u.Input, "totalTokenCount": u.Input}
 		if last {
 			cand["finishReason"] = "STOP"
-			used = map[string]any{"promptTokenCount": in, "candidatesTokenCount": out,
-				"totalTokenCount": in + out}
+			used = map[string]any{"promptTokenCount": u.Input, "candidatesTokenCount": u.Output,
+				"totalTokenCount": u.Input + u.Output}
+		}
+		if u.CachedInput > 0 {
+			used["cachedContentTokenCount"] = u.CachedInput
 		}
 		return map[string]any{"candidates": []any{cand}, "usageMetadata": used,
 			"modelVersion": model, "responseId": respID}
@@ -163,11 +169,32 @@ func geminiError(code int, status, msg string, details []any) map[string]any {
 		"details": details}}
 }
 
-// geminiLimit answers 429 RESOURCE_EXHAUSTED with a QuotaFailure and a
-// RetryInfo as the Gemini API does: a per-day quota for UsageLimit (the
-// CLI's TerminalQuotaError), a per-minute one for RateLimit (retried).
-func (s *Server) geminiLimit(w http.ResponseWriter, model string, l Limit) {
-	secs := int64(l.resetIn().Seconds())
+// geminiLimit answers 429 RESOURCE_EXHAUSTED as Google's servers do, in
+// the shapes Gemini CLI's classifyGoogleError (packages/core
+// utils/googleQuotaErrors) tells apart:
+//   - UsageLimit: the Code Assist quota of a signed-in account, ErrorInfo
+//     QUOTA_EXHAUSTED in the cloudcode-pa.googleapis.com domain and a
+//     RetryInfo delay to the reset: terminal, shown with "Access resets at";
+//   - UsageLimit with GeminiDaily: the Gemini API's per-day free-tier quota
+//     (QuotaFailure quotaId …PerDay…): terminal, with no reset time;
+//   - RateLimit: a per-minute quota with a RetryInfo delay: retried.
+func (s *Server) geminiLimit(w http.ResponseWriter, model string, l Limit, now time.Time) {
+	secs := secondsUntil(now, l.resetAt(now))
+	retry := map[string]any{"@type": "type.googleapis.com/google.rpc.RetryInfo", "retryDelay": fmt.Sprintf("%ds", secs)}
+	if l.Kind == UsageLimit && !l.GeminiDaily {
+		msg := fmt.Sprintf("Quota exceeded for quota metric 'Gemini requests' and limit 'Gemini requests per 5 hours "+
+			"per user per tier' of service 'cloudcode-pa.googleapis.com'. Your quota will reset after %s.",
+			(time.Duration(secs) * time.Second).String())
+		details := []any{
+			map[string]any{"@type": "type.googleapis.com/google.rpc.ErrorInfo", "reason": "QUOTA_EXHAUSTED",
+				"domain": "cloudcode-pa.googleapis.com", "metadata": map[string]any{"model": model,
+					"quotaResetDelay": (time.Duration(secs) * time.Second).String(),
+					"quotaResetTimeStamp": l.resetAt(now).UTC().Format(time.RFC3339)}},
+			retry,
+		}
+		writeJSON(w, http.StatusTooManyRequests, geminiError(http.StatusTooManyRequests, "RESOURCE_EXHAUSTED", msg, details))
+		return
+	}
 	quotaID, metric, value := "GenerateRequestsPerDayPerProjectPerModel-FreeTier",
 		"generativelanguage.googleapis.com/generate_content_free_tier_requests", "250"
 	if l.Kind == RateLimit {
@@ -183,7 +210,7 @@ func (s *Server) geminiLimit(w http.ResponseWriter, model string, l Limit) {
 		map[string]any{"@type": "type.googleapis.com/google.rpc.Help", "links": []any{
 			map[string]any{"description": "Learn more about Gemini API quotas",
 				"url": "https://ai.google.dev/gemini-api/docs/rate-limits"}}},
-		map[string]any{"@type": "type.googleapis.com/google.rpc.RetryInfo", "retryDelay": fmt.Sprintf("%ds", secs)},
+		retry,
 	}
 	writeJSON(w, http.StatusTooManyRequests, geminiError(http.StatusTooManyRequests, "RESOURCE_EXHAUSTED", msg, details))
 }

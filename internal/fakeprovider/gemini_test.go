@@ -54,7 +54,7 @@ func TestGeminiRouterGetsSchemaFilledObject(t *testing.T) {
 }
 
 func TestGeminiDailyQuotaIsTerminalShape(t *testing.T) {
-	s := newTestServer(t, Script{Answers: []Answer{{Limit: &Limit{Kind: UsageLimit}}}})
+	s := newTestServer(t, Script{Answers: []Answer{{Limit: &Limit{Kind: UsageLimit, GeminiDaily: true}}}})
 	resp, body := post(t, s.URL()+"/v1beta/models/gemini-test:streamGenerateContent?alt=sse", `{"contents":[{"role":"user","parts":[{"text":"go"}]}]}`, nil)
 	m := decode(t, body)
 	if resp.StatusCode != http.StatusTooManyRequests || dig(m, "error", "code") != 429.0 || dig(m, "error", "status") != "RESOURCE_EXHAUSTED" {

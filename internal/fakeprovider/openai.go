@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
+	"time"
 )
 
 // openaiBody is the part of a Responses API request the fake reads.
@@ -44,19 +45,22 @@ func (s *Server) serveOpenAI(w http.ResponseWriter, r *http.Request, raw []byte,
 	}
 	s.record(req)
 	if a.Limit != nil {
-		s.openaiLimit(w, *a.Limit)
+		s.openaiLimit(w, *a.Limit, req.At)
 		return
 	}
-	in, out := usage(a, len(raw))
+	s.codexQuota(w, req.Account, req.At)
+	u := req.Served
 	respID := s.newID("resp_fake")
-	created := s.script.Clock.Now().Unix()
+	created := req.At.Unix()
 	response := func(status string, output []any, withUsage bool) map[string]any {
 		resp := map[string]any{"id": respID, "object": "response", "created_at": created,
 			"status": status, "model": body.Model, "output": output}
 		if withUsage {
-			resp["usage"] = map[string]any{"input_tokens": in,
-				"input_tokens_details": map[string]any{"cached_tokens": 0}, "output_tokens": out,
-				"output_tokens_details": map[string]any{"reasoning_tokens": 0}, "total_tokens": in + out}
+			// input_tokens is the whole prompt, cached_tokens the part of it
+			// read from the cache.
+			resp["usage"] = map[string]any{"input_tokens": u.Input,
+				"input_tokens_details": map[string]any{"cached_tokens": u.CachedInput}, "output_tokens": u.Output,
+				"output_tokens_details": map[string]any{"reasoning_tokens": 0}, "total_tokens": u.Input + u.Output}
 		}
 		return resp
 	}
@@ -138,24 +142,20 @@ func (s *Server) openaiItem(e *sse, ev func(string, map[string]any), index int, 
 }
 
 // openaiLimit answers 429 as the Codex backend does for a used-up plan
-// (usage_limit_reached with reset time, x-codex-* window headers) or as
-// the platform API does for a per-minute limit (rate_limit_exceeded).
-func (s *Server) openaiLimit(w http.ResponseWriter, l Limit) {
-	now := s.script.Clock.Now()
-	secs := int64(l.resetIn().Seconds())
+// (usage_limit_reached with plan_type and resets_at, the x-codex-* window
+// headers; codex-rs/codex-api/src/api_bridge.rs reads resets_at, not the
+// older resets_in_seconds) or as the platform API does for a per-minute
+// limit (rate_limit_exceeded).
+func (s *Server) openaiLimit(w http.ResponseWriter, l Limit, now time.Time) {
+	reset := l.resetAt(now)
+	secs := secondsUntil(now, reset)
 	h := w.Header()
 	h.Set("x-request-id", "req_fake")
 	if l.Kind == UsageLimit {
-		reset := now.Unix() + secs
-		h.Set("x-codex-primary-used-percent", "100.0")
-		h.Set("x-codex-primary-window-minutes", "300")
-		h.Set("x-codex-primary-reset-at", strconv.FormatInt(reset, 10))
-		h.Set("x-codex-primary-reset-after-seconds", strconv.FormatInt(secs, 10))
-		h.Set("x-codex-secondary-used-percent", "40.0")
-		h.Set("x-codex-secondary-window-minutes", "10080")
+		codexWindows(h, 100, reset, now, 40, now.Add(5*24*time.Hour))
 		writeJSON(w, http.StatusTooManyRequests, map[string]any{"error": map[string]any{
 			"type": "usage_limit_reached", "message": "The usage limit has been reached",
-			"plan_type": "plus", "resets_at": reset, "resets_in_seconds": secs}})
+			"plan_type": "plus", "resets_at": reset.Unix(), "resets_in_seconds": secs}})
 		return
 	}
 	h.Set("retry-after", strconv.FormatInt(secs, 10))
@@ -166,4 +166,31 @@ func (s *Server) openaiLimit(w http.ResponseWriter, l Limit) {
 		"message": fmt.Sprintf("Rate limit reached for requests per min (RPM): Limit 3, Used 3, "+
 			"Requested 1. Please try again in %ds.", secs),
 		"type": "requests", "param": nil, "code": "rate_limit_exceeded"}})
+}
+
+// codexQuota puts the account's quota on a successful answer as the
+// x-codex-* headers (codex-rs/codex-api/src/rate_limits.rs).
+func (s *Server) codexQuota(w http.ResponseWriter, account string, now time.Time) {
+	q, ok := s.quota(account)
+	if !ok {
+		return
+	}
+	weekly := q.WeeklyResetAt
+	if weekly.IsZero() {
+		weekly = now.Add(5 * 24 * time.Hour)
+	}
+	codexWindows(w.Header(), q.UsedPercent, q.ResetAt, now, q.WeeklyPercent, weekly)
+}
+
+// codexWindows writes the primary (5-hour) and secondary (weekly) window
+// headers: used percent, window minutes, reset (epoch) and seconds to it.
+func codexWindows(h http.Header, used float64, reset, now time.Time, weeklyUsed float64, weeklyReset time.Time) {
+	h.Set("x-codex-primary-used-percent", strconv.FormatFloat(used, 'f', 1, 64))
+	h.Set("x-codex-primary-window-minutes", "300")
+	h.Set("x-codex-primary-reset-at", strconv.FormatInt(reset.Unix(), 10))
+	h.Set("x-codex-primary-reset-after-seconds", strconv.FormatInt(secondsUntil(now, reset), 10))
+	h.Set("x-codex-secondary-used-percent", strconv.FormatFloat(weeklyUsed, 'f', 1, 64))
+	h.Set("x-codex-secondary-window-minutes", "10080")
+	h.Set("x-codex-secondary-reset-at", strconv.FormatInt(weeklyReset.Unix(), 10))
+	h.Set("x-codex-secondary-reset-after-seconds", strconv.FormatInt(secondsUntil(now, weeklyReset), 10))
 }

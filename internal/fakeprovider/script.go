@@ -37,55 +37,21 @@ type realClock struct{}
 func (realClock) Now() time.Time                         { return time.Now() }
 func (realClock) After(d time.Duration) <-chan time.Time { return time.After(d) }
 
-// LimitKind tells which error an Answer stands for.
-type LimitKind int
-
-const (
-	// UsageLimit is the hard quota: Claude's unified 5-hour limit rejected,
-	// Codex's usage_limit_reached, Gemini's per-day RESOURCE_EXHAUSTED.
-	// The CLIs show it and do not retry.
-	UsageLimit LimitKind = iota + 1
-	// RateLimit is the transient per-minute limit with a retry delay; the
-	// CLIs retry it on their own.
-	RateLimit
-)
-
-// String names the kind for logs.
-func (k LimitKind) String() string {
-	switch k {
-	case UsageLimit:
-		return "usage_limit"
-	case RateLimit:
-		return "rate_limit"
-	}
-	return "none"
-}
-
-// Limit makes an Answer an error response instead of a model reply.
-type Limit struct {
-	Kind LimitKind
-	// ResetIn is how long until the limit resets, from the script's clock;
-	// zero means 5 hours for UsageLimit and 2 seconds for RateLimit.
-	ResetIn time.Duration
-}
-
-func (l Limit) resetIn() time.Duration {
-	if l.ResetIn > 0 {
-		return l.ResetIn
-	}
-	if l.Kind == RateLimit {
-		return 2 * time.Second
-	}
-	return 5 * time.Hour
-}
-
 // Answer is what the fake model replies to one main request.
 type Answer struct {
 	// Text is the assistant's reply, streamed in chunks.
 	Text string
-	// InputTokens is the prompt size reported in usage; zero estimates it
-	// from the request body (4 bytes a token).
+	// InputTokens is the whole prompt reported in usage, the cached part
+	// included; zero estimates it from the request body (4 bytes a token).
 	InputTokens int
+	// CachedTokens is the part of the prompt read from the provider's
+	// prompt cache: Anthropic's cache_read_input_tokens, OpenAI's
+	// input_tokens_details.cached_tokens, Gemini's cachedContentTokenCount.
+	CachedTokens int
+	// CacheWriteTokens is the part of the prompt written to the cache
+	// (Anthropic's cache_creation_input_tokens; the others have none and
+	// count it as plain input).
+	CacheWriteTokens int
 	// OutputTokens is the reply size reported in usage; zero estimates it
 	// from Text.
 	OutputTokens int
@@ -129,6 +95,19 @@ type Request struct {
 	// Gemini, whose API gives calls no id, the function name. ResultOf and
 	// ToolResult.For take it.
 	ToolCallID string
+
+	// The ledger's fields (ledger.go).
+	// At is when the request came, on the script's clock.
+	At time.Time
+	// Status is the HTTP status answered.
+	Status int
+	// Served is the token usage the answer reported (zero for an error).
+	Served Usage
+	// Account is the request's AccountHeader, telling apart agents that
+	// share one server ("" when the CLI sent none).
+	Account string
+	// Refused is true when a LimitWindow refused the request.
+	Refused bool
 }
 
 // Script decides the answers. With Decide set, it answers every main

@@ -26,7 +26,16 @@ type Server struct {
 	next     int
 	requests []Request
 	ids      int
+	windows  []*LimitWindow
+	quotas   map[string]Quota
 }
+
+// AccountHeader is the request header that tells apart the agents (or
+// accounts) sharing one server: each CLI sends it from its own
+// environment (Claude ANTHROPIC_CUSTOM_HEADERS, Codex env_http_headers in
+// its provider config, Gemini GEMINI_CLI_CUSTOM_HEADERS). It is recorded
+// as Request.Account and selects a LimitWindow's and a Quota's account.
+const AccountHeader = "X-Fake-Account"
 
 // New starts a fake provider answering from script. Close it when done.
 func New(logger hclog.Logger, script Script) *Server {
@@ -61,6 +70,12 @@ func (s *Server) Requests() []Request {
 }
 
 func (s *Server) record(req Request) {
+	if req.Status == 0 {
+		req.Status = http.StatusOK
+		if req.Answered == "not_found" {
+			req.Status = http.StatusNotFound
+		}
+	}
 	s.mu.Lock()
 	s.requests = append(s.requests, req)
 	s.mu.Unlock()
@@ -103,7 +118,8 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "bad body", http.StatusBadRequest)
 		return
 	}
-	req := Request{Method: r.Method, Path: r.URL.Path, UserAgent: r.UserAgent(), BodyBytes: len(body), Body: string(body)}
+	req := Request{Method: r.Method, Path: r.URL.Path, UserAgent: r.UserAgent(), BodyBytes: len(body), Body: string(body),
+		At: s.script.Clock.Now(), Account: r.Header.Get(AccountHeader)}
 	path := r.URL.Path
 	switch {
 	case strings.HasPrefix(path, "/v1/messages") || path == "/api/hello" || path == "/":
@@ -123,34 +139,31 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// reply turns a main or side request into an Answer.
+// reply turns a main or side request into an Answer and notes in req what
+// was answered: the status and, for a model reply, the tokens served. An
+// open LimitWindow refuses every request it covers, side calls included.
 func (s *Server) reply(req *Request, schema map[string]any) Answer {
-	if req.Side {
+	var a Answer
+	if w := s.window(req.At, req.Account); w != nil {
+		w.refused.Add(1)
+		lim := w.limit()
+		req.Refused, a = true, Answer{Limit: &lim}
+	} else if req.Side {
 		req.Answered = "json"
-		return Answer{Text: string(mustJSON(fillSchema(schema, 0)))}
-	}
-	a := s.answerFor(*req)
-	if a.Limit != nil {
-		req.Answered = a.Limit.Kind.String()
+		a = Answer{Text: string(mustJSON(fillSchema(schema, 0)))}
 	} else {
-		req.Answered = answerKind(a)
+		a = s.answerFor(*req)
+	}
+	switch {
+	case a.Limit != nil:
+		req.Answered, req.Status = a.Limit.Kind.String(), http.StatusTooManyRequests
+	default:
+		if !req.Side {
+			req.Answered = answerKind(a)
+		}
+		req.Status, req.Served = http.StatusOK, served(a, req.BodyBytes)
 	}
 	return a
-}
-
-// usage fills in the token counts an answer reports.
-func usage(a Answer, bodyBytes int) (in, out int) {
-	in, out = a.InputTokens, a.OutputTokens
-	if in <= 0 {
-		in = bodyBytes/4 + 1
-	}
-	if out <= 0 {
-		out = len(a.Text)/4 + 1
-		if a.Tool != nil {
-			out += (len(a.Tool.Command)+len(a.Tool.Description))/4 + 10
-		}
-	}
-	return in, out
 }
 
 // chunks splits text into deltas of at most n runes.

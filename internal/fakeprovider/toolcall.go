@@ -24,6 +24,11 @@ type ToolCall struct {
 	// Description is what the call says it does: Claude's and Gemini's
 	// description, Codex's justification (shown as the dialog's Reason).
 	Description string
+	// Name and Input, when Name is set, make the call one to another tool
+	// of the CLI's with Input as its arguments, in place of the shell
+	// (Anthropic only: Claude Code's Agent tool starts a sub-agent).
+	Name  string
+	Input map[string]any
 }
 
 // ToolResult is one tool result a request carried back to the model.
