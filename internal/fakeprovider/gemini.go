@@ -188,7 +188,7 @@ func (s *Server) geminiLimit(w http.ResponseWriter, model string, l Limit, now t
 		details := []any{
 			map[string]any{"@type": "type.googleapis.com/google.rpc.ErrorInfo", "reason": "QUOTA_EXHAUSTED",
 				"domain": "cloudcode-pa.googleapis.com", "metadata": map[string]any{"model": model,
-					"quotaResetDelay": (time.Duration(secs) * time.Second).String(),
+					"quotaResetDelay":     (time.Duration(secs) * time.Second).String(),
 					"quotaResetTimeStamp": l.resetAt(now).UTC().Format(time.RFC3339)}},
 			retry,
 		}

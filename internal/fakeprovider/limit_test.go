@@ -12,11 +12,11 @@ import (
 
 const (
 	anthropicPath = "/v1/messages?beta=true"
-	anthropicReq = `{"model":"claude-test","messages":[{"role":"user","content":"go"}]}`
+	anthropicReq  = `{"model":"claude-test","messages":[{"role":"user","content":"go"}]}`
 	openaiPath    = "/v1/responses"
-	openaiReq    = `{"model":"fake-model","input":"go"}`
+	openaiReq     = `{"model":"fake-model","input":"go"}`
 	geminiPath    = "/v1beta/models/gemini-test:generateContent"
-	geminiReq    = `{"contents":[{"role":"user","parts":[{"text":"go"}]}]}`
+	geminiReq     = `{"contents":[{"role":"user","parts":[{"text":"go"}]}]}`
 )
 
 // A window refuses every request it covers — side calls too — from its
