@@ -174,3 +174,31 @@ func TestHostileAgentsDeletedWorktreeIsMadeAgain(t *testing.T) {
 		t.Errorf("notes.txt on %s = %q", branch, got)
 	}
 }
+
+// A 1.5 GiB file the agent leaves in its worktree no longer stops every
+// commit of its task: it is left out (one WARNING names it, and each
+// commit's message), and the rest of the work is committed at every
+// checkpoint.
+func TestHostileAgentsBigFileIsLeftOut(t *testing.T) {
+	defer proctest.AssertNone(t)
+	repo, git := gitRepo(t)
+	cfg := hostileGitTeam(t, repo, "gitattack:plant=bigfile:steps=3:write=notes.txt")
+	res, stdout, _ := runTeam(t, cfg, 60*time.Second)
+	if res.ExitCode() != 0 {
+		t.Errorf("exit %d: %+v\n%s", res.ExitCode(), res.Tasks, stdout)
+	}
+	warning := "WARNING: T1's work: big.bin (1.5 GiB) is larger than 100 MiB and is left out of its commits"
+	if n := strings.Count(stdout, warning); n != 1 {
+		t.Errorf("%d× %q:\n%s", n, warning, stdout)
+	}
+	branch := "warden/" + cfg.Name + "/T1"
+	if got := git("cat-file", "blob", branch+":notes.txt"); got != "T1 step 1\nT1 step 2\nT1 step 3" {
+		t.Errorf("notes.txt on %s = %q", branch, got)
+	}
+	if files := git("ls-tree", "-r", "--name-only", branch); strings.Contains(files, "big.bin") {
+		t.Errorf("big.bin committed:\n%s", files)
+	}
+	if msg := git("log", "-1", "--format=%B", branch); !strings.Contains(msg, "- big.bin (1.5 GiB)") {
+		t.Errorf("the last commit's message:\n%s", msg)
+	}
+}

@@ -27,6 +27,8 @@ import (
 //	plant=symlink     replace the worktree by a symbolic link to target (the
 //	                  user's checkout), then exit 3
 //	plant=delete      delete the worktree, then exit 3
+//	plant=bigfile     write big.bin, a sparse file of 1.5 GiB (no room on
+//	                  disk; git would read and hash it all)
 //	once=FILE         plant only when FILE does not exist (and create it):
 //	                  later sessions just work
 //
@@ -65,6 +67,11 @@ func modeGitAttack(args []string) int {
 		err = os.WriteFile(filepath.Join(cwd, ".gitattributes"), []byte("* filter="+opt["driver"]+"\n"), 0o644)
 	case "gitdir":
 		err = redirect(cwd, opt["target"])
+	case "bigfile":
+		err = os.WriteFile(filepath.Join(cwd, "big.bin"), nil, 0o644)
+		if err == nil {
+			err = os.Truncate(filepath.Join(cwd, "big.bin"), 1536<<20)
+		}
 	case "symlink", "delete":
 		if err := os.RemoveAll(cwd); err != nil {
 			return fail("removing %s: %v", cwd, err)
