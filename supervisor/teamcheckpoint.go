@@ -11,7 +11,6 @@ import (
 	"github.com/wardenhq/warden/supervisor/agent"
 	"github.com/wardenhq/warden/supervisor/event"
 	"github.com/wardenhq/warden/supervisor/queue"
-	"github.com/wardenhq/warden/supervisor/workspace"
 )
 
 // trigger is why a team checkpoint runs.
@@ -177,7 +176,7 @@ func (t *Team) lastCommit(task string) string {
 	if ts == nil {
 		return ""
 	}
-	if g := workspace.Info(ts.Worktree.Path); g != nil {
+	if g := ts.Worktree.Info(); g != nil { // from the repository, never the worktree's .git
 		return g.Head
 	}
 	return ""

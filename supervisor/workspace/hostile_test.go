@@ -173,3 +173,22 @@ func TestDeletedWorktreeIsGoneThenMadeAgain(t *testing.T) {
 		t.Errorf("Verify of the worktree made again = %v", err)
 	}
 }
+
+// Worktree.Info reads the branch and its head from the user's repository:
+// a .git the agent pointed at another repository does not change what it
+// says (nil: the worktree is refused), and an intact one says the branch.
+func TestInfoIsReadFromTheRepository(t *testing.T) {
+	root := newRepo(t)
+	other := newRepo(t)
+	r := find(t, driver(t), root)
+	w := prepare(t, r, wtPath(t, "T1"), "warden/t/T1", "main")
+	write(t, filepath.Join(w.Dir, "x.txt"), "x\n")
+	c, _ := commit(t, w, "T1: implementing (50%)")
+	if g := w.Info(); g == nil || g.Branch != "warden/t/T1" || g.Head != c {
+		t.Errorf("Info = %+v, want warden/t/T1 at %s", g, c)
+	}
+	agentDoes(t, w.Dir, "plant=gitdir", "target="+other)
+	if g := w.Info(); g != nil {
+		t.Errorf("Info of a redirected worktree = %+v", g)
+	}
+}

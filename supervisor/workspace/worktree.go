@@ -217,3 +217,23 @@ func (w Worktree) Verify() error {
 	}
 	return nil
 }
+
+// Info is the worktree's branch and the commit it is at, read from the
+// user's repository (the admin dir's HEAD, the branch's ref in the common
+// dir) without a subprocess — never through the worktree's own .git, which
+// the agent may have pointed elsewhere. Nil when the worktree is not the
+// one warden made.
+func (w Worktree) Info() *protocol.Git {
+	if w.Verify() != nil {
+		return nil
+	}
+	head, err := readSmall(filepath.Join(w.admin, "HEAD"))
+	if err != nil {
+		return nil
+	}
+	ref, isRef := strings.CutPrefix(head, "ref: ")
+	if !isRef {
+		return &protocol.Git{Branch: "HEAD", Head: head} // detached
+	}
+	return &protocol.Git{Branch: strings.TrimPrefix(ref, "refs/heads/"), Head: resolveRef(w.repo.common, ref)} // branches live in the common dir
+}
