@@ -56,7 +56,8 @@ func NewWorkspaces(git *workspace.Git, team *config.Team, layout state.Layout, e
 
 // Dir is where agent a works on task: its dir, or the task's worktree
 // (made or reused). A conflict between the tasks it depends on is a
-// *workspace.ConflictError.
+// *workspace.ConflictError; a worktree that is no longer the one warden
+// made, a *workspace.RefusedError (and worktree_refused).
 func (w *Workspaces) Dir(ctx context.Context, a *config.Agent, task *config.Task) (string, *TaskSpace, error) {
 	if task == nil || w.team.Workspace(a) != config.WorkspaceWorktree {
 		return a.Dir, nil, nil
@@ -132,7 +133,9 @@ func (w *Workspaces) Branch(task string) string {
 	for strings.Contains(team, "..") {
 		team = strings.ReplaceAll(team, "..", ".")
 	}
-	team = strings.Trim(strings.TrimSuffix(strings.Trim(team, ".-"), ".lock"), ".-")
+	for team = strings.Trim(team, ".-"); strings.HasSuffix(team, ".lock"); {
+		team = strings.Trim(strings.TrimSuffix(team, ".lock"), ".-")
+	}
 	if team == "" {
 		team = "team"
 	}
