@@ -154,8 +154,9 @@ func firstEvent(evs []map[string]any, event string) map[string]any {
 }
 
 // runSkippingBackoff runs team on the fake clock clk, skipping every restart
-// backoff as soon as an agent waits in one; between, it calls each (when
-// set). It returns the team's result.
+// backoff as soon as an agent waits in one — the clock moves to the next
+// timer due (a backoff, a session's settle) whenever one is pending —;
+// between, it calls each (when set). It returns the team's result.
 func runSkippingBackoff(team *Team, clk *clock.Fake, each func()) Result {
 	done := make(chan Result)
 	go func() { done <- team.Run() }()
@@ -165,7 +166,7 @@ func runSkippingBackoff(team *Team, clk *clock.Fake, each func()) Result {
 			return res
 		case <-time.After(5 * time.Millisecond):
 			if clk.Waiters() > 0 {
-				clk.Advance(time.Minute)
+				clk.AdvanceToNext()
 			} else if each != nil {
 				each()
 			}

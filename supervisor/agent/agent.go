@@ -211,15 +211,21 @@ func (a *Agent) runSession(g *Generation, task *config.Task, attempt int, dir st
 		return runner.Exit{Code: -1, Err: err}, session.Exited, ended{}
 	}
 	prompt, from := a.firstPrompt(g, task)
+	rep := &reporter{a: a, g: g, task: task, dir: dir, ts: ts, from: from}
 	s := session.New(a.log, session.Config{
 		Agent: a.cfg.Name, Task: task, Attempt: attempt, Prompt: prompt,
 		Profile: a.cfg.Profile, Argv: argv, Env: env, Dir: dir,
 		LogPath: a.d.Dir.AgentLog(a.cfg.Name), Size: a.d.windowSize(), Term: a.d.termOutput(),
 		Timers: a.d.Timers, Clock: a.d.Clock, Team: g, Dialog: a.dialogPolicy(), TimeLeft: left,
 		LogMaxSize: a.d.Team.LogMaxSize, LogKeep: a.d.Team.LogKeep, CastPath: a.recordings(),
-		Report: &reporter{a: a, g: g, task: task, dir: dir, ts: ts, from: from},
+		Report: rep,
 	})
 	exit, out := s.Run()
+	if rep.awaitVerify() && out != session.Done {
+		// The task's verify passed after the session ended (its agent
+		// exited, stalled or was restarted while it ran): the task is done.
+		out = session.Done
+	}
 	if s.Forced() {
 		a.mu.Lock()
 		a.forced = true

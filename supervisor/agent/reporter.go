@@ -3,6 +3,7 @@ package agent
 import (
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/wardenhq/warden/protocol"
@@ -29,6 +30,15 @@ type reporter struct {
 	from *protocol.Checkpoint // the checkpoint the session resumes from, or nil
 
 	startedAt time.Time // when work on the task began, read once a session
+
+	// mu orders the records of the session (its loop) with the verdict of
+	// the task's verify (its own goroutine, verify.go).
+	mu        sync.Mutex
+	verifying *protocol.Checkpoint // the record a running verify answers, or nil
+	verified  chan struct{}        // closed when the last verify started has ended (nil: none)
+	completed bool                 // the task is complete: nothing more is recorded
+	// verifyStopped: the team's stop ended the last verify.
+	verifyStopped bool
 }
 
 func (r *reporter) Event(name string, kv ...any) {
@@ -143,10 +153,19 @@ func (r *reporter) Gauge(percent float64) {
 	}
 }
 
-// Record saves a checkpoint, and verifies the task when the agent says it
-// is done.
+// Record saves a checkpoint. A record that says the task is done
+// (complete, awaiting-verification) completes it at once when the task has
+// no verify; else it starts the verify off the session's loop (verify.go)
+// and answers Verifying: the verdict comes to the session as an event.
 func (r *reporter) Record(cp *protocol.Checkpoint) session.Verdict {
 	a, d := r.a, r.a.d
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.completed {
+		// The verify passed and completed the task while this answer was on
+		// its way: a record now would reopen the task on disk.
+		return session.Verdict{Done: true}
+	}
 	if r.startedAt.IsZero() {
 		// When work on the task began: the previous checkpoint's.
 		r.startedAt = cp.StartedAt
@@ -180,16 +199,17 @@ func (r *reporter) Record(cp *protocol.Checkpoint) session.Verdict {
 		"progress", cp.ProgressPercent, "trigger", cp.Trigger, "session_id", cp.SessionID)
 	r.Printf("CHECKPOINT: %s - %s (%d%%)\n", cp.TaskID, cp.Status, cp.ProgressPercent)
 	d.Publish()
-	if r.ts != nil && cp.Status != protocol.StatusComplete && cp.Status != protocol.StatusAwaitingVerification {
+	done := cp.Status == protocol.StatusComplete || cp.Status == protocol.StatusAwaitingVerification
+	if r.ts != nil && !done {
 		go r.commit(cp) // never delays the record
 	}
 	if cp.Trigger == protocol.TriggerTeamCheckpoint {
 		r.g.answered <- a.cfg.Name
 	}
-	if cp.Status != protocol.StatusComplete && cp.Status != protocol.StatusAwaitingVerification {
+	if !done {
 		return session.Verdict{Saved: true}
 	}
-	return r.verify()
+	return r.startVerify(cp)
 }
 
 // Amend saves the latest record again, completed by optional lines that
@@ -197,10 +217,19 @@ func (r *reporter) Record(cp *protocol.Checkpoint) session.Verdict {
 // blockers as the record now names them. It reports whether it was saved.
 func (r *reporter) Amend(cp *protocol.Checkpoint) bool {
 	a, d := r.a, r.a.d
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.completed {
+		return false // the task is complete: its record is archived
+	}
 	if err := d.Store.Save(cp); err != nil {
 		a.log.Error("late lines of a checkpoint not saved", "task", cp.TaskID, "checkpoint_id", cp.CheckpointID, "error", err)
 		r.Printf("WARNING: the late lines of %s's checkpoint on %s not saved: %v\n", a.cfg.Name, cp.TaskID, err)
 		return false
+	}
+	if v := r.verifying; v != nil && v.CheckpointID == cp.CheckpointID {
+		c := *cp
+		r.verifying = &c // the record under verify, completed
 	}
 	d.Queue.Progress(cp.TaskID, QueueCheckpoint(cp))
 	r.Event(event.CheckpointAmended, "checkpoint_id", cp.CheckpointID, "blockers", cp.Blockers,
@@ -208,40 +237,4 @@ func (r *reporter) Amend(cp *protocol.Checkpoint) bool {
 		"subtasks", cp.Subtasks, "files_created", cp.FilesCreated, "errors", cp.Errors, "extra", cp.Extra)
 	d.Publish()
 	return true
-}
-
-// verify runs the task's verify command: a pass completes the task, a
-// failure goes back to the agent with the command's output.
-func (r *reporter) verify() session.Verdict {
-	a, d, task := r.a, r.a.d, r.task
-	result := "none"
-	if len(task.Verify) > 0 {
-		d.Queue.Set(task.ID, queue.Verifying, "")
-		d.Publish()
-		ctx, cancel := r.g.StopCtx()
-		v := queue.Verify(ctx, task.Verify, r.dir)
-		cancel()
-		result = v.Summary
-		d.Queue.Verified(task.ID, v.Summary)
-		if !v.Passed {
-			a.log.Warn("verify failed", "task", task.ID, "result", v.Summary)
-			r.Event(event.TaskVerifyFailed, "verify", strings.Join(task.Verify, " "), "result", v.Summary)
-			r.Printf("VERIFY FAILED: %s - %s\n", task.ID, v.Summary)
-			d.Queue.Set(task.ID, queue.Running, "")
-			feedback := v.Feedback(task.ID, task.Verify)
-			a.setFeedback(feedback)
-			d.Publish()
-			return session.Verdict{Saved: true, Feedback: feedback}
-		}
-	}
-	a.setFeedback("")
-	r.completeWork()
-	if err := d.Store.Archive(a.cfg.Name, task.ID); err != nil {
-		a.log.Error("completed checkpoint not archived", "task", task.ID, "error", err)
-	}
-	d.Queue.Set(task.ID, queue.Complete, "")
-	r.Event(event.TaskCompleted, "verify", result)
-	r.Printf("TASK COMPLETE: %s (%s) verify: %s\n", task.ID, task.Title, result)
-	d.Publish()
-	return session.Verdict{Saved: true, Done: true}
 }

@@ -130,7 +130,7 @@ func (s *Session) deny() {
 	w.denied = true
 	s.inputMu.Lock()
 	for _, k := range s.prof.Deny() {
-		time.Sleep(k.Pause)
+		s.cfg.Clock.Sleep(k.Pause)
 		s.proc.Write(k.Bytes)
 	}
 	s.inputMu.Unlock()

@@ -130,13 +130,12 @@ func (s *Session) work(events []readerEvent) bool {
 
 // floodWakes are the loop's timers for the held block and for the end of a
 // burst of drops (nil: none).
-func (s *Session) floodWakes() (paced, flooded <-chan time.Time) {
-	now := s.cfg.Clock.Now()
+func (s *Session) floodWakes(al *alarms) (paced, flooded <-chan time.Time) {
 	if s.held != nil {
-		paced = s.cfg.Clock.After(s.heldUntil.Sub(now))
+		paced = al.at(s.heldUntil)
 	}
 	if t := s.flood.wakeAt(); !t.IsZero() {
-		flooded = s.cfg.Clock.After(t.Sub(now))
+		flooded = al.at(t)
 	}
 	return paced, flooded
 }

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/wardenhq/warden/internal/clock"
 	"github.com/wardenhq/warden/protocol"
 	"github.com/wardenhq/warden/runner"
 	"github.com/wardenhq/warden/supervisor/event"
@@ -39,7 +40,7 @@ func (s *Session) Run() (runner.Exit, Outcome) {
 		Reply:      reply,
 	})
 	s.tap.lines = s.prof.Mode == protocol.ModeLines
-	s.settle = newSettler(s.prof.Settle, s.settled)
+	s.settle = newSettler(s.prof.Settle, c.Clock, s.settled)
 	defer s.settle.stop()
 	s.startRecording()
 	defer s.stopRecording() // after the last output: Run returns once the process's output is drained
@@ -83,14 +84,17 @@ func (s *Session) loop() (runner.Exit, Outcome) {
 		ask = nil
 	}
 	defer func() { s.reportDrops(s.drops, true) }()
+	al := alarms{c: s.cfg.Clock}
+	defer al.stop()
 	for {
+		al.stop() // the last turn's timers
 		if s.restartDue() {
 			s.quit()
 			return s.proc.Exit(), Restarted
 		}
 		var wake <-chan time.Time
 		if s.restart {
-			wake = s.cfg.Clock.After(s.restartBy.Sub(s.cfg.Clock.Now()))
+			wake = al.at(s.restartBy)
 		}
 		if s.mon != nil {
 			until, stalled := s.tick()
@@ -117,10 +121,10 @@ func (s *Session) loop() (runner.Exit, Outcome) {
 				until = earliest(nonZero(until, s.restartBy), s.restartBy)
 			}
 			if !until.IsZero() {
-				wake = s.cfg.Clock.After(until.Sub(s.cfg.Clock.Now()))
+				wake = al.at(until)
 			}
 		}
-		paced, flooded := s.floodWakes()
+		paced, flooded := s.floodWakes(&al)
 		select {
 		case <-s.proc.Done():
 			s.reader.Flush()
@@ -158,11 +162,49 @@ func (s *Session) loop() (runner.Exit, Outcome) {
 				s.quit()
 				return s.proc.Exit(), Done
 			}
+		case v := <-s.verdicts:
+			if s.verdict(v) {
+				s.quit()
+				return s.proc.Exit(), Done
+			}
 		case <-flooded:
 			s.reportDrops(drops{}, false)
 		case <-wake:
 		}
 	}
+}
+
+// verdict acts on the verdict of the task's verify: it reports whether the
+// task is done; a failure's feedback is typed to the agent.
+func (s *Session) verdict(v Verdict) bool {
+	if v.Done {
+		return true
+	}
+	if v.Feedback != "" {
+		s.typeText(v.Feedback)
+	}
+	return false
+}
+
+// alarms are the loop's timers of one turn, on the session's clock: each
+// turn stops the last one's.
+type alarms struct {
+	c  clock.Clock
+	ts []clock.Timer
+}
+
+// at is a channel that receives at t.
+func (a *alarms) at(t time.Time) <-chan time.Time {
+	tm := a.c.NewTimer(t.Sub(a.c.Now()))
+	a.ts = append(a.ts, tm)
+	return tm.C()
+}
+
+func (a *alarms) stop() {
+	for _, t := range a.ts {
+		t.Stop()
+	}
+	a.ts = a.ts[:0]
 }
 
 // tick runs the monitor's due actions; it returns when to look again, or

@@ -7,6 +7,7 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
+	"github.com/wardenhq/warden/internal/clock"
 	"github.com/wardenhq/warden/protocol"
 	"github.com/wardenhq/warden/protocol/profile"
 )
@@ -17,12 +18,14 @@ import (
 const plainSettle = 5 * time.Millisecond
 
 // profileFor returns the agent's profile (protocol/profile), tuned for the
-// supervisor. The team file was validated, so the name is known.
-func profileFor(name string, logger hclog.Logger) *profile.Profile {
+// supervisor, its submit timed by clk. The team file was validated, so the
+// name is known.
+func profileFor(name string, logger hclog.Logger, clk clock.Clock) *profile.Profile {
 	p, err := profile.For(name)
 	if err != nil {
 		p, _ = profile.For("plain")
 	}
+	p.Clock = clk
 	if p.Mode == protocol.ModeLines {
 		p.Settle = plainSettle
 	}
@@ -82,33 +85,34 @@ func (m *modes) signals() (profile.ProgramStatus, string, int) {
 	return m.t.Status(), m.t.Title(), m.t.Probes()
 }
 
-// settler calls fn once output has been quiet for d: the reader then parses
-// what a person would see. One timer per session, re-armed only when it fires
-// early, so a flood of output costs an atomic store per chunk.
+// settler calls fn once output has been quiet for d on clk: the reader then
+// parses what a person would see. One timer per session, re-armed only when
+// it fires early, so a flood of output costs an atomic store per chunk.
 type settler struct {
 	d     time.Duration
 	fn    func()
+	clk   clock.Clock
 	last  atomic.Int64
 	armed atomic.Bool
-	timer *time.Timer
+	timer clock.Timer
 	mu    sync.Mutex
 }
 
-func newSettler(d time.Duration, fn func()) *settler {
-	return &settler{d: d, fn: fn}
+func newSettler(d time.Duration, clk clock.Clock, fn func()) *settler {
+	return &settler{d: d, clk: clk, fn: fn}
 }
 
 func (st *settler) poke() {
-	st.last.Store(time.Now().UnixNano())
+	st.last.Store(st.clk.Now().UnixNano())
 	if st.armed.CompareAndSwap(false, true) {
 		st.mu.Lock()
-		st.timer = time.AfterFunc(st.d, st.fire)
+		st.timer = st.clk.AfterFunc(st.d, st.fire)
 		st.mu.Unlock()
 	}
 }
 
 func (st *settler) fire() {
-	if since := time.Since(time.Unix(0, st.last.Load())); since < st.d {
+	if since := clock.Since(st.clk, time.Unix(0, st.last.Load())); since < st.d {
 		st.mu.Lock()
 		st.timer.Reset(st.d - since)
 		st.mu.Unlock()

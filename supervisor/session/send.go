@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/wardenhq/warden/internal/clock"
 	"github.com/wardenhq/warden/protocol"
 	"github.com/wardenhq/warden/protocol/profile"
 	"github.com/wardenhq/warden/supervisor/event"
@@ -37,7 +38,7 @@ func (s *Session) Keys(p []byte) error {
 		return ErrEnded
 	default:
 	}
-	s.lastKeys.Store(time.Now().UnixNano())
+	s.lastKeys.Store(s.cfg.Clock.Now().UnixNano())
 	s.inputMu.Lock()
 	defer s.inputMu.Unlock()
 	_, err := s.proc.Write(p)
@@ -47,14 +48,9 @@ func (s *Session) Keys(p []byte) error {
 // waitKeysQuiet holds warden's typing while a person types.
 func (s *Session) waitKeysQuiet(ctx context.Context) {
 	for {
-		left := keysQuiet - time.Since(time.Unix(0, s.lastKeys.Load()))
-		if left <= 0 {
+		left := keysQuiet - clock.Since(s.cfg.Clock, time.Unix(0, s.lastKeys.Load()))
+		if left <= 0 || s.sleep(ctx, left) != nil {
 			return
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-time.After(left):
 		}
 	}
 }
@@ -141,10 +137,7 @@ func (s *Session) deliverUser(ctx context.Context, t typed) SendResult {
 		}
 		s.waitKeysQuiet(ctx)
 		if !s.atTurnBoundary() {
-			select {
-			case <-ctx.Done():
-			case <-time.After(50 * time.Millisecond):
-			}
+			s.sleep(ctx, 50*time.Millisecond)
 			continue
 		}
 		s.inputMu.Lock()
@@ -161,7 +154,7 @@ func (s *Session) deliverUser(ctx context.Context, t typed) SendResult {
 func (s *Session) atTurnBoundary() bool {
 	if s.prof.Mode == protocol.ModeLines {
 		last := s.lastOut.Load()
-		return last == 0 || time.Since(time.Unix(0, last)) >= s.prof.TurnQuiet
+		return last == 0 || clock.Since(s.cfg.Clock, time.Unix(0, last)) >= s.prof.TurnQuiet
 	}
 	return s.prof.TurnEnded(s.screen())
 }
@@ -193,12 +186,8 @@ func (s *Session) typeIntoDialog(ctx context.Context, text string) SendResult {
 	if err != nil {
 		return SendResult{Outcome: Refused, Reason: fmt.Sprintf("write to the agent: %v", err)}
 	}
-	deadline := time.Now().Add(5 * time.Second)
-	for s.waitingFlag.Load() {
-		if time.Now().After(deadline) || ctx.Err() != nil {
-			return SendResult{Outcome: TypedNotSubmitted, Reason: "typed into the dialog, which is still up"}
-		}
-		time.Sleep(50 * time.Millisecond)
+	if !s.pollUntil(ctx, 50*time.Millisecond, 5*time.Second, func() bool { return !s.waitingFlag.Load() }) {
+		return SendResult{Outcome: TypedNotSubmitted, Reason: "typed into the dialog, which is still up"}
 	}
 	return SendResult{Outcome: Submitted, Reason: "typed into the dialog, which is gone"}
 }

@@ -40,11 +40,13 @@ const (
 	Restarted                // warden restart: stopped after a last checkpoint, to start again from it
 )
 
-// Verdict is what the agent made of a checkpoint record.
+// Verdict is what the agent made of a checkpoint record (Record), or of
+// the verify it ran for one off the session's loop (Verified).
 type Verdict struct {
-	Saved    bool   // on disk: it counts (timers reset)
-	Done     bool   // the task is done: quit
-	Feedback string // type this to the agent (a failed verify)
+	Saved     bool   // on disk: it counts (timers reset)
+	Done      bool   // the task is done: quit
+	Feedback  string // type this to the agent (a failed verify)
+	Verifying bool   // the task's verify runs; its verdict comes through Verified
 }
 
 // Reporter is how a session tells its agent what happened. Event and
@@ -161,6 +163,8 @@ type Session struct {
 	mu      sync.Mutex
 	pending backlog // from the reader's callbacks and hooks, for the loop
 	notify  chan struct{}
+	// verdicts: of the task's verify, which the agent runs off the loop.
+	verdicts chan Verdict
 
 	// tap is the output for people looking in (attach, the page).
 	tap tap
@@ -206,9 +210,12 @@ type readerEvent struct {
 
 // New prepares a session; Run starts it.
 func New(logger hclog.Logger, cfg Config) *Session {
+	if cfg.Clock == nil {
+		cfg.Clock = clock.Real{}
+	}
 	s := &Session{cfg: cfg, log: logger, r: cfg.Report, id: newID(), notify: make(chan struct{}, 1),
-		prof: profileFor(cfg.Profile, logger), procReady: make(chan struct{}), ended: make(chan struct{}),
-		pace: pace.New(recordBurst, recordEvery)}
+		prof: profileFor(cfg.Profile, logger, cfg.Clock), procReady: make(chan struct{}), ended: make(chan struct{}),
+		pace: pace.New(recordBurst, recordEvery), verdicts: make(chan Verdict, 1)}
 	return s
 }
 
@@ -251,7 +258,7 @@ func (s *Session) Write(p []byte) (int, error) {
 		s.answerProbe()
 		s.push(readerEvent{signals: true})
 	}
-	if now := time.Now().UnixNano(); now > s.echoUntil.Load() || s.echoLeft.Add(-int64(len(p))) < 0 {
+	if now := s.cfg.Clock.Now().UnixNano(); now > s.echoUntil.Load() || s.echoLeft.Add(-int64(len(p))) < 0 {
 		s.lastOut.Store(now)
 	}
 	s.tap.write(p, s.reader)
@@ -266,7 +273,19 @@ const echoGrace = time.Second
 // TUI's redraw of its input box) is not the agent's own output.
 func (s *Session) typedNow(n int) {
 	s.echoLeft.Store(int64(3*n + 512))
-	s.echoUntil.Store(time.Now().Add(echoGrace).UnixNano())
+	s.echoUntil.Store(s.cfg.Clock.Now().Add(echoGrace).UnixNano())
+}
+
+// Verified hands the session's loop the verdict of the task's verify, which
+// the agent ran off the loop after Record answered Verifying: Done ends the
+// session (the agent is asked to quit), Feedback is typed to the agent at
+// its next turn boundary. After the session ended it does nothing: the
+// agent acts on the verdict itself.
+func (s *Session) Verified(v Verdict) {
+	select {
+	case s.verdicts <- v:
+	case <-s.ended:
+	}
 }
 
 // Hook hands the session a message from its CLI's own hooks.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/wardenhq/warden/internal/clock"
 	"github.com/wardenhq/warden/runner"
 	"github.com/wardenhq/warden/supervisor/event"
 )
@@ -13,7 +14,7 @@ const quitGrace = 500 * time.Millisecond
 
 // shutdownCtx bounds stopping this session alone by shutdown_timeout.
 func (s *Session) shutdownCtx() (context.Context, context.CancelFunc) {
-	return context.WithTimeout(context.Background(), s.cfg.Timers.ShutdownTimeout)
+	return clock.WithTimeout(context.Background(), s.cfg.Clock, s.cfg.Timers.ShutdownTimeout)
 }
 
 // quit ends the process of a finished task: the profile's quit, a short
@@ -70,22 +71,25 @@ func (s *Session) askToQuit(ctx context.Context) {
 	s.inputMu.Lock()
 	defer s.inputMu.Unlock()
 	for _, k := range s.prof.Quit() {
+		pause := s.cfg.Clock.NewTimer(k.Pause)
 		select {
 		case <-s.proc.Done():
+			pause.Stop()
 			return
 		case <-ctx.Done():
+			pause.Stop()
 			return
-		case <-time.After(k.Pause):
+		case <-pause.C():
 		}
 		if _, err := s.proc.Write(k.Bytes); err != nil {
 			return
 		}
 	}
-	grace := time.NewTimer(quitGrace)
+	grace := s.cfg.Clock.NewTimer(quitGrace)
 	defer grace.Stop()
 	select {
 	case <-s.proc.Done():
-	case <-grace.C:
+	case <-grace.C():
 	case <-ctx.Done():
 	}
 }

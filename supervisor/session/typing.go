@@ -96,27 +96,37 @@ func (s *Session) deliver(ctx context.Context, t typed) {
 	}
 }
 
-// pollUntil checks done every `every` until it holds (true), or ctx ends or
-// max passes first (false; max 0: no bound).
-func pollUntil(ctx context.Context, every, max time.Duration, done func() bool) bool {
-	deadline := time.Now().Add(max)
+// pollUntil checks done every `every` on the session's clock until it
+// holds (true), or ctx ends or max passes first (false; max 0: no bound).
+func (s *Session) pollUntil(ctx context.Context, every, max time.Duration, done func() bool) bool {
+	deadline := s.cfg.Clock.Now().Add(max)
 	for !done() {
-		if max > 0 && time.Now().After(deadline) {
+		if max > 0 && s.cfg.Clock.Now().After(deadline) {
 			return false
 		}
-		select {
-		case <-ctx.Done():
+		if s.sleep(ctx, every) != nil {
 			return false
-		case <-time.After(every):
 		}
 	}
 	return ctx.Err() == nil
 }
 
+// sleep waits d on the session's clock, or until ctx ends (its error).
+func (s *Session) sleep(ctx context.Context, d time.Duration) error {
+	t := s.cfg.Clock.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C():
+		return nil
+	}
+}
+
 // waitNoDialog holds the typist while the agent waits on a dialog: warden
 // never types into one. It returns false when ctx ends first.
 func (s *Session) waitNoDialog(ctx context.Context) bool {
-	return pollUntil(ctx, 100*time.Millisecond, 0, func() bool { return !s.waitingFlag.Load() })
+	return s.pollUntil(ctx, 100*time.Millisecond, 0, func() bool { return !s.waitingFlag.Load() })
 }
 
 // busyWait bounds how long a typed text waits for its Enter while the CLI
@@ -128,7 +138,7 @@ const busyWait = 10 * time.Minute
 // busyWait passes first.
 func (s *Session) waitTurnOver(ctx context.Context) bool {
 	over := func() bool { return !s.prof.Busy(s.screen()) || s.waitingFlag.Load() }
-	if pollUntil(ctx, 100*time.Millisecond, busyWait, over) {
+	if s.pollUntil(ctx, 100*time.Millisecond, busyWait, over) {
 		return true
 	}
 	if ctx.Err() == nil {
@@ -139,13 +149,13 @@ func (s *Session) waitTurnOver(ctx context.Context) bool {
 
 // waitDialogSeen waits up to d for the loop to see a dialog the typist met.
 func (s *Session) waitDialogSeen(ctx context.Context, d time.Duration) {
-	pollUntil(ctx, 50*time.Millisecond, d, s.waitingFlag.Load)
+	s.pollUntil(ctx, 50*time.Millisecond, d, s.waitingFlag.Load)
 }
 
 // waitReady waits until the profile sees the CLI ready for input.
 func (s *Session) waitReady(ctx context.Context) {
 	ready := func() bool { return s.prof.Ready(s.screen()) }
-	if !pollUntil(ctx, 50*time.Millisecond, readyTimeout, ready) && ctx.Err() == nil {
+	if !s.pollUntil(ctx, 50*time.Millisecond, readyTimeout, ready) && ctx.Err() == nil {
 		s.log.Warn("the CLI never showed its input prompt; typing anyway", "waited", readyTimeout)
 	}
 }

@@ -66,7 +66,7 @@ func (s *Session) checkBanner() {
 		s.usageLimit(reset, text)
 	case w.banner != text:
 		w.banner, w.bannerAt = text, now
-		time.AfterFunc(bannerRecheck, func() { s.push(readerEvent{settled: true}) })
+		s.cfg.Clock.AfterFunc(bannerRecheck, func() { s.push(readerEvent{settled: true}) })
 	}
 }
 
