@@ -50,7 +50,7 @@ operating a running team (over its control socket):
                          a last checkpoint request, then a new session from that checkpoint
   stop [TEAM.toml | --state-dir DIR] [--now] [--no-wait]
                          a team checkpoint then exit (--now: without the last checkpoint requests)
-  serve [TEAM.toml | --state-dir DIR] --http ADDR [--http-token T] [--log-level L] [--log-format text|json]
+  serve [TEAM.toml | --state-dir DIR] --http ADDR [--http-token-file FILE] [--log-level L] [--log-format text|json]
                          the live dashboard page beside a running team (also: run --http ADDR)
 
 exit codes: 0 every task complete, 1 a task failed or is blocked, 2 bad usage or team file, 130 stopped by the user

@@ -60,32 +60,16 @@ func pageTeam(t testing.TB, n int, dialog bool) string {
 }
 
 // runWithPage starts `warden run --http 127.0.0.1:0` and returns it with
-// the page's address.
+// the page's address, carrying the token warden made up (from the state
+// dir's page-token file, as a person finds it).
 func runWithPage(t testing.TB, team string) (*exec.Cmd, string) {
 	t.Helper()
-	cmd := warden("run", "--http", "127.0.0.1:0", team)
-	pipe, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
+	p := startPageRun(t, team, 0, nil)
+	if p.token == "" {
+		p.stop()
+		t.Fatalf("no page-token in the state dir; warden said: %s", p.line)
 	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	out := &lines{}
-	go out.read(pipe)
-	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-		out.mu.Lock()
-		for _, l := range out.all {
-			if u, ok := strings.CutPrefix(l, "DASHBOARD: "); ok {
-				out.mu.Unlock()
-				return cmd, u
-			}
-		}
-		out.mu.Unlock()
-	}
-	stopRun(cmd)
-	t.Fatal("warden run --http printed no DASHBOARD line")
-	return nil, ""
+	return p.cmd, p.base + "/?token=" + p.token
 }
 
 // pollPage evaluates expr until it is true, up to d; it returns when.

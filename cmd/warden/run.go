@@ -17,14 +17,16 @@ import (
 
 // runOptions is warden run's command line.
 type runOptions struct {
-	teamFile            string
-	logs                *logFlags
-	resume, fresh       bool
-	from                string
-	httpAddr, httpToken string
+	teamFile                string
+	logs                    *logFlags
+	resume, fresh           bool
+	from                    string
+	httpAddr, httpTokenFile string
+	// httpToken is $WARDEN_HTTP_TOKEN, taken out of the environment.
+	httpToken string
 }
 
-const runUsage = "usage: warden run TEAM.toml [--resume [--from CHECKPOINT_ID] | --fresh] [--log-level L] [--log-format text|json] [--http ADDR [--http-token T]]"
+const runUsage = "usage: warden run TEAM.toml [--resume [--from CHECKPOINT_ID] | --fresh] [--log-level L] [--log-format text|json] [--http ADDR [--http-token-file FILE]]"
 
 // parseRunArgs reads warden run's command line (flags before or after the
 // team file).
@@ -35,8 +37,12 @@ func parseRunArgs(args []string, stderr io.Writer) (runOptions, error) {
 	fs.BoolVar(&o.resume, "resume", false, "carry on the run the state dir holds, even one that finished (a state dir without one: start a run)")
 	fs.BoolVar(&o.fresh, "fresh", false, "start a new run, keeping the state dir's earlier records as history (default: carry on a run that did not finish)")
 	fs.StringVar(&o.from, "from", "", "with --resume: resume that checkpoint's task from it (an id `warden checkpoints` lists)")
-	fs.StringVar(&o.httpAddr, "http", "", "serve the live dashboard page on ADDR (host:port; loopback unless a token is set)")
-	fs.StringVar(&o.httpToken, "http-token", os.Getenv("WARDEN_HTTP_TOKEN"), "the page's token (default $WARDEN_HTTP_TOKEN; made up and printed once for a non-loopback ADDR)")
+	fs.StringVar(&o.httpAddr, "http", "", "serve the live dashboard page on ADDR (host:port), behind its token")
+	fs.StringVar(&o.httpTokenFile, "http-token-file", "", tokenFileUsage)
+	if err := refuseTokenOnArgv(args); err != nil {
+		return o, err
+	}
+	o.httpToken = takeEnvToken()
 	pos, err := parseArgs(fs, args)
 	if err != nil {
 		return o, err
@@ -111,7 +117,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	var g run.Group
 	addTeamActor(&g, team, &result)
 	if o.httpAddr != "" {
-		srv, err := pageServer(logger, o.httpAddr, o.httpToken, cfg.StateDir, stdout)
+		srv, err := pageServer(logger, o.httpAddr, o.httpTokenFile, o.httpToken, cfg.StateDir, stdout)
 		if err != nil {
 			return &exitError{code: 2, err: err}
 		}

@@ -7,6 +7,8 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
+	"strings"
 	"syscall"
 
 	"github.com/hashicorp/go-hclog"
@@ -14,6 +16,13 @@ import (
 	"github.com/wardenhq/warden/supervisor/control"
 	"github.com/wardenhq/warden/supervisor/webpage"
 )
+
+// tokenEnv names the environment variable that may hold the page's token.
+const tokenEnv = "WARDEN_HTTP_TOKEN"
+
+// tokenFileUsage is the --http-token-file flag's help: it never shows a
+// token (a default taken from the environment would, in -h).
+const tokenFileUsage = "read the page's token from `FILE` (default: $" + tokenEnv + ", else the state dir's page-token file, made up the first time)"
 
 // cmdServe serves the dashboard page beside a running team (through its
 // control socket) until interrupted; it keeps serving, and /healthz says
@@ -23,9 +32,13 @@ func cmdServe(args []string, stdout, stderr io.Writer) error {
 	fs.SetOutput(stderr)
 	stateDir := fs.String("state-dir", "", "the team's state directory (instead of TEAM.toml)")
 	addr := fs.String("http", "", "serve the dashboard page on ADDR (host:port)")
-	token := fs.String("http-token", os.Getenv("WARDEN_HTTP_TOKEN"), "the page's token (default $WARDEN_HTTP_TOKEN; made up and printed once for a non-loopback ADDR)")
+	tokenFile := fs.String("http-token-file", "", tokenFileUsage)
 	logs := addLogFlags(fs)
-	const usage = "usage: warden serve [TEAM.toml | --state-dir DIR] --http ADDR [--http-token T] [--log-level L] [--log-format text|json]"
+	const usage = "usage: warden serve [TEAM.toml | --state-dir DIR] --http ADDR [--http-token-file FILE] [--log-level L] [--log-format text|json]"
+	if err := refuseTokenOnArgv(args); err != nil {
+		return err
+	}
+	envToken := takeEnvToken()
 	dir, rest, err := teamArgs(fs, args, stateDir, usage)
 	if err != nil {
 		return err
@@ -36,7 +49,7 @@ func cmdServe(args []string, stdout, stderr io.Writer) error {
 	if err := logs.check(); err != nil {
 		return err
 	}
-	srv, err := pageServer(hclog.New(logs.options(stderr, hclog.LevelFromString(logs.level))), *addr, *token, dir, stdout)
+	srv, err := pageServer(hclog.New(logs.options(stderr, hclog.LevelFromString(logs.level))), *addr, *tokenFile, envToken, dir, stdout)
 	if err != nil {
 		return &exitError{code: 2, err: err}
 	}
@@ -45,22 +58,65 @@ func cmdServe(args []string, stdout, stderr io.Writer) error {
 	return srv.Serve(ctx)
 }
 
+// refuseTokenOnArgv refuses --http-token T: on the command line a token is
+// seen by every local user (ps, /proc/PID/cmdline).
+func refuseTokenOnArgv(args []string) error {
+	for _, a := range args {
+		if a == "--" {
+			break
+		}
+		name, _, _ := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		if strings.HasPrefix(a, "-") && name == "http-token" {
+			return usageError("--http-token is gone: a token on the command line is seen by every user of the machine; " +
+				"put it in a file (--http-token-file FILE) or in $" + tokenEnv + ", or let warden make one up (the state dir's page-token)")
+		}
+	}
+	return nil
+}
+
+// takeEnvToken returns $WARDEN_HTTP_TOKEN and removes it from warden's
+// environment, so that the agents, verify commands and notify commands
+// warden starts never get it.
+func takeEnvToken() string {
+	tok := os.Getenv(tokenEnv)
+	os.Unsetenv(tokenEnv)
+	return tok
+}
+
+// pageToken is the page's token and where a person finds it: the file
+// --http-token-file names, else $WARDEN_HTTP_TOKEN, else the state dir's
+// page-token file (made up and written there, 0600, the first time).
+func pageToken(tokenFile, envToken, dir string) (tok, where string, err error) {
+	switch {
+	case tokenFile != "":
+		tok, err = webpage.ReadTokenFile(tokenFile)
+		return tok, "the token in " + tokenFile, err
+	case envToken != "":
+		if err := webpage.CheckToken(envToken); err != nil {
+			return "", "", fmt.Errorf("$%s: %w", tokenEnv, err)
+		}
+		return envToken, "the token from $" + tokenEnv, nil
+	}
+	tok, path, err := webpage.StateToken(dir)
+	if abs, aerr := filepath.Abs(path); aerr == nil {
+		path = abs
+	}
+	return tok, "the token is in " + path, err
+}
+
 // pageServer listens for the dashboard page of the team whose state dir is
-// dir and prints its address; a non-loopback address without a token gets
-// a fresh one, printed once in that address.
-func pageServer(logger hclog.Logger, addr, token, dir string, stdout io.Writer) (*webpage.Server, error) {
-	made := token == "" && !webpage.Loopback(addr)
-	if made {
-		token = webpage.NewToken()
+// dir and prints its address, never its token: stdout is often a log
+// others may read (a nohup.out is 0644), so the line says where the token
+// is instead.
+func pageServer(logger hclog.Logger, addr, tokenFile, envToken, dir string, stdout io.Writer) (*webpage.Server, error) {
+	token, where, err := pageToken(tokenFile, envToken, dir)
+	if err != nil {
+		return nil, err
 	}
 	srv, err := webpage.Listen(webpage.Options{Addr: addr, Token: token, Client: control.NewClient(dir), Log: logger})
 	if err != nil {
 		return nil, err
 	}
-	note := ""
-	if made {
-		note = " (a token made for this run, printed only here)"
-	}
-	fmt.Fprintf(stdout, "DASHBOARD: %s%s\n", srv.URL(), note)
+	fmt.Fprintf(stdout, "DASHBOARD: %s (%s)\n", srv.URL(), where)
 	return srv, nil
 }

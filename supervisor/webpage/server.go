@@ -6,10 +6,7 @@ package webpage
 
 import (
 	"context"
-	"crypto/rand"
-	"crypto/subtle"
 	"embed"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -17,7 +14,6 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
@@ -31,20 +27,25 @@ var static embed.FS
 // Options configure the page's server.
 type Options struct {
 	Addr string
-	// Token, when set, must come with every request: ?token=, the
-	// Authorization: Bearer header, or the cookie the page sets. Without
-	// one, only a loopback address is served.
+	// Token must come with every request but /healthz's: ?token=, the
+	// Authorization: Bearer header, or the cookie the page sets. It is
+	// required, on loopback too.
 	Token  string
 	Client *control.Client
 	Log    hclog.Logger
+	// Limits bound what the page costs; zero fields are DefaultLimits'.
+	Limits Limits
 }
 
 // Server is the page's HTTP server.
 type Server struct {
-	opts Options
-	log  hclog.Logger
-	ln   net.Listener
-	srv  *http.Server
+	opts     Options
+	limits   Limits
+	log      hclog.Logger
+	ln       *limitListener
+	srv      *http.Server
+	loopback bool
+	streams  chan struct{} // one per event stream served now
 }
 
 // Loopback reports whether addr (host:port) listens on loopback only.
@@ -60,35 +61,37 @@ func Loopback(addr string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
-// NewToken returns a fresh random token.
-func NewToken() string {
-	b := make([]byte, 16)
-	if _, err := rand.Read(b); err != nil {
-		panic(err)
-	}
-	return hex.EncodeToString(b)
-}
-
-// Listen starts listening on opts.Addr; Serve serves. An address that is
-// not loopback needs a token.
+// Listen starts listening on opts.Addr; Serve serves.
 func Listen(opts Options) (*Server, error) {
-	if opts.Token == "" && !Loopback(opts.Addr) {
-		return nil, fmt.Errorf("--http %s is not a loopback address: it needs a token (--http-token, or let warden make one)", opts.Addr)
+	if opts.Token == "" {
+		return nil, errors.New("the dashboard page needs a token")
 	}
 	ln, err := net.Listen("tcp", opts.Addr)
 	if err != nil {
 		return nil, fmt.Errorf("dashboard page: %w", err)
 	}
-	s := &Server{opts: opts, log: opts.Log.Named("http"), ln: ln}
-	s.srv = &http.Server{Handler: s.routes(), ReadHeaderTimeout: 10 * time.Second}
+	l := opts.Limits.filled()
+	log := opts.Log.Named("http")
+	s := &Server{opts: opts, limits: l, log: log, ln: newLimitListener(ln, l, log), loopback: Loopback(opts.Addr),
+		streams: make(chan struct{}, l.MaxStreams)}
+	s.srv = &http.Server{
+		Handler:           s.routes(),
+		ReadHeaderTimeout: l.ReadHeaderTimeout,
+		ReadTimeout:       l.ReadTimeout,
+		WriteTimeout:      l.WriteTimeout,
+		IdleTimeout:       l.IdleTimeout,
+		MaxHeaderBytes:    maxHeaderBytes,
+		ErrorLog:          log.StandardLogger(&hclog.StandardLoggerOptions{ForceLevel: hclog.Debug}),
+	}
+	log.Debug("listening", "addr", ln.Addr().String(), "max_conns", l.MaxConns, "max_conns_per_host", l.MaxConnsPerHost, "max_streams", l.MaxStreams)
 	return s, nil
 }
 
 // Addr is the address the server listens on.
 func (s *Server) Addr() string { return s.ln.Addr().String() }
 
-// URL is the page's address, with the token when there is one; on every
-// address (0.0.0.0, [::]) it names the machine by its host name.
+// URL is the page's address, without its token; on every address
+// (0.0.0.0, [::]) it names the machine by its host name.
 func (s *Server) URL() string {
 	addr := s.Addr()
 	if host, port, err := net.SplitHostPort(addr); err == nil {
@@ -98,12 +101,11 @@ func (s *Server) URL() string {
 			}
 		}
 	}
-	u := "http://" + addr + "/"
-	if s.opts.Token != "" {
-		u += "?token=" + s.opts.Token
-	}
-	return u
+	return "http://" + addr + "/"
 }
+
+// Limits are the limits the server keeps.
+func (s *Server) Limits() Limits { return s.limits }
 
 // Serve serves until ctx ends.
 func (s *Server) Serve(ctx context.Context) error {
@@ -133,68 +135,6 @@ func (s *Server) routes() http.Handler {
 	return s.guard(mux)
 }
 
-// guard checks every request: the token when there is one; without one,
-// that the Host is a loopback name (a page elsewhere that resolves its own
-// name to 127.0.0.1 cannot read this one). It sets the headers every answer
-// carries.
-func (s *Server) guard(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		h := w.Header()
-		h.Set("X-Content-Type-Options", "nosniff")
-		h.Set("Referrer-Policy", "no-referrer")
-		h.Set("X-Frame-Options", "DENY")
-		h.Set("Content-Security-Policy", "default-src 'self'; img-src 'self' data:; object-src 'none'; base-uri 'none'; frame-ancestors 'none'")
-		if s.opts.Token == "" {
-			if !loopbackHost(r.Host) {
-				http.Error(w, "forbidden: this page answers to loopback names only", http.StatusForbidden)
-				return
-			}
-			next.ServeHTTP(w, r)
-			return
-		}
-		tok, fromQuery := requestToken(r)
-		if subtle.ConstantTimeCompare([]byte(tok), []byte(s.opts.Token)) != 1 {
-			if r.Method == http.MethodGet && r.URL.Path == "/healthz" {
-				s.health(w, false) // a scheduler's probe holds no secret: the status alone
-				return
-			}
-			w.Header().Set("WWW-Authenticate", `Bearer realm="warden"`)
-			http.Error(w, "unauthorized: this page needs its token (?token=, Authorization: Bearer)", http.StatusUnauthorized)
-			return
-		}
-		if fromQuery {
-			http.SetCookie(w, &http.Cookie{Name: "warden_token", Value: tok, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode})
-		}
-		next.ServeHTTP(w, r)
-	})
-}
-
-func requestToken(r *http.Request) (string, bool) {
-	if t := r.URL.Query().Get("token"); t != "" {
-		return t, true
-	}
-	if a := r.Header.Get("Authorization"); strings.HasPrefix(a, "Bearer ") {
-		return strings.TrimPrefix(a, "Bearer "), false
-	}
-	if c, err := r.Cookie("warden_token"); err == nil {
-		return c.Value, false
-	}
-	return "", false
-}
-
-func loopbackHost(hostport string) bool {
-	host := hostport
-	if h, _, err := net.SplitHostPort(hostport); err == nil {
-		host = h
-	}
-	host = strings.Trim(host, "[]")
-	if host == "localhost" {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
-}
-
 // Health is /healthz's answer.
 type Health struct {
 	Status string      `json:"status"` // running | not_running
@@ -206,7 +146,7 @@ type Health struct {
 func (s *Server) healthz(w http.ResponseWriter, r *http.Request) { s.health(w, true) }
 
 // health answers /healthz; the team's state (and why it is not running)
-// only with full: to a request that carries the token, or on loopback.
+// only with full: to a request that carries the token.
 func (s *Server) health(w http.ResponseWriter, full bool) {
 	ps, err := s.opts.Client.PS()
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -17,6 +18,9 @@ import (
 	"github.com/wardenhq/warden/supervisor/session"
 	"github.com/wardenhq/warden/supervisor/state"
 )
+
+// testToken is the page's token in these tests.
+const testToken = "0123456789abcdef0123456789abcdef"
 
 type fakeTeam struct{}
 
@@ -50,6 +54,9 @@ func serve(t *testing.T, addr, token, root string) (*Server, func()) {
 	return srv, func() { cancel(); <-done }
 }
 
+// noRedirects is a client that shows a redirect instead of following it.
+var noRedirects = &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+
 func get(t *testing.T, url string, header map[string]string) (*http.Response, string) {
 	t.Helper()
 	req, _ := http.NewRequest(http.MethodGet, url, nil)
@@ -60,7 +67,7 @@ func get(t *testing.T, url string, header map[string]string) (*http.Response, st
 			req.Header.Set(k, v)
 		}
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := noRedirects.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,39 +76,74 @@ func get(t *testing.T, url string, header map[string]string) (*http.Response, st
 	return resp, string(b)
 }
 
-// Off loopback the page needs a token, on every request: ?token= (which
-// sets a cookie), the cookie, or Authorization: Bearer.
-func TestTokenOffLoopback(t *testing.T) {
-	if _, err := Listen(Options{Addr: "0.0.0.0:0", Client: control.NewClient(t.TempDir()), Log: hclog.NewNullLogger()}); err == nil {
-		t.Fatal("a non-loopback address without a token was served")
+// The page needs its token on every address, on every request but
+// /healthz's: ?token= (which sets a cookie and sends the browser on to the
+// address without it), the cookie, or Authorization: Bearer. Without it the
+// page is a form that asks for it, and the rest 401 (issue 22, item 7).
+func TestTokenOnEveryAddress(t *testing.T) {
+	for _, addr := range []string{"127.0.0.1:0", "0.0.0.0:0"} {
+		if _, err := Listen(Options{Addr: addr, Client: control.NewClient(t.TempDir()), Log: hclog.NewNullLogger()}); err == nil {
+			t.Errorf("%s without a token was served", addr)
+		}
 	}
+	for _, addr := range []string{"127.0.0.1:0", "0.0.0.0:0"} {
+		t.Run(addr, func(t *testing.T) { tokenChecked(t, addr) })
+	}
+}
+
+func tokenChecked(t *testing.T, addr string) {
+	const token = "s3cret-s3cret-s3cret"
 	root := t.TempDir()
-	srv, stop := serve(t, "0.0.0.0:0", "s3cret", root)
+	srv, stop := serve(t, addr, token, root)
 	defer stop()
 	port := srv.Addr()[strings.LastIndex(srv.Addr(), ":"):]
 	base := "http://127.0.0.1" + port
-	for _, path := range []string{"/", "/api/ps", "/app.js", "/api/events"} {
-		if resp, _ := get(t, base+path, nil); resp.StatusCode != http.StatusUnauthorized {
-			t.Errorf("%s without the token: %s", path, resp.Status)
+	for _, path := range []string{"/api/ps", "/app.js", "/api/events", "/api/screen/a", "/index.html?x=1"} {
+		for _, h := range []map[string]string{nil, {"Authorization": "Bearer wrong"}, {"Cookie": srv.cookieName() + "=wrong"}} {
+			resp, _ := get(t, base+path, h)
+			if resp.StatusCode != http.StatusUnauthorized {
+				t.Errorf("%s with %v: %s", path, h, resp.Status)
+			}
+			if !resp.Close {
+				t.Errorf("%s with %v: the connection is kept open after the 401", path, h)
+			}
 		}
 		if resp, _ := get(t, base+path+"?token=wrong", nil); resp.StatusCode != http.StatusUnauthorized {
 			t.Errorf("%s with a wrong token: %s", path, resp.Status)
 		}
 	}
-	resp, body := get(t, base+"/?token=s3cret", nil)
-	if resp.StatusCode != 200 || !strings.Contains(body, "<title>warden</title>") {
-		t.Fatalf("the page with its token: %s", resp.Status)
+	resp, body := get(t, base+"/", nil)
+	if resp.StatusCode != http.StatusUnauthorized || !strings.Contains(body, `<form method="post" action="login">`) || strings.Contains(body, root) {
+		t.Errorf("the page without its token: %s, want 401 and the form, no path:\n%s", resp.Status, body)
+	}
+	resp, _ = get(t, base+"/?token="+token, nil)
+	if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "./" {
+		t.Fatalf("the page with ?token=: %s to %q, want 303 to ./ (the token out of the address bar)", resp.Status, resp.Header.Get("Location"))
 	}
 	var cookie string
 	for _, c := range resp.Cookies() {
-		if c.Name == "warden_token" && c.HttpOnly {
+		if c.Name == srv.cookieName() && c.HttpOnly && c.SameSite == http.SameSiteStrictMode {
 			cookie = c.Name + "=" + c.Value
 		}
 	}
-	if resp, _ := get(t, base+"/app.js", map[string]string{"Cookie": cookie}); cookie == "" || resp.StatusCode != 200 {
-		t.Errorf("with the page's cookie %q: %s", cookie, resp.Status)
+	if resp, body := get(t, base+"/", map[string]string{"Cookie": cookie}); cookie == "" || resp.StatusCode != 200 || !strings.Contains(body, "<title>warden</title>") {
+		t.Errorf("the page with its cookie %q: %s", cookie, resp.Status)
 	}
-	resp, body = get(t, base+"/healthz", map[string]string{"Authorization": "Bearer s3cret"})
+	if resp, _ := get(t, base+"/app.js?token="+token, nil); resp.StatusCode != 200 {
+		t.Errorf("app.js with ?token=: %s", resp.Status)
+	}
+	// The form: a wrong token gets it again, the right one the cookie.
+	for tok, want := range map[string]int{"wrong": http.StatusUnauthorized, token: http.StatusSeeOther} {
+		resp, err := noRedirects.PostForm(base+"/login", url.Values{"token": {tok}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != want || (want == http.StatusSeeOther) != (len(resp.Cookies()) == 1) {
+			t.Errorf("the form with %q: %s, %d cookies; want %d", tok, resp.Status, len(resp.Cookies()), want)
+		}
+	}
+	resp, body = get(t, base+"/healthz", map[string]string{"Authorization": "Bearer " + token})
 	if resp.StatusCode != http.StatusServiceUnavailable || !strings.Contains(body, `"status":"not_running"`) || !strings.Contains(body, `"error"`) {
 		t.Errorf("/healthz with no warden: %s %s", resp.Status, body)
 	}
@@ -119,27 +161,28 @@ func TestTokenOffLoopback(t *testing.T) {
 	if resp.StatusCode != http.StatusOK || strings.TrimSpace(body) != `{"status":"running"}` {
 		t.Errorf("/healthz without the token, warden running: %s %s; want 200 and the status alone", resp.Status, body)
 	}
-	resp, body = get(t, base+"/healthz", map[string]string{"Authorization": "Bearer s3cret"})
+	resp, body = get(t, base+"/healthz", map[string]string{"Authorization": "Bearer " + token})
 	if resp.StatusCode != http.StatusOK || !strings.Contains(body, `"pid":42`) {
 		t.Errorf("/healthz with the token, warden running: %s %s; want the team's state", resp.Status, body)
 	}
-	if !strings.Contains(srv.URL(), "?token=s3cret") {
-		t.Errorf("URL %s", srv.URL())
+	if strings.Contains(srv.URL(), token) {
+		t.Errorf("URL %s holds the token", srv.URL())
 	}
 }
 
 // On loopback without a token, only loopback Host names are answered: a
 // page elsewhere whose name resolves to 127.0.0.1 cannot read this one.
 func TestLoopbackHostOnly(t *testing.T) {
-	srv, stop := serve(t, "127.0.0.1:0", "", t.TempDir())
+	srv, stop := serve(t, "127.0.0.1:0", testToken, t.TempDir())
 	defer stop()
-	if resp, _ := get(t, "http://"+srv.Addr()+"/", nil); resp.StatusCode != 200 {
+	auth := map[string]string{"Authorization": "Bearer " + testToken}
+	if resp, _ := get(t, "http://"+srv.Addr()+"/", auth); resp.StatusCode != 200 {
 		t.Errorf("loopback: %s", resp.Status)
 	}
-	if resp, _ := get(t, "http://"+srv.Addr()+"/", map[string]string{"Host": "localhost:1"}); resp.StatusCode != 200 {
+	if resp, _ := get(t, "http://"+srv.Addr()+"/", map[string]string{"Host": "localhost:1", "Authorization": "Bearer " + testToken}); resp.StatusCode != 200 {
 		t.Errorf("localhost: %s", resp.Status)
 	}
-	if resp, _ := get(t, "http://"+srv.Addr()+"/", map[string]string{"Host": "evil.example:80"}); resp.StatusCode != http.StatusForbidden {
+	if resp, _ := get(t, "http://"+srv.Addr()+"/", map[string]string{"Host": "evil.example:80", "Authorization": "Bearer " + testToken}); resp.StatusCode != http.StatusForbidden {
 		t.Errorf("Host evil.example: %s", resp.Status)
 	}
 	for _, addr := range []string{"127.0.0.1:7777", "localhost:7777", "[::1]:7777"} {
@@ -158,7 +201,7 @@ func TestLoopbackHostOnly(t *testing.T) {
 // not; /api/events streams the state at once.
 func TestHealthzAndEvents(t *testing.T) {
 	root := t.TempDir()
-	srv, stop := serve(t, "127.0.0.1:0", "", root)
+	srv, stop := serve(t, "127.0.0.1:0", testToken, root)
 	defer stop()
 	if resp, _ := get(t, "http://"+srv.Addr()+"/healthz", nil); resp.StatusCode != http.StatusServiceUnavailable {
 		t.Errorf("/healthz with no warden: %s", resp.Status)
@@ -167,12 +210,12 @@ func TestHealthzAndEvents(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	resp, body := get(t, "http://"+srv.Addr()+"/healthz", nil)
+	resp, body := get(t, "http://"+srv.Addr()+"/healthz?token="+testToken, nil)
 	var h Health
 	if json.Unmarshal([]byte(body), &h); resp.StatusCode != 200 || h.Status != "running" || h.Team == nil || h.Team.Pid != 42 {
 		t.Errorf("/healthz with a warden: %s %s", resp.Status, body)
 	}
-	r, err := http.Get("http://" + srv.Addr() + "/api/events")
+	r, err := http.Get("http://" + srv.Addr() + "/api/events?token=" + testToken)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,7 +3,7 @@
 // never HTML from the team.
 "use strict";
 
-const S = { ps: null, skew: 0, screens: {}, events: [], seen: new Set(), cards: {}, down: "" };
+const S = { ps: null, skew: 0, screens: {}, events: [], seen: new Set(), cards: {}, down: "", refused: false };
 const $ = (id) => document.getElementById(id);
 const SVG = "http://www.w3.org/2000/svg";
 const MAX_EVENTS = 200;
@@ -40,7 +40,7 @@ function draw() {
   const ps = S.ps;
   const conn = $("conn");
   if (S.down || !ps) {
-    conn.textContent = S.down ? "no warden running" : "connecting";
+    conn.textContent = S.refused ? "refused" : S.down ? "no warden running" : "connecting";
     conn.className = "pill down";
     $("summary").textContent = S.down;
   }
@@ -246,6 +246,7 @@ function connect() {
     S.ps = JSON.parse(m.data);
     S.skew = Date.now() - Date.parse(S.ps.now);
     S.down = "";
+    S.refused = false;
     redraw();
   });
   src.addEventListener("screen", (m) => {
@@ -266,6 +267,16 @@ function connect() {
     S.down = "no warden answers for this team: " + JSON.parse(m.data).error;
     redraw();
   });
+  // A stream the server refused (503: the page has as many viewers as it
+  // serves; 401: the token changed) is not retried by the browser: again
+  // in a few seconds.
+  src.onerror = () => {
+    if (src.readyState !== EventSource.CLOSED) return;
+    S.down = "the page's event stream was refused (as many viewers as it serves, or a new token): trying again";
+    S.refused = true;
+    redraw();
+    setTimeout(connect, 5000);
+  };
 }
 
 connect();
