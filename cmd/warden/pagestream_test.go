@@ -38,7 +38,7 @@ func waitStream(t *testing.T, s *sse, what, name, sub string, n int, d time.Dura
 func TestPageStreamSkipsATornEventLine(t *testing.T) {
 	defer proctest.AssertNone(t)
 	team := opsTeam(t, "checkpoint_interval = \"300ms\"\ncheckpoint_timeout = \"5s\"",
-		opsAgent{name: "w1", mode: "worker:steps=100000", task: true})
+		opsAgent{name: "w1", mode: "worker:steps=1000", task: true})
 	cmd, out := runWarden(t, "run", team)
 	waitEvents(t, team, "checkpoint_received", "w1", 1)
 	stopRun(cmd)
@@ -86,8 +86,8 @@ func TestPageStreamSkipsATornEventLine(t *testing.T) {
 func TestPageViewersNeverLockOutOperators(t *testing.T) {
 	defer proctest.AssertNone(t)
 	team := opsTeam(t, "checkpoint_interval = \"300ms\"\ncheckpoint_timeout = \"5s\"",
-		opsAgent{name: "w1", mode: "worker:steps=100000", task: true},
-		opsAgent{name: "w2", mode: "worker:steps=100000", task: true})
+		opsAgent{name: "w1", mode: "worker:steps=1000", task: true},
+		opsAgent{name: "w2", mode: "worker:steps=1000", task: true})
 	token := newTestToken()
 	env := []string{"WARDEN_HTTP_TOKEN=" + token}
 	run := startPageRun(t, team, 0, env)

@@ -27,7 +27,7 @@ var noEnvToken = []string{"WARDEN_HTTP_TOKEN="}
 func TestPageTokenOnLoopback(t *testing.T) {
 	defer proctest.AssertNone(t)
 	team := opsTeam(t, "checkpoint_interval = \"300ms\"\ncheckpoint_timeout = \"5s\"",
-		opsAgent{name: "w1", mode: "worker:steps=100000", task: true})
+		opsAgent{name: "w1", mode: "worker:steps=1000", task: true})
 	page := startPageRun(t, team, 0, noEnvToken)
 	defer page.stop()
 	waitEvents(t, team, "checkpoint_received", "w1", 1)
@@ -111,7 +111,7 @@ func TestPageTokenNeverOnArgvStdoutOrUsage(t *testing.T) {
 	}
 
 	team := opsTeam(t, "checkpoint_interval = \"300ms\"\ncheckpoint_timeout = \"5s\"",
-		opsAgent{name: "w1", mode: "worker:steps=100000", task: true})
+		opsAgent{name: "w1", mode: "worker:steps=1000", task: true})
 	page := startPageRun(t, team, 0, []string{"WARDEN_HTTP_TOKEN=" + secret})
 	defer page.stop()
 	waitEvents(t, team, "checkpoint_received", "w1", 1)
@@ -163,7 +163,7 @@ func TestPageLoginInChromium(t *testing.T) {
 	bin := chromium(t)
 	defer proctest.AssertNone(t)
 	team := opsTeam(t, "checkpoint_interval = \"300ms\"\ncheckpoint_timeout = \"5s\"",
-		opsAgent{name: "w1", mode: "worker:steps=100000", task: true})
+		opsAgent{name: "w1", mode: "worker:steps=1000", task: true})
 	page := startPageRun(t, team, 0, noEnvToken)
 	defer page.stop()
 	waitEvents(t, team, "checkpoint_received", "w1", 1)
