@@ -87,6 +87,8 @@ func (s *Server) serveAnthropic(w http.ResponseWriter, r *http.Request, raw []by
 		req.ToolCallID = s.newID("toolu_fake")
 	}
 	s.record(req)
+	// Claude Code keeps the request-id as the transcript's requestId.
+	w.Header().Set("request-id", s.newID("req_fake"))
 	if a.Limit != nil {
 		s.anthropicLimit(w, *a.Limit, req.At)
 		return
@@ -177,7 +179,6 @@ func anthropicError(kind, msg string) map[string]any {
 func (s *Server) anthropicLimit(w http.ResponseWriter, l Limit, now time.Time) {
 	reset := l.resetAt(now)
 	h := w.Header()
-	h.Set("request-id", "req_fake")
 	h.Set("retry-after", strconv.FormatInt(secondsUntil(now, reset), 10))
 	if l.Kind == UsageLimit {
 		epoch := strconv.FormatInt(reset.Unix(), 10)

@@ -44,6 +44,7 @@ func (s *Server) serveOpenAI(w http.ResponseWriter, r *http.Request, raw []byte,
 		req.ToolCallID = s.newID("call_fake")
 	}
 	s.record(req)
+	w.Header().Set("x-request-id", s.newID("req_fake"))
 	if a.Limit != nil {
 		s.openaiLimit(w, *a.Limit, req.At)
 		return
@@ -150,7 +151,6 @@ func (s *Server) openaiLimit(w http.ResponseWriter, l Limit, now time.Time) {
 	reset := l.resetAt(now)
 	secs := secondsUntil(now, reset)
 	h := w.Header()
-	h.Set("x-request-id", "req_fake")
 	if l.Kind == UsageLimit {
 		codexWindows(h, 100, reset, now, 40, now.Add(5*24*time.Hour))
 		writeJSON(w, http.StatusTooManyRequests, map[string]any{"error": map[string]any{
