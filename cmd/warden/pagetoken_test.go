@@ -183,7 +183,7 @@ func TestPageLoginInChromium(t *testing.T) {
 	if err := p.Navigate(ctx, page.base+"/"); err != nil {
 		t.Fatal(err)
 	}
-	pollPage(t, ctx, p, "the form asking for the token", `!!document.querySelector('form[action="login"] input[name="token"]') && !document.querySelector('article.agent')`, 5*time.Second)
+	pollAcrossNavigation(t, ctx, p, "the form asking for the token", `!!document.querySelector('form[action="login"] input[name="token"]') && !document.querySelector('article.agent')`, 5*time.Second)
 	submit := func(tok string) {
 		var ok bool
 		if err := p.Eval(ctx, fmt.Sprintf(`(() => { document.querySelector('input[name="token"]').value = %q; document.querySelector('form').submit(); return true })()`, tok), &ok); err != nil {
@@ -191,13 +191,13 @@ func TestPageLoginInChromium(t *testing.T) {
 		}
 	}
 	submit("not-the-token-not-the-token")
-	pollPage(t, ctx, p, "the form again, saying the token is wrong", `/not this page's token/.test(document.body.innerText)`, 5*time.Second)
+	pollAcrossNavigation(t, ctx, p, "the form again, saying the token is wrong", `/not this page's token/.test(document.body.innerText)`, 5*time.Second)
 	submit(page.token)
-	pollPage(t, ctx, p, "the dashboard with w1", `!!document.querySelector('article.agent[data-agent="w1"]')`, 10*time.Second)
+	pollAcrossNavigation(t, ctx, p, "the dashboard with w1", `!!document.querySelector('article.agent[data-agent="w1"]')`, 10*time.Second)
 	if err := p.Navigate(ctx, page.base+"/"); err != nil {
 		t.Fatal(err)
 	}
-	pollPage(t, ctx, p, "the dashboard after a reload", `!!document.querySelector('article.agent[data-agent="w1"]')`, 10*time.Second)
+	pollAcrossNavigation(t, ctx, p, "the dashboard after a reload", `!!document.querySelector('article.agent[data-agent="w1"]')`, 10*time.Second)
 
 	// ?token= in another tab: the cookie is set and the address is the
 	// page's without it.
@@ -209,5 +209,22 @@ func TestPageLoginInChromium(t *testing.T) {
 	if err := p2.Navigate(ctx, page.base+"/?token="+page.token); err != nil {
 		t.Fatal(err)
 	}
-	pollPage(t, ctx, p2, "the dashboard from ?token=", `!!document.querySelector('article.agent[data-agent="w1"]') && !location.href.includes("token")`, 10*time.Second)
+	pollAcrossNavigation(t, ctx, p2, "the dashboard from ?token=", `!!document.querySelector('article.agent[data-agent="w1"]') && !location.href.includes("token")`, 10*time.Second)
+}
+
+// pollAcrossNavigation is pollPage for a page that is navigating (a form
+// sent, a redirect): an evaluation that fails while the next document
+// loads is tried again, until d.
+func pollAcrossNavigation(t *testing.T, ctx context.Context, p *cdp.Page, what, expr string, d time.Duration) {
+	t.Helper()
+	var lastErr error
+	for deadline := time.Now().Add(d); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		var ok bool
+		if lastErr = p.Eval(ctx, "(() => { try { return !!document.body && ("+expr+") } catch (e) { return false } })()", &ok); lastErr == nil && ok {
+			return
+		}
+	}
+	var body string
+	p.Eval(ctx, "document.body ? document.body.innerText : ''", &body)
+	t.Fatalf("the page never showed %s within %s (last error: %v); it shows:\n%s", what, d, lastErr, body)
 }
