@@ -83,7 +83,8 @@ func userText(content json.RawMessage) string {
 // the request declares: Codex's exec_command ({cmd, sandbox_permissions,
 // justification}), or an older shell / shell_command tool with a command
 // string or argv and with_escalated_permissions. Escalation is asked for
-// whenever the schema allows it: that is what makes Codex ask. Without a
+// whenever the schema allows it (unless InSandbox): that is what makes
+// Codex ask. Without a
 // shell tool in the request it calls exec_command.
 func (b openaiBody) shellCall(t ToolCall) (name, args string) {
 	var best *openaiTool
@@ -112,10 +113,10 @@ func (b openaiBody) shellCall(t ToolCall) (name, args string) {
 	} else {
 		a["command"] = t.Command
 	}
-	if _, ok := props["sandbox_permissions"]; ok {
+	if _, ok := props["sandbox_permissions"]; ok && !t.InSandbox {
 		a["sandbox_permissions"] = "require_escalated"
 	}
-	if _, ok := props["with_escalated_permissions"]; ok {
+	if _, ok := props["with_escalated_permissions"]; ok && !t.InSandbox {
 		a["with_escalated_permissions"] = true
 	}
 	if _, ok := props["justification"]; ok {

@@ -24,6 +24,9 @@ type ToolCall struct {
 	// Description is what the call says it does: Claude's and Gemini's
 	// description, Codex's justification (shown as the dialog's Reason).
 	Description string
+	// InSandbox asks Codex for no escalation: it runs the command in its
+	// sandbox without asking.
+	InSandbox bool
 	// Name and Input, when Name is set, make the call one to another tool
 	// of the CLI's with Input as its arguments, in place of the shell
 	// (Anthropic only: Claude Code's Agent tool starts a sub-agent).

@@ -1,0 +1,203 @@
+package usage_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/wardenhq/warden/internal/fakeprovider"
+	"github.com/wardenhq/warden/internal/fakeprovider/clirun"
+	"github.com/wardenhq/warden/internal/proctest"
+	"github.com/wardenhq/warden/internal/realcli"
+	"github.com/wardenhq/warden/supervisor/usage"
+)
+
+// Each real CLI, over four turns against the fake provider — one of them a
+// turn of several model requests (Claude: a sub-agent started with its
+// Agent tool, its own transcript; Codex and Gemini: a shell command run and
+// its result sent back) — writes to its own files exactly the tokens the
+// provider served: after every turn, the usage reader (the same one,
+// reading only what was appended) equals the provider's ledger of the
+// CLI's own requests (side calls such as titles and Gemini's router are
+// in neither).
+func TestRealClaudeTokensEqualServed(t *testing.T) { testRealTokens(t, "claude") }
+func TestRealCodexTokensEqualServed(t *testing.T)  { testRealTokens(t, "codex") }
+func TestRealGeminiTokensEqualServed(t *testing.T) { testRealTokens(t, "gemini") }
+
+// model answers each turn "TURN k DONE", with token figures that differ
+// per request; the third turn ("TOOL TURN") first calls a tool.
+type model struct {
+	cli string
+	mu  sync.Mutex
+	n   int
+}
+
+func (m *model) decide(r fakeprovider.Request) fakeprovider.Answer {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.n++
+	a := fakeprovider.Answer{InputTokens: 20000 + 1000*m.n + m.n, CachedTokens: 12000 + m.n, OutputTokens: 40 + m.n}
+	if m.cli == "claude" {
+		a.CacheWriteTokens = 500 + m.n // only the Anthropic API reports cache writes
+	}
+	switch {
+	case strings.Contains(r.Body, "SUBAGENT:") && !strings.Contains(r.Body, "toolu_"):
+		a.Text = "SUB-AGENT ANSWER" // the sub-agent's own request: its history holds no tool call
+	case strings.Contains(r.Prompt, "TOOL TURN") && m.cli == "claude":
+		// Text and a tool call: two content blocks, two transcript lines
+		// with one usage.
+		a.Text, a.Tool = "Starting a helper.", &fakeprovider.ToolCall{Name: "Agent", Input: map[string]any{
+			"description": "count files", "prompt": "SUBAGENT: count the files", "subagent_type": "general-purpose"}}
+	case strings.Contains(r.Prompt, "TOOL TURN"):
+		a.Tool = &fakeprovider.ToolCall{Command: "echo tool-ran", Description: "Say that the tool ran", InSandbox: true}
+	default:
+		a.Text = fmt.Sprintf("TURN %d DONE", turnOf(r.Body))
+	}
+	return a
+}
+
+// turnOf is the number of the newest "turn k" prompt in a request body.
+func turnOf(body string) int {
+	for k := 4; k >= 1; k-- {
+		if strings.Contains(body, fmt.Sprintf("turn %d please", k)) {
+			return k
+		}
+	}
+	return 0
+}
+
+var ready = map[string]string{"claude": "/effort", "codex": "Ask Codex", "gemini": "Type your message"}
+
+func testRealTokens(t *testing.T, cli string) {
+	if _, err := realcli.Bin(cli); err != nil {
+		t.Skip(err) // not installed (CI installs them)
+	}
+	defer proctest.AssertNone(t)
+	logger := hclog.New(&hclog.LoggerOptions{Name: t.Name(), Level: hclog.Warn})
+	m := &model{cli: cli}
+	srv := fakeprovider.New(logger, fakeprovider.Script{Decide: m.decide})
+	defer srv.Close()
+	args := map[string][]string{
+		"claude": {"--permission-mode", "acceptEdits", "--allowedTools", "Agent"}, // the sub-agent starts unasked
+		"gemini": {"--approval-mode", "yolo"}, // the shell command runs unasked
+	}[cli]
+	c, err := clirun.Start(clirun.Options{CLI: cli, URL: srv.URL(), Root: t.TempDir(), Args: args, Logger: logger})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Kill()
+	if err := c.WaitText(ready[cli], 60*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(time.Second)
+
+	var r usage.Reader
+	prompts := []string{"turn 1 please", "turn 2 please", "turn 3 please: TOOL TURN", "turn 4 please"}
+	for k, p := range prompts {
+		if err := c.Submit(p); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.WaitFor(fmt.Sprintf("TURN %d DONE", k+1), 90*time.Second, func(s string) bool {
+			return strings.Contains(c.Transcript(), fmt.Sprintf("TURN %d DONE", k+1))
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if r == nil {
+			r = open(t, cli, c.Home, c.Project)
+		}
+		rep := waitEqual(t, r, func() usage.Tokens { return toTokens(srv.Ledger().Main().Served()) }, cli)
+		t.Logf("after turn %d: %d requests, %+v from %v (%d bytes read)", k+1, len(srv.Ledger().Main()), rep.Tokens, rep.Files, rep.BytesRead)
+	}
+	rep, _ := r.Read()
+	if cli == "claude" && len(rep.Files) != 2 {
+		t.Errorf("the sub-agent's transcript was not read: files %v", rep.Files)
+	}
+	if len(srv.Ledger().Main()) < len(prompts)+1 {
+		t.Errorf("no turn of several requests: %d requests for %d turns", len(srv.Ledger().Main()), len(prompts))
+	}
+	if err := c.Quit(); err != nil {
+		t.Error(err)
+	}
+}
+
+// toTokens is the ledger's sum in the usage package's form.
+func toTokens(u fakeprovider.Usage) usage.Tokens {
+	return usage.Tokens{Input: int64(u.Input), CachedInput: int64(u.CachedInput), CacheWrite: int64(u.CacheWrite), Output: int64(u.Output)}
+}
+
+// waitEqual reads until the CLI's files hold what was served (a CLI writes
+// its file a moment after drawing the answer; a Claude sub-agent may still
+// be answering) or fails after 10 s.
+func waitEqual(t *testing.T, r usage.Reader, served func() usage.Tokens, cli string) usage.Report {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		want := served()
+		rep, err := r.Read()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rep.Tokens == want && want == served() {
+			return rep
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s's files say %+v, the provider served %+v (files %v)", cli, rep.Tokens, want, rep.Files)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+// open finds the session's files where each CLI keeps them, through the
+// package's own locators, and returns its reader.
+func open(t *testing.T, cli, home, project string) usage.Reader {
+	t.Helper()
+	switch cli {
+	case "claude":
+		dir := usage.ClaudeProjectDir(usage.ClaudeConfigDir(map[string]string{"HOME": home}), project)
+		m, _ := filepath.Glob(filepath.Join(dir, "*.jsonl"))
+		if len(m) != 1 {
+			t.Fatalf("transcripts in %s: %v", dir, m)
+		}
+		session := strings.TrimSuffix(filepath.Base(m[0]), ".jsonl")
+		if p := usage.ClaudeTranscript(filepath.Join(home, ".claude"), project, session); p != m[0] {
+			t.Fatalf("ClaudeTranscript = %s, want %s", p, m[0])
+		}
+		return usage.NewClaude(m[0])
+	case "codex":
+		m, _ := filepath.Glob(filepath.Join(home, ".codex", "sessions", "*", "*", "*", "rollout-*.jsonl"))
+		if len(m) != 1 {
+			t.Fatalf("rollouts: %v", m)
+		}
+		thread := strings.TrimSuffix(filepath.Base(m[0]), ".jsonl")
+		thread = thread[len(thread)-36:]
+		if p := usage.CodexRollout(filepath.Join(home, ".codex"), thread); p != m[0] {
+			t.Fatalf("CodexRollout = %s, want %s", p, m[0])
+		}
+		return usage.NewCodex(m[0])
+	default:
+		chats := usage.GeminiChats(filepath.Join(home, ".gemini"), project)
+		m, _ := filepath.Glob(filepath.Join(chats, "session-*.jsonl"))
+		if chats == "" || len(m) != 1 {
+			t.Fatalf("chats %q: %v", chats, m)
+		}
+		b, err := os.ReadFile(m[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		var meta struct {
+			SessionID string `json:"sessionId"`
+		}
+		first, _, _ := strings.Cut(string(b), "\n")
+		if json.Unmarshal([]byte(first), &meta) != nil || usage.GeminiSession(chats, meta.SessionID) != m[0] {
+			t.Fatalf("GeminiSession(%q) = %q, want %s", meta.SessionID, usage.GeminiSession(chats, meta.SessionID), m[0])
+		}
+		return usage.NewGemini(m[0])
+	}
+}
