@@ -86,7 +86,7 @@ func testRealTokens(t *testing.T, cli string) {
 	defer srv.Close()
 	args := map[string][]string{
 		"claude": {"--permission-mode", "acceptEdits", "--allowedTools", "Agent"}, // the sub-agent starts unasked
-		"gemini": {"--approval-mode", "yolo"}, // the shell command runs unasked
+		"gemini": {"--approval-mode", "yolo"},                                     // the shell command runs unasked
 	}[cli]
 	c, err := clirun.Start(clirun.Options{CLI: cli, URL: srv.URL(), Root: t.TempDir(), Args: args, Logger: logger})
 	if err != nil {
