@@ -1,0 +1,269 @@
+package session
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/wardenhq/warden/internal/clock"
+	"github.com/wardenhq/warden/internal/proctest"
+	"github.com/wardenhq/warden/protocol"
+	"github.com/wardenhq/warden/runner"
+	"github.com/wardenhq/warden/supervisor/config"
+)
+
+// wallClock are the calls that read the wall clock or make a timer on it.
+var wallClock = map[string][]string{
+	"time":    {"Now", "Since", "Until", "After", "AfterFunc", "Sleep", "NewTimer", "NewTicker", "Tick"},
+	"context": {"WithTimeout", "WithDeadline", "WithTimeoutCause", "WithDeadlineCause"},
+}
+
+// wallClockCalls lists the wall-clock calls in Go source (file:line name).
+func wallClockCalls(fset *token.FileSet, f *ast.File) []string {
+	var found []string
+	ast.Inspect(f, func(n ast.Node) bool {
+		sel, ok := n.(*ast.SelectorExpr)
+		if !ok {
+			return true
+		}
+		pkg, ok := sel.X.(*ast.Ident)
+		if !ok {
+			return true
+		}
+		for _, name := range wallClock[pkg.Name] {
+			if sel.Sel.Name == name {
+				found = append(found, fset.Position(sel.Pos()).String()+" "+pkg.Name+"."+name)
+			}
+		}
+		return true
+	})
+	return found
+}
+
+// Every time read and timer of the session goes through its clock: no
+// wall-clock call is left in the package's code.
+func TestSessionReadsOnlyItsClock(t *testing.T) {
+	// The check itself finds what it looks for.
+	fset := token.NewFileSet()
+	probe, err := parser.ParseFile(fset, "probe.go", `package p
+func f() { _ = time.Now(); time.Sleep(1); _, c := context.WithTimeout(nil, 1); c(); t := time.AfterFunc(1, nil); _ = t }`, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := wallClockCalls(fset, probe); len(got) != 4 {
+		t.Fatalf("the check finds %v in the probe, want 4 calls", got)
+	}
+	files, _ := filepath.Glob("*.go")
+	checked := 0
+	for _, name := range files {
+		if strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, name, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checked++
+		for _, c := range wallClockCalls(fset, f) {
+			t.Errorf("wall-clock call outside the session's clock: %s", c)
+		}
+	}
+	if checked < 10 {
+		t.Fatalf("checked %d files: not the package's source", checked)
+	}
+}
+
+// recordsTo is a reporter that hands every record to a channel.
+type recordsTo struct {
+	quietReporter
+	ch chan *protocol.Checkpoint
+}
+
+func (r recordsTo) Record(cp *protocol.Checkpoint) Verdict {
+	r.ch <- cp
+	return Verdict{Saved: true}
+}
+
+// keysLog is what the fake agent tui-keys logged: its reads and lines.
+type keysLog struct {
+	t    *testing.T
+	path string
+}
+
+func (k keysLog) lines() []string {
+	b, _ := os.ReadFile(k.path)
+	return strings.Split(strings.TrimSpace(string(b)), "\n")
+}
+
+// reads are the chunks the agent read, in order.
+func (k keysLog) reads() []string {
+	var out []string
+	for _, l := range k.lines() {
+		if q, ok := strings.CutPrefix(l, "READ "); ok {
+			s, err := strconv.Unquote(q)
+			if err != nil {
+				k.t.Fatalf("log line %q: %v", l, err)
+			}
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// enters is how many reads held an Enter.
+func (k keysLog) enters() int {
+	n := 0
+	for _, r := range k.reads() {
+		n += strings.Count(r, "\r")
+	}
+	return n
+}
+
+func (k keysLog) has(line string) bool {
+	for _, l := range k.lines() {
+		if l == line {
+			return true
+		}
+	}
+	return false
+}
+
+// never checks for d of real time that cond stays false: what the fake
+// clock holds back does not happen however long one waits.
+func never(t *testing.T, d time.Duration, what string, cond func() bool) {
+	t.Helper()
+	for end := time.Now().Add(d); time.Now().Before(end); time.Sleep(10 * time.Millisecond) {
+		if cond() {
+			t.Fatalf("%s while the fake clock stood still", what)
+		}
+	}
+}
+
+// The screen's settle, warden's typing (a bracketed paste, the 700 ms pause,
+// Enter as a write of its own, the check that a turn started and the Enter
+// pressed again after SubmitWindow) and the echo window, driven together on
+// a fake clock through a real fake TUI under a pty: each step happens when
+// the fake clock reaches it, never sooner, and no step waits on the wall
+// clock.
+func TestSettleTypingAndEchoOnAFakeClock(t *testing.T) {
+	defer proctest.AssertNone(t)
+	t0 := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
+	fc := clock.NewFake(t0)
+	k := keysLog{t: t, path: filepath.Join(t.TempDir(), "keys.log")}
+	cfg := fakeSession("w", "tui-keys:"+k.path+":1", "claude", runner.Size{Rows: 24, Cols: 80})
+	cfg.Clock, cfg.Team = fc, newTestTeam()
+	cfg.Task = &config.Task{ID: "T1", Title: "type on a fake clock"}
+	cfg.Prompt = "Your task: T1 - type on a fake clock."
+	cfg.Timers = Timers{CheckpointInterval: time.Hour, CheckpointTimeout: time.Hour, StaleWarning: 10 * time.Hour,
+		StaleFailure: 20 * time.Hour, ShutdownTimeout: 2 * time.Second}
+	records := make(chan *protocol.Checkpoint, 4)
+	cfg.Report = recordsTo{ch: records}
+	began := time.Now()
+	s, out := startSession(t, cfg)
+	defer func() { // stop it: the quit keys' pauses are on the fake clock too
+		close(cfg.Team.(*testTeam).stop)
+		for {
+			select {
+			case <-out:
+				return
+			case <-time.After(5 * time.Millisecond):
+				fc.Advance(100 * time.Millisecond)
+			}
+		}
+	}()
+	settle := s.prof.Settle
+
+	// The CLI shows "loading": not ready, so the typist waits on the fake
+	// clock. The clock moves 1 s; then the CLI draws its input box.
+	waitFor(t, "the loading screen", func() bool { return onScreen(s, "loading") })
+	fc.Advance(time.Second)
+	if err := os.WriteFile(k.path+".show", nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the input box", func() bool { return onScreen(s, "? for shortcuts") })
+	shown := fc.Now()
+	if got := time.Unix(0, s.lastOut.Load()); !got.Equal(shown) {
+		t.Fatalf("the agent's own output at %v, want %v on the fake clock", got, shown)
+	}
+	never(t, 300*time.Millisecond, "typed", func() bool { return len(k.reads()) > 0 })
+
+	// The typist looks again 50 ms later (fake) and types: one bracketed
+	// paste, no Enter.
+	fc.Advance(50 * time.Millisecond)
+	waitFor(t, "the paste", func() bool { return len(k.reads()) > 0 })
+	typedAt := time.Unix(0, s.echoUntil.Load()).Add(-echoGrace)
+	if !typedAt.Equal(shown.Add(50 * time.Millisecond)) {
+		t.Fatalf("typed at %v, want %v", typedAt, shown.Add(50*time.Millisecond))
+	}
+	paste := strings.Join(k.reads(), "")
+	if !strings.HasPrefix(paste, "\x1b[200~"+cfg.Prompt) || strings.Contains(paste, "\r") {
+		t.Fatalf("first write %q, want the bracketed paste alone", paste)
+	}
+	// Its echo (the box redrawn with the text) is not the agent's own output.
+	waitFor(t, "the echo", func() bool { return onScreen(s, "Your task: T1") })
+	if got := time.Unix(0, s.lastOut.Load()); !got.Equal(shown) {
+		t.Errorf("the echo counted as the agent's output (last output %v, want %v)", got, shown)
+	}
+
+	// Enter comes 700 ms after the paste on the fake clock, as a write of
+	// its own — not a moment sooner.
+	fc.Advance(s.prof.EnterDelay - time.Millisecond)
+	never(t, s.prof.EnterDelay+100*time.Millisecond, "Enter pressed before the 700 ms pause ended", func() bool { return k.enters() > 0 })
+	fc.Advance(time.Millisecond)
+	waitFor(t, "Enter", func() bool { return k.enters() == 1 })
+	enterAt := fc.Now()
+	if r := k.reads(); r[len(r)-1] != "\r" {
+		t.Errorf("Enter came as %q, want a write of its own", r[len(r)-1])
+	}
+	waitFor(t, "the CLI dropping the Enter", func() bool { return k.has("IGNORED ENTER") })
+
+	// No turn starts: Submit looks every Poll and presses Enter again only
+	// when SubmitWindow has passed on the fake clock.
+	var againAt time.Time
+	for step := 0; k.enters() < 2; step++ {
+		if step > 400 {
+			t.Fatalf("no second Enter after %s on the fake clock", fc.Now().Sub(enterAt))
+		}
+		fc.Advance(s.prof.Poll)
+		time.Sleep(2 * time.Millisecond) // real time for the typist to look at the screen
+		againAt = fc.Now()
+	}
+	if waited := againAt.Sub(enterAt); waited < s.prof.SubmitWindow {
+		t.Fatalf("Enter pressed again %s after the first, before SubmitWindow %s", waited, s.prof.SubmitWindow)
+	}
+	waitFor(t, "the line taken", func() bool { return k.has("LINE " + cfg.Prompt) })
+
+	// The CLI answers (spinner, the block drawn and repainted): outside the
+	// echo window, so it is the agent's own output, at the fake time.
+	waitFor(t, "the answer drawn", func() bool { return k.has("ANSWERED") })
+	drawn := fc.Now()
+	if got := time.Unix(0, s.lastOut.Load()); !got.Equal(drawn) {
+		t.Errorf("the answer's output at %v, want %v on the fake clock", got, drawn)
+	}
+
+	// The block is read off the screen only once it settled: the settle
+	// runs on the fake clock.
+	never(t, 300*time.Millisecond, "recorded before the screen settled", func() bool { return len(records) > 0 })
+	fc.Advance(settle - time.Millisecond)
+	never(t, 300*time.Millisecond, "recorded before the settle time", func() bool { return len(records) > 0 })
+	fc.Advance(time.Millisecond)
+	select {
+	case cp := <-records:
+		if cp.TaskID != "T1" || cp.ProgressPercent != 10 || !cp.UpdatedAt.Equal(drawn.Add(settle)) {
+			t.Errorf("record %s %d%% at %v, want T1 10%% at %v", cp.TaskID, cp.ProgressPercent, cp.UpdatedAt, drawn.Add(settle))
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("no record once the screen settled")
+	}
+	fake := fc.Now().Sub(t0)
+	t.Logf("%s on the fake clock in %s of real time", fake, time.Since(began).Round(time.Millisecond))
+	if fake < 3*time.Second {
+		t.Errorf("only %s on the fake clock: the steps were not driven by it", fake)
+	}
+}
