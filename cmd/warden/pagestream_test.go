@@ -145,7 +145,12 @@ func TestPageViewersNeverLockOutOperators(t *testing.T) {
 	if err := run.cmd.Wait(); exitCode(err) != 130 {
 		t.Errorf("warden run after warden stop: exit %d, want 130", exitCode(err))
 	}
-	if code, body := serve.get("/healthz", false); code != 503 || strings.TrimSpace(body) != `{"status":"not_running"}` {
+	// /healthz asks the team at most once a second.
+	code, body := serve.get("/healthz", false)
+	for deadline := time.Now().Add(3 * time.Second); code != 503 && time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		code, body = serve.get("/healthz", false)
+	}
+	if code != 503 || strings.TrimSpace(body) != `{"status":"not_running"}` {
 		t.Errorf("warden serve's /healthz once the team stopped: %d %s", code, body)
 	}
 	serve.cmd.Process.Signal(syscall.SIGTERM)

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -232,5 +233,80 @@ func TestStreamOutlivesTheTimeoutsAndAStalledOneIsDropped(t *testing.T) {
 	}
 	if r3, _ := get(t, base+"/api/ps?token="+testToken, nil); r3.StatusCode != 200 {
 		t.Errorf("/api/ps after the stalled viewer was dropped: %s", r3.Status)
+	}
+}
+
+// countingTeam counts the team's PS calls.
+type countingTeam struct {
+	fakeTeam
+	calls *atomic.Int64
+}
+
+func (c countingTeam) PS() control.PS { c.calls.Add(1); return c.fakeTeam.PS() }
+
+// Clients without the token that ask /healthz as fast as they can cost the
+// control socket one ps a second, never its slots: `warden ps` answers all
+// along.
+func TestHealthzFloodCostsOnePSASecond(t *testing.T) {
+	root := t.TempDir()
+	var calls atomic.Int64
+	ctl, err := control.Listen(hclog.NewNullLogger(), state.NewLayout(root).ControlSocket(), countingTeam{calls: &calls}, control.NewHub(10))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ctl.Close()
+	srv, err := Listen(Options{Addr: "127.0.0.1:0", Token: testToken, Client: control.NewClient(root), Log: hclog.NewNullLogger()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { srv.Serve(ctx); close(done) }()
+	defer func() { cancel(); <-done }()
+
+	flood, stopFlood := context.WithTimeout(context.Background(), 3*time.Second)
+	defer stopFlood()
+	var wg sync.WaitGroup
+	var probes, ok atomic.Int64
+	for range 100 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
+			for flood.Err() == nil {
+				resp, err := c.Get("http://" + srv.Addr() + "/healthz")
+				if err != nil {
+					continue
+				}
+				io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+				probes.Add(1)
+				if resp.StatusCode == http.StatusOK {
+					ok.Add(1)
+				}
+			}
+		}()
+	}
+	direct, failed := 0, 0
+	for flood.Err() == nil {
+		if _, err := control.NewClient(root).PS(); err != nil {
+			failed++
+			t.Logf("warden ps under the /healthz flood: %v", err)
+		}
+		direct++
+		calls.Add(-1) // not the page's
+		time.Sleep(50 * time.Millisecond)
+	}
+	wg.Wait()
+	pageCalls := calls.Load()
+	t.Logf("%d probes in 3 s (%d answered 200), %d ps calls from the page; %d of %d direct ps failed", probes.Load(), ok.Load(), pageCalls, failed, direct)
+	if failed > 0 {
+		t.Errorf("%d of %d warden ps failed under the /healthz flood", failed, direct)
+	}
+	if pageCalls > 5 {
+		t.Errorf("the page called ps %d times for %d probes in 3 s: want about one a second", pageCalls, probes.Load())
+	}
+	if ok.Load() < probes.Load()*9/10 {
+		t.Errorf("%d of %d probes answered 200", ok.Load(), probes.Load())
 	}
 }

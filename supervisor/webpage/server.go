@@ -14,6 +14,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"sync"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
@@ -46,6 +47,20 @@ type Server struct {
 	srv      *http.Server
 	loopback bool
 	streams  chan struct{} // one per event stream served now
+	hcache   healthCache
+}
+
+// healthEvery: /healthz asks the team for its state at most this often,
+// however many ask it (without the token too): a flood of probes costs the
+// control socket one ps a second, never the slots warden ps needs.
+const healthEvery = time.Second
+
+// healthCache is the team's state as /healthz last asked for it.
+type healthCache struct {
+	mu  sync.Mutex
+	at  time.Time
+	ps  *control.PS
+	err error
 }
 
 // Loopback reports whether addr (host:port) listens on loopback only.
@@ -148,7 +163,7 @@ func (s *Server) healthz(w http.ResponseWriter, r *http.Request) { s.health(w, t
 // health answers /healthz; the team's state (and why it is not running)
 // only with full: to a request that carries the token.
 func (s *Server) health(w http.ResponseWriter, full bool) {
-	ps, err := s.opts.Client.PS()
+	ps, err := s.teamState()
 	if err != nil {
 		h := Health{Status: "not_running"}
 		if full {
@@ -162,6 +177,19 @@ func (s *Server) health(w http.ResponseWriter, full bool) {
 		h.Team = ps
 	}
 	writeJSON(w, http.StatusOK, h)
+}
+
+// teamState is the team's state for /healthz: asked at most once in
+// healthEvery, by one request while the others wait for its answer.
+func (s *Server) teamState() (*control.PS, error) {
+	h := &s.hcache
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.at.IsZero() || time.Since(h.at) >= healthEvery {
+		h.ps, h.err = s.opts.Client.PS()
+		h.at = time.Now()
+	}
+	return h.ps, h.err
 }
 
 func (s *Server) ps(w http.ResponseWriter, r *http.Request) {
