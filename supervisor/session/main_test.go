@@ -48,6 +48,12 @@ type testTeam struct{ stop chan struct{} }
 // its outcome.
 func startSession(t *testing.T, cfg Config) (*Session, <-chan Outcome) {
 	t.Helper()
+	return startSessionLogged(t, cfg, hclog.NewNullLogger())
+}
+
+// startSessionLogged is startSession with the session's log to logger.
+func startSessionLogged(t *testing.T, cfg Config, logger hclog.Logger) (*Session, <-chan Outcome) {
+	t.Helper()
 	if cfg.Clock == nil {
 		cfg.Clock = clock.Real{}
 	}
@@ -57,7 +63,7 @@ func startSession(t *testing.T, cfg Config) (*Session, <-chan Outcome) {
 	if cfg.Report == nil {
 		cfg.Report = quietReporter{}
 	}
-	s := New(hclog.NewNullLogger(), cfg)
+	s := New(logger, cfg)
 	out := make(chan Outcome, 1)
 	go func() {
 		_, o := s.Run()
