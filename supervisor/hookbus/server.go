@@ -19,8 +19,9 @@ import (
 // What the hook socket may hold in memory at once, whoever floods it: every
 // connection's buffer and the line it reads (maxConns × (readBuf +
 // smallLine) ≈ 2.5 MiB), the lines longer than smallLine being read
-// (bigLines × maxMessage, and as much again while one is decoded: 16 MiB),
-// and the messages waiting for the team (maxQueued): under 30 MiB.
+// (bigLines × maxMessage, about three times that while one is decoded: up
+// to 26 MiB), and the messages waiting for the team (maxQueued, 8 MiB):
+// about 36 MiB at most (TestHookSocketMemoryIsBounded measures it).
 const (
 	// maxMessage caps one message on the wire (a Stop payload carries the
 	// whole answer), and what one connection may send in all.
@@ -30,7 +31,8 @@ const (
 	maxConns = 32
 	// readBuf is a connection's read buffer; smallLine the longest line a
 	// connection reads without a big-line slot; bigLines how many longer
-	// lines are read at once (another is answered "busy": the hook spools).
+	// lines are read at once (another waits up to enqueueWait for a slot,
+	// then is answered "busy": the hook spools it).
 	readBuf   = 16 << 10
 	smallLine = 64 << 10
 	bigLines  = 2
@@ -203,8 +205,8 @@ func (s *Server) handle(c *net.UnixConn) {
 	}
 }
 
-// errNoBigSlot: a line longer than smallLine while bigLines others are
-// being read.
+// errNoBigSlot: a line longer than smallLine while bigLines others were
+// being read all the time it waited.
 var errNoBigSlot = errors.New("no room for a long line now")
 
 // readLine reads one line (up to maxMessage in all). Past smallLine it
@@ -213,10 +215,14 @@ func (s *Server) readLine(r *bufio.Reader) (line []byte, big bool, err error) {
 	for {
 		frag, err := r.ReadSlice('\n')
 		if !big && len(line)+len(frag) > smallLine {
+			t := time.NewTimer(enqueueWait)
 			select {
 			case s.big <- struct{}{}:
 				big = true
-			default:
+			case <-t.C:
+			}
+			t.Stop()
+			if !big {
 				return nil, false, errNoBigSlot
 			}
 		}

@@ -1,0 +1,193 @@
+package hookbus
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/wardenhq/warden/internal/fakeagent"
+	"github.com/wardenhq/warden/internal/proctest"
+	"github.com/wardenhq/warden/protocol/profile"
+	"github.com/wardenhq/warden/runner"
+)
+
+// logBuffer is a logger's output, safe for its goroutines.
+type logBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *logBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *logBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// A flood of connections beyond what the socket serves at once is one WARN
+// line (with how many it stands for), not a line each.
+func TestRefusedConnectionsAreOneLineWithACount(t *testing.T) {
+	var log logBuffer
+	s, err := Listen(hclog.New(&hclog.LoggerOptions{Output: &log, Level: hclog.Warn}), socketOf(t.TempDir()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	var held []net.Conn
+	defer func() {
+		for _, c := range held {
+			c.Close()
+		}
+	}()
+	for range maxConns + 1000 {
+		c, err := net.Dial("unix", s.Path())
+		if err != nil {
+			t.Fatal(err)
+		}
+		held = append(held, c)
+	}
+	time.Sleep(300 * time.Millisecond)
+	if n := strings.Count(log.String(), "too many hook connections"); n != 1 || !strings.Contains(log.String(), "refused=") {
+		t.Errorf("%d log lines for 1000 refused connections, want 1 with the count:\n%.2000s", n, log.String())
+	}
+}
+
+// Every connection sending the longest message there is, at once, while
+// nobody takes the messages: warden's memory stays within tens of MiB
+// (the lines beyond the first two long ones, and the messages past the
+// queue's bytes, are answered "busy" and the hook spools them).
+func TestHookSocketMemoryIsBounded(t *testing.T) {
+	s := listen(t, t.TempDir())
+	line, _ := json.Marshal(map[string]string{"agent": "w1", "kind": "k", "payload_text": strings.Repeat("x", maxMessage-100)})
+	line = append(line, '\n')
+	runtime.GC()
+	var base runtime.MemStats
+	runtime.ReadMemStats(&base)
+	var peak uint64
+	stop := make(chan struct{})
+	sampled := make(chan struct{})
+	go func() {
+		defer close(sampled)
+		for {
+			select {
+			case <-stop:
+				return
+			case <-time.After(10 * time.Millisecond):
+			}
+			runtime.GC()
+			var m runtime.MemStats
+			runtime.ReadMemStats(&m)
+			peak = max(peak, m.HeapAlloc)
+		}
+	}()
+	var wg sync.WaitGroup
+	replies := make(chan string, maxConns)
+	for range maxConns {
+		wg.Go(func() {
+			c, err := net.Dial("unix", s.Path())
+			if err != nil {
+				replies <- err.Error()
+				return
+			}
+			defer c.Close()
+			c.SetDeadline(time.Now().Add(5 * time.Second))
+			c.Write(line)
+			r, _ := bufio.NewReader(c).ReadString('\n')
+			replies <- strings.TrimSpace(r)
+		})
+	}
+	wg.Wait()
+	close(stop)
+	<-sampled
+	close(replies)
+	got := map[string]int{}
+	for r := range replies {
+		got[r]++
+	}
+	grew := (peak - min(peak, base.HeapAlloc)) >> 20
+	t.Logf("%d connections of %d MiB each: heap grew by %d MiB at most; replies %v", maxConns, maxMessage>>20, grew, got)
+	if grew > 40 {
+		t.Errorf("the hook socket held %d MiB at once, want under 40", grew)
+	}
+	if got["ok"] == 0 || got["busy"] == 0 {
+		t.Errorf("replies %v: want some taken and the rest busy", got)
+	}
+}
+
+// `warden hook claude-status` shows a gauge as one can be, 0–100 %,
+// whatever the CLI reports.
+func TestStatusLineGaugeIsClamped(t *testing.T) {
+	state := t.TempDir()
+	for payload, want := range map[string]string{
+		`{"context_window":{"used_percentage":1e308}}`: "warden: 100% context\n",
+		`{"context_window":{"used_percentage":-7}}`:    "warden: 0% context\n",
+		`{"context_window":{"used_percentage":42.4}}`:  "warden: 42% context\n",
+	} {
+		var out bytes.Buffer
+		RunHook([]string{profile.KindClaudeStatus}, strings.NewReader(payload), &out, inAgent(HookEnv{Agent: "w1", StateDir: state}))
+		if out.String() != want {
+			t.Errorf("status line for %s: %q, want %q", payload, out.String(), want)
+		}
+	}
+}
+
+// `warden hook` spools only inside the process tree of the agent it names
+// and records who spooled: not from a process outside every agent, not
+// from an agent's process that names another agent; from inside, the line
+// names the agent's process (its session leader, carrying the runner tag).
+func TestSpoolOnlyInsideTheNamedAgentsTree(t *testing.T) {
+	t.Cleanup(func() { proctest.AssertNone(t) })
+	state := t.TempDir()
+	run := func(agentEnv, claimed string, inSession bool) *exec.Cmd {
+		hook := shellQuote(os.Args[0]) + " hook " + profile.KindClaudeStop
+		if claimed != agentEnv {
+			hook = EnvAgent + "=" + claimed + " " + hook
+		}
+		cmd := exec.Command("/bin/sh", "-c", hook+"; true")
+		cmd.Env = append(os.Environ(), "GORACE=atexit_sleep_ms=0", envTestHook+"=1", EnvAgent+"="+agentEnv,
+			EnvStateDir+"="+state, fakeagent.EnvOwner+"="+itoa(os.Getpid()))
+		if inSession {
+			cmd.Env = append(cmd.Env, runner.RunnerTagEnv+"=7.1")
+			cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+		}
+		cmd.Stdin = strings.NewReader(`{"last_assistant_message":"x"}`)
+		if out, err := cmd.CombinedOutput(); err != nil || len(out) != 0 {
+			t.Errorf("hook: %v %q", err, out)
+		}
+		return cmd
+	}
+	run("w1", "w1", false)
+	run("w1", "w2", true)
+	if msgs, _, _ := Drain(state); len(msgs) != 0 {
+		t.Errorf("spooled from outside the named agent's tree: %+v", msgs)
+	}
+	if b, _ := os.ReadFile(filepath.Join(state, "logs", "hook.log")); bytes.Count(b, []byte("not inside the process tree of the agent it names")) != 2 {
+		t.Errorf("hook.log does not say why, twice:\n%s", b)
+	}
+	agent := run("w1", "w1", true)
+	msgs, _, _ := Drain(state)
+	if len(msgs) != 1 || msgs[0].Sender == nil || msgs[0].Sender.Agent != agent.ProcessState.Pid() || msgs[0].Sender.Tag != "7.1" ||
+		msgs[0].Sender.Pid == agent.ProcessState.Pid() || msgs[0].Sender.Start < msgs[0].Sender.AgentStart {
+		t.Errorf("spooled from inside the agent (pid %d): %+v", agent.ProcessState.Pid(), msgs)
+	}
+}
+
+// shellQuote quotes s for /bin/sh.
+func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
