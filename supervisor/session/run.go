@@ -174,18 +174,6 @@ func (s *Session) loop() (runner.Exit, Outcome) {
 	}
 }
 
-// verdict acts on the verdict of the task's verify: it reports whether the
-// task is done; a failure's feedback is typed to the agent.
-func (s *Session) verdict(v Verdict) bool {
-	if v.Done {
-		return true
-	}
-	if v.Feedback != "" {
-		s.typeText(v.Feedback)
-	}
-	return false
-}
-
 // alarms are the loop's timers of one turn, on the session's clock: each
 // turn stops the last one's.
 type alarms struct {

@@ -40,15 +40,6 @@ const (
 	Restarted                // warden restart: stopped after a last checkpoint, to start again from it
 )
 
-// Verdict is what the agent made of a checkpoint record (Record), or of
-// the verify it ran for one off the session's loop (Verified).
-type Verdict struct {
-	Saved     bool   // on disk: it counts (timers reset)
-	Done      bool   // the task is done: quit
-	Feedback  string // type this to the agent (a failed verify)
-	Verifying bool   // the task's verify runs; its verdict comes through Verified
-}
-
 // Reporter is how a session tells its agent what happened. Event and
 // Printf fill in the agent and task; the rest are facts the agent acts on.
 type Reporter interface {
@@ -274,18 +265,6 @@ const echoGrace = time.Second
 func (s *Session) typedNow(n int) {
 	s.echoLeft.Store(int64(3*n + 512))
 	s.echoUntil.Store(s.cfg.Clock.Now().Add(echoGrace).UnixNano())
-}
-
-// Verified hands the session's loop the verdict of the task's verify, which
-// the agent ran off the loop after Record answered Verifying: Done ends the
-// session (the agent is asked to quit), Feedback is typed to the agent at
-// its next turn boundary. After the session ended it does nothing: the
-// agent acts on the verdict itself.
-func (s *Session) Verified(v Verdict) {
-	select {
-	case s.verdicts <- v:
-	case <-s.ended:
-	}
 }
 
 // Hook hands the session a message from its CLI's own hooks.
