@@ -12,6 +12,7 @@ import (
 	"github.com/wardenhq/warden/supervisor/config"
 	"github.com/wardenhq/warden/supervisor/event"
 	"github.com/wardenhq/warden/supervisor/queue"
+	"github.com/wardenhq/warden/supervisor/state"
 )
 
 // Hostile agents against warden's git (issue 22, item 1 and 8): a team of
@@ -128,6 +129,21 @@ func TestHostileAgentsGitFileNamingAnotherRepository(t *testing.T) {
 	}
 	if got := git("log", "--format=%an", branch); got != "t" {
 		t.Errorf("commits on %s by: %q", branch, got)
+	}
+	// No record says the work stands in the other repository: where a
+	// record names a branch it is the task's, read from the user's repository.
+	hist, err := state.ReadHistory(cfg.StateDir, "T1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, h := range hist {
+		cp, err := state.FindRecord(cfg.StateDir, h.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cp.Git != nil && cp.Git.Branch != branch {
+			t.Errorf("record %s says the work is on %q at %s", h.ID, cp.Git.Branch, cp.Git.Head)
+		}
 	}
 }
 

@@ -71,7 +71,7 @@ func (r *reporter) dispatchRecord(s *session.Session) {
 	cp.CheckpointID = fmt.Sprintf("%s-%s-%s", a.cfg.Name, task.ID, now.Format("20060102T150405.000000000Z"))
 	cp.Agent, cp.TaskID, cp.TaskTitle, cp.SessionID, cp.Attempt = a.cfg.Name, task.ID, task.Title, s.ID(), s.Attempt()
 	cp.Trigger, cp.Cause, cp.UpdatedAt, cp.CompletedAt, cp.NextCheckpointExpected = protocol.TriggerDispatch, "", now, nil, &next
-	cp.Git = workspace.Info(r.dir)
+	cp.Git = r.gitInfo()
 	if err := d.Store.Save(&cp); err != nil {
 		a.log.Error("dispatch record not saved", "task", task.ID, "error", err)
 	}
@@ -174,7 +174,7 @@ func (r *reporter) Record(cp *protocol.Checkpoint) session.Verdict {
 		}
 	}
 	cp.StartedAt = r.startedAt
-	cp.Git = workspace.Info(r.dir)
+	cp.Git = r.gitInfo()
 	if err := d.Store.Save(cp); err != nil {
 		a.log.Error("checkpoint not saved: it does not count", "task", cp.TaskID, "error", err)
 		r.Event(event.CheckpointRejected, "reason", "not saved: "+err.Error())
@@ -237,4 +237,14 @@ func (r *reporter) Amend(cp *protocol.Checkpoint) bool {
 		"subtasks", cp.Subtasks, "files_created", cp.FilesCreated, "errors", cp.Errors, "extra", cp.Extra)
 	d.Publish()
 	return true
+}
+
+// gitInfo is where the session's work tree stands: a task's worktree read
+// from the user's repository (never through the worktree's own .git, which
+// the agent can point elsewhere), else the agent's dir.
+func (r *reporter) gitInfo() *protocol.Git {
+	if r.ts != nil {
+		return r.ts.Worktree.Info()
+	}
+	return workspace.Info(r.dir)
 }
