@@ -111,9 +111,10 @@ func TestHostileAgentsGitFileNamingAnotherRepository(t *testing.T) {
 	defer proctest.AssertNone(t)
 	repo, git := gitRepo(t)
 	other, otherGit := gitRepo(t)
+	otherGit("commit", "-q", "--allow-empty", "-m", "other") // a head the task's repository has not
 	cfg := hostileGitTeam(t, repo, "gitattack:plant=gitdir:target="+other+":steps=3:write=notes.txt")
 	_, stdout, _ := runTeam(t, cfg, 60*time.Second)
-	if got := otherGit("log", "--all", "--format=%an %s"); got != "t start" {
+	if got := otherGit("log", "--all", "--format=%an %s"); got != "t other\nt start" {
 		t.Errorf("the other repository's commits:\n%s", got)
 	}
 	refusedEvent(t, cfg, stdout, ".git names "+filepath.Join(other, ".git"))
@@ -131,7 +132,7 @@ func TestHostileAgentsGitFileNamingAnotherRepository(t *testing.T) {
 		t.Errorf("commits on %s by: %q", branch, got)
 	}
 	// No record says the work stands in the other repository: where a
-	// record names a branch it is the task's, read from the user's repository.
+	// record names a branch and head they are the task's, in its repository.
 	hist, err := state.ReadHistory(cfg.StateDir, "T1")
 	if err != nil {
 		t.Fatal(err)
@@ -141,8 +142,12 @@ func TestHostileAgentsGitFileNamingAnotherRepository(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if cp.Git != nil && cp.Git.Branch != branch {
-			t.Errorf("record %s says the work is on %q at %s", h.ID, cp.Git.Branch, cp.Git.Head)
+		if cp.Git == nil {
+			continue
+		}
+		onBranch := exec.Command("git", "-C", repo, "merge-base", "--is-ancestor", cp.Git.Head, branch).Run() == nil
+		if cp.Git.Branch != branch || !onBranch {
+			t.Errorf("record %s says the work is on %q at %s, not on the task's branch in its repository", h.ID, cp.Git.Branch, cp.Git.Head)
 		}
 	}
 }
