@@ -1,6 +1,7 @@
 package fakeprovider
 
 import (
+	"path"
 	"sync/atomic"
 	"time"
 )
@@ -81,6 +82,10 @@ type LimitWindow struct {
 	// Account limits the window to requests whose AccountHeader has this
 	// value ("" refuses every request).
 	Account string
+	// Model limits the window to requests for the models this glob
+	// matches ("" every model): Gemini's quotas are per model, and its
+	// model-routing side call uses another model than the turn.
+	Model string
 	// GeminiDaily: see Limit.
 	GeminiDaily bool
 
@@ -93,7 +98,12 @@ func (w *LimitWindow) Refused() int { return int(w.refused.Load()) }
 // Until is when the window closes.
 func (w *LimitWindow) Until() time.Time { return w.From.Add(w.For) }
 
-func (w *LimitWindow) covers(now time.Time, account string) bool {
+func (w *LimitWindow) covers(now time.Time, account, model string) bool {
+	if w.Model != "" {
+		if ok, _ := path.Match(w.Model, model); !ok {
+			return false
+		}
+	}
 	return (w.Account == "" || w.Account == account) && !now.Before(w.From) && now.Before(w.Until())
 }
 
@@ -121,12 +131,12 @@ func (s *Server) AddLimitWindow(w *LimitWindow) *LimitWindow {
 	return w
 }
 
-// window returns the open window covering a request of account, if any.
-func (s *Server) window(now time.Time, account string) *LimitWindow {
+// window returns the open window covering a request, if any.
+func (s *Server) window(req *Request) *LimitWindow {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, w := range s.windows {
-		if w.covers(now, account) {
+		if w.covers(req.At, req.Account, req.Model) {
 			return w
 		}
 	}

@@ -46,6 +46,14 @@ func TestLimitWindowRefusesItsAccountUntilItCloses(t *testing.T) {
 	if resp, _ := post(t, s.URL()+geminiPath, geminiReq, b); resp.StatusCode != http.StatusOK {
 		t.Errorf("another account in the window: status %d", resp.StatusCode)
 	}
+	// A window for one model leaves the others alone.
+	s.AddLimitWindow(&LimitWindow{For: time.Minute, Account: "b", Model: "gemini-3.8-*"})
+	if resp, _ := post(t, s.URL()+geminiPath, geminiReq, b); resp.StatusCode != http.StatusOK {
+		t.Errorf("another model in a model's window: status %d", resp.StatusCode)
+	}
+	if resp, _ := post(t, s.URL()+"/v1beta/models/gemini-3.8-flash:generateContent", geminiReq, b); resp.StatusCode != http.StatusTooManyRequests {
+		t.Errorf("the model in its window: status %d", resp.StatusCode)
+	}
 	clk.Advance(2 * time.Minute)
 	if resp, _ := post(t, s.URL()+anthropicPath, anthropicReq, a); resp.StatusCode != http.StatusOK {
 		t.Errorf("after the window: status %d", resp.StatusCode)
@@ -54,10 +62,10 @@ func TestLimitWindowRefusesItsAccountUntilItCloses(t *testing.T) {
 		t.Errorf("refused = %d, want 2", w.Refused())
 	}
 	l := s.Ledger()
-	if l.Refused() != 2 || len(l.Of("a")) != 4 || len(l.Of("b")) != 1 {
+	if l.Refused() != 3 || len(l.Of("a")) != 4 || len(l.Of("b")) != 3 {
 		t.Errorf("ledger: refused %d, a %d, b %d", l.Refused(), len(l.Of("a")), len(l.Of("b")))
 	}
-	if in := l.Between(start.Add(time.Minute), start.Add(3*time.Minute)); len(in) != 3 || in[0].Status != http.StatusTooManyRequests {
+	if in := l.Between(start.Add(time.Minute), start.Add(3*time.Minute)); len(in) != 5 || in[0].Status != http.StatusTooManyRequests {
 		t.Errorf("requests in the window: %+v", in)
 	}
 }

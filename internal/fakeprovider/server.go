@@ -144,7 +144,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 // open LimitWindow refuses every request it covers, side calls included.
 func (s *Server) reply(req *Request, schema map[string]any) Answer {
 	var a Answer
-	if w := s.window(req.At, req.Account); w != nil {
+	if w := s.window(req); w != nil {
 		w.refused.Add(1)
 		lim := w.limit()
 		req.Refused, a = true, Answer{Limit: &lim}

@@ -1,0 +1,164 @@
+package fakeprovider_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/wardenhq/warden/internal/fakeprovider"
+	"github.com/wardenhq/warden/internal/fakeprovider/clirun"
+	"github.com/wardenhq/warden/internal/proctest"
+	"github.com/wardenhq/warden/internal/realcli"
+)
+
+// ready is what each CLI's screen shows once its prompt takes input.
+var ready = map[string]string{"claude": "/effort", "codex": "Ask Codex", "gemini": "Type your message"}
+
+// limitRig is one real CLI against a fake provider whose model answers
+// every turn "ANSWER n".
+type limitRig struct {
+	t   *testing.T
+	srv *fakeprovider.Server
+	cli *clirun.CLI
+
+	mu sync.Mutex
+	n  int
+}
+
+// startRig starts cli (a claude.ai subscriber for Claude Code) with the
+// given extra options and waits for its prompt; the test then checks that
+// no process of it is left.
+func startRig(t *testing.T, o clirun.Options) *limitRig {
+	t.Helper()
+	if _, err := realcli.Bin(o.CLI); err != nil {
+		t.Skip(err) // not installed (CI installs them)
+	}
+	t.Cleanup(func() { proctest.AssertNone(t) })
+	r := &limitRig{t: t}
+	logger := hclog.New(&hclog.LoggerOptions{Name: t.Name(), Level: hclog.Warn})
+	r.srv = fakeprovider.New(logger, fakeprovider.Script{Decide: r.decide})
+	t.Cleanup(r.srv.Close)
+	o.URL, o.Root, o.Logger = r.srv.URL(), t.TempDir(), logger
+	c, err := clirun.Start(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.cli = c
+	t.Cleanup(c.Kill)
+	r.wait("the prompt", 60*time.Second, func(s string) bool { return strings.Contains(s, ready[o.CLI]) })
+	time.Sleep(time.Second)
+	return r
+}
+
+func (r *limitRig) decide(fakeprovider.Request) fakeprovider.Answer {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.n++
+	return fakeprovider.Answer{Text: fmt.Sprintf("ANSWER %d", r.n), InputTokens: 20000 + r.n, OutputTokens: 40}
+}
+
+func (r *limitRig) submit(text string) {
+	r.t.Helper()
+	if err := r.cli.Submit(text); err != nil {
+		r.t.Fatal(err)
+	}
+}
+
+func (r *limitRig) wait(what string, d time.Duration, cond func(screen string) bool) {
+	r.t.Helper()
+	if err := r.cli.WaitFor(what, d, cond); err != nil {
+		r.t.Fatal(err)
+	}
+}
+
+// waitRows waits until the screen shows every text.
+func (r *limitRig) waitRows(d time.Duration, texts ...string) string {
+	r.t.Helper()
+	var screen string
+	r.wait(fmt.Sprintf("%q", texts), d, func(s string) bool {
+		screen = s
+		for _, x := range texts {
+			if !strings.Contains(s, x) {
+				return false
+			}
+		}
+		return true
+	})
+	return screen
+}
+
+// turns lists the CLI's own model requests (no side call) answered or
+// refused, oldest first.
+func (r *limitRig) turns() fakeprovider.Ledger {
+	return r.srv.Ledger().Where(func(q fakeprovider.Request) bool { return !q.Side && q.Answered != "static" })
+}
+
+// resetNear is a reset about d from now, 30 s past a minute: a clock shown
+// to the minute reads the same however a CLI rounds.
+func resetNear(d time.Duration) time.Time {
+	return time.Now().Add(d).Truncate(time.Minute).Add(30 * time.Second)
+}
+
+// capture is a shell command that saves its stdin as a new JSON file in
+// dir, named for its kind and the time (a status line or a hook).
+func capture(dir, kind string) string {
+	return fmt.Sprintf(`cat > %s/%s-$(date +%%s%%N).json`, dir, kind)
+}
+
+// captured returns the JSON objects saved by capture for kind, oldest
+// first, each with the time it was saved.
+func captured(t *testing.T, dir, kind string) []map[string]any {
+	t.Helper()
+	m, _ := filepath.Glob(filepath.Join(dir, kind+"-*.json"))
+	sort.Strings(m)
+	var out []map[string]any
+	for _, p := range m {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var v map[string]any
+		if json.Unmarshal(b, &v) == nil {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// dig walks nested maps: dig(m, "a", "b").
+func dig(v any, path ...string) any {
+	for _, k := range path {
+		m, _ := v.(map[string]any)
+		v = m[k]
+	}
+	return v
+}
+
+// readRollout returns the lines of the Codex session's rollout file.
+func readRollout(t *testing.T, home string) []map[string]any {
+	t.Helper()
+	m, _ := filepath.Glob(filepath.Join(home, ".codex", "sessions", "*", "*", "*", "rollout-*.jsonl"))
+	if len(m) != 1 {
+		t.Fatalf("rollout files: %v", m)
+	}
+	b, err := os.ReadFile(m[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []map[string]any
+	for _, l := range strings.Split(string(b), "\n") {
+		var v map[string]any
+		if json.Unmarshal([]byte(l), &v) == nil {
+			out = append(out, v)
+		}
+	}
+	return out
+}
