@@ -106,7 +106,7 @@ func (r Result) ExitCode() int {
 		return 0
 	}
 	for _, a := range r.Agents {
-		if a.State == state.Failed || (a.State == state.Exited && a.Exit != "exit code 0") {
+		if a.State == state.Failed || (a.State == state.Exited && a.ExitCode != 0) {
 			return 1
 		}
 	}

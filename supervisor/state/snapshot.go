@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/wardenhq/warden/internal/atomicfile"
 	"github.com/wardenhq/warden/internal/safefile"
 	"github.com/wardenhq/warden/supervisor/queue"
 )
@@ -89,8 +88,10 @@ func (d *Dir) WriteSnapshot(s Snapshot) error {
 	if err != nil {
 		return fmt.Errorf("encode state: %w", err)
 	}
-	if err := atomicfile.Write(d.Layout.State(), append(b, '\n'), 0o600); err != nil {
+	// Through safefile like the store's writes: a link an agent swapped in
+	// for state.json or STATUS.md is replaced, never written through.
+	if err := safefile.WriteAtomic(d.Root, d.Layout.State(), append(b, '\n')); err != nil {
 		return err
 	}
-	return atomicfile.Write(d.Layout.Status(), []byte(statusMarkdown(s)), 0o600)
+	return safefile.WriteAtomic(d.Root, d.Layout.Status(), []byte(statusMarkdown(s)))
 }
