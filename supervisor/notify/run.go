@@ -8,6 +8,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/wardenhq/warden/runner"
 )
 
 // waitDelay bounds how long a run waits for its stderr to close after the
@@ -40,8 +42,7 @@ func (n *Notifier) run(j job) result {
 	cmd.Stdin = bytes.NewReader(payload(j.ev.JSON, j.suppressed))
 	tail := &tailBuffer{max: stderrTail}
 	cmd.Stderr = tail // stdout goes to /dev/null
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.WaitDelay = waitDelay
+	runner.InGroup(cmd, syscall.SIGKILL, waitDelay)
 	if err := cmd.Start(); err != nil {
 		res.err = fmt.Errorf("start: %w", err)
 		return res
@@ -55,7 +56,7 @@ func (n *Notifier) run(j job) result {
 	case <-n.abort:
 		res.aborted = true
 	}
-	_ = syscall.Kill(-res.pid, syscall.SIGKILL) // the leader is not reaped yet: the id is still its group's
+	runner.KillGroup(cmd) // the leader is not reaped yet: the id is still its group's
 	<-exited
 	res.err = wait()
 	reapGroup(res.pid)

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/wardenhq/warden/runner"
 )
 
 // VerifyTimeout bounds a task's verify command.
@@ -34,15 +36,11 @@ func Verify(ctx context.Context, argv []string, dir string) VerifyResult {
 	defer cancel()
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	cmd.Dir = dir
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
-	cmd.WaitDelay = verifyWaitDelay
+	runner.InGroup(cmd, syscall.SIGKILL, verifyWaitDelay)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	err := cmd.Run()
-	if cmd.Process != nil {
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) // what it left in its group
-	}
+	runner.KillGroup(cmd) // what it left in its group
 	tail := out.String()
 	if len(tail) > 4000 {
 		tail = "…" + tail[len(tail)-4000:]

@@ -31,6 +31,8 @@ import (
 	"time"
 
 	"github.com/hashicorp/go-hclog"
+
+	"github.com/wardenhq/warden/runner"
 )
 
 // DefaultTimeout bounds each git call when Git.Timeout is zero.
@@ -193,15 +195,11 @@ func (g *Git) run(parent context.Context, s site, stdin string, args ...string) 
 	}
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM) }
-	cmd.WaitDelay = killGrace
+	runner.InGroup(cmd, syscall.SIGTERM, killGrace)
 	start := time.Now()
 	err := cmd.Run()
-	if cmd.Process != nil && ctx.Err() != nil {
-		// Whatever of the group outlived SIGTERM (git is reaped; the group
-		// id stays reserved while a member lives).
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	if ctx.Err() != nil {
+		runner.KillGroup(cmd) // whatever of the group outlived SIGTERM
 	}
 	g.log.Trace("ran", "args", args, "dir", s.dir, "took", time.Since(start), "err", err)
 	if err == nil {
