@@ -79,10 +79,10 @@ func (t *Team) ownsHookSender(agent string, pid int) bool {
 // forged messages is one event a period, with the count it stands for.
 const hookRefusalEvery = 10 * time.Second
 
-// refuseHook logs a refused hook message, and records it as an event at
-// most once per hookRefusalEvery for its agent.
+// refuseHook logs a refused hook message and records it as an event, both
+// at most once per hookRefusalEvery for its agent, with how many refusals
+// they stand for.
 func (t *Team) refuseHook(m hookbus.Message, why string) {
-	t.log.Warn("hook message refused", "reason", why, "agent", m.Agent, "kind", m.Kind, "pid", m.Pid)
 	t.hookMu.Lock()
 	r := t.refusals[m.Agent]
 	r.n++
@@ -95,6 +95,7 @@ func (t *Team) refuseHook(m hookbus.Message, why string) {
 	t.refusals[m.Agent] = r
 	t.hookMu.Unlock()
 	if emit {
+		t.log.Warn("hook message refused", "reason", why, "agent", m.Agent, "kind", m.Kind, "pid", m.Pid, "count", n)
 		t.events.Emit(event.HookRefused, m.Agent, "", "kind", m.Kind, "sender_pid", m.Pid, "reason", why, "count", n)
 	}
 }

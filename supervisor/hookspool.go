@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -31,7 +32,7 @@ const spoolClockSlack = 2 * time.Second
 // is judged (spoolJudge) by what the supervisor that ran those sessions
 // wrote down in state.json, by the file's own order and time, and by the
 // ledger's rule; what is refused is logged and said in one hook_refused
-// event per agent.
+// event per agent, kind and reason.
 func (t *Team) replaySpool() {
 	msgs, skipped, err := hookbus.Drain(t.dir.Root)
 	if err != nil {
@@ -50,12 +51,13 @@ func (t *Team) replaySpool() {
 		keys = append(keys, k)
 	}
 	sort.Slice(keys, func(a, b int) bool {
-		return keys[a].agent < keys[b].agent || (keys[a].agent == keys[b].agent && keys[a].why < keys[b].why)
+		x, y := keys[a], keys[b]
+		return x.agent < y.agent || (x.agent == y.agent && (x.why < y.why || (x.why == y.why && x.kind < y.kind)))
 	})
 	for _, k := range keys {
 		n := j.refused[k]
-		t.log.Warn("spooled hook messages refused", "agent", k.agent, "reason", k.why, "count", n)
-		t.events.Emit(event.HookRefused, k.agent, "", "kind", "spooled", "reason", "spooled: "+k.why, "count", n)
+		t.log.Warn("spooled hook messages refused", "agent", k.agent, "kind", k.kind, "reason", k.why, "count", n)
+		t.events.Emit(event.HookRefused, k.agent, "", "kind", k.kind, "spooled", true, "reason", "spooled: "+k.why, "count", n)
 	}
 	t.log.Info("hook spool replayed", "messages", len(msgs), "records", j.replayed, "torn_lines", skipped)
 }
@@ -72,7 +74,7 @@ type spoolJudge struct {
 }
 
 // refusal is why lines of an agent's spool were refused.
-type refusal struct{ agent, why string }
+type refusal struct{ agent, kind, why string }
 
 func newSpoolJudge(t *Team, prev *state.Snapshot) *spoolJudge {
 	j := &spoolJudge{t: t, prev: prev, agents: map[string]state.AgentStatus{}, open: map[string]queue.Status{},
@@ -98,11 +100,14 @@ func newSpoolJudge(t *Team, prev *state.Snapshot) *spoolJudge {
 }
 
 func (j *spoolJudge) refuse(m hookbus.Message, why string) {
-	agent := m.Agent
+	agent, kind := m.Agent, m.Kind
 	if j.t.agentNamed(agent) == nil {
 		agent = "" // a name no agent has is not repeated into the log
 	}
-	j.refused[refusal{agent, why}]++
+	if !slices.Contains(profile.HookKinds(), kind) && kind != profile.KindCodexTokenCount {
+		kind = "" // nor a kind no CLI sends
+	}
+	j.refused[refusal{agent, kind, why}]++
 }
 
 // judge replays one spooled message, or refuses it.

@@ -131,7 +131,7 @@ func TestSpooledLinesAreJudgedWhenReplayed(t *testing.T) {
 	}
 	reasons := map[string]bool{}
 	for _, e := range eventsNamed(team, "hook_refused", "w") {
-		if e["kind"] == "spooled" {
+		if e["spooled"] == true && e["kind"] == profile.KindClaudeStop {
 			reasons[e["reason"].(string)] = true
 		}
 	}

@@ -30,7 +30,7 @@ func Dial(path string, timeout time.Duration) (*net.UnixConn, error) {
 	}
 	if p := PeerOf(uc); !p.Known || p.Uid != os.Getuid() {
 		uc.Close()
-		return nil, fmt.Errorf("socket %s: the process listening on it (pid %d) runs as uid %d, not as this user (uid %d): %w",
+		return nil, fmt.Errorf("refusing to talk to %s: the process listening on it (pid %d) runs as uid %d, not as this user (uid %d): %w",
 			path, p.Pid, p.Uid, os.Getuid(), ErrNotPrivate)
 	}
 	return uc, nil
