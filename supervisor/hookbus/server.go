@@ -67,7 +67,6 @@ type Server struct {
 	queued atomic.Int64 // payload bytes in in and in hand
 	done   chan struct{}
 	wg     sync.WaitGroup
-	fwd    sync.WaitGroup
 	once   sync.Once
 	conns  chan struct{} // one token a connection being served
 	big    chan struct{} // one token a line longer than smallLine being read
@@ -99,7 +98,6 @@ func Listen(logger hclog.Logger, path string) (*Server, error) {
 		busyLog: unixsock.Refusals{Every: refusalLogEvery}, refusedLog: unixsock.Refusals{Every: refusalLogEvery}}
 	s.wg.Add(1)
 	go s.accept()
-	s.fwd.Add(1)
 	go s.forward()
 	s.logger.Debug("listening", "socket", path)
 	return s, nil
@@ -126,7 +124,6 @@ func (s *Server) Close() {
 // forward hands the queue to the team one message at a time, so that a
 // message's bytes count against maxQueued until the team has it.
 func (s *Server) forward() {
-	defer s.fwd.Done()
 	defer close(s.msgs)
 	for m := range s.in {
 		s.msgs <- m
