@@ -4,7 +4,8 @@
 #
 #   scripts/record-clis.sh [CLI...]      default: claude codex gemini
 #
-# RECORD_ONLY="dialog-auto dialog-default" records only those scenarios.
+# RECORD_ONLY="dialog-auto dialog-default" records only those scenarios
+# (the limit scenarios wait for a reset: limit-subscriber about 2.5 min).
 #
 # Installs the pinned CLIs with scripts/install-clis.sh (cache dir from
 # $WARDEN_CLIS_DIR, default ~/.cache/warden-clis), builds
@@ -29,8 +30,9 @@ for cli in "${clis[@]}"; do
 	mkdir -p "$out"
 	runs=("checkpoint 200" "checkpoint 80" "repeat 200" "usage-limit 200")
 	case "$cli" in
-	claude) runs+=("dialog-auto 200" "dialog-default 200") ;;
-	*) runs+=("dialog 200") ;;
+	claude) runs+=("dialog-auto 200" "dialog-default 200" "limit-subscriber 200") ;;
+	codex) runs+=("dialog 200" "near-limit 200" "limit-reset 200") ;;
+	*) runs+=("dialog 200" "limit-reset 200") ;;
 	esac
 	for run in "${runs[@]}"; do
 		set -- $run

@@ -35,8 +35,9 @@ func main() {
 	flag.StringVar(&o.cli, "cli", "", "claude, codex or gemini")
 	flag.StringVar(&o.binDir, "bin", "", "directory holding the CLI binaries (scripts/install-clis.sh prints it)")
 	flag.StringVar(&o.outDir, "out", "", "output directory (default protocol/testdata/cli-CLI)")
-	flag.StringVar(&o.scenario, "scenario", "checkpoint", "checkpoint, repeat, usage-limit, or a dialog scenario: "+
-		"dialog-auto, dialog-default (claude), dialog (codex, gemini)")
+	flag.StringVar(&o.scenario, "scenario", "checkpoint", "checkpoint, repeat, usage-limit, a dialog scenario: "+
+		"dialog-auto, dialog-default (claude), dialog (codex, gemini), or a limit scenario: "+
+		"limit-subscriber (claude), near-limit (codex), limit-reset (codex, gemini)")
 	flag.StringVar(&o.name, "name", "", "file name without extension (default SCENARIO-COLSxROWS)")
 	flag.IntVar(&o.cols, "cols", 200, "terminal columns")
 	flag.IntVar(&o.rows, "rows", 50, "terminal rows")
@@ -84,25 +85,34 @@ func run(ctx context.Context, logger hclog.Logger, o options) error {
 	defer os.RemoveAll(root)
 
 	spec, isDialog := dialogSpecs[o.cli+"/"+o.scenario]
+	lspec, isLimit := limitSpecs[o.cli+"/"+o.scenario]
 	switch {
-	case isDialog, o.scenario == "checkpoint", o.scenario == "repeat", o.scenario == "usage-limit":
+	case isDialog, isLimit, o.scenario == "checkpoint", o.scenario == "repeat", o.scenario == "usage-limit":
 	default:
 		return fmt.Errorf("no scenario %q for %s", o.scenario, o.cli)
 	}
 	sc := newScenario(o.scenario)
 	dr := &dialogRun{spec: spec, hold: o.hold, after: o.after}
+	lr := &limitRun{spec: lspec}
 	decide := sc.decide
-	if isDialog {
+	switch {
+	case isDialog:
 		decide = dr.decide
-	} else if o.hooks != "" {
+	case o.hooks != "":
 		return fmt.Errorf("-hooks is for the dialog scenarios")
+	case isLimit:
+		decide = lr.decide
 	}
 	srv := fakeprovider.New(logger, fakeprovider.Script{Decide: decide, ChunkRunes: 12, Pace: 15 * time.Millisecond})
 	defer srv.Close()
+	lr.srv = srv
 
 	extra, err := p.setup(home, project, srv.URL())
 	if err != nil {
 		return fmt.Errorf("set up %s: %w", o.cli, err)
+	}
+	if lspec.subscriber {
+		extra = subscriber(extra)
 	}
 	args := append(append([]string(nil), p.args...), spec.args...)
 	if o.hooks != "" {
@@ -123,17 +133,21 @@ func run(ctx context.Context, logger hclog.Logger, o options) error {
 		Cols: o.cols, Rows: o.rows, Command: append([]string{o.cli}, args...), Env: envNames(env),
 		Blocks: []block{}}
 	var steps error
-	if isDialog {
+	switch {
+	case isDialog:
 		steps = dr.drive(ctx, logger, s, p)
 		rec.ScreenBeforeQuit = s.screen()
-	} else {
+	case isLimit:
+		steps = lr.drive(ctx, logger, s, p)
+		rec.ScreenBeforeQuit = s.screen()
+	default:
 		rec.ScreenBeforeQuit, steps = sc.drive(ctx, logger, s, srv, p)
 	}
 	quit := p.quit
 	if o.scenario == "usage-limit" {
 		quit = append(append([]string(nil), p.dismiss...), quit...)
 	}
-	if isDialog && steps != nil {
+	if (isDialog || isLimit) && steps != nil {
 		quit = nil // a dialog may still be open: typing there could answer it
 	}
 	for _, q := range quit {
@@ -153,6 +167,8 @@ func run(ctx context.Context, logger hclog.Logger, o options) error {
 		if steps == nil {
 			steps = rec.checkDialog()
 		}
+	} else if isLimit {
+		lr.fill(&rec)
 	} else {
 		sc.fill(&rec)
 	}
@@ -168,6 +184,20 @@ func run(ctx context.Context, logger hclog.Logger, o options) error {
 	}
 	logger.Info("recorded", "file", filepath.Join(o.outDir, o.name+".raw"), "bytes", len(raw), "exit", rec.ExitCode)
 	return steps
+}
+
+// subscriber signs Claude Code in as a claude.ai subscriber (a fake OAuth
+// token in place of the API token): only then does it read the unified
+// rate-limit headers, show the subscription banner and continue by itself
+// at the reset.
+func subscriber(env []string) []string {
+	var out []string
+	for _, kv := range env {
+		if !strings.HasPrefix(kv, "ANTHROPIC_AUTH_TOKEN=") {
+			out = append(out, kv)
+		}
+	}
+	return append(out, "CLAUDE_CODE_OAUTH_TOKEN=fake-oauth-token")
 }
 
 func envNames(env []string) []string {

@@ -91,8 +91,26 @@ type resultInfo struct {
 
 type limitInfo struct {
 	Kind         string `json:"kind"`
-	ResetSeconds int    `json:"reset_in_seconds"`
-	SentAt       string `json:"sent_at"`
+	ResetSeconds int    `json:"reset_in_seconds,omitempty"`
+	SentAt       string `json:"sent_at,omitempty"`
+	// The limit scenarios (limits.go) add these.
+	// QuotaPercent is the 5-hour window's use every answer reported.
+	QuotaPercent float64 `json:"quota_percent,omitempty"`
+	// ResetAt is the reset the provider reported; Refused counts the
+	// requests its window refused.
+	ResetAt string `json:"reset_at,omitempty"`
+	Refused int    `json:"refused,omitempty"`
+	// Resume is how the turn went on after the reset: "auto" (the CLI by
+	// itself), "\r" (the dialog's Keep trying) or the text typed;
+	// ResumedAt is when the first request after the reset came, and
+	// ResumedAfterResetMS how long after the reset.
+	Resume string `json:"resume,omitempty"`
+	// Screen is the visible screen with the limit's dialog or banner fully
+	// drawn; Keep is what was typed to keep the current model.
+	Screen              string `json:"screen,omitempty"`
+	Keep                string `json:"keep,omitempty"`
+	ResumedAt           string `json:"resumed_at,omitempty"`
+	ResumedAfterResetMS int64  `json:"resumed_after_reset_ms,omitempty"`
 }
 
 type requestInfo struct {
@@ -101,6 +119,8 @@ type requestInfo struct {
 	Model     string `json:"model"`
 	Side      bool   `json:"side"`
 	Answered  string `json:"answered"`
+	// Refused is true for a request a limit window refused.
+	Refused bool `json:"refused,omitempty"`
 	// ToolCallID is the call sent in answer; ToolResults came with it.
 	ToolCallID  string       `json:"tool_call_id,omitempty"`
 	ToolResults []resultInfo `json:"tool_results,omitempty"`
@@ -110,7 +130,7 @@ func summarize(reqs []fakeprovider.Request) []requestInfo {
 	out := []requestInfo{}
 	for _, r := range reqs {
 		ri := requestInfo{Path: r.Path, UserAgent: r.UserAgent, Model: r.Model, Side: r.Side, Answered: r.Answered,
-			ToolCallID: r.ToolCallID}
+			Refused: r.Refused, ToolCallID: r.ToolCallID}
 		for _, tr := range r.ToolResults {
 			ri.ToolResults = append(ri.ToolResults, resultInfo{CallID: tr.CallID, Text: tr.Text, IsError: tr.IsError})
 		}
