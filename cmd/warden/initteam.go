@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"errors"
 	"flag"
 	"fmt"
@@ -9,57 +10,70 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
+
+	"github.com/BurntSushi/toml"
+
+	"github.com/wardenhq/warden/protocol/profile"
 )
 
-const initUsage = "usage: warden init [--cli claude|codex|gemini|plain]… [FILE]  (FILE: team.toml)"
+// initUsage is init's usage line, with the CLIs it knows.
+func initUsage() string {
+	return "usage: warden init [--cli CLI]… [FILE]  (CLI: " + strings.Join(initNames(), ", ") + "; FILE: team.toml)"
+}
 
-// initCLIs are the CLIs `warden init` knows, in the order it writes them.
-var initCLIs = []string{"claude", "codex", "gemini", "plain"}
+// initCLIs are the CLIs `warden init` writes an agent for, in the order it
+// writes them: those with a program of their own (protocol/profile's
+// registry), then plain.
+func initCLIs() []profile.CLI {
+	var withProgram, without []profile.CLI
+	for _, c := range profile.CLIs() {
+		switch {
+		case len(c.Init.Command) == 0:
+		case len(c.Programs) > 0:
+			withProgram = append(withProgram, c)
+		default:
+			without = append(without, c)
+		}
+	}
+	return append(withProgram, without...)
+}
 
-// initAgents are the [[agent]] tables `warden init` writes, by CLI: each
-// with the flags that let that CLI work unattended spelled out (README:
+func initNames() []string {
+	var names []string
+	for _, c := range initCLIs() {
+		names = append(names, c.Name)
+	}
+	return names
+}
+
+// initAgent is the [[agent]] table `warden init` writes for c: its command
+// with the flags that let the CLI work unattended, and why (README:
 // "Unattended: let the CLI approve what you trust").
-var initAgents = map[string]string{
-	"claude": `[[agent]]
-name = "claude"
-profile = "claude"
-# Unattended: Claude Code edits files without asking and runs the commands
-# you allow here; anything else is a dialog that waits for you (on_dialog).
-# --dangerously-skip-permissions approves everything: only inside a sandbox.
-command = ["claude", "--permission-mode", "acceptEdits", "--allowedTools", "Bash(git status)", "Bash(git diff *)"]
-restart = "on-failure"
-max_restarts = 5
-`,
-	"codex": `[[agent]]
-name = "codex"
-profile = "codex"
-# Unattended: commands run in Codex's workspace sandbox and are never
-# escalated to a question.
-command = ["codex", "--ask-for-approval", "never", "--sandbox", "workspace-write"]
-restart = "on-failure"
-max_restarts = 5
-`,
-	"gemini": `[[agent]]
-name = "gemini"
-profile = "gemini"
-# Unattended: Gemini CLI edits files without asking; commands still ask
-# (a policy file, --policy FILE, can allow the ones you trust).
-command = ["gemini", "--approval-mode", "auto_edit"]
-restart = "on-failure"
-max_restarts = 5
-# env = { CI = "false" }   # under CI, Gemini CLI refuses to be interactive
-`,
-	"plain": `[[agent]]
-name = "agent"
-profile = "plain"
-# Any interactive program that reads its prompt from the terminal and
-# answers warden's CHECKPOINT REQUEST lines (the first prompt says how).
-command = ["aider", "--yes-always"]
-restart = "on-failure"
-max_restarts = 5
-`,
+func initAgent(c profile.CLI) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "[[agent]]\nname = %s\nprofile = %s\n", tomlValue(cmp.Or(c.Init.Name, c.Name)), tomlValue(c.Name))
+	for _, line := range strings.Split(c.Init.Comment, "\n") {
+		if line != "" {
+			fmt.Fprintf(&b, "# %s\n", line)
+		}
+	}
+	fmt.Fprintf(&b, "command = %s\nrestart = \"on-failure\"\nmax_restarts = 5\n", tomlValue(c.Init.Command))
+	if c.Init.Commented != "" {
+		fmt.Fprintf(&b, "# %s\n", c.Init.Commented)
+	}
+	return b.String()
+}
+
+// tomlValue is v as TOML writes it (a string, an array of strings).
+func tomlValue(v any) string {
+	var b strings.Builder
+	if err := toml.NewEncoder(&b).Encode(map[string]any{"v": v}); err != nil {
+		panic(fmt.Sprintf("init: encode %v: %v", v, err)) // strings always encode
+	}
+	return strings.TrimSpace(strings.TrimPrefix(b.String(), "v = "))
 }
 
 // cliList collects repeated --cli flags.
@@ -68,13 +82,11 @@ type cliList []string
 func (c *cliList) String() string { return strings.Join(*c, ",") }
 
 func (c *cliList) Set(v string) error {
-	for _, name := range initCLIs {
-		if v == name {
-			*c = append(*c, v)
-			return nil
-		}
+	if !slices.Contains(initNames(), v) {
+		return fmt.Errorf("want one of %s", strings.Join(initNames(), ", "))
 	}
-	return fmt.Errorf("want one of %s", strings.Join(initCLIs, ", "))
+	*c = append(*c, v)
+	return nil
 }
 
 // cmdInit writes a commented team file for the CLIs named, or those found
@@ -83,13 +95,13 @@ func cmdInit(args []string, stdout, stderr io.Writer) error {
 	flags := flag.NewFlagSet("init", flag.ContinueOnError)
 	flags.SetOutput(stderr)
 	var clis cliList
-	flags.Var(&clis, "cli", "an agent CLI to write an agent for: claude, codex, gemini or plain (repeatable; default: those on PATH)")
+	flags.Var(&clis, "cli", "an agent CLI to write an agent for: "+strings.Join(initNames(), ", ")+" (repeatable; default: those on PATH)")
 	pos, err := parseArgs(flags, args)
 	if err != nil {
 		return err
 	}
 	if len(pos) > 1 {
-		return usageError("%s", initUsage)
+		return usageError("%s", initUsage())
 	}
 	path := "team.toml"
 	if len(pos) == 1 {
@@ -97,13 +109,16 @@ func cmdInit(args []string, stdout, stderr io.Writer) error {
 	}
 	found := map[string]string{}
 	if len(clis) == 0 {
-		for _, name := range initCLIs[:3] {
-			if p, err := exec.LookPath(name); err == nil {
-				clis, found[name] = append(clis, name), p
+		for _, c := range initCLIs() {
+			if len(c.Programs) == 0 {
+				continue
+			}
+			if p, err := exec.LookPath(c.Init.Command[0]); err == nil {
+				clis, found[c.Name] = append(clis, c.Name), p
 			}
 		}
 		if len(clis) == 0 {
-			clis = cliList{"plain"}
+			clis = cliList{profile.PlainName}
 		}
 	}
 	text := initTeam(path, dedup(clis), found)
@@ -172,12 +187,17 @@ dialog_timeout = "15m"
 # command = ["notify-send", "warden"]
 # min_interval = "10m"
 `, time.Now().Format(time.DateOnly), how, strings.Join(clis, ", "), path, path, teamName(path))
-	for _, cli := range clis {
+	known := initCLIs()
+	for _, name := range clis {
+		i := slices.IndexFunc(known, func(c profile.CLI) bool { return c.Name == name })
+		if i < 0 {
+			continue // cliList.Set let only known ones in
+		}
 		b.WriteString("\n")
-		if p := found[cli]; p != "" {
+		if p := found[name]; p != "" {
 			fmt.Fprintf(&b, "# found: %s\n", p)
 		}
-		b.WriteString(initAgents[cli])
+		b.WriteString(initAgent(known[i]))
 	}
 	b.WriteString(`
 # The tasks: a free agent takes the next one whose blocked_by tasks are

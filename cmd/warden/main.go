@@ -33,8 +33,8 @@ commands:
   wrap [--name N] [--task ID] [--profile P] [--state-dir DIR] -- CMD ARGS…
                          one agent in your own terminal, with checkpoints, handoff and restart around it
   hook KIND [ARG]        called by an agent CLI's hook or status line; hands its JSON to the supervisor
-  init [--cli claude|codex|gemini|plain]… [FILE]
-                         write a commented team file (team.toml) for the CLIs on PATH, or those named
+  init [--cli CLI]… [FILE]
+                         write a commented team file (team.toml) for the CLIs on PATH, or those named (init -h lists them)
   --version              warden's version, commit and Go version
 
 operating a running team (over its control socket):

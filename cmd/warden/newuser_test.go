@@ -23,7 +23,7 @@ func inDir(dir string, args ...string) *exec.Cmd {
 // warning about its permission settings, and never overwrites a file.
 func TestInitWritesATeamThatValidates(t *testing.T) {
 	dir := t.TempDir()
-	for _, cli := range initCLIs {
+	for _, cli := range initNames() {
 		file := filepath.Join(dir, cli+".toml")
 		out, err := inDir(dir, "init", "--cli", cli, file).CombinedOutput()
 		if err != nil || !strings.Contains(string(out), "wrote "+file+": agents "+cli) {

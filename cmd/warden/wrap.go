@@ -33,7 +33,7 @@ func cmdWrap(args []string, stdout, stderr io.Writer) error {
 	fs.SetOutput(stderr)
 	name := fs.String("name", "", "agent name (default: the command's base name)")
 	task := fs.String("task", "wrap", "task id its checkpoints are recorded under")
-	profile := fs.String("profile", "", "plain | claude | codex | gemini (default: from the command's name)")
+	profile := fs.String("profile", "", strings.Join(prof.Names(), " | ")+" (default: from the command's name)")
 	stateDir := fs.String("state-dir", config.DefaultStateDir, "state directory")
 	logs := addLogFlags(fs) // the log goes to STATE_DIR/logs/warden.log only: the terminal is the agent's
 	if err := fs.Parse(args); err != nil {

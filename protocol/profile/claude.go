@@ -63,14 +63,38 @@ var claudeRules = &tuiRules{
 	),
 }
 
-func claudeProfile() *Profile {
-	p := tuiDefaults(&Profile{Name: "claude", tui: claudeRules, program: []string{"claude", "claude.exe"},
-		kinds: []string{KindClaudeStop, KindClaudeStopFailure, KindClaudeStatus, KindClaudePermission, KindClaudeNotification},
-		hook:  claudeHook,
-		settings: func(o Options, files map[string][]byte) ([]string, []string, error) {
+func init() {
+	Register(CLI{
+		Name:     "claude",
+		Programs: []string{"claude", "claude.exe"},
+		New:      claudeProfile,
+		Kinds:    []string{KindClaudeStop, KindClaudeStopFailure, KindClaudeStatus, KindClaudePermission, KindClaudeNotification},
+		Hook:     claudeHook,
+		Calls:    map[string]HookCall{KindClaudeStatus: {StatusLine: ClaudeStatusLine}},
+		Settings: func(o Options, files map[string][]byte) ([]string, []string, error) {
 			args, err := claudeSettings(o, files)
 			return args, nil, err
-		}})
+		},
+		Unattended: UnattendedRule{
+			Flags: map[string][]string{
+				"--permission-mode":              {"acceptEdits", "auto", "bypassPermissions", "dontAsk"},
+				"--dangerously-skip-permissions": nil,
+				"--allowedTools":                 nil,
+				"--allowed-tools":                nil,
+			},
+			Hint: `--permission-mode acceptEdits, and --allowedTools "Bash(go test *)" for the commands you trust`,
+		},
+		Init: InitAgent{
+			Comment: "Unattended: Claude Code edits files without asking and runs the commands\n" +
+				"you allow here; anything else is a dialog that waits for you (on_dialog).\n" +
+				"--dangerously-skip-permissions approves everything: only inside a sandbox.",
+			Command: []string{"claude", "--permission-mode", "acceptEdits", "--allowedTools", "Bash(git status)", "Bash(git diff *)"},
+		},
+	})
+}
+
+func claudeProfile() *Profile {
+	p := tuiDefaults(&Profile{tui: claudeRules})
 	p.Settle = 300 * time.Millisecond
 	p.quit = []Keys{{Bytes: []byte("/exit")}, {Bytes: []byte("\r"), Pause: 700 * time.Millisecond}}
 	return p

@@ -76,19 +76,49 @@ var codexRules = &tuiRules{
 	),
 }
 
-func codexProfile() *Profile {
-	p := tuiDefaults(&Profile{Name: "codex", tui: codexRules, program: []string{"codex", "codex.js"},
-		kinds: []string{KindCodexNotify, KindCodexTokenCount},
-		hook:  codexHook,
-		settings: func(o Options, _ map[string][]byte) ([]string, []string, error) {
+func init() {
+	Register(CLI{
+		Name:     "codex",
+		Programs: []string{"codex", "codex.js"},
+		// --no-alt-screen: finished lines flow into scrollback, where the
+		// reader finds them. --no-daemon: otherwise an app-server daemon is
+		// re-parented to init and outlives the process group.
+		Flags: []string{"--no-alt-screen", "--no-daemon"},
+		New:   codexProfile,
+		Kinds: []string{KindCodexNotify, KindCodexTokenCount},
+		Hook:  codexHook,
+		Calls: map[string]HookCall{KindCodexNotify: {ArgPayload: true, Then: codexTokenCountAfter}},
+		Settings: func(o Options, _ map[string][]byte) ([]string, []string, error) {
 			args, err := codexSettings(o)
 			return args, nil, err
-		}})
+		},
+		Unattended: UnattendedRule{
+			Flags: map[string][]string{
+				"--ask-for-approval": {"never"},
+				"-a":                 {"never"},
+				"--full-auto":        nil,
+				"--yolo":             nil,
+				"--dangerously-bypass-approvals-and-sandbox": nil,
+			},
+			// -c approval_policy="never"
+			Option: func(flag, v string) bool {
+				k, val, ok := strings.Cut(v, "=")
+				return (flag == "-c" || flag == "--config") && ok &&
+					strings.TrimSpace(k) == "approval_policy" && strings.Contains(val, "never")
+			},
+			Hint: "--ask-for-approval never --sandbox workspace-write",
+		},
+		Init: InitAgent{
+			Comment: "Unattended: commands run in Codex's workspace sandbox and are never\n" +
+				"escalated to a question.",
+			Command: []string{"codex", "--ask-for-approval", "never", "--sandbox", "workspace-write"},
+		},
+	})
+}
+
+func codexProfile() *Profile {
+	p := tuiDefaults(&Profile{tui: codexRules})
 	p.Settle = 300 * time.Millisecond
-	// --no-alt-screen: finished lines flow into scrollback, where the
-	// reader finds them. --no-daemon: otherwise an app-server daemon is
-	// re-parented to init and outlives the process group.
-	p.flags = []string{"--no-alt-screen", "--no-daemon"}
 	// One Ctrl-C at the idle prompt exits; a second one is never sent.
 	p.quit = []Keys{{Bytes: []byte{0x03}}}
 	return p
@@ -225,6 +255,37 @@ func LastCodexTokenCount(path string, tail int64) ([]byte, error) {
 		return nil, fmt.Errorf("no token_count in the last %s bytes of the rollout", strconv.FormatInt(tail, 10))
 	}
 	return last, nil
+}
+
+// rolloutWait is how long `warden hook codex-notify` looks for the
+// session's token_count in its rollout file.
+const rolloutWait = 300 * time.Millisecond
+
+// codexTokenCountAfter is what `warden hook codex-notify` sends after the
+// notify message: for the session's own turns (not Codex's title turn), the
+// newest token_count line of its rollout file, found through CODEX_HOME or
+// HOME, looked for during rolloutWait.
+func codexTokenCountAfter(payload []byte, getenv func(string) string) (string, []byte, error) {
+	_, thread, title := CodexNotify(payload)
+	if title || thread == "" {
+		return "", nil, nil
+	}
+	home := CodexHome([]string{"CODEX_HOME=" + getenv("CODEX_HOME"), "HOME=" + getenv("HOME")})
+	deadline := time.Now().Add(rolloutWait)
+	for {
+		var err error
+		if path := FindCodexRollout(home, thread); path == "" {
+			err = fmt.Errorf("no rollout file for the thread")
+		} else if line, lerr := LastCodexTokenCount(path, 0); lerr == nil {
+			return KindCodexTokenCount, line, nil
+		} else {
+			err = lerr
+		}
+		if time.Now().After(deadline) {
+			return "", nil, err
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }
 
 // codexTitlePrompt starts the input of Codex's own thread-title turn.

@@ -70,7 +70,7 @@ func TestDialogsOnRealScreens(t *testing.T) {
 }
 
 func TestDenyNeverApproves(t *testing.T) {
-	for _, name := range Names {
+	for _, name := range Names() {
 		p, _ := For(name)
 		for _, k := range p.Deny() {
 			if string(k.Bytes) != "\x1b" {

@@ -54,14 +54,38 @@ var geminiRules = &tuiRules{
 	),
 }
 
-func geminiProfile() *Profile {
-	p := tuiDefaults(&Profile{Name: "gemini", tui: geminiRules, program: []string{"gemini"},
-		kinds: []string{KindGeminiAfterAgent, KindGeminiAfterModel, KindGeminiNotification},
-		hook:  geminiHook,
-		settings: func(o Options, files map[string][]byte) ([]string, []string, error) {
+func init() {
+	Register(CLI{
+		Name:     "gemini",
+		Programs: []string{"gemini"},
+		New:      geminiProfile,
+		Kinds:    []string{KindGeminiAfterAgent, KindGeminiAfterModel, KindGeminiNotification},
+		Hook:     geminiHook,
+		Settings: func(o Options, files map[string][]byte) ([]string, []string, error) {
 			env, err := geminiSettings(o, files)
 			return nil, env, err
-		}})
+		},
+		Unattended: UnattendedRule{
+			Flags: map[string][]string{
+				"--approval-mode": {"auto_edit", "yolo"},
+				"--yolo":          nil,
+				"-y":              nil,
+				"--policy":        nil,
+				"--allowed-tools": nil,
+			},
+			Hint: "--approval-mode auto_edit, or a --policy file that allows the commands you trust",
+		},
+		Init: InitAgent{
+			Comment: "Unattended: Gemini CLI edits files without asking; commands still ask\n" +
+				"(a policy file, --policy FILE, can allow the ones you trust).",
+			Command:   []string{"gemini", "--approval-mode", "auto_edit"},
+			Commented: `env = { CI = "false" }   # under CI, Gemini CLI refuses to be interactive`,
+		},
+	})
+}
+
+func geminiProfile() *Profile {
+	p := tuiDefaults(&Profile{tui: geminiRules})
 	p.Settle = 500 * time.Millisecond
 	p.DropReplies = true
 	p.quit = []Keys{{Bytes: []byte("/quit")}, {Bytes: []byte("\r"), Pause: 700 * time.Millisecond}}

@@ -1,6 +1,7 @@
 package profile
 
 import (
+	"cmp"
 	"slices"
 	"strings"
 )
@@ -32,19 +33,17 @@ type HookFacts struct {
 // Hook reads a message of kind from the profile's CLI; a kind of another
 // CLI says nothing.
 func (p *Profile) Hook(kind string, payload []byte) HookFacts {
-	if p.hook == nil || !slices.Contains(p.kinds, kind) {
+	if p.cli.Hook == nil || !slices.Contains(p.cli.Kinds, kind) {
 		return HookFacts{}
 	}
-	return p.hook(kind, payload)
+	return p.cli.Hook(kind, payload)
 }
 
-// ReadHook reads a hook message by its kind, with the profile of the CLI
-// that sends that kind (each kind belongs to one CLI).
+// ReadHook reads a hook message by its kind, with the CLI that sends that
+// kind (each kind belongs to one CLI); an unknown kind says nothing.
 func ReadHook(kind string, payload []byte) HookFacts {
-	for _, name := range Names {
-		if p, _ := For(name); slices.Contains(p.kinds, kind) {
-			return p.Hook(kind, payload)
-		}
+	if c := owner(kind); c != nil {
+		return c.Hook(kind, payload)
 	}
 	return HookFacts{}
 }
@@ -52,19 +51,19 @@ func ReadHook(kind string, payload []byte) HookFacts {
 // Sends reports whether an agent of profile sends hook messages of kind: a
 // CLI its own kinds, a plain program (a wrapper of anything) any.
 func Sends(profile, kind string) bool {
-	p, err := For(profile)
-	if err != nil {
+	c := lookup(cmp.Or(profile, PlainName))
+	if c == nil {
 		return false
 	}
-	return p.tui == nil || slices.Contains(p.kinds, kind)
+	return c.anyKind || slices.Contains(c.Kinds, kind)
 }
 
-// HookKinds lists every kind `warden hook` accepts, from every profile.
+// HookKinds lists every kind `warden hook` accepts, from every CLI, in the
+// order of Names.
 func HookKinds() []string {
 	var out []string
-	for _, name := range Names {
-		p, _ := For(name)
-		out = append(out, p.kinds...)
+	for _, c := range CLIs() {
+		out = append(out, c.Kinds...)
 	}
 	return out
 }

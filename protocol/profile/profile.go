@@ -6,14 +6,15 @@
 // read its usage-limit banner, which of its hooks report to warden and what
 // their payloads say, and the per-agent settings that install those hooks
 // and the protocol text. Everything about one CLI — its wording, flags,
-// environment, hook settings and payloads — is in that CLI's file
-// (claude.go, codex.go, gemini.go; plain in profile.go): adding a CLI is one
-// file and its tests. Payloads and screens were recorded from Claude Code
-// 2.1.332, Codex CLI 0.169.0 and Gemini CLI 0.61.0 (testdata/, ../testdata/).
+// environment, hook settings and payloads, the permission flags `warden
+// validate` looks for and the agent `warden init` writes — is in that CLI's
+// file (claude.go, codex.go, gemini.go, plain.go), which registers it
+// (Register, registry.go): adding a CLI is one file and its tests. Payloads
+// and screens were recorded from Claude Code 2.1.332, Codex CLI 0.169.0 and
+// Gemini CLI 0.61.0 (testdata/, ../testdata/).
 package profile
 
 import (
-	"fmt"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -38,9 +39,6 @@ type Keys struct {
 	Bytes []byte
 	Pause time.Duration
 }
-
-// Names lists the profiles For knows, as the team file spells them.
-var Names = []string{"plain", "claude", "codex", "gemini"}
 
 // Profile is how warden drives one kind of agent CLI. For returns a fresh
 // one; its exported fields may be tuned before use.
@@ -75,57 +73,12 @@ type Profile struct {
 	// answer picks "1. Allow once" in its approval dialog.
 	DropReplies bool
 
-	log     hclog.Logger
-	tui     *tuiRules // nil for plain
-	flags   []string  // added after the program name by Command
-	program []string  // base names of the CLI's executable
-	env     []string  // added by Env unless already set
-	quit    []Keys
-	cont    string
-	// The CLI's own channels: the kinds of hook message it sends, how to
-	// read one, and the per-agent settings that make it send them.
-	kinds    []string
-	hook     func(kind string, payload []byte) HookFacts
-	settings func(o Options, files map[string][]byte) (args, env []string, err error)
-}
-
-// For returns the profile called name (plain, claude, codex or gemini).
-func For(name string) (*Profile, error) {
-	var p *Profile
-	switch name {
-	case "plain", "":
-		p = plainProfile()
-	case "claude":
-		p = claudeProfile()
-	case "codex":
-		p = codexProfile()
-	case "gemini":
-		p = geminiProfile()
-	default:
-		return nil, fmt.Errorf("profile %q: unknown (want one of %s)", name, strings.Join(Names, ", "))
-	}
-	if p.Clock == nil {
-		p.Clock = clock.Real{}
-	}
-	if p.log == nil {
-		p.log = hclog.NewNullLogger()
-	}
-	return p, nil
-}
-
-// Guess is the profile of a command by its program's name (claude,
-// claude.exe, codex, gemini…), "plain" when none claims it.
-func Guess(program string) string {
-	base := filepath.Base(program)
-	for _, name := range Names {
-		p, _ := For(name)
-		for _, prog := range p.program {
-			if base == prog || strings.HasPrefix(base, prog) {
-				return name
-			}
-		}
-	}
-	return "plain"
+	log  hclog.Logger
+	cli  *CLI      // what the CLI registered: programs, flags, hooks, settings
+	tui  *tuiRules // nil for line-oriented programs
+	env  []string  // added by Env unless already set
+	quit []Keys
+	cont string
 }
 
 // WithLogger returns a copy of p that logs to logger, named "profile".
@@ -154,12 +107,12 @@ func tuiDefaults(p *Profile) *Profile {
 // A command that does not name the CLI (a shell wrapper) is left alone.
 func (p *Profile) Command(argv []string) []string {
 	out := slices.Clone(argv)
-	if len(p.flags) == 0 {
+	if len(p.cli.Flags) == 0 {
 		return out
 	}
 	at := -1
 	for i, a := range argv {
-		if slices.Contains(p.program, filepath.Base(a)) {
+		if slices.Contains(p.cli.Programs, filepath.Base(a)) {
 			at = i
 			break
 		}
@@ -169,7 +122,7 @@ func (p *Profile) Command(argv []string) []string {
 		return out
 	}
 	var add []string
-	for _, f := range p.flags {
+	for _, f := range p.cli.Flags {
 		if !hasFlag(argv[at+1:], f) {
 			add = append(add, f)
 		}
@@ -245,19 +198,4 @@ func (p *Profile) TurnEnded(s Screen) bool {
 	}
 	v := p.tui.view(s.Rows())
 	return v.ready() && v.inputEmpty()
-}
-
-// plainProfile drives a line-oriented program: its output is read line by
-// line, a line of text followed by "\n" is a submission, and EOF (Ctrl-D)
-// asks it to end. No screen is read.
-func plainProfile() *Profile {
-	return &Profile{
-		Name:      "plain",
-		Mode:      protocol.ModeLines,
-		Settle:    100 * time.Millisecond,
-		TurnQuiet: 1500 * time.Millisecond,
-		Poll:      25 * time.Millisecond,
-		quit:      []Keys{{Bytes: []byte{0x04}}},
-		cont:      "continue",
-	}
 }

@@ -56,10 +56,10 @@ func Settings(profile string, opts Options) (extraArgs []string, extraEnv []stri
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("hook settings for %s: %w", opts.Agent, err)
 	}
-	if p.settings == nil { // plain: the environment only
+	if p.cli.Settings == nil { // plain: the environment only
 		return nil, extraEnv, files, nil
 	}
-	args, env, err := p.settings(opts, files)
+	args, env, err := p.cli.Settings(opts, files)
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("hook settings for %s (%s): %w", opts.Agent, profile, err)
 	}

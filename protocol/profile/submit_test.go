@@ -181,7 +181,7 @@ func TestForAndQuit(t *testing.T) {
 		t.Error("For(aider) succeeded")
 	}
 	want := map[string]string{"plain": `"\x04"`, "claude": `"/exit" "\r"`, "codex": `"\x03"`, "gemini": `"/quit" "\r"`}
-	for _, name := range Names {
+	for _, name := range Names() {
 		p := mustProfile(t, name)
 		var keys []string
 		for _, k := range p.Quit() {

@@ -19,7 +19,7 @@ func (d *decoder) agent(t table) Agent {
 	} else {
 		d.errorf(t.path, "missing key %q%s", "command", t.where)
 	}
-	a.Profile = t.oneOf("profile", a.Profile, profile.Names...)
+	a.Profile = t.oneOf("profile", a.Profile, profile.Names()...)
 	a.Dir = d.resolve(a.Dir)
 	if dir, ok := t.nonEmpty("dir"); ok {
 		a.Dir = d.resolve(dir)

@@ -25,6 +25,8 @@ package config
 import (
 	"fmt"
 	"time"
+
+	"github.com/wardenhq/warden/protocol/profile"
 )
 
 // Defaults for keys a team file may leave out.
@@ -78,8 +80,8 @@ const (
 )
 
 // ProfilePlain is the profile of an agent that names none; the others are
-// protocol/profile's Names, one file per CLI there.
-const ProfilePlain = "plain"
+// protocol/profile's Names(), each registered by its CLI's file there.
+const ProfilePlain = profile.PlainName
 
 // Values of an agent's restart policy.
 const (
@@ -139,7 +141,7 @@ type Team struct {
 type Agent struct {
 	Name        string
 	Command     []string          // non-empty argv, argv[0] not blank
-	Profile     string            // plain (default) | claude | codex | gemini
+	Profile     string            // plain (default) or another of profile.Names()
 	Dir         string            // absolute; relative to the team file's dir; default "."
 	Env         map[string]string // nil when the file has no env
 	Restart     string            // never | on-failure (default) | always

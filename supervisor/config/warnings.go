@@ -22,7 +22,7 @@ func (w Warning) String() string { return w.Pos.String() + ": warning: " + w.Msg
 
 // warnings looks for what validates but will likely not work: a command
 // given by its bare name that is not on PATH (the agent's env may set
-// PATH), an agent of a TUI profile whose command has no permission setting
+// PATH), an agent of a CLI whose command has no permission setting
 // that lets the CLI work unattended (every edit or command would wait on a
 // dialog), and a stale_warning that is not above checkpoint_interval +
 // checkpoint_timeout (an agent that answers on time would be called stale).

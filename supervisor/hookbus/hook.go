@@ -23,11 +23,8 @@ const (
 	// HookDeadline is how long `warden hook` may take in all; it returns
 	// then even if the work is not done (the process exits 0).
 	HookDeadline = 900 * time.Millisecond
-	// statusCmdTimeout bounds the user's own Claude status line command.
+	// statusCmdTimeout bounds the user's own status line command.
 	statusCmdTimeout = 400 * time.Millisecond
-	// rolloutWait is how long codex-notify looks for the session's
-	// token_count in its rollout file.
-	rolloutWait = 300 * time.Millisecond
 )
 
 // HookEnv is what a hook process knows about its agent, from the
@@ -45,12 +42,12 @@ func EnvFrom(getenv func(string) string) HookEnv {
 	return HookEnv{Agent: getenv(EnvAgent), StateDir: getenv(EnvStateDir), Socket: getenv(EnvSocket), Getenv: getenv}
 }
 
-// RunHook is `warden hook KIND [ARG…]`: it reads the payload (stdin, or for
-// codex-notify its last argument), sends it to the hook bus or spools it,
-// and writes to stdout only what the CLI shows (Claude's status line). It
-// returns within HookDeadline whatever happens; failures go to
-// STATE/logs/hook.log and come back as the error, which callers ignore
-// (the CLI must not see a failing hook).
+// RunHook is `warden hook KIND [ARG…]`: it reads the payload (stdin, or the
+// last argument when the kind's profile.HookCall says so), sends it to the
+// hook bus or spools it, and writes to stdout only what the CLI shows (a
+// status line). It returns within HookDeadline whatever happens; failures
+// go to STATE/logs/hook.log and come back as the error, which callers
+// ignore (the CLI must not see a failing hook).
 func RunHook(args []string, stdin io.Reader, stdout io.Writer, env HookEnv) error {
 	done := make(chan error, 1)
 	start := time.Now()
@@ -87,32 +84,33 @@ func hook(args []string, stdin io.Reader, stdout io.Writer, env HookEnv, start t
 		return fmt.Errorf("hook: no kind given")
 	}
 	kind := args[0]
-	if !slices.Contains(profile.HookKinds(), kind) {
+	call, known := profile.HookCallOf(kind)
+	if !known {
 		return fmt.Errorf("hook: unknown kind %q", kind)
 	}
-	if kind == profile.KindCodexNotify {
+	if call.ArgPayload {
 		if len(args) < 2 {
 			return fmt.Errorf("hook %s: no JSON argument", kind)
 		}
 		payload := []byte(args[len(args)-1])
 		startUserNotify(args[1:len(args)-1], args[len(args)-1])
-		return codexNotify(env, payload, start)
+		return deliverThen(env, call, Message{Agent: env.Agent, Kind: kind, Payload: payload, At: start})
 	}
 	payload, err := io.ReadAll(io.LimitReader(stdin, maxMessage))
 	if err != nil {
 		return fmt.Errorf("hook %s: read stdin: %w", kind, err)
 	}
-	if kind == profile.KindClaudeStatus {
-		fmt.Fprintln(stdout, statusLine(payload, args[1:]))
+	if call.StatusLine != nil {
+		fmt.Fprintln(stdout, statusLine(call.StatusLine, payload, args[1:]))
 	}
-	return deliver(env, Message{Agent: env.Agent, Kind: kind, Payload: payload, At: start})
+	return deliverThen(env, call, Message{Agent: env.Agent, Kind: kind, Payload: payload, At: start})
 }
 
-// statusLine is what Claude shows: "warden: 42% context", after the first
+// statusLine is what the CLI shows: "warden: 42% context", after the first
 // line of the user's own status line command when there is one.
-func statusLine(payload []byte, userCmd []string) string {
+func statusLine(gauge func([]byte) (float64, bool), payload []byte, userCmd []string) string {
 	line := "warden"
-	if pct, ok := profile.ClaudeStatusLine(payload); ok && !math.IsNaN(pct) {
+	if pct, ok := gauge(payload); ok && !math.IsNaN(pct) {
 		// What the CLI reports is shown as a gauge can be: 0–100 %.
 		line = fmt.Sprintf("warden: %.0f%% context", min(max(pct, 0), 100))
 	}
@@ -134,7 +132,7 @@ func statusLine(payload []byte, userCmd []string) string {
 	return user + " · " + line
 }
 
-// startUserNotify runs the user's own Codex notify program with the JSON
+// startUserNotify runs the user's own notify program with the JSON
 // argument, detached: the hook does not wait for it.
 func startUserNotify(argv []string, payload string) {
 	if len(argv) == 0 {
@@ -147,38 +145,21 @@ func startUserNotify(argv []string, payload string) {
 	}
 }
 
-// codexNotify sends the notify payload and then, for the session's own
-// turns, the newest token_count line of its rollout file.
-func codexNotify(env HookEnv, payload []byte, start time.Time) error {
-	err := deliver(env, Message{Agent: env.Agent, Kind: profile.KindCodexNotify, Payload: payload, At: start})
-	_, thread, title := profile.CodexNotify(payload)
-	if title || thread == "" {
+// deliverThen sends m and then the message the kind's call finds after it
+// in the CLI's own files, if any.
+func deliverThen(env HookEnv, call profile.HookCall, m Message) error {
+	err := deliver(env, m)
+	if call.Then == nil {
 		return err
 	}
-	home := profile.CodexHome([]string{"CODEX_HOME=" + env.getenv("CODEX_HOME"), "HOME=" + env.getenv("HOME")})
-	line, rerr := waitTokenCount(home, thread)
-	if rerr != nil {
-		return errors.Join(err, fmt.Errorf("hook codex-notify: %w", rerr))
+	kind, then, terr := call.Then(m.Payload, env.getenv)
+	if terr != nil {
+		return errors.Join(err, fmt.Errorf("hook %s: %w", m.Kind, terr))
 	}
-	return errors.Join(err, deliver(env, Message{Agent: env.Agent, Kind: profile.KindCodexTokenCount, Payload: line, At: time.Now()}))
-}
-
-func waitTokenCount(home, thread string) ([]byte, error) {
-	deadline := time.Now().Add(rolloutWait)
-	for {
-		var err error
-		if path := profile.FindCodexRollout(home, thread); path == "" {
-			err = fmt.Errorf("no rollout file for the thread")
-		} else if line, lerr := profile.LastCodexTokenCount(path, 0); lerr == nil {
-			return line, nil
-		} else {
-			err = lerr
-		}
-		if time.Now().After(deadline) {
-			return nil, err
-		}
-		time.Sleep(20 * time.Millisecond)
+	if kind == "" {
+		return err
 	}
+	return errors.Join(err, deliver(env, Message{Agent: env.Agent, Kind: kind, Payload: then, At: time.Now()}))
 }
 
 func (e HookEnv) getenv(k string) string {

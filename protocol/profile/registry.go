@@ -1,0 +1,199 @@
+package profile
+
+import (
+	"cmp"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/wardenhq/warden/internal/clock"
+)
+
+// CLI is everything warden knows about one agent CLI, registered by that
+// CLI's own file (claude.go, codex.go, gemini.go, plain.go) with Register.
+// Names, For, Guess, ReadHook, HookKinds, HookCallOf, Settings, Unattended,
+// the team file's validation and `warden init` all read the registry, so a
+// new CLI is one file and its tests.
+type CLI struct {
+	// Name is the profile's name as the team file spells it (profile = "claude").
+	Name string
+	// Programs are the base names of the CLI's executable (claude,
+	// claude.exe): Guess matches a command's program against them and
+	// Command finds where to add Flags. None: Guess never picks it.
+	Programs []string
+	// Flags are what the CLI needs under a supervisor, added right after the
+	// program name by Command (Codex: --no-alt-screen --no-daemon).
+	Flags []string
+	// New returns a fresh profile: how the CLI is read, typed into, denied
+	// and quit. nil: a line-oriented program, driven as plain is.
+	New func() *Profile
+	// Kinds are the kinds of hook message the CLI sends, the KIND of
+	// `warden hook KIND`; each kind belongs to one CLI.
+	Kinds []string
+	// Hook reads a message of one of Kinds.
+	Hook func(kind string, payload []byte) HookFacts
+	// Calls says how `warden hook KIND` takes the kinds whose payload is not
+	// just JSON on stdin (see HookCall); the rest need no entry.
+	Calls map[string]HookCall
+	// Settings returns what makes the CLI report to warden: arguments after
+	// the program name and environment entries to add, files to write into
+	// files (see the package function Settings). nil: the environment only.
+	Settings func(o Options, files map[string][]byte) (args, env []string, err error)
+	// Unattended is the permission setting that lets the CLI work without a
+	// person; `warden validate` warns about an agent whose command has none.
+	Unattended UnattendedRule
+	// Init is the [[agent]] `warden init` writes for the CLI; a CLI with
+	// Programs gets one when Init.Command's program is on PATH.
+	Init InitAgent
+
+	// anyKind: a wrapper of anything (plain) may send every CLI's kinds.
+	anyKind bool
+}
+
+// InitAgent is the [[agent]] table `warden init` writes for a CLI.
+type InitAgent struct {
+	// Name is the agent's name; the CLI's name when "".
+	Name string
+	// Comment is written above the command, each line as "# line": what
+	// the command's flags let the CLI do without asking.
+	Comment string
+	// Command is the agent's command, with the flags that satisfy the CLI's
+	// UnattendedRule.
+	Command []string
+	// Commented is one more key (and its comment), written commented out
+	// after the others.
+	Commented string
+}
+
+var registry struct {
+	sync.RWMutex
+	clis  map[string]*CLI
+	kinds map[string]*CLI // each hook kind → the CLI that sends it
+}
+
+// Register adds a CLI to the ones warden knows. It panics on a CLI without
+// a name, a name or a hook kind already taken, or a hook kind it cannot
+// read: mistakes in a program, found as it starts.
+func Register(c CLI) {
+	registry.Lock()
+	defer registry.Unlock()
+	if registry.clis == nil {
+		registry.clis, registry.kinds = map[string]*CLI{}, map[string]*CLI{}
+	}
+	if c.Name == "" || strings.ContainsAny(c.Name, " \t\n\"") {
+		panic(fmt.Sprintf("profile.Register: bad name %q", c.Name))
+	}
+	if _, dup := registry.clis[c.Name]; dup {
+		panic(fmt.Sprintf("profile.Register: %q registered twice", c.Name))
+	}
+	if len(c.Kinds) > 0 && c.Hook == nil {
+		panic(fmt.Sprintf("profile.Register: %q has hook kinds and no Hook to read them", c.Name))
+	}
+	for _, k := range c.Kinds {
+		if other, dup := registry.kinds[k]; dup {
+			panic(fmt.Sprintf("profile.Register: hook kind %q of %q is %q's", k, c.Name, other.Name))
+		}
+	}
+	for k := range c.Calls {
+		if !slices.Contains(c.Kinds, k) {
+			panic(fmt.Sprintf("profile.Register: %q has a HookCall for %q, not one of its kinds", c.Name, k))
+		}
+	}
+	cli := c
+	cli.Programs, cli.Flags, cli.Kinds = slices.Clone(c.Programs), slices.Clone(c.Flags), slices.Clone(c.Kinds)
+	registry.clis[c.Name] = &cli
+	for _, k := range c.Kinds {
+		registry.kinds[k] = &cli
+	}
+}
+
+// Names lists the profiles For knows, as the team file spells them:
+// "plain" first, then the CLIs by name.
+func Names() []string {
+	registry.RLock()
+	defer registry.RUnlock()
+	names := make([]string, 0, len(registry.clis))
+	for name := range registry.clis {
+		names = append(names, name)
+	}
+	notPlain := func(n string) int {
+		if n == PlainName {
+			return 0
+		}
+		return 1
+	}
+	slices.SortFunc(names, func(a, b string) int {
+		return cmp.Or(cmp.Compare(notPlain(a), notPlain(b)), cmp.Compare(a, b))
+	})
+	return names
+}
+
+// CLIs returns the registered CLIs in the order of Names. The values are
+// copies: changing one changes nothing warden does.
+func CLIs() []CLI {
+	var out []CLI
+	for _, name := range Names() {
+		if c := lookup(name); c != nil {
+			out = append(out, *c)
+		}
+	}
+	return out
+}
+
+func lookup(name string) *CLI {
+	registry.RLock()
+	defer registry.RUnlock()
+	return registry.clis[name]
+}
+
+// owner is the CLI that sends hook messages of kind, nil when none does.
+func owner(kind string) *CLI {
+	registry.RLock()
+	defer registry.RUnlock()
+	return registry.kinds[kind]
+}
+
+// For returns a fresh profile of the CLI called name ("" is plain).
+func For(name string) (*Profile, error) {
+	c := lookup(cmp.Or(name, PlainName))
+	if c == nil {
+		return nil, fmt.Errorf("profile %q: unknown (want one of %s)", name, strings.Join(Names(), ", "))
+	}
+	var p *Profile
+	if c.New != nil {
+		p = c.New()
+	} else {
+		p = plainProfile()
+	}
+	p.Name, p.cli = c.Name, c
+	if p.Clock == nil {
+		p.Clock = clock.Real{}
+	}
+	if p.log == nil {
+		p.log = hclog.NewNullLogger()
+	}
+	return p, nil
+}
+
+// Guess is the profile of a command by its program's name: the CLI with a
+// program of exactly that name (claude, claude.exe, codex, gemini…), else
+// the one whose program name begins it longest (claude-2.1), else "plain".
+func Guess(program string) string {
+	base := filepath.Base(program)
+	best, bestLen := PlainName, 0
+	for _, c := range CLIs() {
+		for _, prog := range c.Programs {
+			if base == prog {
+				return c.Name
+			}
+			if strings.HasPrefix(base, prog) && len(prog) > bestLen {
+				best, bestLen = c.Name, len(prog)
+			}
+		}
+	}
+	return best
+}
