@@ -88,7 +88,9 @@ func testRealTokens(t *testing.T, cli string) {
 		"claude": {"--permission-mode", "acceptEdits", "--allowedTools", "Agent"}, // the sub-agent starts unasked
 		"gemini": {"--approval-mode", "yolo"},                                     // the shell command runs unasked
 	}[cli]
-	c, err := clirun.Start(clirun.Options{CLI: cli, URL: srv.URL(), Root: t.TempDir(), Args: args, Logger: logger})
+	statusDir := t.TempDir()
+	c, err := clirun.Start(clirun.Options{CLI: cli, URL: srv.URL(), Root: t.TempDir(), Args: args, Logger: logger,
+		Setup: func(home, _ string) error { return claudeStatusLine(cli, home, statusDir) }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,12 +121,34 @@ func testRealTokens(t *testing.T, cli string) {
 	if cli == "claude" && len(rep.Files) != 2 {
 		t.Errorf("the sub-agent's transcript was not read: files %v", rep.Files)
 	}
+	if cli == "claude" {
+		// Claude's status line carries its own price of the session.
+		b, err := os.ReadFile(filepath.Join(statusDir, "status.json"))
+		dollars, ok := usage.ClaudeStatusCost(b)
+		if err != nil || !ok || dollars <= 0 {
+			t.Errorf("status line cost: %v %v %v (%.200s)", dollars, ok, err, b)
+		}
+		t.Logf("Claude Code's own price of the session: $%.4f", dollars)
+	}
 	if len(srv.Ledger().Main()) < len(prompts)+1 {
 		t.Errorf("no turn of several requests: %d requests for %d turns", len(srv.Ledger().Main()), len(prompts))
 	}
 	if err := c.Quit(); err != nil {
 		t.Error(err)
 	}
+}
+
+// claudeStatusLine makes Claude Code's status line command save the JSON
+// it gets in dir/status.json (the newest one).
+func claudeStatusLine(cli, home, dir string) error {
+	if cli != "claude" {
+		return nil
+	}
+	settings := fmt.Sprintf(`{"statusLine": {"type": "command", "command": "cat > %s/status.json; echo status"}}`, dir)
+	if err := os.MkdirAll(filepath.Join(home, ".claude"), 0o700); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(home, ".claude", "settings.json"), []byte(settings), 0o600)
 }
 
 // toTokens is the ledger's sum in the usage package's form.
