@@ -15,9 +15,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/chromedp"
 	"github.com/creack/pty"
 
-	"github.com/wardenhq/warden/internal/cdp"
 	"github.com/wardenhq/warden/internal/fakeagent"
 	"github.com/wardenhq/warden/internal/proctest"
 	"github.com/wardenhq/warden/supervisor/control"
@@ -265,23 +265,14 @@ func BenchmarkPageFirstPaint50(b *testing.B) {
 	waitEvents(b, team, "agent_started", "", 50)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	br, err := cdp.Start(ctx, bin, b.TempDir(), 1400, 1000)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer br.Close()
+	browser, end := startBrowser(b, ctx, bin, 1400, 1000)
+	defer end()
 	var fcp, cards []time.Duration
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		p, err := br.Open()
-		if err != nil {
-			b.Fatal(err)
-		}
-		if err := p.Navigate(ctx, url); err != nil {
-			b.Fatal(err)
-		}
-		var at struct{ FCP, Cards float64 }
-		err = p.Eval(ctx, `new Promise(done => {
+		p, closeTab := openTab(b, browser)
+		navigate(b, p, url)
+		at, err := chromedp.Run(p, chromedp.Evaluate[struct{ FCP, Cards float64 }](`new Promise(done => {
 			const check = () => {
 				if (document.querySelectorAll('article.agent').length < 50) return requestAnimationFrame(check);
 				const cards = performance.now();
@@ -291,8 +282,8 @@ func BenchmarkPageFirstPaint50(b *testing.B) {
 				});
 			};
 			check();
-		})`, &at)
-		p.Close()
+		})`, chromedp.EvalAwaitPromise))
+		closeTab()
 		if err != nil {
 			b.Fatal(err)
 		}

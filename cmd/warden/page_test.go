@@ -10,23 +10,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/wardenhq/warden/internal/cdp"
 	"github.com/wardenhq/warden/internal/fakeagent"
 	"github.com/wardenhq/warden/internal/proctest"
 )
-
-// chromium returns Debian's chromium, failing in CI (.ci/run installs it)
-// and skipping, saying so, elsewhere.
-func chromium(t testing.TB) string {
-	bin := cdp.Find()
-	if bin == "" {
-		if os.Getenv("CI") != "" {
-			t.Fatal("chromium is not installed: .ci/run installs Debian's chromium for the page's tests")
-		}
-		t.Skip("chromium is not installed (apt-get install chromium): the dashboard page is not tested in a browser here")
-	}
-	return bin
-}
 
 // pageTeam writes a team for the page: n plain workers on tasks T1…Tn, a
 // task blocked by the first two, and (dialog) an agent waiting on a dialog.
@@ -72,22 +58,20 @@ func runWithPage(t testing.TB, team string) (*exec.Cmd, string) {
 	return p.cmd, p.base + "/?token=" + p.token
 }
 
-// pollPage evaluates expr until it is true, up to d; it returns when.
-func pollPage(t testing.TB, ctx context.Context, p *cdp.Page, what, expr string, d time.Duration) time.Time {
+// pollPage evaluates expr in tab until it is true, up to d; it returns when.
+func pollPage(t testing.TB, tab context.Context, what, expr string, d time.Duration) time.Time {
 	t.Helper()
 	deadline := time.Now().Add(d)
 	for {
-		var ok bool
-		if err := p.Eval(ctx, expr, &ok); err != nil {
+		ok, err := evalBool(tab, expr)
+		if err != nil {
 			t.Fatalf("%s: %v", what, err)
 		}
 		if ok {
 			return time.Now()
 		}
 		if time.Now().After(deadline) {
-			var body string
-			p.Eval(ctx, "document.body.innerText", &body)
-			t.Fatalf("the page never showed %s within %s; it shows:\n%s", what, d, body)
+			t.Fatalf("the page never showed %s within %s; it shows:\n%s", what, d, innerText(tab))
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
@@ -107,34 +91,24 @@ func TestDashboardPageInChromium(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	b, err := cdp.Start(ctx, bin, t.TempDir(), 1400, 1000)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.Close()
-	p, err := b.Open()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close()
-	if err := p.Navigate(ctx, url); err != nil {
-		t.Fatal(err)
-	}
-	pollPage(t, ctx, p, "every agent", `["w01","w02","w03","asker"].every(n => document.querySelector('article.agent[data-agent="'+n+'"]'))`, 5*time.Second)
-	pollPage(t, ctx, p, "the running agents' tasks and checkpoints",
+	p, end := startBrowser(t, ctx, bin, 1400, 1000)
+	defer end()
+	navigate(t, p, url)
+	pollPage(t, p, "every agent", `["w01","w02","w03","asker"].every(n => document.querySelector('article.agent[data-agent="'+n+'"]'))`, 5*time.Second)
+	pollPage(t, p, "the running agents' tasks and checkpoints",
 		`[...document.querySelectorAll('article.agent')].filter(a => /running/.test(a.querySelector('.state').textContent) && /task T\d/.test(a.textContent) && /last checkpoint \d+s ago/.test(a.textContent)).length >= 3`, 10*time.Second)
-	pollPage(t, ctx, p, "the dialog the asker waits on",
+	pollPage(t, p, "the dialog the asker waits on",
 		`(() => { const a = document.querySelector('article.agent[data-agent="asker"]'); return a.classList.contains('waiting') && /Do you want to proceed\?/.test(a.querySelector('.dialog').textContent) })()`, 5*time.Second)
-	pollPage(t, ctx, p, "w01's screen", `/CHECKPOINT: T1/.test(document.querySelector('article.agent[data-agent="w01"] .screen').textContent)`, 5*time.Second)
-	pollPage(t, ctx, p, "the asker's screen from the emulator", `/❯ 1\. Yes/.test(document.querySelector('article.agent[data-agent="asker"] .screen').textContent)`, 5*time.Second)
-	pollPage(t, ctx, p, "the task graph", `document.querySelectorAll('#graph g[data-task]').length === 5 && document.querySelectorAll('#graph path.edge').length === 2`, 5*time.Second)
-	pollPage(t, ctx, p, "the events", `!!document.querySelector('#events li[data-event="agent_started"]')`, 5*time.Second)
+	pollPage(t, p, "w01's screen", `/CHECKPOINT: T1/.test(document.querySelector('article.agent[data-agent="w01"] .screen').textContent)`, 5*time.Second)
+	pollPage(t, p, "the asker's screen from the emulator", `/❯ 1\. Yes/.test(document.querySelector('article.agent[data-agent="asker"] .screen').textContent)`, 5*time.Second)
+	pollPage(t, p, "the task graph", `document.querySelectorAll('#graph g[data-task]').length === 5 && document.querySelectorAll('#graph path.edge').length === 2`, 5*time.Second)
+	pollPage(t, p, "the events", `!!document.querySelector('#events li[data-event="agent_started"]')`, 5*time.Second)
 
 	// A new event reaches the page within 1 s.
 	if out, errOut, code := wardenCmd("send", team, "asker", "are you there"); code != 1 {
 		t.Fatalf("send into the dialog: exit %d %s %s", code, out, errOut)
 	}
-	seen := pollPage(t, ctx, p, "the text_sent event", `!!document.querySelector('#events li[data-event="text_sent"]')`, 5*time.Second)
+	seen := pollPage(t, p, "the text_sent event", `!!document.querySelector('#events li[data-event="text_sent"]')`, 5*time.Second)
 	ev := waitEvents(t, team, "text_sent", "asker", 1)[0]
 	if lag := seen.Sub(eventTS(ev)); lag > time.Second {
 		t.Errorf("the page showed text_sent %s after it was written, want ≤ 1 s", lag)
@@ -142,11 +116,11 @@ func TestDashboardPageInChromium(t *testing.T) {
 		t.Logf("text_sent on the page %s after it was written", lag.Round(time.Millisecond))
 	}
 
-	png, err := p.Screenshot(ctx)
+	png, err := screenshot(p)
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := cdp.Artifacts(t.TempDir())
+	dir := artifacts(t.TempDir())
 	path := filepath.Join(dir, "dashboard-"+time.Now().Format("20060102-150405")+".png")
 	if err := os.WriteFile(path, png, 0o644); err != nil {
 		t.Fatal(err)

@@ -11,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/wardenhq/warden/internal/cdp"
 	"github.com/wardenhq/warden/internal/proctest"
 )
 
@@ -170,61 +169,41 @@ func TestPageLoginInChromium(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	b, err := cdp.Start(ctx, bin, t.TempDir(), 1200, 900)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.Close()
-	p, err := b.Open()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close()
-	if err := p.Navigate(ctx, page.base+"/"); err != nil {
-		t.Fatal(err)
-	}
-	pollAcrossNavigation(t, ctx, p, "the form asking for the token", `!!document.querySelector('form[action="login"] input[name="token"]') && !document.querySelector('article.agent')`, 5*time.Second)
+	p, end := startBrowser(t, ctx, bin, 1200, 900)
+	defer end()
+	navigate(t, p, page.base+"/")
+	pollAcrossNavigation(t, p, "the form asking for the token", `!!document.querySelector('form[action="login"] input[name="token"]') && !document.querySelector('article.agent')`, 5*time.Second)
 	submit := func(tok string) {
-		var ok bool
-		if err := p.Eval(ctx, fmt.Sprintf(`(() => { document.querySelector('input[name="token"]').value = %q; document.querySelector('form').submit(); return true })()`, tok), &ok); err != nil {
+		if _, err := evalBool(p, fmt.Sprintf(`(() => { document.querySelector('input[name="token"]').value = %q; document.querySelector('form').submit(); return true })()`, tok)); err != nil {
 			t.Fatal(err)
 		}
 	}
 	submit("not-the-token-not-the-token")
-	pollAcrossNavigation(t, ctx, p, "the form again, saying the token is wrong", `/not this page's token/.test(document.body.innerText)`, 5*time.Second)
+	pollAcrossNavigation(t, p, "the form again, saying the token is wrong", `/not this page's token/.test(document.body.innerText)`, 5*time.Second)
 	submit(page.token)
-	pollAcrossNavigation(t, ctx, p, "the dashboard with w1", `!!document.querySelector('article.agent[data-agent="w1"]')`, 10*time.Second)
-	if err := p.Navigate(ctx, page.base+"/"); err != nil {
-		t.Fatal(err)
-	}
-	pollAcrossNavigation(t, ctx, p, "the dashboard after a reload", `!!document.querySelector('article.agent[data-agent="w1"]')`, 10*time.Second)
+	pollAcrossNavigation(t, p, "the dashboard with w1", `!!document.querySelector('article.agent[data-agent="w1"]')`, 10*time.Second)
+	navigate(t, p, page.base+"/")
+	pollAcrossNavigation(t, p, "the dashboard after a reload", `!!document.querySelector('article.agent[data-agent="w1"]')`, 10*time.Second)
 
 	// ?token= in another tab: the cookie is set and the address is the
 	// page's without it.
-	p2, err := b.Open()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p2.Close()
-	if err := p2.Navigate(ctx, page.base+"/?token="+page.token); err != nil {
-		t.Fatal(err)
-	}
-	pollAcrossNavigation(t, ctx, p2, "the dashboard from ?token=", `!!document.querySelector('article.agent[data-agent="w1"]') && !location.href.includes("token")`, 10*time.Second)
+	p2, closeTab2 := openTab(t, p)
+	defer closeTab2()
+	navigate(t, p2, page.base+"/?token="+page.token)
+	pollAcrossNavigation(t, p2, "the dashboard from ?token=", `!!document.querySelector('article.agent[data-agent="w1"]') && !location.href.includes("token")`, 10*time.Second)
 }
 
 // pollAcrossNavigation is pollPage for a page that is navigating (a form
 // sent, a redirect): an evaluation that fails while the next document
 // loads is tried again, until d.
-func pollAcrossNavigation(t *testing.T, ctx context.Context, p *cdp.Page, what, expr string, d time.Duration) {
+func pollAcrossNavigation(t *testing.T, tab context.Context, what, expr string, d time.Duration) {
 	t.Helper()
 	var lastErr error
 	for deadline := time.Now().Add(d); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
 		var ok bool
-		if lastErr = p.Eval(ctx, "(() => { try { return !!document.body && ("+expr+") } catch (e) { return false } })()", &ok); lastErr == nil && ok {
+		if ok, lastErr = evalBool(tab, "(() => { try { return !!document.body && ("+expr+") } catch (e) { return false } })()"); lastErr == nil && ok {
 			return
 		}
 	}
-	var body string
-	p.Eval(ctx, "document.body ? document.body.innerText : ''", &body)
-	t.Fatalf("the page never showed %s within %s (last error: %v); it shows:\n%s", what, d, lastErr, body)
+	t.Fatalf("the page never showed %s within %s (last error: %v); it shows:\n%s", what, d, lastErr, innerText(tab))
 }

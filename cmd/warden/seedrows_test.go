@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/wardenhq/warden/internal/cdp"
 	"github.com/wardenhq/warden/internal/fakeagent"
 	"github.com/wardenhq/warden/internal/proctest"
 )
@@ -179,31 +178,21 @@ func TestPageShowsSeedFieldsAndBlocked(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	b, err := cdp.Start(ctx, bin, t.TempDir(), 1400, 1000)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.Close()
-	p, err := b.Open()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close()
-	if err := p.Navigate(ctx, url); err != nil {
-		t.Fatal(err)
-	}
-	pollPage(t, ctx, p, "the summary's counts", `/tasks done 0\/3 · blocked 1 · waiting 1/.test(document.getElementById("summary").textContent)`, 10*time.Second)
-	pollPage(t, ctx, p, "the Blocked list",
+	p, end := startBrowser(t, ctx, bin, 1400, 1000)
+	defer end()
+	navigate(t, p, url)
+	pollPage(t, p, "the summary's counts", `/tasks done 0\/3 · blocked 1 · waiting 1/.test(document.getElementById("summary").textContent)`, 10*time.Second)
+	pollPage(t, p, "the Blocked list",
 		`(() => { const box = document.getElementById("blockedbox"), li = box.querySelector('li[data-task="T2"]');
 		  return !box.hidden && box.querySelectorAll("li").length === 1 && li && /w2/.test(li.textContent) && /waiting for the API key/.test(li.textContent) })()`, 5*time.Second)
-	pollPage(t, ctx, p, "w1's seed fields and time worked",
+	pollPage(t, p, "w1's seed fields and time worked",
 		`/phase build · step: step \d+ · subtasks \d+\/30 · 1 error · worked \S+ \/ est\. 2h/.test(document.querySelector('article.agent[data-agent="w1"] .seed').textContent)`, 5*time.Second)
-	pollPage(t, ctx, p, "w2's card says blocked on what",
+	pollPage(t, p, "w2's card says blocked on what",
 		`/blocked on: waiting for the API key/.test(document.querySelector('article.agent[data-agent="w2"] .seed').textContent)`, 5*time.Second)
-	pollPage(t, ctx, p, "the graph's blocked and waiting nodes",
+	pollPage(t, p, "the graph's blocked and waiting nodes",
 		`/T2 · blocked/.test(document.querySelector('#graph g[data-task="T2"]').textContent) && /T3 · waiting/.test(document.querySelector('#graph g[data-task="T3"]').textContent)`, 5*time.Second)
-	if png, err := p.Screenshot(ctx); err == nil {
-		path := filepath.Join(cdp.Artifacts(t.TempDir()), "dashboard-seeds-"+time.Now().Format("20060102-150405")+".png")
+	if png, err := screenshot(p); err == nil {
+		path := filepath.Join(artifacts(t.TempDir()), "dashboard-seeds-"+time.Now().Format("20060102-150405")+".png")
 		if os.WriteFile(path, png, 0o644) == nil {
 			t.Logf("screenshot of the page: %s", path)
 		}
