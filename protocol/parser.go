@@ -39,6 +39,11 @@ func (c *candidate) text() string { return strings.Join(c.lines, "\n") }
 //   - one blank line may sit inside a block, two end it, and once every
 //     required line is there one ends it (unless a list key still waits for
 //     its items); a frame line or a new CHECKPOINT: line ends it.
+//
+// After a valid block ends, optional lines may still come for it (see hold
+// and resume): right after it, or after one blank line, an optional line it
+// lacks reopens it (an extra key only right after a pause); one that comes
+// after other output or more blank lines is reported as not recorded.
 type blockParser struct {
 	active bool
 	c      candidate
@@ -55,47 +60,105 @@ type blockParser struct {
 	extra     map[string]string // extra lines by key (bounded: setExtra)
 	extraKey  string            // the extra key a continuation goes to ("": dropped)
 	done      []candidate
-	// held: the last block was taken at a pause in the output (Reader.Quiet),
-	// and the next line may still continue it with optional lines (hold).
+	// held: the last block ended at a pause (Reader.Quiet) or at the blank
+	// line after its last required line, and the next line may still
+	// continue it with optional lines (hold). heldAt: 1 + its index in done
+	// while it is there (not yet taken); 0 when taken.
 	// passed: it can no longer, but optional lines after it are reported.
 	held, passed bool
-	since        int // lines since the held block was passed
+	heldAt       int
+	since        int // lines of other output since the block was passed
 }
 
 // lateWindow is how many lines after a held block its optional lines are
 // still reported as dropped; later ones are just text.
 const lateWindow = 10
 
-// hold marks the block just ended at a pause: an optional line it lacks
-// (Blockers:, Notes:, Resume:, a seed line or an extra key), coming next,
-// reopens it.
-func (p *blockParser) hold() { p.held, p.passed = true, false }
+// hold marks the block just ended (at a pause, or at a blank line once
+// complete): an optional line it lacks (Blockers:, Notes:, Resume:, a seed
+// line or an extra key), coming next, reopens it.
+func (p *blockParser) hold() { p.held, p.passed, p.heldAt = true, false, len(p.done) }
+
+// interrupt tells the parser that something other than the agent's output
+// came between (warden typed): a held block can no longer be continued, and
+// counts that as other output.
+func (p *blockParser) interrupt() {
+	if p.held {
+		p.held, p.passed, p.since = false, true, 0
+	}
+	if p.passed {
+		p.since++
+		p.passed = p.since < lateWindow
+	}
+}
+
+// late reports whether l is an optional line the ended block lacks, which
+// may still belong to it: an extra key only right after a pause (after a
+// blank line one is more likely prose).
+func (p *blockParser) late(l line) bool {
+	return l.kind == kindKey && isOptional(l.field) && !p.has(l) && p.c.valid() &&
+		(l.field != fieldExtra || p.blanks == 0)
+}
 
 // resume handles a line while no block is open: one that continues the held
 // block reopens it (true); an optional key line that comes after other
-// output is reported as dropped.
+// output, after blank lines, or that the block has already, is reported as
+// dropped.
 func (p *blockParser) resume(l line) bool {
-	held := p.held
-	p.held = false
-	optional := l.kind == kindKey && isOptional(l.field)
+	if p.held {
+		switch {
+		case p.late(l):
+			p.reopen()
+			return true
+		case l.kind == kindBlank && p.blanks == 0: // one blank line may sit inside a block
+			p.blanks++
+			return false
+		}
+		p.held, p.passed, p.since = false, true, 0
+	}
+	if !p.passed {
+		return false
+	}
 	switch {
-	case held && optional && !p.has(l) && p.c.valid():
-		p.active, p.passed = true, false
-		p.c.lines = append([]string(nil), p.c.lines...)
-		p.c.late, p.c.open, p.blanks = true, false, 0
-		return true
-	case held:
-		p.passed, p.since = true, 0
-	case p.passed && optional && l.field != fieldExtra:
+	case l.kind == kindBlank:
+		p.blanks++
+	case l.kind == kindKey && isOptional(l.field) && l.field != fieldExtra:
 		// An extra line this late is more likely prose than a lost line.
 		p.passed = false
 		p.done = append(p.done, candidate{lines: []string{l.canonical()},
-			reason: "a " + l.field.String() + " line came after its block was read and after other output: not recorded"})
-	case p.passed && l.kind != kindBlank:
+			reason: "a " + l.field.String() + " line came after its block was read and " + p.why(l) + ": not recorded"})
+	default:
 		p.since++
 		p.passed = p.since < lateWindow
 	}
 	return false
+}
+
+// why says what stands between a passed block and its late line l.
+func (p *blockParser) why(l line) string {
+	switch {
+	case p.since > 0:
+		return "after other output"
+	case p.blanks > 1:
+		return "after blank lines"
+	case p.has(l):
+		return "the block has one already"
+	}
+	return "after other output"
+}
+
+// reopen continues the held block. When it has not been taken yet (all of
+// the text is read at once: a screen, a hook's text) it is still one block;
+// otherwise it was reported, and its continuation is late (an amendment).
+func (p *blockParser) reopen() {
+	p.held, p.passed, p.active = false, false, true
+	p.c.lines = append([]string(nil), p.c.lines...)
+	p.c.late, p.c.open, p.blanks = true, false, 0
+	if p.heldAt > 0 && p.heldAt == len(p.done) {
+		p.done = p.done[:p.heldAt-1]
+		p.c.late = false
+	}
+	p.heldAt = 0
 }
 
 func (p *blockParser) start(l line) {
@@ -141,8 +204,14 @@ func (p *blockParser) feed(l line) {
 	switch l.kind {
 	case kindBlank:
 		p.blanks++
-		if p.blanks >= 2 || p.complete() && !p.awaitsItems() {
+		switch {
+		case p.blanks >= 2:
 			p.end(false, "")
+		case p.complete() && !p.awaitsItems():
+			p.end(false, "")
+			if p.c.valid() {
+				p.hold() // an optional line it lacks may still come next
+			}
 		}
 		return
 	case kindFrame:
@@ -209,6 +278,8 @@ func (p *blockParser) end(open bool, reason string) {
 	}
 	p.c.open = open
 	p.done = append(p.done, p.c)
+	// What comes next is no part of it; optional lines are reported.
+	p.held, p.passed, p.since = false, !open && p.c.valid(), 0
 }
 
 // flush ends a block still open at the end of the text.
@@ -217,6 +288,6 @@ func (p *blockParser) flush() { p.end(true, "") }
 // take returns and forgets the finished candidates.
 func (p *blockParser) take() []candidate {
 	d := p.done
-	p.done = nil
+	p.done, p.heldAt = nil, 0
 	return d
 }

@@ -121,8 +121,9 @@ func (r *Reader) Typed(text string) {
 	}
 	r.tail.typedText(text)
 	// The echo of the text comes next: it never continues a block taken
-	// at a pause (held) with its optional lines.
-	r.parser.held = false
+	// at a pause (held) with its optional lines; optional lines after it
+	// come after other output.
+	r.parser.interrupt()
 	lines := strings.Split(text, "\n")
 	request := false
 	for _, s := range lines {
