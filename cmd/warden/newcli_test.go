@@ -44,7 +44,11 @@ func init() {
 			}
 			return profile.HookFacts{Answer: *p.Answer, HasAnswer: true}
 		},
-		Unattended: profile.UnattendedRule{Flags: map[string][]string{thatCLIFlag: nil}, Hint: thatCLIFlag},
+		Unattended: profile.UnattendedRule{
+			Flags: map[string][]string{thatCLIFlag: nil},
+			Env:   func(env map[string]string) bool { return env["THATCLI_TRUST"] == "all" },
+			Hint:  thatCLIFlag,
+		},
 		Init: profile.InitAgent{
 			Comment: "Unattended: thatcli never asks.",
 			Command: []string{thatCLI, thatCLIFlag},
@@ -82,8 +86,9 @@ func modeThatCLI([]string) int {
 // and Guess; `warden init` writes an agent for it when its program is on
 // PATH, which validates; validate accepts profile = "thatcli", lists it
 // among the profiles, and warns about its command without the unattended
-// flag; `warden hook thatcli-done` is accepted, and a run records the
-// checkpoint its hook carries (the agent prints none).
+// flag unless its env sets what stands for it; `warden hook thatcli-done`
+// is accepted, and a run records the checkpoint its hook carries (the agent
+// prints none).
 func TestANewCLIIsOneFile(t *testing.T) {
 	defer proctest.AssertNone(t)
 	if !slices.Contains(profile.Names(), thatCLI) {
@@ -129,6 +134,11 @@ func TestANewCLIIsOneFile(t *testing.T) {
 	if exitCode(err) != 0 || !strings.Contains(string(out), `agent "a" (profile thatcli) has no permission setting`) ||
 		!strings.Contains(string(out), "(add "+thatCLIFlag+")") {
 		t.Errorf("validate a thatcli agent without %s: exit %d\n%s", thatCLIFlag, exitCode(err), out)
+	}
+	trusted := filepath.Join(dir, "trusted.toml")
+	os.WriteFile(trusted, []byte("name = \"t\"\n[[agent]]\nname = \"a\"\nprofile = \"thatcli\"\ncommand = [\"thatcli\"]\nenv = { THATCLI_TRUST = \"all\" }\n"), 0o600)
+	if out, err := onPath(warden("validate", trusted)).CombinedOutput(); err != nil || strings.Contains(string(out), "warning") {
+		t.Errorf("validate a thatcli agent whose env lets it work unattended: %v\n%s", err, out)
 	}
 	unknown := filepath.Join(dir, "unknown.toml")
 	os.WriteFile(unknown, []byte("name = \"t\"\n[[agent]]\nname = \"a\"\nprofile = \"thatcly\"\ncommand = [\"thatcli\"]\n"), 0o600)

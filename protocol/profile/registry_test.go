@@ -45,7 +45,7 @@ func TestEveryCLIHoldsTogether(t *testing.T) {
 			t.Errorf("%s: warden init would write no agent for it", c.Name)
 			continue
 		}
-		if ok, hint := Unattended(c.Name, c.Init.Command); !ok {
+		if ok, hint := Unattended(c.Name, c.Init.Command, nil); !ok {
 			t.Errorf("%s: the agent warden init writes, %q, asks for every edit (add %s)", c.Name, c.Init.Command, hint)
 		}
 		if len(c.Programs) > 0 && Guess(c.Init.Command[0]) != c.Name {

@@ -30,7 +30,7 @@ func TestUnattended(t *testing.T) {
 		// the flag's value is not itself a flag
 		{"claude", []string{"claude", "-p", "--permission-mode"}, false},
 	} {
-		ok, hint := Unattended(c.profile, c.argv)
+		ok, hint := Unattended(c.profile, c.argv, nil)
 		if ok != c.want || (!ok && hint == "") {
 			t.Errorf("Unattended(%s, %q) = %v, %q; want %v (and a hint when false)", c.profile, c.argv, ok, hint, c.want)
 		}

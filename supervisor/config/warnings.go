@@ -39,7 +39,7 @@ func warnings(t *Team, ix *posIndex) []Warning {
 		if prog := a.Command[0]; !strings.Contains(prog, "/") && !onPath(prog, a.Env) {
 			warn(at, "agent %q: command %q is not on PATH (is it installed?)", a.Name, prog)
 		}
-		if ok, hint := profile.Unattended(a.Profile, a.Command); !ok {
+		if ok, hint := profile.Unattended(a.Profile, a.Command, a.Env); !ok {
 			warn(at, "agent %q (profile %s) has no permission setting that lets it work unattended: "+
 				"every edit or command it makes will wait on a dialog for a person (add %s)", a.Name, a.Profile, hint)
 		}
