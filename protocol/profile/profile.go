@@ -8,10 +8,10 @@
 // and the protocol text. Everything about one CLI — its wording, flags,
 // environment, hook settings and payloads, the permission flags `warden
 // validate` looks for and the agent `warden init` writes — is in that CLI's
-// file (claude.go, codex.go, gemini.go, plain.go), which registers it
-// (Register, registry.go): adding a CLI is one file and its tests. Payloads
-// and screens were recorded from Claude Code 2.1.332, Codex CLI 0.169.0 and
-// Gemini CLI 0.61.0 (testdata/, ../testdata/).
+// file (claude.go, codex.go, gemini.go; plain in profile.go), which
+// registers it (Register, registry.go): adding a CLI is one file and its
+// tests. Payloads and screens were recorded from Claude Code 2.1.332, Codex
+// CLI 0.169.0 and Gemini CLI 0.61.0 (testdata/, ../testdata/).
 package profile
 
 import (
@@ -198,4 +198,37 @@ func (p *Profile) TurnEnded(s Screen) bool {
 	}
 	v := p.tui.view(s.Rows())
 	return v.ready() && v.inputEmpty()
+}
+
+// PlainName is the profile of an agent whose team file names none.
+const PlainName = "plain"
+
+func init() {
+	Register(CLI{
+		Name: PlainName,
+		New:  plainProfile,
+		// A plain program may be a wrapper of any CLI: its hooks are read.
+		anyKind: true,
+		Init: InitAgent{
+			Name: "agent",
+			Comment: "Any interactive program that reads its prompt from the terminal and\n" +
+				"answers warden's CHECKPOINT REQUEST lines (the first prompt says how).",
+			Command: []string{"aider", "--yes-always"},
+		},
+	})
+}
+
+// plainProfile drives a line-oriented program: its output is read line by
+// line, a line of text followed by "\n" is a submission, and EOF (Ctrl-D)
+// asks it to end. No screen is read. It is also the profile of a
+// registered CLI without a New of its own.
+func plainProfile() *Profile {
+	return &Profile{
+		Mode:      protocol.ModeLines,
+		Settle:    100 * time.Millisecond,
+		TurnQuiet: 1500 * time.Millisecond,
+		Poll:      25 * time.Millisecond,
+		quit:      []Keys{{Bytes: []byte{0x04}}},
+		cont:      "continue",
+	}
 }

@@ -14,7 +14,8 @@ import (
 )
 
 // CLI is everything warden knows about one agent CLI, registered by that
-// CLI's own file (claude.go, codex.go, gemini.go, plain.go) with Register.
+// CLI's own file (claude.go, codex.go, gemini.go; plain in profile.go) with
+// Register.
 // Names, For, Guess, ReadHook, HookKinds, HookCallOf, Settings, Unattended,
 // the team file's validation and `warden init` all read the registry, so a
 // new CLI is one file and its tests.
