@@ -108,7 +108,7 @@ func (t *Team) newRun(prev *state.Snapshot, why string) Beginning {
 		old = prev.RunID
 	}
 	t.store.SetRun(old)
-	t.replaySpool()
+	t.replaySpool(false)
 	now := t.clock.Now()
 	t.thisRun = runInfo{id: state.NewRunID(now), started: now, specs: t.taskSpecs()}
 	t.store.SetRun(t.thisRun.id)

@@ -44,7 +44,7 @@ func (t *Team) carryOn(prev *state.Snapshot) (Beginning, error) {
 		t.log.Warn("team file changed since the run began", "change", d)
 		t.printf("TEAM FILE: %s\n", d)
 	}
-	t.replaySpool()
+	t.replaySpool(true)
 
 	complete, err := t.store.CompletedTasks(t.thisRun.id)
 	if err != nil {

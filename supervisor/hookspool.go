@@ -2,7 +2,6 @@ package supervisor
 
 import (
 	"encoding/json"
-	"fmt"
 	"reflect"
 	"slices"
 	"sort"
@@ -33,7 +32,12 @@ const spoolClockSlack = 2 * time.Second
 // wrote down in state.json, by the file's own order and time, and by the
 // ledger's rule; what is refused is logged and said in one hook_refused
 // event per agent, kind and reason.
-func (t *Team) replaySpool() {
+//
+// carry says the run the lines belong to is being carried on: a replayed
+// record goes through the recorder (the queue, checkpoint_received, the
+// stdout line) like any answer; for a run put aside it is only saved, as
+// that run's history.
+func (t *Team) replaySpool(carry bool) {
 	msgs, skipped, err := hookbus.Drain(t.dir.Root)
 	if err != nil {
 		t.log.Warn("hook spool not read", "error", err)
@@ -43,6 +47,7 @@ func (t *Team) replaySpool() {
 	}
 	prev, _ := state.ReadSnapshot(t.dir.Root)
 	j := newSpoolJudge(t, prev)
+	j.carry = carry
 	for _, m := range msgs {
 		j.judge(m)
 	}
@@ -71,6 +76,7 @@ type spoolJudge struct {
 	last     map[string]time.Time         // per spool file: the previous line's time
 	refused  map[refusal]int              // lines refused, by agent and why
 	replayed int
+	carry    bool // the run is carried on: records are announced
 }
 
 // refusal is why lines of an agent's spool were refused.
@@ -211,19 +217,22 @@ func (j *spoolJudge) record(m hookbus.Message, a state.AgentStatus, b protocol.B
 			return // never over a record as new or newer
 		}
 	}
-	cp := b.Record()
+	o := protocol.Origin{Agent: m.Agent, TaskTitle: ts.Title, SessionID: "spooled", Trigger: protocol.TriggerUnasked,
+		StartedAt: at, At: at}
+	if prev != nil {
+		o.StartedAt, o.Attempt = prev.StartedAt, prev.Attempt
+	}
+	cp := protocol.NewRecord(b, o)
 	if prev != nil && sameAnswer(&cp, prev) {
 		return
 	}
-	cp.CheckpointID = fmt.Sprintf("%s-%s-%s", m.Agent, b.Task, at.Format("20060102T150405.000000000Z"))
-	cp.Agent, cp.TaskTitle, cp.SessionID, cp.Trigger = m.Agent, ts.Title, "spooled", protocol.TriggerUnasked
-	cp.StartedAt, cp.UpdatedAt = at, at
-	if prev != nil {
-		cp.StartedAt, cp.Attempt = prev.StartedAt, prev.Attempt
-	}
-	if err := t.store.Save(&cp); err != nil {
+	rec := t.deps.Recorder()
+	if err := rec.Save(&cp); err != nil {
 		t.log.Error("spooled checkpoint not saved", "agent", m.Agent, "task", b.Task, "error", err)
 		return
+	}
+	if j.carry {
+		rec.Announce(&cp, "(spooled by a hook while warden was down)")
 	}
 	j.replayed++
 }

@@ -30,6 +30,9 @@ func (t *Team) snapshotNow(running bool) state.Snapshot {
 // than one write. (100 agents starting at once changed state ~200 times,
 // and each write — two files, each with an fsync — was of all 100 agents.)
 func (t *Team) publish() {
+	if !t.started.Load() {
+		return // Begin's changes (a replayed spool) are written when Run starts
+	}
 	t.pubMu.Lock()
 	defer t.pubMu.Unlock()
 	t.changes++

@@ -60,6 +60,7 @@ type Team struct {
 	forced   atomic.Bool  // a second signal: kill now
 	spent    atomic.Bool  // max_runtime or stop_at reached: exit after the team checkpoint
 	finished atomic.Bool  // Run has returned
+	started  atomic.Bool  // Run has begun: state.json is its to write
 	mu       sync.Mutex
 	gen      *agent.Generation // the current one
 	failure  error             // a team checkpoint that could not write its handoff
@@ -198,6 +199,7 @@ func (t *Team) Run() Result {
 	if t.thisRun.id == "" { // Begin was not called: a new run
 		t.Begin(StartFresh)
 	}
+	t.started.Store(true)
 	t.publish()
 	stopWatch := t.watchSignalFile()
 	defer stopWatch()

@@ -40,7 +40,7 @@ func modeFloodBlocks(args []string) int {
 	}
 	in := bufio.NewScanner(os.Stdin)
 	in.Buffer(make([]byte, 64<<10), 1<<20)
-	task := waitTask(in)
+	task, ended := waitTask(in)
 	out := bufio.NewWriterSize(os.Stdout, 64<<10)
 	for i := 1; i <= n; i++ {
 		fmt.Fprint(out, FloodBlock(task, i))
@@ -51,8 +51,7 @@ func modeFloodBlocks(args []string) int {
 	if f := opt["done"]; f != "" {
 		os.WriteFile(f, []byte("done\n"), 0o600)
 	}
-	for in.Scan() { // stay until stopped
-	}
+	<-ended // stay until stopped
 	if opt["ignore"] == "1" {
 		for {
 			time.Sleep(time.Hour)
@@ -68,16 +67,49 @@ func FloodBlock(task string, i int) string {
 		"Files Modified: a.go\nEstimated Progress: %d%%\n\n", task, i, i%100)
 }
 
-// waitTask reads input until the first prompt's "Your task: X" line and
-// returns X ("" at the end of input).
-func waitTask(in *bufio.Scanner) string {
-	for in.Scan() {
-		if line := strings.TrimSpace(in.Text()); strings.HasPrefix(line, "Your task:") {
-			return taskOf(line)
+// waitTask reads input until the first prompt's "Your task: X" line, then
+// until the prompt is all in, and returns X ("" at the end of input). A
+// long prompt reaches a plain terminal in pieces (the tty's line buffer
+// holds 4 KiB), each echoed as it comes: an answer printed at the "Your
+// task:" line would interleave with the echo of the rest, as no agent's
+// does. The rest is in once no line came for promptQuiet. From then on the
+// input is read and dropped; ended is closed at its end.
+func waitTask(in *bufio.Scanner) (task string, ended <-chan struct{}) {
+	lines, end := make(chan string), make(chan struct{})
+	go func() {
+		defer close(end)
+		defer close(lines)
+		for in.Scan() {
+			lines <- in.Text()
+		}
+	}()
+	for task == "" {
+		line, ok := <-lines
+		if !ok {
+			return "", end
+		}
+		if line = strings.TrimSpace(line); strings.HasPrefix(line, "Your task:") {
+			task = taskOf(line)
 		}
 	}
-	return ""
+	for {
+		select {
+		case _, ok := <-lines:
+			if !ok {
+				return task, end
+			}
+		case <-time.After(promptQuiet):
+			go func() {
+				for range lines {
+				}
+			}()
+			return task, end
+		}
+	}
 }
+
+// promptQuiet is how long no input line means the first prompt is all in.
+const promptQuiet = 300 * time.Millisecond
 
 // lateblock:pause=D:tui=1 — an agent whose answer stalls half-way: once its
 // first prompt is in, it prints a block's required lines, waits D (Go
@@ -93,12 +125,12 @@ func modeLateBlock(args []string) int {
 	}
 	in := bufio.NewScanner(os.Stdin)
 	in.Buffer(make([]byte, 64<<10), 1<<20)
-	first, second := LateBlock(waitTask(in))
+	task, ended := waitTask(in)
+	first, second := LateBlock(task)
 	write([]byte(strings.Join(first, "\n") + "\n"))
 	time.Sleep(pause)
 	write([]byte(strings.Join(second, "\n") + "\n\n"))
-	for in.Scan() { // stay until stopped
-	}
+	<-ended // stay until stopped
 	return 0
 }
 

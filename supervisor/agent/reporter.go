@@ -1,8 +1,8 @@
 package agent
 
 import (
+	"errors"
 	"fmt"
-	"strings"
 	"sync"
 	"time"
 
@@ -67,10 +67,9 @@ func (r *reporter) dispatchRecord(s *session.Session) {
 	if r.from != nil {
 		cp = *r.from
 	}
-	next := now.Add(d.Team.CheckpointInterval)
-	cp.CheckpointID = fmt.Sprintf("%s-%s-%s", a.cfg.Name, task.ID, now.Format("20060102T150405.000000000Z"))
-	cp.Agent, cp.TaskID, cp.TaskTitle, cp.SessionID, cp.Attempt = a.cfg.Name, task.ID, task.Title, s.ID(), s.Attempt()
-	cp.Trigger, cp.Cause, cp.UpdatedAt, cp.CompletedAt, cp.NextCheckpointExpected = protocol.TriggerDispatch, "", now, nil, &next
+	cp.TaskID = task.ID
+	protocol.Origin{Agent: a.cfg.Name, TaskTitle: task.Title, SessionID: s.ID(), Attempt: s.Attempt(),
+		Trigger: protocol.TriggerDispatch, StartedAt: cp.StartedAt, At: now, Next: d.Team.CheckpointInterval}.Stamp(&cp)
 	cp.Git = r.gitInfo()
 	if err := d.Store.Save(&cp); err != nil {
 		a.log.Error("dispatch record not saved", "task", task.ID, "error", err)
@@ -175,30 +174,16 @@ func (r *reporter) Record(cp *protocol.Checkpoint) session.Verdict {
 	}
 	cp.StartedAt = r.startedAt
 	cp.Git = r.gitInfo()
-	if err := d.Store.Save(cp); err != nil {
+	rec := d.Recorder()
+	if err := rec.Save(cp); err != nil {
 		a.log.Error("checkpoint not saved: it does not count", "task", cp.TaskID, "error", err)
-		r.Event(event.CheckpointRejected, "reason", "not saved: "+err.Error())
-		r.Printf("WARNING: checkpoint of %s on %s not saved (%v): it does not count; the agent is asked again\n", a.cfg.Name, cp.TaskID, err)
+		r.Event(event.CheckpointRejected, "reason", "not saved: "+errors.Unwrap(err).Error())
+		r.Printf("WARNING: checkpoint of %s on %s not saved (%v): it does not count; the agent is asked again\n", a.cfg.Name, cp.TaskID, errors.Unwrap(err))
 		return session.Verdict{}
-	}
-	if d.OnRecord != nil {
-		d.OnRecord(cp, time.Now())
 	}
 	a.checkpointed(d.Clock.Now())
 	a.remember(cp)
-	if d.Queue.Progress(cp.TaskID, QueueCheckpoint(cp)) {
-		why := strings.Join(cp.Blockers, "; ")
-		if why == "" {
-			why = "no blockers named"
-		}
-		a.log.Warn("task blocked", "task", cp.TaskID, "blockers", why)
-		r.Event(event.TaskBlocked, "blockers", cp.Blockers, "checkpoint_id", cp.CheckpointID)
-		r.Printf("WARNING: %s is blocked: %s\n", cp.TaskID, why)
-	}
-	r.Event(event.CheckpointReceived, "checkpoint_id", cp.CheckpointID, "status", cp.Status,
-		"progress", cp.ProgressPercent, "trigger", cp.Trigger, "session_id", cp.SessionID)
-	r.Printf("CHECKPOINT: %s - %s (%d%%)\n", cp.TaskID, cp.Status, cp.ProgressPercent)
-	d.Publish()
+	rec.Announce(cp, "")
 	done := cp.Status == protocol.StatusComplete || cp.Status == protocol.StatusAwaitingVerification
 	if r.ts != nil && !done {
 		go r.commit(cp) // never delays the record

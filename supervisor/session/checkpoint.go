@@ -95,23 +95,17 @@ func (s *Session) onBlock(b protocol.Block) bool {
 // record builds the checkpoint record of a block (DESIGN §5 fields); the
 // agent adds what the session does not know (started_at of the task, git).
 func (s *Session) record(b protocol.Block, trigger string) *protocol.Checkpoint {
-	now := s.cfg.Clock.Now().UTC()
-	next := now.Add(s.cfg.Timers.CheckpointInterval)
+	o := protocol.Origin{Agent: s.cfg.Agent, TaskTitle: s.cfg.Task.Title, SessionID: s.id, Attempt: s.cfg.Attempt,
+		Trigger: trigger, StartedAt: s.started, At: s.cfg.Clock.Now(), Next: s.cfg.Timers.CheckpointInterval}
 	if b.Status == protocol.StatusBlocked {
 		// A blocked agent is asked again only after three intervals (the
 		// monitor's checkpoint): the record says when that is.
-		next = now.Add(3 * s.cfg.Timers.CheckpointInterval)
+		o.Next = 3 * s.cfg.Timers.CheckpointInterval
 	}
-	cp := b.Record()
-	cp.CheckpointID = fmt.Sprintf("%s-%s-%s", s.cfg.Agent, b.Task, now.Format("20060102T150405.000000000Z"))
-	cp.Agent, cp.TaskTitle, cp.SessionID, cp.Attempt, cp.Trigger = s.cfg.Agent, s.cfg.Task.Title, s.id, s.cfg.Attempt, trigger
 	if trigger == protocol.TriggerTeamCheckpoint {
-		cp.Cause = s.cfg.Team.Cause()
+		o.Cause = s.cfg.Team.Cause()
 	}
-	cp.StartedAt, cp.UpdatedAt, cp.NextCheckpointExpected = s.started.UTC(), now, &next
-	if b.Status == protocol.StatusComplete {
-		cp.CompletedAt = &now
-	}
+	cp := protocol.NewRecord(b, o)
 	return &cp
 }
 
