@@ -118,7 +118,7 @@ func TestSpooledLinesAreJudgedWhenReplayed(t *testing.T) {
 		t.Fatalf("the outsider's line was not spooled (the test needs it there):\n%s", b)
 	}
 
-	second, _ := runWarden(t, "run", team)
+	second, secondOut := runWarden(t, "run", team)
 	defer stopRun(second)
 	waitEvents(t, team, "agent_started", "w", 2)
 	if out, errOut, code := wardenCmd("stop", team); code != 0 {
@@ -155,6 +155,15 @@ func TestSpooledLinesAreJudgedWhenReplayed(t *testing.T) {
 	})
 	if !genuineSeen {
 		t.Error("the genuine spooled answer was not recorded")
+	}
+	// Recorded like any answer of the run carried on: checkpoint_received
+	// and a CHECKPOINT line that says where it came from.
+	received := false
+	for _, e := range eventsNamed(team, "checkpoint_received", "w") {
+		received = received || e["session_id"] == "spooled"
+	}
+	if !received || secondOut.count("CHECKPOINT: T1 - implementing (40%) (spooled by a hook while warden was down)") != 1 {
+		t.Errorf("the replayed answer was not announced (checkpoint_received %v):\n%s", received, secondOut.dump())
 	}
 }
 
