@@ -133,8 +133,9 @@ func Names() []string {
 	return names
 }
 
-// CLIs returns the registered CLIs in the order of Names. The values are
-// copies: changing one changes nothing warden does.
+// CLIs returns the registered CLIs in the order of Names. Each is a copy
+// that shares its maps (Unattended.Flags, Calls) with the registry: read
+// them, do not change them.
 func CLIs() []CLI {
 	var out []CLI
 	for _, name := range Names() {
