@@ -1,6 +1,9 @@
 package protocol
 
-import "strings"
+import (
+	"fmt"
+	"strings"
+)
 
 // candidate is one CHECKPOINT: block found in text, valid or not.
 type candidate struct {
@@ -68,6 +71,8 @@ type blockParser struct {
 	held, passed bool
 	heldAt       int
 	since        int // lines of other output since the block was passed
+	// cut: the next line was cut at maxLine; it had this many bytes.
+	cut int
 }
 
 // lateWindow is how many lines after a held block its optional lines are
@@ -193,11 +198,14 @@ func (p *blockParser) resolve(l line) line {
 
 // feed takes the next line.
 func (p *blockParser) feed(l line) {
+	cut := p.cut
+	p.cut = 0
 	l = p.resolve(l)
 	if !p.active && !p.resume(l) {
 		if l.kind == kindKey && l.field == fieldTask {
 			p.passed = false
 			p.start(l)
+			p.damaged(cut)
 		}
 		return
 	}
@@ -221,6 +229,7 @@ func (p *blockParser) feed(l line) {
 		if l.field == fieldTask {
 			p.end(false, "")
 			p.start(l)
+			p.damaged(cut)
 			return
 		}
 		if l.field == fieldExtra {
@@ -264,6 +273,16 @@ func (p *blockParser) feed(l line) {
 	}
 	p.blanks = 0
 	p.c.lines = append(p.c.lines, l.canonical())
+	p.damaged(cut)
+}
+
+// damaged rejects the block when the line it just took was cut at maxLine
+// (n: the bytes the line had): a record never holds a cut line as if whole.
+func (p *blockParser) damaged(n int) {
+	if n > 0 && p.c.reason == "" {
+		p.c.reason = fmt.Sprintf("a line of %d bytes (%s) is longer than the %d KiB read of a line and was cut: not recorded",
+			n, strings.TrimSuffix(p.last.String(), ":"), maxLine>>10)
+	}
 }
 
 // end closes the current block; open means the text ran out before it ended.

@@ -56,6 +56,8 @@ type Reader struct {
 	esc    escFilter
 	fbuf   []byte
 	cur    []byte
+	cut    int  // bytes of the line being read dropped past maxLine
+	cutLog bool // a cut line outside a block was logged once
 	cr     bool
 	parser blockParser
 
@@ -78,6 +80,8 @@ type event struct {
 	complete bool
 }
 
+// maxLine is how much of one line ModeLines reads; the rest of a longer
+// line is dropped, and a block holding such a line is rejected (damaged).
 const maxLine = 64 << 10
 
 // NewReader returns a Reader. In ModeScreen it starts a goroutine for the

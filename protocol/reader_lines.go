@@ -33,7 +33,7 @@ func (r *Reader) lineBytes(seg []byte, _ eraseKind, _ int) {
 				end = i + 2
 			}
 			if end > 0 {
-				r.endLineBytes(seg[:min(i, maxLine)])
+				r.endLineBytes(seg[:min(i, maxLine)], max(0, i-maxLine))
 				seg = seg[end:]
 				continue
 			}
@@ -64,11 +64,11 @@ var space = []byte{' '}
 func (r *Reader) text(run []byte) {
 	if r.cr {
 		r.cur = r.cur[:0]
-		r.cr = false
+		r.cr, r.cut = false, 0
 	}
-	if room := maxLine - len(r.cur); room > 0 {
-		r.cur = append(r.cur, run[:min(len(run), room)]...)
-	}
+	room := max(0, maxLine-len(r.cur))
+	r.cur = append(r.cur, run[:min(len(run), room)]...)
+	r.cut += max(0, len(run)-room)
 }
 
 // indexControl returns the index of the first byte below 0x20 in b, or -1.
@@ -92,16 +92,25 @@ func indexControl(b []byte) int {
 }
 
 func (r *Reader) endLine() {
-	r.endLineBytes(r.cur)
+	r.endLineBytes(r.cur, r.cut)
 	r.cur = r.cur[:0]
-	r.cr = false
+	r.cr, r.cut = false, 0
 }
 
-// endLineBytes reads one finished line.
-func (r *Reader) endLineBytes(b []byte) {
+// endLineBytes reads one finished line, of which cut bytes past maxLine
+// were dropped.
+func (r *Reader) endLineBytes(b []byte, cut int) {
 	r.tail.line(b)
+	if cut > 0 && !r.cutLog {
+		r.cutLog = true
+		r.log.Info("the agent printed a line longer than a line is read: only its start is read, and a block holding it is not recorded",
+			"bytes", len(b)+cut, "read", maxLine)
+	}
 	if r.parser.idle() && !mayMatter(b) {
 		return
+	}
+	if cut > 0 {
+		r.parser.cut = len(b) + cut
 	}
 	l := classify(string(b))
 	if l.kind == kindText && l.text == CompleteMarker {

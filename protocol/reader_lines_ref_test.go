@@ -21,6 +21,7 @@ type refLines struct {
 	r     *Reader
 	state escState
 	cur   []byte
+	cut   int // bytes of the line dropped past maxLine
 	cr    bool
 }
 
@@ -79,7 +80,10 @@ func (f *refLines) byte(b byte) {
 	switch {
 	case b == '\n':
 		l := classify(string(f.cur))
-		f.cur, f.cr = f.cur[:0], false
+		if f.cut > 0 {
+			f.r.parser.cut = len(f.cur) + f.cut
+		}
+		f.cur, f.cr, f.cut = f.cur[:0], false, 0
 		if l.kind == kindText && l.text == CompleteMarker {
 			f.r.complete(1)
 		}
@@ -93,13 +97,15 @@ func (f *refLines) byte(b byte) {
 		}
 	case b == '\t' || b >= 0x20:
 		if f.cr {
-			f.cur, f.cr = f.cur[:0], false
+			f.cur, f.cr, f.cut = f.cur[:0], false, 0
 		}
 		if b == '\t' {
 			b = ' '
 		}
 		if len(f.cur) < maxLine {
 			f.cur = append(f.cur, b)
+		} else {
+			f.cut++
 		}
 	}
 }
