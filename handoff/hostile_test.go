@@ -19,7 +19,8 @@ var fill = hostiletext.Fill
 // blockers, every field of the checkpoints (the seeds' phase, step,
 // subtasks, files created, errors and other lines too), the lead's notes —
 // holds hostile text: handoff.md keeps exactly its own headings and table
-// rows, and neither it nor the prompt carries a control character.
+// rows, and neither it nor the prompt carries a control character, nor
+// anything that makes text read otherwise than it is (U+202E and the like).
 func TestHostileTextNeverForgesTheHandoff(t *testing.T) {
 	d := Data{Time: time.Date(2026, 11, 23, 3, 0, 0, 0, time.UTC), Agents: make([]Agent, 2), Tasks: make([]Task, 2)}
 	fill(reflect.ValueOf(&d))
@@ -36,12 +37,12 @@ func TestHostileTextNeverForgesTheHandoff(t *testing.T) {
 	for name, text := range map[string]string{"handoff.md": Render(d), "prompt": RenderPrompt(d)} {
 		var bad []rune
 		for _, r := range text {
-			if r != '\n' && protocol.IsControl(r) {
+			if r != '\n' && (protocol.IsControl(r) || protocol.IsInvisible(r) || r == 0x2028 || r == 0x2029) {
 				bad = append(bad, r)
 			}
 		}
 		if len(bad) > 0 {
-			t.Errorf("%s holds %d control characters, the first %q", name, len(bad), bad[0])
+			t.Errorf("%s holds %d control or invisible characters, the first %q", name, len(bad), bad[0])
 		}
 		rows, headings := 0, 0
 		for _, l := range strings.Split(text, "\n") {

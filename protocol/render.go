@@ -35,7 +35,8 @@ func (r *Reader) Render() (draw string, alt bool) {
 // PlainLines turns raw terminal output into the text lines a person would
 // have read scrolling by: escape sequences removed, "\r\n" a line end, a
 // lone "\r" starting its line over, backspace taking back a character, other
-// control characters dropped. Invalid UTF-8 becomes U+FFFD.
+// control characters and invisible ones (IsInvisible) dropped. Invalid
+// UTF-8 becomes U+FFFD.
 func PlainLines(raw []byte) []string {
 	var f escFilter
 	var text []byte // with stripAll the filter hands its text to the callback
@@ -73,7 +74,9 @@ func PlainLines(raw []byte) []string {
 			continue
 		}
 		r, n := utf8.DecodeRune(text[i:])
-		cur = append(cur, r)
+		if !IsInvisible(r) {
+			cur = append(cur, r)
+		}
 		i += n
 	}
 	if len(cur) > 0 {

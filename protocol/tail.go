@@ -123,11 +123,11 @@ func (k *tailKeeper) echo(line string) bool {
 	return false
 }
 
-// plainTailLine removes control characters, and blanks and a TUI's frame
-// (box-drawing characters) around the text.
+// plainTailLine removes control and invisible characters (IsInvisible),
+// and blanks and a TUI's frame (box-drawing characters) around the text.
 func plainTailLine(s string) string {
 	s = strings.Map(func(r rune) rune {
-		if r == utf8.RuneError || unicode.IsControl(r) {
+		if r == utf8.RuneError || unicode.IsControl(r) || IsInvisible(r) {
 			return -1
 		}
 		return r

@@ -13,15 +13,18 @@ import (
 )
 
 // hasControl reports whether s holds a control character other than a
-// newline or a tab (C0, DEL, C1).
+// newline or a tab (C0, DEL, C1), or an invisible one (U+202E, U+200B …).
 func hasControl(s string) bool {
-	return strings.ContainsFunc(s, func(r rune) bool { return r != '\n' && r != '\t' && protocol.IsControl(r) })
+	return strings.ContainsFunc(s, func(r rune) bool {
+		return r != '\n' && r != '\t' && protocol.IsControl(r) || protocol.IsInvisible(r)
+	})
 }
 
 // A dialog announced through a hook whose payload holds escape sequences
 // (a clipboard write, a C1 clear screen, a window title, NUL, CR): the
 // agent_waiting event, state.json, STATUS.md and warden's stdout carry the
-// dialog's words without a single control character.
+// dialog's words without a single control character, and without the
+// right-to-left override that would make them read otherwise.
 func TestHookDialogTextWithEscapesIsMadePlain(t *testing.T) {
 	defer proctest.AssertNone(t)
 	warden, err := buildWarden()

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -10,8 +9,8 @@ import (
 	"os/signal"
 	"syscall"
 	"time"
-	"unicode/utf8"
 
+	"github.com/wardenhq/warden/protocol"
 	"github.com/wardenhq/warden/supervisor"
 	"github.com/wardenhq/warden/supervisor/state"
 )
@@ -103,20 +102,9 @@ func stateDirArg(fs *flag.FlagSet, args []string, stateDir *string, usage string
 	return "", usageError("%s", usage)
 }
 
-// escapeC1 writes DEL and the C1 controls (U+0080–U+009F, which some
-// terminals take as CSI, OSC …) of JSON text as \u escapes, which
+// escapeC1 writes DEL, the C1 controls (U+0080–U+009F, which some
+// terminals take as CSI, OSC …) and the invisible characters (U+202E and
+// the like, protocol.IsInvisible) of JSON text as \u escapes, which
 // encoding/json leaves raw; it escapes the C0 ones itself. They can only
 // be inside strings, where the escape means the same.
-func escapeC1(b []byte) []byte {
-	var out bytes.Buffer
-	for len(b) > 0 {
-		r, n := utf8.DecodeRune(b)
-		if r == 0x7f || (r >= 0x80 && r <= 0x9f) {
-			fmt.Fprintf(&out, `\u%04x`, r)
-		} else {
-			out.Write(b[:n])
-		}
-		b = b[n:]
-	}
-	return out.Bytes()
-}
+func escapeC1(b []byte) []byte { return protocol.PlainJSON(b) }

@@ -48,8 +48,9 @@ var DialogRows = []string{
 
 // HostileHookCommand is the command tui-dialog:FILE:hook-hostile's hook
 // names: an OSC 52 that would set the clipboard, a C1
-// CSI that would clear the screen, an OSC 0 window title, NUL and CR.
-const HostileHookCommand = "curl \x1b]52;c;ZXZpbA==\x07evil\u009b2J\x1b]0;owned\x07\x00x\ry"
+// CSI that would clear the screen, an OSC 0 window title, NUL and CR, and a
+// right-to-left override and a zero-width space (U+202E, U+200B).
+const HostileHookCommand = "curl \x1b]52;c;ZXZpbA==\x07evil\u009b2J\x1b]0;owned\x07\x00x\ry\u202etxt.exe\u200b"
 
 // HiddenDialogRows is the dialog tui-dialog:FILE:hook draws.
 var HiddenDialogRows = []string{" Run curl -s http://127.0.0.1:9/probe > fetched.txt ?", "", " [y] yes   [n] no"}

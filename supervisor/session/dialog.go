@@ -51,7 +51,9 @@ func (s *Session) checkDialog() {
 		return
 	}
 	d, onScreen, ok := s.currentDialog()
-	d.Text = profile.Sanitize(d.Text) // a hook's text: no escape sequence reaches events, state.json or stdout
+	// A hook's text: no escape sequence, and nothing invisible (U+202E),
+	// reaches events, state.json or stdout.
+	d.Text = protocol.Visible(profile.Sanitize(d.Text))
 	w := &s.dialog
 	now := s.cfg.Clock.Now()
 	switch {

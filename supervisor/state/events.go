@@ -11,6 +11,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/wardenhq/warden/internal/safefile"
+	"github.com/wardenhq/warden/protocol"
 )
 
 // Event is one line of events.jsonl.
@@ -77,7 +78,7 @@ func (l *EventLog) Emit(event, agent, task string, kv ...any) {
 		l.log.Error("event not encoded", "event", event, "error", err)
 		return
 	}
-	line := append(b, '\n')
+	line := append(protocol.PlainJSON(b), '\n') // no C1 control, nothing invisible, raw
 	l.mu.Lock()
 	_, err = l.f.Write(line)
 	changed := (err != nil) != l.failing

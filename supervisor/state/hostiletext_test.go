@@ -2,12 +2,17 @@ package state
 
 import (
 	"bytes"
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/hashicorp/go-hclog"
+
 	"github.com/wardenhq/warden/internal/hostiletext"
+	"github.com/wardenhq/warden/protocol"
 
 	"github.com/wardenhq/warden/supervisor/queue"
 )
@@ -16,11 +21,12 @@ const hostile = hostiletext.Text
 
 var fill = hostiletext.Fill
 
-// controlsIn returns the control characters of s other than newlines.
+// controlsIn returns the control characters of s other than newlines, and
+// its invisible characters and line separators (U+202E and the like).
 func controlsIn(s string) []rune {
 	var bad []rune
 	for _, r := range s {
-		if r != '\n' && (r < 0x20 || r == 0x7f || (r >= 0x80 && r <= 0x9f)) {
+		if r != '\n' && (protocol.IsControl(r) || protocol.IsInvisible(r) || r == 0x2028 || r == 0x2029) {
 			bad = append(bad, r)
 		}
 	}
@@ -44,7 +50,7 @@ func TestHostileTextNeverLeavesStatusRaw(t *testing.T) {
 	}
 	md := statusMarkdown(s)
 	if bad := controlsIn(md); len(bad) > 0 {
-		t.Errorf("STATUS.md holds control characters %q:\n%s", bad, md)
+		t.Errorf("STATUS.md holds control or invisible characters %q:\n%s", bad, md)
 	}
 	rows, headings := 0, 0
 	for _, l := range strings.Split(md, "\n") {
@@ -61,9 +67,33 @@ func TestHostileTextNeverLeavesStatusRaw(t *testing.T) {
 	var b bytes.Buffer
 	RenderDashboard(&b, s, now)
 	if bad := controlsIn(b.String()); len(bad) > 0 {
-		t.Errorf("the dashboard prints control characters %q:\n%s", bad, b.String())
+		t.Errorf("the dashboard prints control or invisible characters %q:\n%s", bad, b.String())
 	}
 	if n := strings.Count(b.String(), "\n"); n != 1+2+2+2 { // and "Blocked:" with one task
 		t.Errorf("the dashboard has %d lines, want 7:\n%s", n, b.String())
+	}
+}
+
+// An event whose fields hold hostile text (an agent's dialog, a reason) is
+// one line of events.jsonl with no control character and nothing invisible
+// raw: they are \u escapes, which decode to the same text.
+func TestEventsCarryNothingRawThatReadsOtherwise(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "events.jsonl")
+	l, err := OpenEventLog(hclog.NewNullLogger(), path, time.Now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.Emit("agent_waiting", "w", "T1", "text", hostile, "blockers", []string{hostile})
+	l.Close()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bad := controlsIn(strings.TrimSuffix(string(data), "\n")); len(bad) > 0 || strings.Count(string(data), "\n") != 1 {
+		t.Fatalf("events.jsonl holds %q raw:\n%s", bad, data)
+	}
+	evs, err := ReadEvents(path)
+	if err != nil || len(evs) != 1 || evs[0]["text"] != hostile {
+		t.Fatalf("the event does not read back as it was: %v %v", evs, err)
 	}
 }
