@@ -312,17 +312,19 @@ func (t *Team) currentGen() *agent.Generation {
 // found the run finished); Run closes it itself.
 func (t *Team) Close() { t.close() }
 
+// notifyAtExit bounds how long warden's exit waits for the notify commands
+// still queued or running (team_done's): the stop budgets of the scheduler
+// examples keep 5 s beyond the team's timeouts for the handoff and this.
+const notifyAtExit = 3 * time.Second
+
 func (t *Team) close() {
 	if t.notifier != nil {
-		// Notifications still running (team_done among them) get their
-		// own timeout to finish.
-		wait := time.Second
-		for _, r := range t.cfg.Notify {
-			wait = max(wait, r.Timeout+time.Second)
-		}
-		ctx, cancel := context.WithTimeout(context.Background(), wait)
+		// Notifications still queued or running (team_done among them)
+		// get notifyAtExit to finish, then are killed with everything they
+		// started: a hanging command never holds warden's exit.
+		ctx, cancel := context.WithTimeout(context.Background(), notifyAtExit)
 		if err := t.notifier.Close(ctx); err != nil {
-			t.log.Warn("notifications cut short", "error", err)
+			t.log.Warn("notify commands still running at exit were killed", "after", notifyAtExit, "error", err)
 		}
 		cancel()
 	}

@@ -7,8 +7,10 @@
 // environment. Notify never blocks its caller: notifications go through a
 // bounded queue to a few workers, and a full queue drops (and counts) them.
 // Each run has the rule's timeout, after which its whole process group is
-// killed; when the command exits, whatever it left in its group is killed
-// too. Failures are logged, never fatal.
+// killed; when the command exits, whatever it started is killed too — in
+// its group, or escaped from it (setsid, a double fork): every process
+// carrying the run's runner tag (runner.KillTagged). Close bounds how long
+// the runs still going may take. Failures are logged, never fatal.
 //
 // Rate limit: at most one run per (rule, event, agent) per min_interval, on
 // the injected clock. Notifications held back (by the interval or a full

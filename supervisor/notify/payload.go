@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"strconv"
 	"strings"
+
+	"github.com/wardenhq/warden/runner"
 )
 
 // Variables each command finds in its environment.
@@ -20,14 +22,15 @@ const (
 // were held back.
 const suppressedField = "suppressed"
 
-// baseEnv returns environ without the variables set per run, so that a
-// value inherited by warden never passes for one of them.
+// baseEnv returns environ without the variables set per run (the run's
+// runner tag among them), so that a value inherited by warden never passes
+// for one of them.
 func baseEnv(environ []string) []string {
 	out := make([]string, 0, len(environ))
 	for _, kv := range environ {
 		name, _, _ := strings.Cut(kv, "=")
 		switch name {
-		case EnvEvent, EnvTeam, EnvAgent, EnvTask, EnvSuppressed:
+		case EnvEvent, EnvTeam, EnvAgent, EnvTask, EnvSuppressed, runner.RunnerTagEnv:
 			continue
 		}
 		out = append(out, kv)

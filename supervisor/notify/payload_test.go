@@ -28,7 +28,7 @@ func TestPayload(t *testing.T) {
 
 func TestBaseEnv(t *testing.T) {
 	in := []string{"PATH=/bin", "WARDEN_EVENT=x", "WARDEN_TEAM=y", "WARDEN_AGENT=", "WARDEN_TASK=t",
-		"WARDEN_SUPPRESSED=4", "WARDEN_STATE_DIR=/s", "HOME=/h"}
+		"WARDEN_SUPPRESSED=4", "WARDEN_STATE_DIR=/s", "WARDEN_RUNNER_TAG=1.2", "HOME=/h"}
 	want := []string{"PATH=/bin", "WARDEN_STATE_DIR=/s", "HOME=/h"}
 	if got := baseEnv(in); !reflect.DeepEqual(got, want) {
 		t.Errorf("baseEnv = %q, want %q", got, want)

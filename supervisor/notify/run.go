@@ -13,9 +13,13 @@ import (
 )
 
 // waitDelay bounds how long a run waits for its stderr to close after the
-// command exited and its group was killed: a process that left the group
-// (setsid) may still hold it.
+// command exited and what it started was killed: a process that shed its
+// tag (an exec with a clean environment) may still hold it.
 const waitDelay = time.Second
+
+// killWait bounds how long a run's end keeps killing what the command
+// started (KillTagged) until none of it is alive.
+const killWait = 2 * time.Second
 
 // stderrTail is how much of a command's stderr a failure log shows.
 const stderrTail = 2048
@@ -31,14 +35,16 @@ type result struct {
 	stderr   string
 }
 
-// run runs the job's command to its end: exit, timeout or abort. The
-// command's process group is killed at the end in every case, so nothing it
-// started outlives the run.
+// run runs the job's command to its end: exit, timeout or abort. At the end,
+// in every case, its process group is killed, and every process carrying the
+// run's runner tag — what the command started, in its group or escaped from
+// it with setsid — so nothing it started outlives the run.
 func (n *Notifier) run(j job) result {
 	r := &n.rules[j.rule]
 	res := result{job: j}
 	cmd := exec.Command(r.Command[0], r.Command[1:]...)
-	cmd.Env = n.runEnv(j)
+	tag := runner.NewTag()
+	cmd.Env = append(n.runEnv(j), runner.RunnerTagEnv+"="+tag)
 	cmd.Stdin = bytes.NewReader(payload(j.ev.JSON, j.suppressed))
 	tail := &tailBuffer{max: stderrTail}
 	cmd.Stderr = tail // stdout goes to /dev/null
@@ -57,6 +63,11 @@ func (n *Notifier) run(j job) result {
 		res.aborted = true
 	}
 	runner.KillGroup(cmd) // the leader is not reaped yet: the id is still its group's
+	if killed, err := runner.KillTagged(tag, res.pid, killWait); err != nil {
+		n.log.Warn("notify command: what it started could not all be killed", "rule", r.Pos.String(), "error", err)
+	} else if len(killed) > 1 {
+		n.log.Debug("notify command: killed what it left", "rule", r.Pos.String(), "processes", len(killed)-1)
+	}
 	<-exited
 	res.err = wait()
 	reapGroup(res.pid)

@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -171,27 +170,42 @@ func TestChildHoldingStderr(t *testing.T) {
 	}
 }
 
-// TestEscapedChildDoesNotHang: a child that left the group (setsid) and
-// holds stderr cannot hold the run past waitDelay. It is the one process
-// warden cannot reach; the test kills it.
-func TestEscapedChildDoesNotHang(t *testing.T) {
-	marker := filepath.Join(t.TempDir(), "escaped")
-	script := `setsid sh -c 'echo "$$" > "$0"; exec sleep 300' "$0" & while [ ! -s "$0" ]; do sleep 0.01; done`
-	r := rule([]string{"agent_waiting"}, []string{"sh", "-c", script, marker})
-	r.Timeout = time.Hour
-	h := newHarness(t, []config.Notify{r}, clock.Real{}, defaultWorkers, defaultQueue)
-	start := time.Now()
-	h.n.Notify(event("agent_waiting", "w1", "T1"))
-	res := h.next(t)
-	if took := time.Since(start); took > waitDelay+2*time.Second {
-		t.Errorf("run took %s", took)
-	}
-	if res.err == nil || !strings.Contains(res.err.Error(), "kept its stderr open") {
-		t.Errorf("err = %v, want the stderr hold reported", res.err)
-	}
-	for _, p := range proctest.Leftovers() {
-		if strings.HasPrefix(p.Cmdline, "sleep 300") {
-			_ = syscall.Kill(p.Pid, syscall.SIGKILL)
-		}
+// TestEscapedChildrenAreKilled: what a notify command started outside its
+// process group (setsid; a double fork whose middle process is gone) is
+// killed when the run ends — whether the command exited, holding stderr
+// through the escapee or not, or hung to its timeout — and the run does not
+// wait on it. Before, the escapee outlived the run (and warden).
+func TestEscapedChildrenAreKilled(t *testing.T) {
+	for _, tc := range []struct{ name, script string }{
+		{"setsid, holding stderr", `setsid sh -c 'echo "$$" > "$0"; exec sleep 300' "$0" & while [ ! -s "$0" ]; do sleep 0.01; done`},
+		{"setsid, output elsewhere", `setsid sh -c 'echo "$$" > "$0"; exec sleep 300' "$0" >/dev/null 2>&1 </dev/null & while [ ! -s "$0" ]; do sleep 0.01; done`},
+		{"double fork", `(setsid sh -c 'echo "$$" > "$0"; exec sleep 300' "$0" >/dev/null 2>&1 &); while [ ! -s "$0" ]; do sleep 0.01; done`},
+		{"setsid, then hangs", `setsid sh -c 'echo "$$" > "$0"; exec sleep 300' "$0" >/dev/null 2>&1 & sleep 300`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			defer proctest.AssertNone(t)
+			marker := filepath.Join(t.TempDir(), "escaped")
+			r := rule([]string{"agent_waiting"}, []string{"sh", "-c", tc.script, marker})
+			r.Timeout = 2 * time.Second
+			h := newHarness(t, []config.Notify{r}, clock.Real{}, defaultWorkers, defaultQueue)
+			start := time.Now()
+			h.n.Notify(event("agent_waiting", "w1", "T1"))
+			res := h.next(t)
+			took := time.Since(start)
+			escapee, _ := strconv.Atoi(strings.TrimSpace(waitFile(t, marker)))
+			if escapee == 0 || alive(escapee) {
+				t.Fatalf("the escaped child %d outlived the run (%s)", escapee, took)
+			}
+			hangs := strings.HasSuffix(tc.script, "sleep 300")
+			if hangs != res.timedOut || !hangs && res.err != nil {
+				t.Errorf("run: timedOut %v, err %v", res.timedOut, res.err)
+			}
+			if limit := map[bool]time.Duration{false: time.Second, true: r.Timeout + time.Second}[hangs]; took > limit {
+				t.Errorf("the run took %s, more than %s: it waited on the escapee", took, limit)
+			}
+			if !gone(res.pid, 0) {
+				t.Errorf("group %d still there", res.pid)
+			}
+		})
 	}
 }
