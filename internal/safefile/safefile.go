@@ -222,3 +222,12 @@ func WriteAtomic(root, path string, data []byte) error {
 	}
 	return atomicfile.Write(path, data, FileMode)
 }
+
+// WriteDerived is WriteAtomic without the syncs (atomicfile.Replace): for
+// a file that a durable copy elsewhere can rebuild.
+func WriteDerived(root, path string, data []byte) error {
+	if err := MkdirAll(root, filepath.Dir(path)); err != nil {
+		return err
+	}
+	return atomicfile.Replace(path, data, FileMode)
+}

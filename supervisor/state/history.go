@@ -73,6 +73,55 @@ func (h *history) load() error {
 	return nil
 }
 
+// reconcile adds to the index the record files it does not list (its
+// unsynced write lost to a crash, or the index torn) and drops entries whose
+// file is gone; it returns how many it added. The record files are the
+// durable history; the index is derived from them.
+func (h *history) reconcile() int {
+	files, err := filepath.Glob(filepath.Join(h.dir, "history", "*", "*.json"))
+	if err != nil {
+		return 0
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	listed := map[string]bool{}
+	for _, e := range h.entries {
+		listed[e.Path] = true
+	}
+	onDisk := map[string]bool{}
+	added := 0
+	for _, f := range files {
+		rel, err := filepath.Rel(h.dir, f)
+		if err != nil || !recordPath(filepath.ToSlash(rel)) {
+			continue
+		}
+		rel = filepath.ToSlash(rel)
+		onDisk[rel] = true
+		if listed[rel] {
+			continue
+		}
+		b, err := safefile.ReadFile(f)
+		var cp protocol.Checkpoint
+		if err != nil || json.Unmarshal(b, &cp) != nil || cp.CheckpointID == "" {
+			continue
+		}
+		h.entries = append(h.entries, Entry{ID: protocol.Plain(cp.CheckpointID), Run: protocol.Plain(cp.RunID),
+			Task: protocol.Plain(cp.TaskID), Agent: protocol.Plain(cp.Agent), Trigger: protocol.Plain(cp.Trigger),
+			Cause: protocol.Plain(cp.Cause), Status: protocol.Plain(cp.Status), Progress: cp.ProgressPercent,
+			Time: cp.UpdatedAt, Path: rel})
+		added++
+	}
+	kept := h.entries[:0]
+	for _, e := range h.entries {
+		if onDisk[e.Path] {
+			kept = append(kept, e)
+		}
+	}
+	h.entries = kept
+	sort.SliceStable(h.entries, func(i, j int) bool { return h.entries[i].Time.Before(h.entries[j].Time) })
+	return added
+}
+
 // recordPath reports whether rel names a record file: history/{task}/{id}.json.
 func recordPath(rel string) bool {
 	parts := strings.Split(rel, "/")
@@ -80,12 +129,26 @@ func recordPath(rel string) bool {
 		oneElement(parts[1]) && oneElement(parts[2]) && strings.HasSuffix(rel, ".json")
 }
 
-// add keeps cp in the history and applies the retention policy to its task.
-func (h *history) add(cp *protocol.Checkpoint, data []byte) error {
-	rel := filepath.Join("history", cp.TaskID, cp.CheckpointID+".json")
-	if err := safefile.WriteAtomic(filepath.Dir(h.dir), filepath.Join(h.dir, rel), data); err != nil {
+// keep writes cp's record file, durably: the one copy of a record that is
+// synced (the latest file, the backups and the index are placed without a
+// sync, and rebuilt from these files when a crash tears them).
+func (h *history) keep(cp *protocol.Checkpoint, data []byte) error {
+	if err := safefile.WriteAtomic(filepath.Dir(h.dir), filepath.Join(h.dir, recordRel(cp)), data); err != nil {
 		return fmt.Errorf("keep checkpoint history: %w", err)
 	}
+	return nil
+}
+
+// recordRel is where cp's record file is, relative to checkpoints/.
+func recordRel(cp *protocol.Checkpoint) string {
+	return filepath.Join("history", cp.TaskID, cp.CheckpointID+".json")
+}
+
+// add lists cp, kept, in the index and applies the retention policy to its
+// task; index.json and latest are derived (written unsynced, rebuilt from
+// the record files at load).
+func (h *history) add(cp *protocol.Checkpoint) error {
+	rel := recordRel(cp)
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	e := Entry{ID: cp.CheckpointID, Run: cp.RunID, Task: cp.TaskID, Agent: cp.Agent, Trigger: cp.Trigger,
@@ -100,10 +163,10 @@ func (h *history) add(cp *protocol.Checkpoint, data []byte) error {
 	if err != nil {
 		return fmt.Errorf("encode checkpoint index: %w", err)
 	}
-	if err := safefile.WriteAtomic(filepath.Dir(h.dir), h.indexPath(), append(b, '\n')); err != nil {
+	if err := safefile.WriteDerived(filepath.Dir(h.dir), h.indexPath(), append(b, '\n')); err != nil {
 		return fmt.Errorf("write checkpoint index: %w", err)
 	}
-	return safefile.WriteAtomic(filepath.Dir(h.dir), filepath.Join(h.dir, "latest"), []byte(rel+"\n"))
+	return safefile.WriteDerived(filepath.Dir(h.dir), filepath.Join(h.dir, "latest"), []byte(rel+"\n"))
 }
 
 // newest is the newest record of task in run the history holds, updated at
@@ -147,7 +210,7 @@ func (h *history) retain(task string) {
 	now := h.now()
 	for k, i := range mine {
 		e := h.entries[i]
-		keep := k >= len(mine)-h.ret.KeepLast ||
+		keep := k == len(mine)-1 || k >= len(mine)-h.ret.KeepLast || // the newest always: it is the task's durable copy
 			(h.ret.KeepFor > 0 && now.Sub(e.Time) < h.ret.KeepFor) ||
 			(h.ret.KeepTeamCheckpoints && e.Trigger == protocol.TriggerTeamCheckpoint) ||
 			(h.ret.KeepStatusChanges && (k == 0 || h.entries[mine[k-1]].Status != e.Status))
@@ -173,8 +236,9 @@ func (h *history) retain(task string) {
 func ReadHistory(root, task string) ([]Entry, error) {
 	h := &history{dir: NewLayout(root).Checkpoints()}
 	if err := h.load(); err != nil {
-		return nil, err
+		h.entries = nil // rebuilt from the record files
 	}
+	h.reconcile()
 	var out []Entry
 	for _, e := range h.entries {
 		if task == "" || e.Task == task {

@@ -16,7 +16,7 @@ import (
 )
 
 // Links planted while the team runs are never followed either: a task's
-// history directory, a checkpoint file (read, then backed up: its target
+// history directory (the record is refused), a checkpoint file (read, then backed up: its target
 // would be copied into the state dir), the signal file's directory. And a
 // hand-written index.json never makes warden remove a file outside.
 func TestLinksPlantedWhileRunning(t *testing.T) {
@@ -37,9 +37,15 @@ func TestLinksPlantedWhileRunning(t *testing.T) {
 	os.MkdirAll(filepath.Join(d.Checkpoints(), "history"), 0o700)
 	os.Symlink(victimDir, filepath.Join(d.Checkpoints(), "history", "T1"))
 	cp := &protocol.Checkpoint{CheckpointID: "c1", Agent: "w1", TaskID: "T1", Status: "implementing", UpdatedAt: now}
-	if err := st.Save(cp); err != nil { // the latest is saved; its history entry is refused
-		t.Fatal(err)
+	// The record's durable copy would go through the link: refused, the
+	// record not saved (the WARNING it makes says it does not count).
+	if err := st.Save(cp); !errors.Is(err, safefile.ErrSymlink) {
+		t.Fatalf("save with its history directory linked: %v, want the link refused", err)
 	}
+	if ents, _ := os.ReadDir(victimDir); len(ents) != 0 {
+		t.Fatalf("made through the link: %v", ents)
+	}
+	os.WriteFile(filepath.Join(d.Checkpoints(), "w1-T1.json"), []byte(`{"task_id":"T1","agent":"w1"}`), 0o600)
 	os.Remove(filepath.Join(d.Checkpoints(), "w1-T1.json"))
 	os.Symlink(victim, filepath.Join(d.Checkpoints(), "w1-T1.json"))
 	if got, err := st.Load("w1", "T1"); !errors.Is(err, safefile.ErrSymlink) || got != nil {
@@ -79,8 +85,10 @@ func TestLinksPlantedWhileRunning(t *testing.T) {
 }
 
 // checkpoints/ or checkpoints/backups/ swapped for a link while the team
-// runs: a save is refused, naming the link, and nothing is made where the
-// link points (no checkpoint, backup, history, index or temporary file).
+// runs: nothing is made where the link points (no checkpoint, backup,
+// history, index or temporary file); a save through a linked checkpoints/
+// is refused, naming the link, one with backups/ linked is kept without
+// its backup.
 func TestCheckpointDirsSwappedForLinksWhileRunning(t *testing.T) {
 	for _, swapped := range []string{"checkpoints", filepath.Join("checkpoints", "backups")} {
 		t.Run(filepath.Base(swapped), func(t *testing.T) {
@@ -107,8 +115,16 @@ func TestCheckpointDirsSwappedForLinksWhileRunning(t *testing.T) {
 				os.WriteFile(filepath.Join(outside, "w1-T1.json"), []byte(`{"task_id":"T1"}`), 0o644)
 			}
 			cp.CheckpointID = "c2"
-			if err := st.Save(cp); !errors.Is(err, safefile.ErrSymlink) || !strings.Contains(err.Error(), p) {
-				t.Errorf("save with %s linked: %v, want an error naming the link", swapped, err)
+			err = st.Save(cp)
+			switch swapped {
+			case "checkpoints": // the record's durable copy cannot be made: not saved
+				if !errors.Is(err, safefile.ErrSymlink) || !strings.Contains(err.Error(), p) {
+					t.Errorf("save with %s linked: %v, want an error naming the link", swapped, err)
+				}
+			default: // only its backup is refused: the record is kept in the history
+				if err != nil {
+					t.Errorf("save with %s linked: %v, want it saved without the backup", swapped, err)
+				}
 			}
 			if err := st.NoteCommit("w1", "T1", "c1", "abc"); err != nil && !errors.Is(err, safefile.ErrSymlink) {
 				t.Errorf("note commit: %v", err)

@@ -56,8 +56,11 @@ func NewStore(logger hclog.Logger, dir string, now func() time.Time) (*Store, er
 	}
 	h := &history{dir: dir, ret: config.RetentionDefaults(), now: now}
 	if err := h.load(); err != nil {
-		logger.Warn("checkpoint index unreadable: the history starts anew", "error", err)
+		logger.Warn("checkpoint index unreadable: rebuilt from the history's records", "error", err)
 		h.entries = nil
+	}
+	if n := h.reconcile(); n > 0 {
+		logger.Info("checkpoint index: records it did not list added from the history", "records", n)
 	}
 	return &Store{dir: dir, log: logger.Named("store"), now: now, hist: h}, nil
 }
@@ -89,8 +92,15 @@ func (s *Store) path(agent, task string) string {
 	return filepath.Join(s.dir, agent+"-"+task+".json")
 }
 
-// Save writes cp as the latest checkpoint of its agent and task. The
-// version it replaces is copied to backups/ first (the last KeepBackups kept).
+// Save writes cp as the latest checkpoint of its agent and task, and keeps
+// it in the history. The record is made durable once, as its history file
+// (written, synced, renamed, its directory synced): when that fails, cp is
+// not saved and does not count. The rest is placed without a sync — the
+// version it replaces linked into backups/ (the last KeepBackups kept),
+// the latest file renamed into place, the index and `latest` rewritten —
+// since Load restores a torn latest file from the history and NewStore
+// rebuilds the index from its files. Two fsyncs a record, where every file
+// synced took ten.
 func (s *Store) Save(cp *protocol.Checkpoint) error {
 	if s.run != "" {
 		cp.RunID = s.run
@@ -99,34 +109,45 @@ func (s *Store) Save(cp *protocol.Checkpoint) error {
 	if err != nil {
 		return fmt.Errorf("encode checkpoint: %w", err)
 	}
-	p := s.path(cp.Agent, cp.TaskID)
-	if old, err := safefile.ReadFile(p); err == nil && json.Valid(old) {
-		if err := s.backup(cp.Agent, cp.TaskID, old); err != nil {
-			return err
-		}
-	}
 	data = append(data, '\n')
+	p := s.path(cp.Agent, cp.TaskID)
 	if err := s.faults.check(p); err != nil {
 		return fmt.Errorf("write checkpoint: %w", err)
 	}
-	if err := s.write(p, data); err != nil {
+	if s.hist == nil {
+		return s.write(p, data)
+	}
+	if err := s.hist.keep(cp, data); err != nil {
 		return err
 	}
-	if s.hist == nil {
-		return nil
+	if old, err := safefile.ReadFile(p); err == nil && json.Valid(old) {
+		if err := s.backup(cp.Agent, cp.TaskID, p, old); err != nil {
+			s.log.Warn("checkpoint not backed up (the history holds it)", "file", p, "error", err)
+		}
 	}
-	// The latest is on disk: a history that cannot be written costs no record.
-	if err := s.hist.add(cp, data); err != nil {
-		s.log.Error("checkpoint history not written", "checkpoint_id", cp.CheckpointID, "error", err)
+	if err := safefile.WriteDerived(filepath.Dir(s.dir), p, data); err != nil {
+		// Kept in the history: it counts, and Latest finds it there.
+		s.log.Error("latest checkpoint file not written (the history holds the record)", "file", p, "error", err)
+	}
+	if err := s.hist.add(cp); err != nil {
+		s.log.Error("checkpoint index not written", "checkpoint_id", cp.CheckpointID, "error", err)
 	}
 	return nil
 }
 
-func (s *Store) backup(agent, task string, data []byte) error {
+// backup keeps the version of p about to be replaced (its bytes old) in
+// backups/: a hard link to it, as the file is replaced by rename and never
+// changed in place; a copy where the file system has no links.
+func (s *Store) backup(agent, task, p string, old []byte) error {
 	stamp := s.now().UTC().Format("20060102T150405.000000000Z")
 	name := filepath.Join(s.dir, "backups", agent+"-"+task+"_"+stamp+".json")
-	if err := s.write(name, data); err != nil {
+	if err := safefile.MkdirAll(filepath.Dir(s.dir), filepath.Dir(name)); err != nil {
 		return fmt.Errorf("back up checkpoint: %w", err)
+	}
+	if err := os.Link(p, name); err != nil {
+		if err := safefile.WriteDerived(filepath.Dir(s.dir), name, old); err != nil {
+			return fmt.Errorf("back up checkpoint: %w", err)
+		}
 	}
 	backups, err := s.backups(agent, task)
 	if err != nil {
