@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/wardenhq/warden/internal/proctest"
+	"github.com/wardenhq/warden/protocol"
 )
 
 // victim is a file and a directory outside the state dir that a planted
@@ -202,10 +203,12 @@ func strconvQuote(s string) string { b, _ := json.Marshal(s); return string(b) }
 
 // `warden status` of a crafted state dir prints no control character — no
 // clipboard write (OSC 52), no window title (OSC 0), no clear screen, no C1
-// CSI or OSC — as text or as JSON.
+// CSI or OSC — and nothing that makes the text read otherwise (U+202E, a
+// zero-width space, a tag character), as text or as JSON.
 func TestStatusPrintsNoEscapeSequences(t *testing.T) {
 	st := t.TempDir()
-	evil := strconvQuote("x\n| forged |\x1b]52;c;SGVsbG8=\x07\x1b]0;pwned\x07\x1b[2J\x1b[3J\u009b31m\u009d0;t\u009c\x00\x7f")
+	evil := strconvQuote("x\n| forged |\x1b]52;c;SGVsbG8=\x07\x1b]0;pwned\x07\x1b[2J\x1b[3J\u009b31m\u009d0;t\u009c\x00\x7f" +
+		"\u202etxt.exe\u200b\U000e0041")
 	state := `{"team":EVIL,"signal_file":"","pid":0,"running":false,
 	"agents":[{"name":EVIL,"state":EVIL,"attempt":1,"exit":EVIL,"reason":EVIL,"task":EVIL,"exit_code":0,"dialog":EVIL}],
 	"tasks":[{"id":EVIL,"title":EVIL,"state":EVIL,"owner":EVIL,"attempt":1,"progress":5,"summary":"blocked","blockers":[EVIL],
@@ -221,7 +224,7 @@ func TestStatusPrintsNoEscapeSequences(t *testing.T) {
 			t.Fatalf("%v: %v\n%s", args, err, out)
 		}
 		for _, r := range string(out) {
-			if r != '\n' && (r < 0x20 || r == 0x7f || (r >= 0x80 && r <= 0x9f)) {
+			if r != '\n' && (protocol.IsControl(r) || protocol.IsInvisible(r)) {
 				t.Errorf("%v prints the control character %U:\n%q", args, r, out)
 				break
 			}
