@@ -101,7 +101,7 @@ func (r *redactor) notValue(a string) bool {
 func (r *redactor) field(f string) string {
 	q := f[0]
 	if len(f) < 2 || q != '\'' && q != '"' || f[len(f)-1] != q {
-		return r.arg(f)
+		return r.words(f)
 	}
 	inside := f[1 : len(f)-1]
 	if r.next {
@@ -113,9 +113,34 @@ func (r *redactor) field(f string) string {
 	return string(q) + r.arg(inside) + string(q)
 }
 
+// words redacts a shell word that is not quoted whole — "--token='a b'", or
+// an unclosed quote holding white space — word by word at its white space.
+func (r *redactor) words(f string) string {
+	var b strings.Builder
+	for len(f) > 0 {
+		i := strings.IndexAny(f, " \t\n\r")
+		if i < 0 {
+			i = len(f)
+		}
+		if i > 0 {
+			b.WriteString(r.word(f[:i]))
+		}
+		j := i
+		for j < len(f) && strings.IndexByte(" \t\n\r", f[j]) >= 0 {
+			j++
+		}
+		b.WriteString(f[i:j])
+		f = f[j:]
+	}
+	return b.String()
+}
+
 // word redacts one argument or word without white space.
 func (r *redactor) word(w string) string {
 	w = redactURL(w)
+	if strings.HasPrefix(w, "--") { // another option: no value of the one before
+		r.user, r.header, r.bearer = false, false, false
+	}
 	switch {
 	case r.user:
 		r.user = false

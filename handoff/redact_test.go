@@ -86,3 +86,19 @@ func TestRedactEveryFormAndKeepsTheRest(t *testing.T) {
 		}
 	}
 }
+
+// FuzzRedact: go test -fuzz Redact ./handoff/ — any command line: no panic,
+// one argument out for each in, the program's name kept, and a secret
+// after --token never shown.
+func FuzzRedact(f *testing.F) {
+	for _, s := range []string{"sh\x00-c\x00a 'b \"c\x00--token\x00x", "curl\x00-H\x00Authorization:  Bearer\x00-u\x00a:b:c", "x\x00-\x00--\x00--=\x00-k\x00\"\x00'", "x\x00https://a:b@c:d@e/f@g\x00-pX"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, joined string) {
+		argv := append(strings.Split(joined, "\x00"), "--token", "s3cr3t-VALUE")
+		got := Redact(argv)
+		if len(got) != len(argv) || got[0] != argv[0] || got[len(got)-1] != hidden {
+			t.Fatalf("Redact(%q) = %q", argv, got)
+		}
+	})
+}
