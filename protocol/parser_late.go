@@ -4,8 +4,8 @@ package protocol
 // belong to it reopen it (hold, resume, reopen); those that can no longer
 // are reported as not recorded.
 
-// lateWindow is how many lines after a held block its optional lines are
-// still reported as dropped; later ones are just text.
+// lateWindow is how many lines of other output after a block its optional
+// lines are still reported as dropped; later ones are just text.
 const lateWindow = 10
 
 // hold marks the block just ended (at a pause, or at a blank line once
