@@ -1,6 +1,9 @@
 package protocol
 
-import "time"
+import (
+	"strings"
+	"time"
+)
 
 // Triggers: why a checkpoint was taken (the record's trigger field).
 const (
@@ -92,12 +95,25 @@ type Checkpoint struct {
 // that are warden's (agent, session, trigger, times) left for the caller.
 // The agent's text is made Plain: no control character reaches the record,
 // the events, STATUS.md or the handoff.
+//
+// A record is resumable unless its task is reported complete (then a
+// session carrying it on is there to have it verified, not to work on it)
+// or the agent says it cannot be resumed (a "Resumable: no" line).
 func (b Block) Record() Checkpoint {
 	cp := Checkpoint{TaskID: Plain(b.Task), Status: Plain(b.Status), ProgressPercent: b.Progress,
 		Completed: plainList(b.Completed), Remaining: plainList(b.Remaining), FilesModified: plainList(b.FilesModified),
-		Resumable: b.Status != StatusComplete}
+		Resumable: b.Status != StatusComplete && !saysNo(b.Extra["Resumable"])}
 	cp.SetOptional(b)
 	return cp
+}
+
+// saysNo reports whether an answer's value means no.
+func saysNo(v string) bool {
+	switch strings.ToLower(strings.TrimRight(strings.TrimSpace(v), ".")) {
+	case "no", "false", "n":
+		return true
+	}
+	return false
 }
 
 // SetOptional sets the record's optional fields (Blockers, Notes, Resume,

@@ -134,29 +134,67 @@ func TestAnHoursOldCheckpointIsResumedWithANote(t *testing.T) {
 	}
 }
 
-// A record that says it cannot be resumed (resumable: false: a complete
-// record never verified and archived) is not resumed from, with a reason.
+// A record the agent said cannot be resumed ("Resumable: no") is not
+// resumed from, with a reason.
 func TestAnUnresumableCheckpointIsRefused(t *testing.T) {
 	defer proctest.AssertNone(t)
 	cfg := writeTeam(t, oneTask, fakeAgent{name: "w1", mode: "worker:steps=2"})
 	st := seedRun(t, cfg, "R1")
-	cp := record("w1-T1-done", 100, time.Minute)
-	cp.Status, cp.Resumable = protocol.StatusComplete, false
-	st.Save(cp)
+	blocks, _ := protocol.ParseBlocks("CHECKPOINT: T1\nStatus: implementing\nCompleted:\n- half the migration\n" +
+		"Remaining:\n- the rest\nFiles Modified: db.sql\nEstimated Progress: 50%\nResumable: no\n")
+	if len(blocks) != 1 {
+		t.Fatalf("blocks %v", blocks)
+	}
+	cp := protocol.NewRecord(blocks[0], protocol.Origin{Agent: "w1", Trigger: protocol.TriggerRequest,
+		StartedAt: time.Now().Add(-time.Hour), At: time.Now().Add(-time.Minute)})
+	if cp.Resumable {
+		t.Fatal("Resumable: no made a resumable record")
+	}
+	st.Save(&cp)
 
 	res, stdout, team := runTeamWith(t, cfg, 60*time.Second, resumeRun)
 	if res.ExitCode() != 0 {
 		t.Fatalf("exit %d\n%s", res.ExitCode(), stdout)
 	}
-	if !strings.Contains(stdout, "WARNING: T1 is not resumed from its checkpoint: its last checkpoint w1-T1-done (status complete, 100%) says it cannot be resumed from (resumable: false)") {
+	if !strings.Contains(stdout, "WARNING: T1 is not resumed from its checkpoint: its last checkpoint "+cp.CheckpointID+
+		" (status implementing, 50%) says it cannot be resumed from (Resumable: no)") {
 		t.Errorf("stdout:\n%s", stdout)
 	}
 	if countEvents(eventsOf(t, cfg), event.TaskAfresh, "w1") != 1 {
 		t.Errorf("no task_afresh")
 	}
 	log, _ := os.ReadFile(team.dir.AgentLog("w1"))
-	if strings.Contains(string(log), "You are resuming") || !strings.Contains(string(log), "cannot be resumed from") {
+	if strings.Contains(string(log), "You are resuming") || !strings.Contains(string(log), "said cannot be resumed") {
 		t.Errorf("the session resumed from the refused record, or was not told:\n%s", log)
+	}
+}
+
+// A task its agent reported complete whose verify never finished (the team
+// stopped while it ran) is carried on to be verified: its session resumes
+// from the complete record, told so, and the task completes once the
+// verify passes — the work is not started over.
+func TestAReportedDoneTaskIsVerifiedWhenCarriedOn(t *testing.T) {
+	defer proctest.AssertNone(t)
+	cfg := writeTeam(t, fastTimers+`[[task]]
+id = "T1"
+prompt = "Work."
+verify = ["true"]
+`, fakeAgent{name: "w1", mode: "worker:steps=4"})
+	st := seedRun(t, cfg, "R1")
+	done := record("w1-T1-done", 100, time.Minute)
+	done.Status, done.Resumable = protocol.StatusComplete, false
+	st.Save(done)
+
+	res, stdout, team := runTeamWith(t, cfg, 60*time.Second, resumeRun)
+	if res.ExitCode() != 0 || !strings.Contains(stdout, "TASK COMPLETE: T1") {
+		t.Fatalf("exit %d\n%s", res.ExitCode(), stdout)
+	}
+	if strings.Contains(stdout, "implementing (25%)") || strings.Contains(stdout, "WARNING: T1 is not resumed") {
+		t.Errorf("the task was started over:\n%s", stdout)
+	}
+	log, _ := os.ReadFile(team.dir.AgentLog("w1"))
+	if !strings.Contains(string(log), "reached 100%") || !strings.Contains(string(log), "so that it is verified") {
+		t.Errorf("the session was not told it is there to have the task verified:\n%s", log)
 	}
 }
 

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -222,6 +223,15 @@ func (s *sequence) wardenTo(how string, after time.Duration, args ...string) int
 	code := exitCode(err)
 	killed := how == "kill" && code == -1
 	snap, serr := state.ReadSnapshot(s.state)
+	if killed && errors.Is(serr, os.ErrNotExist) {
+		// Killed before its run began: it wrote no record (a run's records
+		// come after state.json names it).
+		if files, _ := filepath.Glob(filepath.Join(s.state, "checkpoints", "*.json")); len(files) > 0 {
+			t.Fatalf("no state.json, but records: %v", files)
+		}
+		s.killed = true
+		return 1
+	}
 	if serr != nil {
 		t.Fatalf("after warden %s: %v\n%s", strings.Join(args, " "), serr, out.dump())
 	}

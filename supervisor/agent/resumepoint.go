@@ -29,25 +29,34 @@ func (a *Agent) resumePoint(task *config.Task) (cp *protocol.Checkpoint, file st
 // resumeFrom is the checkpoint a new session on task resumes from (nil:
 // from its prompt alone), and what the session must be told of it, in
 // words: that it comes from a failed agent's archive, that it is older
-// than stale_failure, or why a record that says it cannot be resumed was
-// not. Each of these is in the log too, and the last two on stdout.
+// than stale_failure, that it reported the task done and it is to be
+// verified, or why a record the agent said cannot be resumed was not. Each
+// of these is in the log too, and the last two on stdout.
 func (a *Agent) resumeFrom(task *config.Task) (*protocol.Checkpoint, string) {
 	cp, file := a.resumePoint(task)
 	if cp == nil {
 		return nil, ""
 	}
 	d := a.d
-	if !cp.Resumable {
-		why := fmt.Sprintf("its last checkpoint %s (status %s, %d%%) says it cannot be resumed from (resumable: false)",
+	var said []string
+	switch {
+	case !cp.Resumable && (cp.Status == protocol.StatusComplete || cp.Status == protocol.StatusAwaitingVerification):
+		// Reported done, never verified and completed: the session is there
+		// to have it verified (the team stopped while its verify ran, say).
+		a.log.Info("task reported done but not completed: its session has it verified", "task", task.ID, "checkpoint_id", cp.CheckpointID)
+		said = append(said, fmt.Sprintf("An earlier session reported this task %s (checkpoint %s), but it was not verified "+
+			"and completed before that session ended. Check that the work is all there, finish what is not, then answer "+
+			"with your checkpoint block again so that it is verified.", cp.Status, cp.CheckpointID))
+	case !cp.Resumable:
+		why := fmt.Sprintf("its last checkpoint %s (status %s, %d%%) says it cannot be resumed from (Resumable: no)",
 			cp.CheckpointID, cp.Status, cp.ProgressPercent)
 		a.log.Warn("task not resumed from its checkpoint", "task", task.ID, "checkpoint_id", cp.CheckpointID, "reason", why)
 		d.Printf("WARNING: %s is not resumed from its checkpoint: %s; it starts from its prompt\n", task.ID, why)
 		d.Events.Emit(event.TaskAfresh, a.cfg.Name, task.ID, "reason", why, "checkpoint_id", cp.CheckpointID)
-		return nil, fmt.Sprintf("An earlier session of this task reported it %s at %d%%, but that report cannot be resumed from "+
-			"(the task was not verified and completed after it). Check what is already in the working directory "+
-			"before you redo anything, finish the task, and report it in a checkpoint.", cp.Status, cp.ProgressPercent)
+		return nil, fmt.Sprintf("An earlier session of this task left a checkpoint at %d%% that it said cannot be resumed "+
+			"from. Start the task from its prompt; check what is already in the working directory before you redo "+
+			"anything.", cp.ProgressPercent)
 	}
-	var said []string
 	if name := filepath.Base(file); strings.Contains(name, "_crashed_") {
 		a.log.Info("task resumes from a failed agent's archived checkpoint", "task", task.ID, "file", name, "from_agent", cp.Agent)
 		said = append(said, fmt.Sprintf("This task was taken over: its last session ran on agent %s, which failed. You carry on "+
