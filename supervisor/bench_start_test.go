@@ -35,7 +35,7 @@ func BenchmarkTeamStart100(b *testing.B) {
 		}
 		done := make(chan Result)
 		t0, c0 := time.Now(), cpuTime()
-		go func() { done <- team.Run() }()
+		go func() { done <- runWithEdges(team) }()
 		total += waitUntil(b, "100 agents running", func() bool { return allStarted(team) }).Sub(t0)
 		cpu += cpuTime() - c0
 		n++

@@ -52,7 +52,7 @@ prompt = "Print blocks."
 		mu.Unlock()
 	})
 	done := make(chan Result)
-	go func() { done <- team.Run() }()
+	go func() { done <- runWithEdges(team) }()
 	deadline := time.Now().Add(60 * time.Second)
 	for {
 		mu.Lock()
@@ -199,7 +199,7 @@ func benchTeamCheckpoint(b *testing.B, modes func(i int) string, quiet bool) {
 	for i := 0; i < b.N; i++ {
 		team, out := teamOf10(b, "exit", modes)
 		done := make(chan Result)
-		go func() { done <- team.Run() }()
+		go func() { done <- runWithEdges(team) }()
 		waitUntil(b, "10 agents running", func() bool { return allRunning(team) })
 		if !quiet {
 			time.Sleep(300 * time.Millisecond) // the workers have read their prompts
@@ -243,7 +243,7 @@ func BenchmarkRehydrate(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		team, out := teamOf10(b, "rehydrate", func(int) string { return "worker:steps=1000" })
 		done := make(chan Result)
-		go func() { done <- team.Run() }()
+		go func() { done <- runWithEdges(team) }()
 		waitUntil(b, "10 agents running", func() bool { return allRunning(team) })
 		time.Sleep(300 * time.Millisecond)
 		os.WriteFile(team.cfg.SignalFile, nil, 0o600)

@@ -60,7 +60,7 @@ func runTeamWith(t *testing.T, cfg *config.Team, limit time.Duration, prepare fu
 		}
 	}
 	done := make(chan Result)
-	go func() { done <- team.Run() }()
+	go func() { done <- runWithEdges(team) }()
 	select {
 	case res := <-done:
 		return res, out.String(), team

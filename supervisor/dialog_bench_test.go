@@ -42,7 +42,7 @@ prompt = "Create the probe file."
 		tb.Fatal(err)
 	}
 	done := make(chan Result)
-	go func() { done <- team.Run() }()
+	go func() { done <- runWithEdges(team) }()
 	defer func() {
 		team.Force()
 		<-done

@@ -1,10 +1,12 @@
 package supervisor
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -159,7 +161,7 @@ func firstEvent(evs []map[string]any, event string) map[string]any {
 // between, it calls each (when set). It returns the team's result.
 func runSkippingBackoff(team *Team, clk *clock.Fake, each func()) Result {
 	done := make(chan Result)
-	go func() { done <- team.Run() }()
+	go func() { done <- runWithEdges(team) }()
 	for {
 		select {
 		case res := <-done:
@@ -193,4 +195,20 @@ func whileWaiting(evs []map[string]any, agent string) []map[string]any {
 		}
 	}
 	return out
+}
+
+// runWithEdges runs team as cmd/warden does: its edges beside it, taken
+// down once it returns, then Close.
+func runWithEdges(team *Team) Result {
+	edges := []*Edge{team.SignalWatch(), team.HookServer(), team.ControlServer(), team.Dashboard(), team.Budget(), team.Keys()}
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	for _, e := range edges {
+		wg.Go(func() { e.Run(ctx) })
+	}
+	res := team.Run()
+	cancel()
+	wg.Wait()
+	team.Close()
+	return res
 }

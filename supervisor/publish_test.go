@@ -42,6 +42,7 @@ func TestDashboardOnlyAfterChanges(t *testing.T) {
 		_ = team.events.Close()
 		team.dir.Unlock()
 	}()
+	team.started.Store(true) // as Run does: publishing writes from then on
 	const every = 40 * time.Millisecond
 	stop := team.printDashboard(every)
 	defer stop()

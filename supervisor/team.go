@@ -55,15 +55,16 @@ type Team struct {
 	pending bool          // a publish came during that write: write again
 	written *sync.Cond    // on pubMu: writing went false
 
-	triggers chan trigger // team checkpoint requests
-	userStop atomic.Bool  // a signal asked warden to stop
-	forced   atomic.Bool  // a second signal: kill now
-	spent    atomic.Bool  // max_runtime or stop_at reached: exit after the team checkpoint
-	finished atomic.Bool  // Run has returned
-	started  atomic.Bool  // Run has begun: state.json is its to write
-	mu       sync.Mutex
-	gen      *agent.Generation // the current one
-	failure  error             // a team checkpoint that could not write its handoff
+	triggers  chan trigger // team checkpoint requests
+	userStop  atomic.Bool  // a signal asked warden to stop
+	forced    atomic.Bool  // a second signal: kill now
+	spent     atomic.Bool  // max_runtime or stop_at reached: exit after the team checkpoint
+	finished  atomic.Bool  // Run has returned
+	started   atomic.Bool  // Run has begun: state.json is its to write
+	closeOnce sync.Once
+	mu        sync.Mutex
+	gen       *agent.Generation // the current one
+	failure   error             // a team checkpoint that could not write its handoff
 
 	// term is the user's terminal (warden wrap).
 	term *terminal
@@ -188,12 +189,14 @@ func New(logger hclog.Logger, cfg *config.Team, clk clock.Clock, out io.Writer) 
 // (benchmarks). Call it before Run.
 func (t *Team) OnRecord(fn func(cp *protocol.Checkpoint, at time.Time)) { t.deps.OnRecord = fn }
 
-// Run starts every agent and returns when all of them are done for good, or
-// when the team was stopped and every process group is gone. A team
-// checkpoint in between stops the team, writes the handoff and, with
-// after_team_checkpoint = "rehydrate", starts a fresh generation of sessions.
+// Run runs the team's generations: it starts every agent and returns when
+// all of them are done for good, or when the team was stopped and every
+// process group is gone. A team checkpoint in between stops the team,
+// writes the handoff and, with after_team_checkpoint = "rehydrate", starts
+// a fresh generation of sessions. The team's edges (edges.go) run beside it
+// as actors of their own; Close, once every actor ended, releases the state
+// dir.
 func (t *Team) Run() Result {
-	defer t.close()
 	t.log.Info("team starting", "agents", len(t.agents), "tasks", t.queue.Len(), "state_dir", t.dir.Root)
 	t.startedAt = t.clock.Now()
 	if t.thisRun.id == "" { // Begin was not called: a new run
@@ -201,19 +204,6 @@ func (t *Team) Run() Result {
 	}
 	t.started.Store(true)
 	t.publish()
-	stopWatch := t.watchSignalFile()
-	defer stopWatch()
-	stopDashboard := t.printDashboard(t.dashboardEvery)
-	defer stopDashboard()
-	stopBus := t.startHookBus()
-	defer stopBus()
-	stopControl := t.startControl()
-	defer stopControl()
-	stopBudget := t.watchBudget()
-	defer stopBudget()
-	if t.term != nil {
-		go t.pumpInput()
-	}
 	handoffText := ""
 	for n := 1; ; n++ {
 		g := agent.NewGeneration(n, handoffText, len(t.agents))
@@ -308,9 +298,11 @@ func (t *Team) currentGen() *agent.Generation {
 	return t.gen
 }
 
-// Close releases the state dir of a team that is not run after all (Begin
-// found the run finished); Run closes it itself.
-func (t *Team) Close() { t.close() }
+// Close ends the team's notifications (team_done's included, within a
+// bound), closes its event log and releases the state dir: once the team
+// and every edge have ended, or when it is not run after all (Begin found
+// the run finished). Later calls do nothing.
+func (t *Team) Close() { t.closeOnce.Do(t.close) }
 
 // notifyAtExit bounds how long warden's exit waits for the notify commands
 // still queued or running (team_done's): the stop budgets of the scheduler

@@ -21,7 +21,7 @@ func TestTeamRunsToCompletion(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res := team.Run()
+	res := runWithEdges(team)
 	if res.ExitCode() != 0 {
 		t.Fatalf("exit code %d: %+v", res.ExitCode(), res.Agents)
 	}
@@ -102,7 +102,7 @@ func TestStopKillsStubbornAgentsAndEscapeesAtTheDeadline(t *testing.T) {
 		t.Fatal(err)
 	}
 	done := make(chan Result)
-	go func() { done <- team.Run() }()
+	go func() { done <- runWithEdges(team) }()
 	waitStarted(t, team)
 	t0 := time.Now()
 	team.Stop(true)
@@ -128,7 +128,7 @@ func TestForceKillsAtOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	done := make(chan Result)
-	go func() { done <- team.Run() }()
+	go func() { done <- runWithEdges(team) }()
 	waitStarted(t, team)
 	team.Stop(true)
 	time.Sleep(100 * time.Millisecond)

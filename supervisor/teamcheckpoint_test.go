@@ -52,7 +52,7 @@ func startTeamWith(t *testing.T, cfg *config.Team, prepare func(*Team)) (*Team, 
 	}
 	var res Result
 	done := make(chan struct{})
-	go func() { res = team.Run(); close(done) }()
+	go func() { res = runWithEdges(team); close(done) }()
 	// A test that fails before it waits for its team still ends it: a team
 	// outliving its test logs into a finished test (a data race) and keeps
 	// its agents running into the next test.

@@ -24,6 +24,13 @@ func addTeamActor(g *run.Group, team *supervisor.Team, result *supervisor.Result
 	})
 }
 
+// addEdgeActor adds one of the team's edges (supervisor.Edge): it holds
+// until the group ends.
+func addEdgeActor(g *run.Group, e *supervisor.Edge) {
+	ctx, cancel := context.WithCancel(context.Background())
+	g.Add(func() error { return e.Run(ctx) }, func(error) { cancel() })
+}
+
 // addPageActor serves the dashboard page while the team runs.
 func addPageActor(g *run.Group, srv *webpage.Server) {
 	ctx, cancel := context.WithCancel(context.Background())

@@ -54,8 +54,8 @@ func parseRunArgs(args []string, stderr io.Writer) (runOptions, error) {
 	return o, o.logs.check()
 }
 
-// cmdRun runs a team: one actor owns the team, one turns signals into a
-// clean stop (first) or a forced one (second).
+// cmdRun runs a team: the team's generations, its edges, the page and the
+// signal handler, each an actor of one run.Group.
 func cmdRun(args []string, stdout, stderr io.Writer) error {
 	o, err := parseRunArgs(args, stderr)
 	if err != nil {
@@ -86,6 +86,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return &exitError{code: 2, err: err}
 	}
+	defer team.Close() // once every actor below has ended
 	how := supervisor.StartAuto
 	switch {
 	case o.fresh:
@@ -97,11 +98,9 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	}
 	began, err := team.Begin(how)
 	if err != nil {
-		team.Close()
 		return &exitError{code: 2, err: err}
 	}
 	if began.Finished {
-		team.Close()
 		if began.ExitCode != 0 {
 			return &exitError{code: began.ExitCode, err: fmt.Errorf("run %s finished with a task not complete", began.RunID)}
 		}
@@ -113,9 +112,21 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 
-	var result supervisor.Result
+	// The actors. oklog/run starts them together and, when the first
+	// returns, interrupts the rest and waits for all:
+	//   - the page, when asked for, is bound first: a bad address is exit 2
+	//     before anything else is set up;
+	//   - the team's edges are set up as they are made, before any agent
+	//     starts: the signal file watched before anyone writes it, the hook
+	//     socket bound before an agent's first hook fires, the control socket
+	//     before the first `warden ps`, the dashboard and the budget's clock
+	//     (max_runtime counts from here);
+	//   - the team runs its generations; it is the one that returns — every
+	//     task done, or the team stopped and every process group gone — and
+	//     the edges and the page are taken down after it;
+	//   - the signal handler turns the first INT, TERM or HUP into a clean
+	//     stop (a team checkpoint), the second into a forced one.
 	var g run.Group
-	addTeamActor(&g, team, &result)
 	if o.httpAddr != "" {
 		srv, err := pageServer(logger, o.httpAddr, o.httpTokenFile, o.httpToken, cfg.StateDir, stdout)
 		if err != nil {
@@ -123,6 +134,11 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		}
 		addPageActor(&g, srv)
 	}
+	for _, e := range []*supervisor.Edge{team.SignalWatch(), team.HookServer(), team.ControlServer(), team.Dashboard(), team.Budget()} {
+		addEdgeActor(&g, e)
+	}
+	var result supervisor.Result
+	addTeamActor(&g, team, &result)
 	addSignalActor(&g, logger, team, nil)
 	if err := g.Run(); err != nil {
 		return err

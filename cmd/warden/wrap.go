@@ -74,10 +74,17 @@ func cmdWrap(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return &exitError{code: 2, err: err}
 	}
+	defer team.Close() // once every actor below has ended
 	team.AttachTerminal(in, stdout, size)
 
-	var result supervisor.Result
+	// The actors, as warden run's (run.go), with the user's keys as one
+	// more edge: what the user types goes to the agent.
 	var g run.Group
+	for _, e := range []*supervisor.Edge{team.SignalWatch(), team.HookServer(), team.ControlServer(), team.Dashboard(),
+		team.Budget(), team.Keys()} {
+		addEdgeActor(&g, e)
+	}
+	var result supervisor.Result
 	addTeamActor(&g, team, &result)
 	// The terminal is raw, so Ctrl-C reaches the agent as a byte; SIGTERM
 	// and SIGHUP to warden stop it cleanly. SIGWINCH: the agent's window
