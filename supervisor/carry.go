@@ -172,14 +172,6 @@ func (t *Team) ResumeFromCheckpoint(id string) error {
 	return nil
 }
 
-// pinnedCheckpoint is the record --from chose for task, or nil.
-func (t *Team) pinnedCheckpoint(task string) *protocol.Checkpoint {
-	if v, ok := t.pinned.Load(task); ok {
-		return v.(*protocol.Checkpoint)
-	}
-	return nil
-}
-
 // recoverWork commits what the agents of a dead supervisor wrote in their
 // tasks' worktrees and never saw committed (kill -9): every open task whose
 // worktree is there is taken up again and committed before any session

@@ -169,11 +169,8 @@ func New(logger hclog.Logger, cfg *config.Team, clk clock.Clock, out io.Writer) 
 	t.queue = queue.New(teamTasks(cfg))
 	t.queue.SetClock(clk.Now) // time worked so far, on the team's clock
 	st.OnRestore = t.restored
-	t.deps = &agent.Deps{Team: cfg, Timers: session.TimersOf(cfg), Log: log, Clock: clk, Dir: dir, Events: events, Store: st, Queue: t.queue,
-		Printf: t.printf, Publish: t.publish, TeamCheckpoint: t.requestCheckpoint,
-		WardenBin: wardenExecutable(),
-		HasTasks:  t.queue.Len() > 0, CanTake: t.canTake,
-		Pinned: t.pinnedCheckpoint}
+	t.deps = &agent.Deps{Config: cfg, Timers: session.TimersOf(cfg), Team: agentTeam{t}, Log: log, Clock: clk, Dir: dir,
+		Events: events, Store: st, Queue: t.queue, WardenBin: wardenExecutable(), HasTasks: t.queue.Len() > 0}
 	for i := range cfg.Agents {
 		if cfg.Workspace(&cfg.Agents[i]) == config.WorkspaceWorktree && t.deps.Workspaces == nil {
 			t.deps.Workspaces = agent.NewWorkspaces(workspace.New(log.Named("git")), cfg, dir.Layout, events, t.printf)
@@ -349,22 +346,6 @@ func wardenExecutable() string {
 		return "warden"
 	}
 	return p
-}
-
-// canTake reports whether an agent other than except, still at work (not
-// failed, exited or stopped), may take task.
-func (t *Team) canTake(task config.Task, except string) bool {
-	for _, a := range t.agents {
-		if a.Name() == except || (task.Agent != "" && task.Agent != a.Name()) {
-			continue
-		}
-		switch a.Status().State {
-		case state.Failed, state.Exited, state.Stopped:
-		default:
-			return true
-		}
-	}
-	return false
 }
 
 // sortedStatus lists the agents' states by name.

@@ -30,11 +30,6 @@ func (t *Team) trigger(tr trigger) {
 	}
 }
 
-// requestCheckpoint is how agents ask for a team checkpoint.
-func (t *Team) requestCheckpoint(source, reason, lead string) {
-	t.trigger(trigger{source: source, cause: source, reason: reason, lead: lead})
-}
-
 // teamCheckpoint runs the sequence of DESIGN §6 on generation g: a last
 // checkpoint from every busy agent, then every agent asked to quit and
 // stopped at once within shutdown_timeout, then handoff.md, then CHECKPOINT

@@ -217,7 +217,7 @@ func (a *Agent) runSession(g *Generation, task *config.Task, attempt int, dir st
 		Profile: a.cfg.Profile, Argv: argv, Env: env, Dir: dir,
 		LogPath: a.d.Dir.AgentLog(a.cfg.Name), Size: a.d.windowSize(), Term: a.d.termOutput(),
 		Timers: a.d.Timers, Clock: a.d.Clock, Team: g, Dialog: a.dialogPolicy(), TimeLeft: left,
-		LogMaxSize: a.d.Team.LogMaxSize, LogKeep: a.d.Team.LogKeep, CastPath: a.recordings(),
+		LogMaxSize: a.d.Config.LogMaxSize, LogKeep: a.d.Config.LogKeep, CastPath: a.recordings(),
 		Report: rep,
 	})
 	exit, out := s.Run()
@@ -236,7 +236,7 @@ func (a *Agent) runSession(g *Generation, task *config.Task, attempt int, dir st
 
 // dialogPolicy is what the agent's sessions do with a dialog.
 func (a *Agent) dialogPolicy() session.DialogPolicy {
-	p := a.d.Team.Dialog(&a.cfg)
+	p := a.d.Config.Dialog(&a.cfg)
 	return session.DialogPolicy{Deny: p.On == config.DialogDeny, Timeout: p.Timeout}
 }
 
@@ -279,8 +279,8 @@ func (a *Agent) failTask(task *config.Task, reason string) {
 	a.log.Error("task failed", "task", task.ID, "reason", reason)
 	a.d.Queue.Set(task.ID, queue.Failed, reason)
 	a.d.Events.Emit(event.TaskFailed, a.cfg.Name, task.ID, "reason", reason)
-	a.d.Printf("TASK FAILED: %s (%s)\n", task.ID, reason)
-	a.d.Publish()
+	a.d.Team.Printf("TASK FAILED: %s (%s)\n", task.ID, reason)
+	a.d.Team.Publish()
 }
 
 // release puts the agent's unfinished task back in the queue.
@@ -295,23 +295,23 @@ func (a *Agent) release(task *config.Task) {
 // the next session resumes from — and fails it, with the tasks only this
 // agent may take, when nobody can.
 func (a *Agent) failTasks(task *config.Task, reason string, end ended) {
-	taker := func(t config.Task) bool { return a.d.CanTake != nil && a.d.CanTake(t, a.cfg.Name) }
+	taker := func(t config.Task) bool { return a.d.Team.CanTake(t, a.cfg.Name) }
 	failed, released := a.d.Queue.AgentFailed(a.cfg.Name, taskID(task), "agent "+a.cfg.Name+" failed: "+reason, taker)
 	for _, id := range released {
 		if err := a.d.Store.ArchiveCrashed(a.cfg.Name, id); err != nil {
 			a.log.Error("checkpoint of a failed agent not archived", "task", id, "error", err)
 		}
 		a.d.Events.Emit(event.TaskReleased, a.cfg.Name, id, "reason", "agent "+a.cfg.Name+" failed: "+reason)
-		a.d.Printf("WARNING: %s failed (%s%s); %s goes to another agent, from its last checkpoint\n", a.cfg.Name, reason, end.said(), id)
+		a.d.Team.Printf("WARNING: %s failed (%s%s); %s goes to another agent, from its last checkpoint\n", a.cfg.Name, reason, end.said(), id)
 	}
 	for _, id := range failed {
 		a.d.Events.Emit(event.TaskFailed, a.cfg.Name, id, "reason", reason)
-		a.d.Printf("TASK FAILED: %s (agent %s failed: %s%s)\n", id, a.cfg.Name, reason, end.said())
+		a.d.Team.Printf("TASK FAILED: %s (agent %s failed: %s%s)\n", id, a.cfg.Name, reason, end.said())
 	}
 	if len(failed)+len(released) == 0 {
-		a.d.Printf("WARNING: %s failed (%s%s)\n", a.cfg.Name, reason, end.said())
+		a.d.Team.Printf("WARNING: %s failed (%s%s)\n", a.cfg.Name, reason, end.said())
 	}
-	a.d.Publish()
+	a.d.Team.Publish()
 }
 
 func taskID(t *config.Task) string {

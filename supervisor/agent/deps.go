@@ -21,21 +21,15 @@ import (
 
 // Deps are the team's services every agent of the team shares.
 type Deps struct {
-	Team   *config.Team
+	Config *config.Team   // the team file
 	Timers session.Timers // the team's timers, as sessions take them
+	Team   Team           // what the agent asks of its team
 	Log    hclog.Logger
 	Clock  clock.Clock
 	Dir    *state.Dir
 	Events *state.EventLog
 	Store  *state.Store
 	Queue  *queue.Queue
-	// Printf writes a progress line to warden's stdout.
-	Printf func(format string, a ...any)
-	// Publish rewrites state.json and STATUS.md after a change.
-	Publish func()
-	// TeamCheckpoint asks for a team checkpoint; lead is the agent that
-	// printed CHECKPOINT COMPLETE, or "".
-	TeamCheckpoint func(source, reason, lead string)
 	// Term is the user's terminal (warden wrap), or nil.
 	Term Terminal
 	// WardenBin is the warden executable the CLIs' hooks run.
@@ -43,21 +37,34 @@ type Deps struct {
 	// RunID is the run's id: sessions resume only from records of this
 	// run (DESIGN §5). Set before the team starts.
 	RunID string
-	// CanTake reports whether an agent other than except, still at work,
-	// may take task (a failed agent's task is handed over to it).
-	CanTake func(task config.Task, except string) bool
 	// Workspaces holds the tasks' git worktrees (nil: every agent works in
 	// its dir).
 	Workspaces *Workspaces
-	// Pinned is the record `--resume --from` chose for a task, or nil: the
-	// task's sessions resume from it until a newer record exists.
-	Pinned func(task string) *protocol.Checkpoint
 	// HasTasks: agents take tasks from the queue; else each runs on its own.
 	HasTasks bool
 	// Wrap: warden wrap, where the agent's own exit ends the run.
 	Wrap bool
 	// OnRecord, for benchmarks, sees every checkpoint right after it is on disk.
 	OnRecord func(cp *protocol.Checkpoint, at time.Time)
+}
+
+// Team is what an agent asks of the team it works in: its progress lines,
+// its published state, a team checkpoint, and what only the team knows of
+// the other agents and of `--resume --from`.
+type Team interface {
+	// Printf writes a progress line to warden's stdout.
+	Printf(format string, a ...any)
+	// Publish rewrites state.json and STATUS.md after a change.
+	Publish()
+	// TeamCheckpoint asks for a team checkpoint; lead is the agent that
+	// printed CHECKPOINT COMPLETE, or "".
+	TeamCheckpoint(source, reason, lead string)
+	// CanTake reports whether an agent other than except, still at work,
+	// may take task (a failed agent's task is handed over to it).
+	CanTake(task config.Task, except string) bool
+	// Pinned is the record `--resume --from` chose for a task, or nil: the
+	// task's sessions resume from it until a newer record exists.
+	Pinned(task string) *protocol.Checkpoint
 }
 
 // Terminal is the user's own terminal under warden wrap.

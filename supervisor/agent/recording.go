@@ -6,7 +6,7 @@ package agent
 // log_keep + 1 sessions' recordings, as it keeps log_keep + 1 terminal logs
 // (the live one and log_keep rotated), each at most log_max_size.
 func (a *Agent) recordings() func(session string) string {
-	keep := a.d.Team.LogKeep
+	keep := a.d.Config.LogKeep
 	if keep <= 0 {
 		keep = 1
 	}

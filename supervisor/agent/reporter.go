@@ -45,7 +45,7 @@ func (r *reporter) Event(name string, kv ...any) {
 	r.a.d.Events.Emit(name, r.a.cfg.Name, taskID(r.task), kv...)
 }
 
-func (r *reporter) Printf(format string, a ...any) { r.a.d.Printf(format, a...) }
+func (r *reporter) Printf(format string, a ...any) { r.a.d.Team.Printf(format, a...) }
 
 func (r *reporter) Started(s *session.Session) {
 	r.s = s
@@ -69,7 +69,7 @@ func (r *reporter) dispatchRecord(s *session.Session) {
 	}
 	cp.TaskID = task.ID
 	protocol.Origin{Agent: a.cfg.Name, TaskTitle: task.Title, SessionID: s.ID(), Attempt: s.Attempt(),
-		Trigger: protocol.TriggerDispatch, StartedAt: cp.StartedAt, At: now, Next: d.Team.CheckpointInterval}.Stamp(&cp)
+		Trigger: protocol.TriggerDispatch, StartedAt: cp.StartedAt, At: now, Next: d.Config.CheckpointInterval}.Stamp(&cp)
 	cp.Git = r.gitInfo()
 	if err := d.Store.Save(&cp); err != nil {
 		a.log.Error("dispatch record not saved", "task", task.ID, "error", err)
@@ -112,7 +112,7 @@ func (r *reporter) Waiting(d *profile.Dialog) {
 		a.state, a.dialog = state.Running, ""
 	}
 	a.mu.Unlock()
-	a.d.Publish()
+	a.d.Team.Publish()
 }
 
 func (r *reporter) Complete() {
@@ -121,21 +121,21 @@ func (r *reporter) Complete() {
 		r.Event(event.CheckpointRejected, "reason", "CHECKPOINT COMPLETE from an agent that is not a lead (lead = true)")
 		return
 	}
-	r.a.d.TeamCheckpoint(protocol.CauseLead, "agent "+r.a.cfg.Name+" printed CHECKPOINT COMPLETE", r.a.cfg.Name)
+	r.a.d.Team.TeamCheckpoint(protocol.CauseLead, "agent "+r.a.cfg.Name+" printed CHECKPOINT COMPLETE", r.a.cfg.Name)
 }
 
 func (r *reporter) Paused(until time.Time) {
 	r.a.mu.Lock()
 	r.a.pausedUntil = until
 	r.a.mu.Unlock()
-	r.a.d.Publish()
+	r.a.d.Team.Publish()
 }
 
 // Gauge records the agent's context fill; past context_threshold it creates
 // the signal file (once a generation): team checkpoint, handoff, fresh
 // sessions.
 func (r *reporter) Gauge(percent float64) {
-	a, cfg := r.a, r.a.d.Team
+	a, cfg := r.a, r.a.d.Config
 	a.mu.Lock()
 	a.context = percent
 	a.mu.Unlock()
@@ -220,7 +220,7 @@ func (r *reporter) Amend(cp *protocol.Checkpoint) bool {
 	r.Event(event.CheckpointAmended, "checkpoint_id", cp.CheckpointID, "blockers", cp.Blockers,
 		"notes", cp.Notes, "resume_instructions", cp.ResumeInstructions, "phase", cp.Phase, "current_step", cp.CurrentStep,
 		"subtasks", cp.Subtasks, "files_created", cp.FilesCreated, "errors", cp.Errors, "extra", cp.Extra)
-	d.Publish()
+	d.Team.Publish()
 	return true
 }
 

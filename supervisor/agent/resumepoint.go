@@ -20,10 +20,7 @@ func (a *Agent) resumePoint(task *config.Task) (cp *protocol.Checkpoint, file st
 	if cp, file := a.d.Store.LatestFile(task.ID, a.d.RunID, since); cp != nil {
 		return cp, file
 	}
-	if a.d.Pinned != nil {
-		return a.d.Pinned(task.ID), ""
-	}
-	return nil, ""
+	return a.d.Team.Pinned(task.ID), ""
 }
 
 // resumeFrom is the checkpoint a new session on task resumes from (nil:
@@ -51,7 +48,7 @@ func (a *Agent) resumeFrom(task *config.Task) (*protocol.Checkpoint, string) {
 		why := fmt.Sprintf("its last checkpoint %s (status %s, %d%%) says it cannot be resumed from (Resumable: no)",
 			cp.CheckpointID, cp.Status, cp.ProgressPercent)
 		a.log.Warn("task not resumed from its checkpoint", "task", task.ID, "checkpoint_id", cp.CheckpointID, "reason", why)
-		d.Printf("WARNING: %s is not resumed from its checkpoint: %s; it starts from its prompt\n", task.ID, why)
+		d.Team.Printf("WARNING: %s is not resumed from its checkpoint: %s; it starts from its prompt\n", task.ID, why)
 		d.Events.Emit(event.TaskAfresh, a.cfg.Name, task.ID, "reason", why, "checkpoint_id", cp.CheckpointID)
 		return nil, fmt.Sprintf("An earlier session of this task left a checkpoint at %d%% that it said cannot be resumed "+
 			"from. Start the task from its prompt; check what is already in the working directory before you redo "+
@@ -67,14 +64,14 @@ func (a *Agent) resumeFrom(task *config.Task) (*protocol.Checkpoint, string) {
 			"`warden run --resume --from`; later work on this task may be in the working directory.", cp.CheckpointID,
 			cp.UpdatedAt.UTC().Format("2006-01-02 15:04 MST")))
 	}
-	if age := d.Clock.Now().Sub(cp.UpdatedAt); d.Team.StaleFailure > 0 && age > d.Team.StaleFailure {
+	if age := d.Clock.Now().Sub(cp.UpdatedAt); d.Config.StaleFailure > 0 && age > d.Config.StaleFailure {
 		age = age.Round(60e9)
 		a.log.Warn("resuming from an old checkpoint", "task", task.ID, "checkpoint_id", cp.CheckpointID, "age", age)
-		d.Printf("WARNING: %s resumes from a checkpoint %s old (older than stale_failure %s): the session is told so\n",
-			task.ID, age, d.Team.StaleFailure)
+		d.Team.Printf("WARNING: %s resumes from a checkpoint %s old (older than stale_failure %s): the session is told so\n",
+			task.ID, age, d.Config.StaleFailure)
 		d.Events.Emit(event.ResumeStale, a.cfg.Name, task.ID, "checkpoint_id", cp.CheckpointID, "age", age.String())
 		said = append(said, fmt.Sprintf("The checkpoint below is %s old, older than the team's stale_failure (%s): the "+
-			"files and the git history may have moved on since. Check them before you rely on what it says.", age, d.Team.StaleFailure))
+			"files and the git history may have moved on since. Check them before you rely on what it says.", age, d.Config.StaleFailure))
 	}
 	return cp, strings.Join(said, "\n\n")
 }

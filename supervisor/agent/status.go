@@ -17,7 +17,7 @@ func (a *Agent) started(s *session.Session) {
 		a.lastTask = s.Task().ID
 	}
 	a.mu.Unlock()
-	a.d.Publish()
+	a.d.Team.Publish()
 }
 
 func taskIDOf(s *session.Session) string { return taskID(s.Task()) }
@@ -36,7 +36,7 @@ func (a *Agent) setState(st state.AgentState, exit runner.Exit, reason string) {
 		a.task = ""
 	}
 	a.mu.Unlock()
-	a.d.Publish()
+	a.d.Team.Publish()
 }
 
 // Session is the agent's running session, or nil.

@@ -40,14 +40,14 @@ func (r *reporter) startVerify(cp *protocol.Checkpoint) session.Verdict {
 		// stop ended keeps saying so.
 		if !r.verifyStopped {
 			d.Queue.Verified(task.ID, "not run: the team checkpoint began")
-			d.Publish()
+			d.Team.Publish()
 		}
 		return session.Verdict{Saved: true}
 	}
 	c := *cp
 	r.verifying, r.verified = &c, make(chan struct{})
 	d.Queue.Set(task.ID, queue.Verifying, "")
-	d.Publish()
+	d.Team.Publish()
 	a.log.Info("verify started", "task", task.ID, "verify", strings.Join(task.Verify, " "), "checkpoint_id", cp.CheckpointID)
 	ctx, cancel := r.g.StopCtx()
 	go r.runVerify(ctx, cancel, r.verified)
@@ -81,7 +81,7 @@ func (r *reporter) judge(v queue.VerifyResult, stopped bool) session.Verdict {
 		r.verifyStopped = true
 		a.log.Info("verify stopped: the team checkpoint began", "task", task.ID)
 		d.Queue.Verified(task.ID, stoppedByTeam)
-		d.Publish()
+		d.Team.Publish()
 		return session.Verdict{}
 	case !v.Passed:
 		a.log.Warn("verify failed", "task", task.ID, "result", v.Summary)
@@ -91,7 +91,7 @@ func (r *reporter) judge(v queue.VerifyResult, stopped bool) session.Verdict {
 		d.Queue.Set(task.ID, queue.Running, "")
 		feedback := v.Feedback(task.ID, task.Verify)
 		a.setFeedback(feedback)
-		d.Publish()
+		d.Team.Publish()
 		return session.Verdict{Feedback: feedback}
 	}
 	d.Queue.Verified(task.ID, v.Summary)
@@ -121,7 +121,7 @@ func (r *reporter) complete(cp *protocol.Checkpoint, result string) {
 	d.Queue.Set(task.ID, queue.Complete, "")
 	r.Event(event.TaskCompleted, "verify", result, "checkpoint_id", cp.CheckpointID)
 	r.Printf("TASK COMPLETE: %s (%s) verify: %s\n", task.ID, task.Title, result)
-	d.Publish()
+	d.Team.Publish()
 }
 
 // awaitVerify waits for a verify still running when the session ended (the

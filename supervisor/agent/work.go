@@ -44,7 +44,7 @@ func (a *Agent) workDir(g *Generation, task *config.Task) (dir string, ts *TaskS
 		a.log.Error("task blocked", "task", task.ID, "reason", reason)
 		a.d.Queue.Hold(task.ID, reason)
 		a.d.Events.Emit(event.TaskBlocked, a.cfg.Name, task.ID, "reason", reason, "paths", conflict.Paths)
-		a.d.Printf("WARNING: %s is blocked: %s\n", task.ID, reason)
+		a.d.Team.Printf("WARNING: %s is blocked: %s\n", task.ID, reason)
 	case errors.As(err, &refused): // a link where the worktree was, a .git not warden's
 		a.refuseWorktree(task, refused)
 	case g.IsStopping():
@@ -52,7 +52,7 @@ func (a *Agent) workDir(g *Generation, task *config.Task) (dir string, ts *TaskS
 	default:
 		a.failTask(task, "its worktree could not be made: "+err.Error())
 	}
-	a.d.Publish()
+	a.d.Team.Publish()
 	return "", nil, false
 }
 
@@ -98,7 +98,7 @@ func (r *reporter) completeWork() {
 	defer cancel()
 	commit, made, err := ts.Commit(ctx, task, protocol.StatusComplete, 100, nil)
 	r.committed(nil, commit, made, err)
-	if a.d.Team.Merge != config.MergeFF {
+	if a.d.Config.Merge != config.MergeFF {
 		return
 	}
 	if err := ts.Repo.FastForward(ctx, ts.Base, ts.Worktree.Branch); err != nil {
