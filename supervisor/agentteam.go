@@ -1,11 +1,26 @@
 package supervisor
 
 import (
+	"time"
+
 	"github.com/wardenhq/warden/protocol"
 	"github.com/wardenhq/warden/supervisor/agent"
 	"github.com/wardenhq/warden/supervisor/config"
+	"github.com/wardenhq/warden/supervisor/session"
 	"github.com/wardenhq/warden/supervisor/state"
 )
+
+// usageLimitMargin is added to a usage limit's parsed reset time before
+// the agent is told to continue.
+const usageLimitMargin = time.Minute
+
+// sessionTimers are the team file's timers, as the agents' sessions run by
+// them (Deps.Timers).
+func sessionTimers(c *config.Team) session.Timers {
+	return session.Timers{CheckpointInterval: c.CheckpointInterval, CheckpointTimeout: c.CheckpointTimeout,
+		StaleWarning: c.StaleWarning, StaleFailure: c.StaleFailure, ShutdownTimeout: c.ShutdownTimeout,
+		UsageLimitWait: c.UsageLimitWait, UsageLimitMargin: usageLimitMargin}
+}
 
 // agentTeam is the team as its agents see it (agent.Team).
 type agentTeam struct{ t *Team }

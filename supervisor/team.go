@@ -23,7 +23,6 @@ import (
 	"github.com/wardenhq/warden/supervisor/event"
 	"github.com/wardenhq/warden/supervisor/notify"
 	"github.com/wardenhq/warden/supervisor/queue"
-	"github.com/wardenhq/warden/supervisor/session"
 	"github.com/wardenhq/warden/supervisor/state"
 	"github.com/wardenhq/warden/supervisor/workspace"
 )
@@ -169,7 +168,7 @@ func New(logger hclog.Logger, cfg *config.Team, clk clock.Clock, out io.Writer) 
 	t.queue = queue.New(teamTasks(cfg))
 	t.queue.SetClock(clk.Now) // time worked so far, on the team's clock
 	st.OnRestore = t.restored
-	t.deps = &agent.Deps{Config: cfg, Timers: session.TimersOf(cfg), Team: agentTeam{t}, Log: log, Clock: clk, Dir: dir,
+	t.deps = &agent.Deps{Config: cfg, Timers: sessionTimers(cfg), Team: agentTeam{t}, Log: log, Clock: clk, Dir: dir,
 		Events: events, Store: st, Queue: t.queue, WardenBin: wardenExecutable(), HasTasks: t.queue.Len() > 0}
 	for i := range cfg.Agents {
 		if cfg.Workspace(&cfg.Agents[i]) == config.WorkspaceWorktree && t.deps.Workspaces == nil {

@@ -55,7 +55,8 @@ type Reporter interface {
 	Waiting(d *profile.Dialog)              // the CLI waits on a dialog (nil: no longer)
 }
 
-// Timers are the team file's timers a session runs by.
+// Timers are the team file's timers a session runs by (the team reads them
+// off its team file).
 type Timers struct {
 	CheckpointInterval time.Duration
 	CheckpointTimeout  time.Duration
@@ -66,13 +67,6 @@ type Timers struct {
 	// UsageLimitMargin is added to a parsed reset time before the agent is
 	// told to continue.
 	UsageLimitMargin time.Duration
-}
-
-// TimersOf takes the timers of a team file.
-func TimersOf(c *config.Team) Timers {
-	return Timers{CheckpointInterval: c.CheckpointInterval, CheckpointTimeout: c.CheckpointTimeout,
-		StaleWarning: c.StaleWarning, StaleFailure: c.StaleFailure, ShutdownTimeout: c.ShutdownTimeout,
-		UsageLimitWait: c.UsageLimitWait, UsageLimitMargin: time.Minute}
 }
 
 // Team is the team's life as a session sees it: the team's last call for a
