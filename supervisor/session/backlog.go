@@ -1,5 +1,35 @@
 package session
 
+import (
+	"sync"
+
+	"github.com/wardenhq/warden/protocol"
+	"github.com/wardenhq/warden/supervisor/hookbus"
+)
+
+// readerEvent is one callback of the protocol reader, or a hook message.
+type readerEvent struct {
+	settled  bool             // the screen has been quiet: look for a banner and a dialog
+	signals  bool             // the program's status report, title or probes changed
+	putOff   bool             // the typist put a checkpoint request off
+	hook     *hookbus.Message // from the CLI's own hooks
+	restart  bool             // warden restart
+	block    *protocol.Block
+	reason   string
+	text     string
+	complete bool
+}
+
+// inbox is what the session's other goroutines hand its loop: the reader's
+// callbacks and hook messages (a bounded backlog, notify rung), and the
+// verdicts of the task's verify, which the agent runs off the loop.
+type inbox struct {
+	mu       sync.Mutex
+	pending  backlog
+	notify   chan struct{}
+	verdicts chan Verdict
+}
+
 // Bounds of a session's backlog: what the reader and the hooks reported and
 // the session's loop has not handled yet.
 const (
@@ -118,11 +148,11 @@ func sameFlags(a, b readerEvent) bool {
 
 // push hands e to the loop, through the bounded backlog.
 func (s *Session) push(e readerEvent) {
-	s.mu.Lock()
-	s.pending.push(e)
-	s.mu.Unlock()
+	s.inbox.mu.Lock()
+	s.inbox.pending.push(e)
+	s.inbox.mu.Unlock()
 	select {
-	case s.notify <- struct{}{}:
+	case s.inbox.notify <- struct{}{}:
 	default:
 	}
 }
@@ -130,9 +160,9 @@ func (s *Session) push(e readerEvent) {
 // take returns what waits for the loop; what the backlog dropped is added
 // to the drops to report.
 func (s *Session) take() []readerEvent {
-	s.mu.Lock()
-	ev, d := s.pending.take()
-	s.mu.Unlock()
-	s.drops.add(d)
+	s.inbox.mu.Lock()
+	ev, d := s.inbox.pending.take()
+	s.inbox.mu.Unlock()
+	s.pace.drops.add(d)
 	return ev
 }

@@ -119,7 +119,7 @@ func TestAmendmentOnlyOfTheLatestRecord(t *testing.T) {
 	if s.amends(late) {
 		t.Fatal("an amendment with no record yet")
 	}
-	s.last, s.lastB = &protocol.Checkpoint{TaskID: "T1"}, rec
+	s.latest.cp, s.latest.block = &protocol.Checkpoint{TaskID: "T1"}, rec
 	if !s.amends(late) {
 		t.Fatal("the latest record's late lines are not an amendment")
 	}

@@ -8,6 +8,13 @@ import (
 	"github.com/wardenhq/warden/supervisor/event"
 )
 
+// lastRecord is the session's latest saved record, what a late amendment
+// updates, and the block it was made of.
+type lastRecord struct {
+	cp    *protocol.Checkpoint
+	block protocol.Block
+}
+
 // handle acts on the reader's events; it reports whether the task is done.
 func (s *Session) handle(events []readerEvent) (done bool) {
 	for _, e := range events {
@@ -80,11 +87,11 @@ func (s *Session) onBlock(b protocol.Block) bool {
 		s.reader.Forget(b)
 		return false
 	}
-	s.last, s.lastB = cp, b
+	s.latest.cp, s.latest.block = cp, b
 	s.mon.checkpoint(s.cfg.Clock.Now(), b.Status == protocol.StatusBlocked)
 	s.lastAsked = false
-	if s.restart {
-		s.restartSaved = true
+	if s.restart.asked {
+		s.restart.saved = true
 	}
 	if v.Feedback != "" {
 		s.typeText(v.Feedback)
@@ -113,14 +120,14 @@ func (s *Session) record(b protocol.Block, trigger string) *protocol.Checkpoint 
 // b that came late (Blockers, Notes, Resume): the same record, updated in
 // place — same checkpoint_id, trigger and epoch — never a new one.
 func (s *Session) amend(b protocol.Block) {
-	cp := *s.last
+	cp := *s.latest.cp
 	cp.SetOptional(b) // every optional line, made Plain like the record's
 	cp.UpdatedAt = s.cfg.Clock.Now().UTC()
 	if !s.r.Amend(&cp) {
 		s.reader.Forget(b) // not on disk: the same lines given again count
 		return
 	}
-	s.last, s.lastB = &cp, b
+	s.latest.cp, s.latest.block = &cp, b
 }
 
 // amends reports whether b, which the reader reports as completing its
@@ -128,8 +135,8 @@ func (s *Session) amend(b protocol.Block) {
 // required lines. When that answer was never recorded (dropped in a flood),
 // b is an answer of its own.
 func (s *Session) amends(b protocol.Block) bool {
-	l := s.lastB
-	return s.last != nil && l.Task == b.Task && l.Status == b.Status && l.Progress == b.Progress &&
+	l := s.latest.block
+	return s.latest.cp != nil && l.Task == b.Task && l.Status == b.Status && l.Progress == b.Progress &&
 		slices.Equal(l.Completed, b.Completed) && slices.Equal(l.Remaining, b.Remaining) &&
 		slices.Equal(l.FilesModified, b.FilesModified)
 }

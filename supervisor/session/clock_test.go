@@ -187,7 +187,7 @@ func TestSettleTypingAndEchoOnAFakeClock(t *testing.T) {
 	}
 	waitFor(t, "the input box", func() bool { return onScreen(s, "? for shortcuts") })
 	shown := fc.Now()
-	if got := time.Unix(0, s.lastOut.Load()); !got.Equal(shown) {
+	if got := time.Unix(0, s.out.last.Load()); !got.Equal(shown) {
 		t.Fatalf("the agent's own output at %v, want %v on the fake clock", got, shown)
 	}
 	never(t, 300*time.Millisecond, "typed", func() bool { return len(k.reads()) > 0 })
@@ -196,7 +196,7 @@ func TestSettleTypingAndEchoOnAFakeClock(t *testing.T) {
 	// paste, no Enter.
 	fc.Advance(readyPoll)
 	waitFor(t, "the paste", func() bool { return len(k.reads()) > 0 })
-	typedAt := time.Unix(0, s.echoUntil.Load()).Add(-echoGrace)
+	typedAt := time.Unix(0, s.out.echoUntil.Load()).Add(-echoGrace)
 	if !typedAt.Equal(shown.Add(readyPoll)) {
 		t.Fatalf("typed at %v, want %v", typedAt, shown.Add(readyPoll))
 	}
@@ -206,7 +206,7 @@ func TestSettleTypingAndEchoOnAFakeClock(t *testing.T) {
 	}
 	// Its echo (the box redrawn with the text) is not the agent's own output.
 	waitFor(t, "the echo", func() bool { return onScreen(s, "Your task: T1") })
-	if got := time.Unix(0, s.lastOut.Load()); !got.Equal(shown) {
+	if got := time.Unix(0, s.out.last.Load()); !got.Equal(shown) {
 		t.Errorf("the echo counted as the agent's output (last output %v, want %v)", got, shown)
 	}
 
@@ -253,7 +253,7 @@ func TestSettleTypingAndEchoOnAFakeClock(t *testing.T) {
 	waitFor(t, "the answer drawn", func() bool { return k.has("ANSWERED") })
 	drawn := fc.Now()
 	waitFor(t, "the answer counted as the agent's output at the fake time", func() bool {
-		return time.Unix(0, s.lastOut.Load()).Equal(drawn)
+		return time.Unix(0, s.out.last.Load()).Equal(drawn)
 	})
 
 	// The block is read off the screen only once it settled: the settle

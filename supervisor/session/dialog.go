@@ -3,6 +3,7 @@ package session
 import (
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/wardenhq/warden/protocol"
@@ -33,6 +34,11 @@ type dialogWatch struct {
 	since  time.Time
 	denied bool
 	hook   *profile.Dialog // announced by a hook, not yet seen to end
+
+	// For the typist and the senders (any goroutine): up mirrors cur !=
+	// nil, text holds its text.
+	up   atomic.Bool
+	text atomic.Value
 }
 
 // waiting reports whether the agent waits on a dialog now.
@@ -40,7 +46,7 @@ func (s *Session) waiting() bool { return s.dialog.cur != nil }
 
 // dialogText is the text of the dialog the agent waits on (any goroutine).
 func (s *Session) dialogText() string {
-	t, _ := s.dialogNow.Load().(string)
+	t, _ := s.dialog.text.Load().(string)
 	return t
 }
 
@@ -62,7 +68,7 @@ func (s *Session) checkDialog() {
 		// screen's text is the better one.
 		if onScreen && !w.screen {
 			w.cur, w.screen = &d, true
-			s.dialogNow.Store(d.Text)
+			s.dialog.text.Store(d.Text)
 			s.r.Waiting(&d)
 		}
 	case ok:
@@ -70,8 +76,8 @@ func (s *Session) checkDialog() {
 			s.log.Info("the dialog changed", "kind", d.Kind)
 		}
 		w.cur, w.screen, w.since, w.denied = &d, onScreen, now, false
-		s.dialogNow.Store(d.Text)
-		s.waitingFlag.Store(true)
+		s.dialog.text.Store(d.Text)
+		s.dialog.up.Store(true)
 		s.mon.wait(true, now)
 		s.r.Waiting(&d)
 		s.log.Warn("agent waits on a dialog", "kind", d.Kind, "text", firstLine(d.Text))
@@ -80,7 +86,7 @@ func (s *Session) checkDialog() {
 	case w.cur != nil:
 		waited := now.Sub(w.since).Round(time.Second)
 		w.cur, w.hook = nil, nil
-		s.waitingFlag.Store(false)
+		s.dialog.up.Store(false)
 		s.mon.wait(false, now)
 		s.r.Waiting(nil)
 		s.log.Info("the dialog is gone", "waited", waited)
@@ -118,7 +124,7 @@ func (s *Session) currentDialog() (d profile.Dialog, onScreen, ok bool) {
 
 // denyDue is when a dialog is to be denied (zero: never, or done).
 func (s *Session) denyDue() time.Time {
-	w := s.dialog
+	w := &s.dialog
 	if w.cur == nil || w.denied || !s.cfg.Dialog.Deny {
 		return time.Time{}
 	}
@@ -130,12 +136,12 @@ func (s *Session) denyDue() time.Time {
 func (s *Session) deny() {
 	w := &s.dialog
 	w.denied = true
-	s.inputMu.Lock()
+	s.input.mu.Lock()
 	for _, k := range s.prof.Deny() {
 		s.cfg.Clock.Sleep(k.Pause)
 		s.proc.Write(k.Bytes)
 	}
-	s.inputMu.Unlock()
+	s.input.mu.Unlock()
 	s.log.Warn("dialog denied after dialog_timeout", "dialog_timeout", s.cfg.Dialog.Timeout)
 	s.r.Event(event.DialogDenied, "text", w.cur.Text, "kind", w.cur.Kind, "session_id", s.id)
 	s.r.Printf("WARNING: %s's dialog was denied after %s: %s\n", s.cfg.Agent, s.cfg.Dialog.Timeout, firstLine(w.cur.Text))
@@ -151,8 +157,8 @@ func (s *Session) answerProbe() {
 		return
 	}
 	_, _, probes := s.modes.signals()
-	for s.replied.Load() < int32(probes) {
-		s.replied.Add(1)
+	for s.modes.replied.Load() < int32(probes) {
+		s.modes.replied.Add(1)
 		if <-s.procReady; s.proc != nil {
 			s.log.Debug("terminal reply to the agent", "bytes", strconv.Quote(string(profile.ProbeReply)))
 			s.proc.Write(profile.ProbeReply)

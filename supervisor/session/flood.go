@@ -3,6 +3,7 @@ package session
 import (
 	"time"
 
+	"github.com/wardenhq/warden/internal/pace"
 	"github.com/wardenhq/warden/protocol"
 	"github.com/wardenhq/warden/supervisor/event"
 )
@@ -17,6 +18,19 @@ const (
 	// most this often; the burst ends after this long without drops.
 	floodEvery = 5 * time.Second
 )
+
+// recordPace is what the loop keeps of the record pace: the bucket, the
+// block it holds back until heldUntil, what was dropped and not yet
+// reported, the flood report; exiting: the process is gone, what is left
+// is recorded without pace.
+type recordPace struct {
+	bucket    *pace.Bucket
+	held      *protocol.Block
+	heldUntil time.Time
+	drops     drops
+	flood     floodReport
+	exiting   bool
+}
 
 // floodReport tells the user what a flood of answers cost: a WARNING line
 // when a burst of drops starts, and answers_dropped events with the counts
@@ -73,10 +87,10 @@ func (f *floodReport) wakeAt() time.Time {
 // and events; at the end of the session (final) whatever is left is emitted.
 func (s *Session) reportDrops(d drops, final bool) {
 	now := s.cfg.Clock.Now()
-	warn, emit, counts := s.flood.note(d, now)
-	if final && s.flood.inBurst {
-		s.flood.lastDrop = now.Add(-floodEvery)
-		_, e2, c2 := s.flood.due(now)
+	warn, emit, counts := s.pace.flood.note(d, now)
+	if final && s.pace.flood.inBurst {
+		s.pace.flood.lastDrop = now.Add(-floodEvery)
+		_, e2, c2 := s.pace.flood.due(now)
 		emit, counts = emit || e2, addDrops(counts, c2)
 	}
 	if warn {
@@ -99,31 +113,31 @@ func addDrops(a, b drops) drops {
 // it) until the pace allows the next record. A held block that b replaces
 // is counted as dropped.
 func (s *Session) pacedOut(b *protocol.Block) bool {
-	if h := s.held; h != nil && h != b {
-		s.held = nil
-		s.drops.blocks++
+	if h := s.pace.held; h != nil && h != b {
+		s.pace.held = nil
+		s.pace.drops.blocks++
 	}
-	if s.exiting {
+	if s.pace.exiting {
 		return false
 	}
-	ok, next := s.pace.Take(s.cfg.Clock.Now())
+	ok, next := s.pace.bucket.Take(s.cfg.Clock.Now())
 	if ok {
-		s.held = nil
+		s.pace.held = nil
 		return false
 	}
-	s.held, s.heldUntil = b, next
+	s.pace.held, s.pace.heldUntil = b, next
 	return true
 }
 
 // work handles events, the held block first, and reports what was dropped;
 // it reports whether the task is done.
 func (s *Session) work(events []readerEvent) bool {
-	if s.held != nil {
-		events = append([]readerEvent{{block: s.held}}, events...)
+	if s.pace.held != nil {
+		events = append([]readerEvent{{block: s.pace.held}}, events...)
 	}
 	done := s.handle(events)
-	d := s.drops
-	s.drops = drops{}
+	d := s.pace.drops
+	s.pace.drops = drops{}
 	s.reportDrops(d, false)
 	return done
 }
@@ -131,10 +145,10 @@ func (s *Session) work(events []readerEvent) bool {
 // floodWakes are the loop's timers for the held block and for the end of a
 // burst of drops (nil: none).
 func (s *Session) floodWakes(al *alarms) (paced, flooded <-chan time.Time) {
-	if s.held != nil {
-		paced = al.at(s.heldUntil)
+	if s.pace.held != nil {
+		paced = al.at(s.pace.heldUntil)
 	}
-	if t := s.flood.wakeAt(); !t.IsZero() {
+	if t := s.pace.flood.wakeAt(); !t.IsZero() {
 		flooded = al.at(t)
 	}
 	return paced, flooded

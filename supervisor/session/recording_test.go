@@ -94,7 +94,7 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 
 // quietFor reports whether the agent printed nothing for d.
 func (s *Session) quietFor(d time.Duration) bool {
-	return time.Since(time.Unix(0, s.lastOut.Load())) > d
+	return time.Since(time.Unix(0, s.out.last.Load())) > d
 }
 
 func onScreen(s *Session, text string) bool {

@@ -58,9 +58,9 @@ func (s *Session) Run() (runner.Exit, Outcome) {
 	s.proc = proc
 	close(s.procReady)
 	go s.killAtDeadline()
-	s.typing = make(chan typed, 16)
+	s.input.queue = make(chan typed, 16)
 	typistCtx, stopTypist := context.WithCancel(context.Background())
-	s.stopTyping = stopTypist
+	s.input.stop = stopTypist
 	go s.typist(typistCtx)
 	defer stopTypist()
 	s.r.Started(s)
@@ -83,7 +83,7 @@ func (s *Session) loop() (runner.Exit, Outcome) {
 	if s.cfg.Task == nil {
 		ask = nil
 	}
-	defer func() { s.reportDrops(s.drops, true) }()
+	defer func() { s.reportDrops(s.pace.drops, true) }()
 	al := alarms{c: s.cfg.Clock}
 	defer al.stop()
 	for {
@@ -93,8 +93,8 @@ func (s *Session) loop() (runner.Exit, Outcome) {
 			return s.proc.Exit(), Restarted
 		}
 		var wake <-chan time.Time
-		if s.restart {
-			wake = al.at(s.restartBy)
+		if s.restart.asked {
+			wake = al.at(s.restart.by)
 		}
 		if s.mon != nil {
 			until, stalled := s.tick()
@@ -117,8 +117,8 @@ func (s *Session) loop() (runner.Exit, Outcome) {
 				}
 				until = earliest(nonZero(until, due), due)
 			}
-			if s.restart {
-				until = earliest(nonZero(until, s.restartBy), s.restartBy)
+			if s.restart.asked {
+				until = earliest(nonZero(until, s.restart.by), s.restart.by)
 			}
 			if !until.IsZero() {
 				wake = al.at(until)
@@ -128,7 +128,7 @@ func (s *Session) loop() (runner.Exit, Outcome) {
 		select {
 		case <-s.proc.Done():
 			s.reader.Flush()
-			s.exiting = true // what is left is recorded now, without pace
+			s.pace.exiting = true // what is left is recorded now, without pace
 			if s.work(s.take()) {
 				return s.proc.Exit(), Done
 			}
@@ -149,7 +149,7 @@ func (s *Session) loop() (runner.Exit, Outcome) {
 			s.lastAsked = true
 			s.mon.awaiting, s.mon.requestedAt = true, s.cfg.Clock.Now()
 			s.typeRequest(protocol.Request(s.cfg.Task.ID), true, "session_id", s.id, "trigger", protocol.TriggerTeamCheckpoint)
-		case <-s.notify:
+		case <-s.inbox.notify:
 			if s.teamStopping() {
 				return s.stopForTeam(), Stopped // a stop never waits on a backlog
 			}
@@ -162,7 +162,7 @@ func (s *Session) loop() (runner.Exit, Outcome) {
 				s.quit()
 				return s.proc.Exit(), Done
 			}
-		case v := <-s.verdicts:
+		case v := <-s.inbox.verdicts:
 			if s.verdict(v) {
 				s.quit()
 				return s.proc.Exit(), Done

@@ -59,6 +59,8 @@ func (v screenView) Waiting() bool   { return v.waiting }
 type modes struct {
 	mu sync.Mutex
 	t  profile.ModeTracker
+	// replied counts the OSC 7501 probes answered (answerProbe).
+	replied atomic.Int32
 }
 
 // Write feeds raw output; it reports whether the program's status report,

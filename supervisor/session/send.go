@@ -38,9 +38,9 @@ func (s *Session) Keys(p []byte) error {
 		return ErrEnded
 	default:
 	}
-	s.lastKeys.Store(s.cfg.Clock.Now().UnixNano())
-	s.inputMu.Lock()
-	defer s.inputMu.Unlock()
+	s.input.lastKeys.Store(s.cfg.Clock.Now().UnixNano())
+	s.input.mu.Lock()
+	defer s.input.mu.Unlock()
 	_, err := s.proc.Write(p)
 	return err
 }
@@ -48,7 +48,7 @@ func (s *Session) Keys(p []byte) error {
 // waitKeysQuiet holds warden's typing while a person types.
 func (s *Session) waitKeysQuiet(ctx context.Context) {
 	for {
-		left := keysQuiet - clock.Since(s.cfg.Clock, time.Unix(0, s.lastKeys.Load()))
+		left := keysQuiet - clock.Since(s.cfg.Clock, time.Unix(0, s.input.lastKeys.Load()))
 		if left <= 0 || s.sleep(ctx, left) != nil {
 			return
 		}
@@ -87,7 +87,7 @@ func (s *Session) Send(ctx context.Context, text string, force bool) SendResult 
 }
 
 func (s *Session) send(ctx context.Context, text string, force bool) SendResult {
-	if s.waitingFlag.Load() {
+	if s.dialog.up.Load() {
 		if !force {
 			return s.refuseDialog()
 		}
@@ -95,7 +95,7 @@ func (s *Session) send(ctx context.Context, text string, force bool) SendResult 
 	}
 	u := &userText{ctx: ctx, force: force, result: make(chan SendResult, 1)}
 	select {
-	case s.typing <- typed{text: text, user: u}:
+	case s.input.queue <- typed{text: text, user: u}:
 	case <-ctx.Done():
 		return SendResult{Outcome: Refused}
 	case <-s.ended:
@@ -103,7 +103,7 @@ func (s *Session) send(ctx context.Context, text string, force bool) SendResult 
 	}
 	select {
 	case r := <-u.result:
-		if r.Outcome == Refused && r.Reason == "" && s.waitingFlag.Load() {
+		if r.Outcome == Refused && r.Reason == "" && s.dialog.up.Load() {
 			return s.refuseDialog() // a dialog came up while it waited for the turn to end
 		}
 		return r
@@ -129,7 +129,7 @@ func (s *Session) deliverUser(ctx context.Context, t typed) SendResult {
 		if ctx.Err() != nil {
 			return SendResult{Outcome: Refused}
 		}
-		if s.waitingFlag.Load() {
+		if s.dialog.up.Load() {
 			if !u.force {
 				return s.refuseDialog()
 			}
@@ -140,11 +140,11 @@ func (s *Session) deliverUser(ctx context.Context, t typed) SendResult {
 			s.sleep(ctx, 50*time.Millisecond)
 			continue
 		}
-		s.inputMu.Lock()
+		s.input.mu.Lock()
 		s.reader.Typed(t.text)
 		s.typedNow(len(t.text))
 		err := s.prof.Submit(ctx, s.proc, s.screen, t.text)
-		s.inputMu.Unlock()
+		s.input.mu.Unlock()
 		return sendResult(err)
 	}
 }
@@ -153,7 +153,7 @@ func (s *Session) deliverUser(ctx context.Context, t typed) SendResult {
 // says so (TUIs), or a plain agent has been quiet for its turn_quiet.
 func (s *Session) atTurnBoundary() bool {
 	if s.prof.Mode == protocol.ModeLines {
-		last := s.lastOut.Load()
+		last := s.out.last.Load()
 		return last == 0 || clock.Since(s.cfg.Clock, time.Unix(0, last)) >= s.prof.TurnQuiet
 	}
 	return s.prof.TurnEnded(s.screen())
@@ -179,14 +179,14 @@ func sendResult(err error) SendResult {
 // typeIntoDialog types text and Enter into the dialog the agent waits on
 // (warden send --force): submitted once the dialog is gone.
 func (s *Session) typeIntoDialog(ctx context.Context, text string) SendResult {
-	s.inputMu.Lock()
+	s.input.mu.Lock()
 	s.typedNow(len(text))
 	_, err := s.proc.Write([]byte(profile.Sanitize(text) + "\r"))
-	s.inputMu.Unlock()
+	s.input.mu.Unlock()
 	if err != nil {
 		return SendResult{Outcome: Refused, Reason: fmt.Sprintf("write to the agent: %v", err)}
 	}
-	if !s.pollUntil(ctx, 50*time.Millisecond, 5*time.Second, func() bool { return !s.waitingFlag.Load() }) {
+	if !s.pollUntil(ctx, 50*time.Millisecond, 5*time.Second, func() bool { return !s.dialog.up.Load() }) {
 		return SendResult{Outcome: TypedNotSubmitted, Reason: "typed into the dialog, which is still up"}
 	}
 	return SendResult{Outcome: Submitted, Reason: "typed into the dialog, which is gone"}

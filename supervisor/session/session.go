@@ -12,7 +12,6 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"io"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -40,19 +39,25 @@ const (
 	Restarted                // warden restart: stopped after a last checkpoint, to start again from it
 )
 
-// Reporter is how a session tells its agent what happened. Event and
-// Printf fill in the agent and task; the rest are facts the agent acts on.
+// Reporter is how a session tells its agent what happened, by concern:
+// what it says (Event and Printf fill in the agent and task), the answers
+// it read (records), and the facts of its life the agent's state shows.
 type Reporter interface {
 	Event(name string, kv ...any)
 	Printf(format string, a ...any)
-	Started(s *Session)                     // the process runs
-	Record(cp *protocol.Checkpoint) Verdict // a new checkpoint record
-	Amend(cp *protocol.Checkpoint) bool     // the latest record, completed by late lines: saved?
-	Gauge(percent float64)                  // the CLI's context gauge
-	Paused(until time.Time)                 // a usage-limit wait (zero: over)
-	Complete()                              // the agent printed CHECKPOINT COMPLETE
-	Stopping()                              // the team stops this session now
-	Waiting(d *profile.Dialog)              // the CLI waits on a dialog (nil: no longer)
+
+	// Record hands over a new checkpoint record; the verdict says whether
+	// it is on disk, whether the task is done, or that its verify runs off
+	// the loop (the verdict then comes through Session.Verified).
+	Record(cp *protocol.Checkpoint) Verdict
+	Amend(cp *protocol.Checkpoint) bool // the latest record, completed by late lines: saved?
+	Complete()                          // the agent printed CHECKPOINT COMPLETE
+
+	Started(s *Session)        // the process runs
+	Stopping()                 // the team stops this session now
+	Waiting(d *profile.Dialog) // the CLI waits on a dialog (nil: no longer)
+	Paused(until time.Time)    // a usage-limit wait (zero: over)
+	Gauge(percent float64)     // the CLI's context gauge
 }
 
 // Timers are the team file's timers a session runs by (the team reads them
@@ -107,7 +112,13 @@ type Config struct {
 	CastPath func(session string) string
 }
 
-// Session is one process of an agent working on one task.
+// Session is one process of an agent working on one task. Its parts: the
+// process; what reads the process's output (the reader, the modes, the
+// settle timer, the output clock, the tap, the recording); what only the
+// loop touches (the monitor, the dialog and usage-limit watches, a
+// restart, the record pace, the latest record); the input (warden's typist
+// and a person's keys); the inbox of the loop; and the times warden ps
+// shows.
 type Session struct {
 	cfg  Config
 	log  hclog.Logger
@@ -117,80 +128,40 @@ type Session struct {
 
 	proc      *runner.Process
 	procReady chan struct{} // closed once proc is set
-	reader    *protocol.Reader
-	mon       *monitor
-	modes     modes
-	settle    *settler
 	started   time.Time
-	lastOut   atomic.Int64 // unix nanos of the last output of the agent's own
-	// echoUntil and echoLeft: output right after warden typed (up to a few
-	// times what it typed) is the echo, not the agent's own output.
-	echoUntil atomic.Int64
-	echoLeft  atomic.Int64
-	forced    bool // its stop needed SIGKILL
+	ended     chan struct{} // closed when Run returns
+	forced    bool          // its stop needed SIGKILL
 
+	reader *protocol.Reader
+	modes  modes             // the terminal modes and the program's signals
+	settle *settler          // the quiet after output: look at the screen
+	out    output            // when the agent's own output came last
+	tap    tap               // the output for people looking in (attach, the page)
+	rec    *asciicast.Writer // the recording, or nil (recording.go)
+
+	// Owned by the loop.
+	mon *monitor
 	// lastAsked: the team asked for a last checkpoint; the next one answers it.
 	lastAsked bool
+	dialog    dialogWatch
 	limits    limitWatch
-	dialog    dialogWatch // owned by the loop
-	// waitingFlag mirrors dialog.cur != nil for the typist; dialogNow holds
-	// its text.
-	waitingFlag atomic.Bool
-	dialogNow   atomic.Value
-	replied     atomic.Int32 // OSC 7501 probes answered
+	restart   restartAsk
+	pace      recordPace
+	latest    lastRecord
 
-	inputMu    sync.Mutex         // one submission at a time: warden's typing or the user's keystrokes
-	typing     chan typed         // texts for the typist
-	stopTyping context.CancelFunc // ends a submission in flight
-
-	rec *asciicast.Writer // the recording, or nil (recording.go)
-
-	mu      sync.Mutex
-	pending backlog // from the reader's callbacks and hooks, for the loop
-	notify  chan struct{}
-	// verdicts: of the task's verify, which the agent runs off the loop.
-	verdicts chan Verdict
-
-	// tap is the output for people looking in (attach, the page).
-	tap tap
-	// ended is closed when Run returns.
-	ended chan struct{}
-	// lastKeys: unix nanos of a person's last keystroke (attach --rw);
-	// warden's own typing waits until they have paused.
-	lastKeys atomic.Int64
-	// nextDue: unix nanos of the next checkpoint request (0: none planned);
-	// askedAt: of the request awaiting its answer (0: none). For warden ps.
-	nextDue, askedAt atomic.Int64
-	// restart: warden restart asked for a last checkpoint and a new session;
-	// restartBy is the answer's deadline, restartSaved the answer came.
-	restart      bool
-	restartBy    time.Time
-	restartSaved bool
-	// Owned by the loop: the record pace, the block it holds back, what was
-	// dropped and not yet reported, the flood report; exiting: the process
-	// is gone, what is left is recorded without pace.
-	pace      *pace.Bucket
-	held      *protocol.Block
-	heldUntil time.Time
-	drops     drops
-	flood     floodReport
-	exiting   bool
-	// last is the session's latest saved record: what a late amendment updates.
-	last  *protocol.Checkpoint
-	lastB protocol.Block // … and the block it was made of
+	input input // who types into the agent: warden's typist, a person
+	inbox inbox // what other goroutines hand the loop
+	due   due   // checkpoint request times, for warden ps
 }
 
-// readerEvent is one callback of the protocol reader, or a hook message.
-type readerEvent struct {
-	settled  bool             // the screen has been quiet: look for a banner and a dialog
-	signals  bool             // the program's status report, title or probes changed
-	putOff   bool             // the typist put a checkpoint request off
-	hook     *hookbus.Message // from the CLI's own hooks
-	restart  bool             // warden restart
-	block    *protocol.Block
-	reason   string
-	text     string
-	complete bool
+// output is when the agent's own output came last, and what of the output
+// right after warden typed (up to a few times what it typed) is the echo,
+// not the agent's own output: unix nanos, written by the output's
+// goroutine and the typist.
+type output struct {
+	last      atomic.Int64 // the last output of the agent's own
+	echoUntil atomic.Int64
+	echoLeft  atomic.Int64
 }
 
 // New prepares a session; Run starts it.
@@ -198,10 +169,10 @@ func New(logger hclog.Logger, cfg Config) *Session {
 	if cfg.Clock == nil {
 		cfg.Clock = clock.Real{}
 	}
-	s := &Session{cfg: cfg, log: logger, r: cfg.Report, id: newID(), notify: make(chan struct{}, 1),
+	return &Session{cfg: cfg, log: logger, r: cfg.Report, id: newID(),
 		prof: profileFor(cfg.Profile, logger, cfg.Clock), procReady: make(chan struct{}), ended: make(chan struct{}),
-		pace: pace.New(recordBurst, recordEvery), verdicts: make(chan Verdict, 1)}
-	return s
+		inbox: inbox{notify: make(chan struct{}, 1), verdicts: make(chan Verdict, 1)},
+		pace:  recordPace{bucket: pace.New(recordBurst, recordEvery)}}
 }
 
 func newID() string {
@@ -243,8 +214,8 @@ func (s *Session) Write(p []byte) (int, error) {
 		s.answerProbe()
 		s.push(readerEvent{signals: true})
 	}
-	if now := s.cfg.Clock.Now().UnixNano(); now > s.echoUntil.Load() || s.echoLeft.Add(-int64(len(p))) < 0 {
-		s.lastOut.Store(now)
+	if now := s.cfg.Clock.Now().UnixNano(); now > s.out.echoUntil.Load() || s.out.echoLeft.Add(-int64(len(p))) < 0 {
+		s.out.last.Store(now)
 	}
 	s.tap.write(p, s.reader)
 	s.settle.poke()
@@ -257,8 +228,8 @@ const echoGrace = time.Second
 // typedNow tells Write that warden just typed n bytes: their echo (and a
 // TUI's redraw of its input box) is not the agent's own output.
 func (s *Session) typedNow(n int) {
-	s.echoLeft.Store(int64(3*n + 512))
-	s.echoUntil.Store(s.cfg.Clock.Now().Add(echoGrace).UnixNano())
+	s.out.echoLeft.Store(int64(3*n + 512))
+	s.out.echoUntil.Store(s.cfg.Clock.Now().Add(echoGrace).UnixNano())
 }
 
 // Hook hands the session a message from its CLI's own hooks.
@@ -278,8 +249,8 @@ func (s *Session) Owns(pid int) bool {
 // Input writes the user's keystrokes (warden wrap) to the agent, never
 // inside one of warden's submissions.
 func (s *Session) Input(p []byte) {
-	s.inputMu.Lock()
-	defer s.inputMu.Unlock()
+	s.input.mu.Lock()
+	defer s.input.mu.Unlock()
 	s.proc.Write(p)
 }
 
@@ -292,7 +263,7 @@ func (s *Session) Resize(size runner.Size) error {
 
 // lastOutput is the time of the last output, or the start.
 func (s *Session) lastOutput() time.Time {
-	if n := s.lastOut.Load(); n != 0 {
+	if n := s.out.last.Load(); n != 0 {
 		return time.Unix(0, n)
 	}
 	return s.started

@@ -64,12 +64,12 @@ func (s *Session) stopForTeam() runner.Exit {
 func (s *Session) askToQuit(ctx context.Context) {
 	// The quit keys must not land inside a submission in flight (a request
 	// still in the input box would become "CHECKPOINT REQUEST: T7/exit").
-	s.stopTyping()
-	if s.waitingFlag.Load() {
+	s.input.stop()
+	if s.dialog.up.Load() {
 		return // never type into a dialog: the TERM follows
 	}
-	s.inputMu.Lock()
-	defer s.inputMu.Unlock()
+	s.input.mu.Lock()
+	defer s.input.mu.Unlock()
 	for _, k := range s.prof.Quit() {
 		pause := s.cfg.Clock.NewTimer(k.Pause)
 		select {

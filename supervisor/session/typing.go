@@ -3,11 +3,24 @@ package session
 import (
 	"context"
 	"errors"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/wardenhq/warden/protocol/profile"
 	"github.com/wardenhq/warden/supervisor/event"
 )
+
+// input is who types into the agent, one submission at a time: warden's
+// typist, with its queue and the cancel of a submission in flight, and a
+// person (warden wrap, attach --rw), whose keystrokes warden's typing waits
+// behind.
+type input struct {
+	mu       sync.Mutex         // one submission at a time: warden's typing or a person's keystrokes
+	queue    chan typed         // texts for the typist
+	stop     context.CancelFunc // ends a submission in flight
+	lastKeys atomic.Int64       // unix nanos of a person's last keystroke (attach --rw)
+}
 
 // readyTimeout bounds the wait for a CLI's first input prompt; after it the
 // first prompt is typed anyway (and Submit verifies it).
@@ -29,11 +42,11 @@ type typed struct {
 // typeText queues text for the typist: submitting may pause (a paste, then
 // Enter as a write of its own), and the session loop must keep recording
 // answers meanwhile.
-func (s *Session) typeText(text string) { s.typing <- typed{text: text} }
+func (s *Session) typeText(text string) { s.input.queue <- typed{text: text} }
 
 // typeRequest queues a checkpoint request; last is the team's last call.
 func (s *Session) typeRequest(text string, last bool, kv ...any) {
-	s.typing <- typed{text: text, request: true, last: last, kv: kv}
+	s.input.queue <- typed{text: text, request: true, last: last, kv: kv}
 }
 
 // typist submits queued texts in order until the session ends; the first
@@ -45,7 +58,7 @@ func (s *Session) typist(ctx context.Context) {
 		select {
 		case <-ctx.Done():
 			return
-		case t = <-s.typing:
+		case t = <-s.input.queue:
 		}
 		if first {
 			s.waitReady(ctx)
@@ -126,7 +139,7 @@ func (s *Session) sleep(ctx context.Context, d time.Duration) error {
 // waitNoDialog holds the typist while the agent waits on a dialog: warden
 // never types into one. It returns false when ctx ends first.
 func (s *Session) waitNoDialog(ctx context.Context) bool {
-	return s.pollUntil(ctx, 100*time.Millisecond, 0, func() bool { return !s.waitingFlag.Load() })
+	return s.pollUntil(ctx, 100*time.Millisecond, 0, func() bool { return !s.dialog.up.Load() })
 }
 
 // busyWait bounds how long a typed text waits for its Enter while the CLI
@@ -137,7 +150,7 @@ const busyWait = 10 * time.Minute
 // the turn is over or raised a dialog. It returns false when ctx ends or
 // busyWait passes first.
 func (s *Session) waitTurnOver(ctx context.Context) bool {
-	over := func() bool { return !s.prof.Busy(s.screen()) || s.waitingFlag.Load() }
+	over := func() bool { return !s.prof.Busy(s.screen()) || s.dialog.up.Load() }
 	if s.pollUntil(ctx, 100*time.Millisecond, busyWait, over) {
 		return true
 	}
@@ -149,7 +162,7 @@ func (s *Session) waitTurnOver(ctx context.Context) bool {
 
 // waitDialogSeen waits up to d for the loop to see a dialog the typist met.
 func (s *Session) waitDialogSeen(ctx context.Context, d time.Duration) {
-	s.pollUntil(ctx, 50*time.Millisecond, d, s.waitingFlag.Load)
+	s.pollUntil(ctx, 50*time.Millisecond, d, s.dialog.up.Load)
 }
 
 // waitReady waits until the profile sees the CLI ready for input.
@@ -164,7 +177,7 @@ func (s *Session) waitReady(ctx context.Context) {
 func (s *Session) screen() profile.Screen {
 	st, title, _ := s.modes.signals()
 	return screenView{rows: s.reader.Rows(), bracketed: s.modes.bracketed(),
-		waiting: s.waitingFlag.Load() || st.Blocked() || s.prof.WaitingTitle(title)}
+		waiting: s.dialog.up.Load() || st.Blocked() || s.prof.WaitingTitle(title)}
 }
 
 // submit types text the profile's way (bracketed paste, a pause, Enter as a
@@ -173,8 +186,8 @@ func (s *Session) screen() profile.Screen {
 // epoch when it is typed. The user's keystrokes (warden wrap) wait
 // meanwhile. resume finishes a submission a dialog interrupted.
 func (s *Session) submit(ctx context.Context, t typed, resume bool) error {
-	s.inputMu.Lock()
-	defer s.inputMu.Unlock()
+	s.input.mu.Lock()
+	defer s.input.mu.Unlock()
 	var err error
 	if resume {
 		err = s.prof.Resubmit(ctx, s.proc, s.screen, t.text)

@@ -20,7 +20,7 @@ type Verdict struct {
 // agent acts on the verdict itself.
 func (s *Session) Verified(v Verdict) {
 	select {
-	case s.verdicts <- v:
+	case s.inbox.verdicts <- v:
 	case <-s.ended:
 	}
 }
