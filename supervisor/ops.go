@@ -16,6 +16,7 @@ import (
 	"github.com/wardenhq/warden/supervisor/agent"
 	"github.com/wardenhq/warden/supervisor/control"
 	"github.com/wardenhq/warden/supervisor/event"
+	"github.com/wardenhq/warden/supervisor/face"
 	"github.com/wardenhq/warden/supervisor/session"
 	"github.com/wardenhq/warden/supervisor/state"
 )
@@ -144,7 +145,7 @@ func (c controlTeam) Screen(name string) (*control.Screen, error) {
 	return &control.Screen{Agent: name, Rows: rows, Plain: s.Plain(), Seq: seq}, nil
 }
 
-func (c controlTeam) Viewer(name string) (*session.Viewer, error) {
+func (c controlTeam) Viewer(name string) (face.Viewer, error) {
 	s, err := c.session(name)
 	if err != nil {
 		return nil, err
@@ -164,10 +165,10 @@ func (c controlTeam) Keys(name string, p []byte) error {
 	return s.Keys(p)
 }
 
-func (c controlTeam) Send(ctx context.Context, name, text string, force bool) (session.SendResult, error) {
+func (c controlTeam) Send(ctx context.Context, name, text string, force bool) (face.SendResult, error) {
 	s, err := c.session(name)
 	if err != nil {
-		return session.SendResult{}, err
+		return face.SendResult{}, err
 	}
 	return s.Send(ctx, text, force), nil
 }

@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/wardenhq/warden/supervisor/control"
-	"github.com/wardenhq/warden/supervisor/session"
+	"github.com/wardenhq/warden/supervisor/face"
 )
 
 // cmdSend types a text into an agent with its profile's verified submit,
@@ -52,7 +52,7 @@ func cmdSend(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return clientError(err)
 	}
-	if res.Outcome == session.Submitted {
+	if res.Outcome == face.Submitted {
 		fmt.Fprintln(stdout, res.Outcome)
 		return nil
 	}

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/wardenhq/warden/supervisor/event"
-	"github.com/wardenhq/warden/supervisor/session"
+	"github.com/wardenhq/warden/supervisor/face"
 )
 
 // sessionPoll is how often an attached viewer looks for the agent's next
@@ -25,7 +25,8 @@ func (s *Server) attach(c *net.UnixConn, br *bufio.Reader, req Request) {
 	}
 	a := &Attached{Agent: req.Agent, RW: req.RW}
 	if v != nil {
-		a.Rows, a.Cols = v.Rows, v.Cols
+		o := v.Opening()
+		a.Rows, a.Cols = o.Rows, o.Cols
 	}
 	if reply(c, Response{OK: true, Attach: a}) != nil {
 		if v != nil {
@@ -43,7 +44,7 @@ func (s *Server) attach(c *net.UnixConn, br *bufio.Reader, req Request) {
 
 // stream writes sessions' output until the viewer is gone; it returns why
 // it ended.
-func (s *Server) stream(w *frameWriter, v *session.Viewer, agent string, gone <-chan struct{}) string {
+func (s *Server) stream(w *frameWriter, v face.Viewer, agent string, gone <-chan struct{}) string {
 	told := false
 	for {
 		if v == nil {
@@ -53,41 +54,41 @@ func (s *Server) stream(w *frameWriter, v *session.Viewer, agent string, gone <-
 			}
 			select {
 			case <-gone:
-				return session.EndDetached
+				return face.EndDetached
 			case <-s.ctx.Done():
 				w.end("warden is done")
-				return session.EndSession
+				return face.EndSession
 			case <-time.After(sessionPoll):
 			}
 			v, _ = s.team.Viewer(agent)
 			continue
 		}
-		alt := byte(0)
-		if v.Alt {
+		o, alt := v.Opening(), byte(0)
+		if o.Alt {
 			alt = 1
 		}
-		if w.frame(FrameScreen, append([]byte{alt}, v.First...)) != nil {
+		if w.frame(FrameScreen, append([]byte{alt}, o.Screen...)) != nil {
 			v.Close()
-			return session.EndSlow
+			return face.EndSlow
 		}
 		why := s.pump(w, v, gone)
 		switch why {
-		case session.EndSession:
+		case face.EndSession:
 			w.note("[warden] " + agent + "'s session ended; waiting for its next one (Ctrl-\\ detaches)")
 			v, told = nil, true
 			continue
-		case session.EndSlow:
+		case face.EndSlow:
 			w.end("your terminal fell behind " + agent + "'s output and was dropped (the agent never waits for a viewer): attach again")
 		case "warden":
 			w.end("warden is done")
-			return session.EndSession
+			return face.EndSession
 		}
 		return why
 	}
 }
 
 // pump copies one session's output to the client.
-func (s *Server) pump(w *frameWriter, v *session.Viewer, gone <-chan struct{}) string {
+func (s *Server) pump(w *frameWriter, v face.Viewer, gone <-chan struct{}) string {
 	for {
 		select {
 		case chunk, ok := <-v.C():
@@ -114,11 +115,11 @@ func (s *Server) pump(w *frameWriter, v *session.Viewer, gone <-chan struct{}) s
 			}
 			if err != nil {
 				v.Close()
-				return session.EndSlow
+				return face.EndSlow
 			}
 		case <-gone:
 			v.Close()
-			return session.EndDetached
+			return face.EndDetached
 		case <-s.ctx.Done():
 			v.Close()
 			return "warden"

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/wardenhq/warden/internal/unixsock"
-	"github.com/wardenhq/warden/supervisor/session"
+	"github.com/wardenhq/warden/supervisor/face"
 	"github.com/wardenhq/warden/supervisor/state"
 )
 
@@ -118,7 +118,7 @@ func (c *Client) Screen(agent string) (*Screen, error) {
 
 // Send types text into an agent at its next turn boundary, waiting up to
 // wait for one.
-func (c *Client) Send(agent, text string, force bool, wait time.Duration) (*session.SendResult, error) {
+func (c *Client) Send(agent, text string, force bool, wait time.Duration) (*face.SendResult, error) {
 	r, err := c.do(Request{Cmd: CmdSend, Agent: agent, Text: text, Force: force, Wait: wait}, wait+time.Minute)
 	if err != nil {
 		return nil, err

@@ -13,8 +13,8 @@ import (
 	"encoding/json"
 	"time"
 
+	"github.com/wardenhq/warden/supervisor/face"
 	"github.com/wardenhq/warden/supervisor/queue"
-	"github.com/wardenhq/warden/supervisor/session"
 	"github.com/wardenhq/warden/supervisor/state"
 )
 
@@ -48,13 +48,13 @@ type Request struct {
 
 // Response answers a Request; Error is set when OK is not.
 type Response struct {
-	OK      bool                `json:"ok"`
-	Error   string              `json:"error,omitempty"`
-	PS      *PS                 `json:"ps,omitempty"`
-	Screen  *Screen             `json:"screen,omitempty"`
-	Send    *session.SendResult `json:"send,omitempty"`
-	Restart *Restarted          `json:"restart,omitempty"`
-	Attach  *Attached           `json:"attach,omitempty"`
+	OK      bool             `json:"ok"`
+	Error   string           `json:"error,omitempty"`
+	PS      *PS              `json:"ps,omitempty"`
+	Screen  *Screen          `json:"screen,omitempty"`
+	Send    *face.SendResult `json:"send,omitempty"`
+	Restart *Restarted       `json:"restart,omitempty"`
+	Attach  *Attached        `json:"attach,omitempty"`
 }
 
 // PS is the running team: its agents and tasks (warden ps).

@@ -15,7 +15,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/wardenhq/warden/internal/unixsock"
-	"github.com/wardenhq/warden/supervisor/session"
+	"github.com/wardenhq/warden/supervisor/face"
 )
 
 const (
@@ -46,9 +46,9 @@ type Team interface {
 	Screen(agent string) (*Screen, error)
 	// Viewer attaches to the agent's running session; ErrNoSession when it
 	// has none now.
-	Viewer(agent string) (*session.Viewer, error)
+	Viewer(agent string) (face.Viewer, error)
 	Keys(agent string, p []byte) error
-	Send(ctx context.Context, agent, text string, force bool) (session.SendResult, error)
+	Send(ctx context.Context, agent, text string, force bool) (face.SendResult, error)
 	// Restart asks for a last checkpoint and a new session, and returns
 	// once that session runs.
 	Restart(ctx context.Context, agent string) (*Restarted, error)

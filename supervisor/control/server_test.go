@@ -13,7 +13,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/wardenhq/warden/internal/unixsock"
-	"github.com/wardenhq/warden/supervisor/session"
+	"github.com/wardenhq/warden/supervisor/face"
 	"github.com/wardenhq/warden/supervisor/state"
 )
 
@@ -26,12 +26,12 @@ func (f *fakeTeam) PS() PS {
 func (f *fakeTeam) Screen(string) (*Screen, error) {
 	return &Screen{Agent: "a", Rows: []string{"hi"}}, nil
 }
-func (f *fakeTeam) Viewer(string) (*session.Viewer, error) {
+func (f *fakeTeam) Viewer(string) (face.Viewer, error) {
 	return nil, errors.New("no agent")
 }
 func (f *fakeTeam) Keys(string, []byte) error { return nil }
-func (f *fakeTeam) Send(context.Context, string, string, bool) (session.SendResult, error) {
-	return session.SendResult{Outcome: session.Submitted}, nil
+func (f *fakeTeam) Send(context.Context, string, string, bool) (face.SendResult, error) {
+	return face.SendResult{Outcome: face.Submitted}, nil
 }
 func (f *fakeTeam) Restart(context.Context, string) (*Restarted, error) { return nil, errors.New("no") }
 func (f *fakeTeam) Stop(now bool)                                       { f.stopped <- now }

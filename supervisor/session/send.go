@@ -10,24 +10,12 @@ import (
 	"github.com/wardenhq/warden/protocol"
 	"github.com/wardenhq/warden/protocol/profile"
 	"github.com/wardenhq/warden/supervisor/event"
-)
-
-// What became of a text a person sent (warden send).
-const (
-	Submitted         = "submitted"           // the CLI took it: a turn started, or the input box emptied
-	TypedNotSubmitted = "typed_not_submitted" // typed, but no turn started (it may sit in the input box)
-	Refused           = "refused"             // nothing typed
+	"github.com/wardenhq/warden/supervisor/face"
 )
 
 // keysQuiet is how long after a person's last keystroke (attach --rw)
 // warden's own typing waits.
 const keysQuiet = 2 * time.Second
-
-// SendResult is what became of a text, and why.
-type SendResult struct {
-	Outcome string `json:"outcome"`
-	Reason  string `json:"reason,omitempty"`
-}
 
 // Keys writes a person's keystrokes (attach --rw) to the agent, never
 // inside one of warden's submissions; warden's own typing waits until they
@@ -59,7 +47,7 @@ func (s *Session) waitKeysQuiet(ctx context.Context) {
 type userText struct {
 	ctx    context.Context // the caller's: it stops waiting
 	force  bool
-	result chan SendResult
+	result chan face.SendResult
 }
 
 // Send types text for a person (warden send) with the profile's verified
@@ -70,9 +58,9 @@ type userText struct {
 // the text and Enter are typed as they are (a person answering the
 // dialog). It waits until ctx ends for the boundary. A text_sent event says
 // what happened.
-func (s *Session) Send(ctx context.Context, text string, force bool) SendResult {
+func (s *Session) Send(ctx context.Context, text string, force bool) face.SendResult {
 	res := s.send(ctx, text, force)
-	if res.Outcome == Refused && res.Reason == "" {
+	if res.Outcome == face.Refused && res.Reason == "" {
 		res.Reason = "no turn boundary before the wait ended"
 		select {
 		case <-s.ended:
@@ -86,40 +74,40 @@ func (s *Session) Send(ctx context.Context, text string, force bool) SendResult 
 	return res
 }
 
-func (s *Session) send(ctx context.Context, text string, force bool) SendResult {
+func (s *Session) send(ctx context.Context, text string, force bool) face.SendResult {
 	if s.dialog.up.Load() {
 		if !force {
 			return s.refuseDialog()
 		}
 		return s.typeIntoDialog(ctx, text) // warden's own queue waits for the dialog to go
 	}
-	u := &userText{ctx: ctx, force: force, result: make(chan SendResult, 1)}
+	u := &userText{ctx: ctx, force: force, result: make(chan face.SendResult, 1)}
 	select {
 	case s.input.queue <- typed{text: text, user: u}:
 	case <-ctx.Done():
-		return SendResult{Outcome: Refused}
+		return face.SendResult{Outcome: face.Refused}
 	case <-s.ended:
-		return SendResult{Outcome: Refused}
+		return face.SendResult{Outcome: face.Refused}
 	}
 	select {
 	case r := <-u.result:
-		if r.Outcome == Refused && r.Reason == "" && s.dialog.up.Load() {
+		if r.Outcome == face.Refused && r.Reason == "" && s.dialog.up.Load() {
 			return s.refuseDialog() // a dialog came up while it waited for the turn to end
 		}
 		return r
 	case <-s.ended:
-		return SendResult{Outcome: Refused}
+		return face.SendResult{Outcome: face.Refused}
 	}
 }
 
-func (s *Session) refuseDialog() SendResult {
-	return SendResult{Outcome: Refused, Reason: "the agent waits on a dialog (" + firstLine(s.dialogText()) +
+func (s *Session) refuseDialog() face.SendResult {
+	return face.SendResult{Outcome: face.Refused, Reason: "the agent waits on a dialog (" + firstLine(s.dialogText()) +
 		"): answer it with warden attach --rw, or warden send --force"}
 }
 
 // deliverUser (the typist) types a person's text at the next turn
 // boundary; ctx is the typist's.
-func (s *Session) deliverUser(ctx context.Context, t typed) SendResult {
+func (s *Session) deliverUser(ctx context.Context, t typed) face.SendResult {
 	u := t.user
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -127,7 +115,7 @@ func (s *Session) deliverUser(ctx context.Context, t typed) SendResult {
 	defer stop()
 	for {
 		if ctx.Err() != nil {
-			return SendResult{Outcome: Refused}
+			return face.SendResult{Outcome: face.Refused}
 		}
 		if s.dialog.up.Load() {
 			if !u.force {
@@ -159,37 +147,37 @@ func (s *Session) atTurnBoundary() bool {
 	return s.prof.TurnEnded(s.screen())
 }
 
-func sendResult(err error) SendResult {
+func sendResult(err error) face.SendResult {
 	switch {
 	case err == nil:
-		return SendResult{Outcome: Submitted}
+		return face.SendResult{Outcome: face.Submitted}
 	case errors.Is(err, profile.ErrNotSubmitted):
-		return SendResult{Outcome: TypedNotSubmitted, Reason: "Enter was pressed but no turn started; the text may sit in the input box"}
+		return face.SendResult{Outcome: face.TypedNotSubmitted, Reason: "Enter was pressed but no turn started; the text may sit in the input box"}
 	case errors.Is(err, profile.ErrDialogTyped):
-		return SendResult{Outcome: TypedNotSubmitted, Reason: "a dialog came up before Enter; the text stays in the input box"}
+		return face.SendResult{Outcome: face.TypedNotSubmitted, Reason: "a dialog came up before Enter; the text stays in the input box"}
 	case errors.Is(err, profile.ErrDialog):
-		return SendResult{Outcome: Refused, Reason: "a dialog waits for a choice"}
+		return face.SendResult{Outcome: face.Refused, Reason: "a dialog waits for a choice"}
 	case errors.Is(err, profile.ErrDraft):
-		return SendResult{Outcome: Refused, Reason: "the input box holds a draft: " + err.Error()}
+		return face.SendResult{Outcome: face.Refused, Reason: "the input box holds a draft: " + err.Error()}
 	default:
-		return SendResult{Outcome: Refused, Reason: err.Error()}
+		return face.SendResult{Outcome: face.Refused, Reason: err.Error()}
 	}
 }
 
 // typeIntoDialog types text and Enter into the dialog the agent waits on
 // (warden send --force): submitted once the dialog is gone.
-func (s *Session) typeIntoDialog(ctx context.Context, text string) SendResult {
+func (s *Session) typeIntoDialog(ctx context.Context, text string) face.SendResult {
 	s.input.mu.Lock()
 	s.typedNow(len(text))
 	_, err := s.proc.Write([]byte(profile.Sanitize(text) + "\r"))
 	s.input.mu.Unlock()
 	if err != nil {
-		return SendResult{Outcome: Refused, Reason: fmt.Sprintf("write to the agent: %v", err)}
+		return face.SendResult{Outcome: face.Refused, Reason: fmt.Sprintf("write to the agent: %v", err)}
 	}
 	if !s.pollUntil(ctx, 50*time.Millisecond, 5*time.Second, func() bool { return !s.dialog.up.Load() }) {
-		return SendResult{Outcome: TypedNotSubmitted, Reason: "typed into the dialog, which is still up"}
+		return face.SendResult{Outcome: face.TypedNotSubmitted, Reason: "typed into the dialog, which is still up"}
 	}
-	return SendResult{Outcome: Submitted, Reason: "typed into the dialog, which is gone"}
+	return face.SendResult{Outcome: face.Submitted, Reason: "typed into the dialog, which is gone"}
 }
 
 // preview is the start of a text, for the event log.

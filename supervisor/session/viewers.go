@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 
 	"github.com/wardenhq/warden/protocol"
+	"github.com/wardenhq/warden/supervisor/face"
 )
 
 const (
@@ -19,13 +20,6 @@ const (
 	// PlainScreenLines is how many of a plain agent's last lines make its
 	// screen.
 	PlainScreenLines = 50
-)
-
-// Why a viewer's stream ended.
-const (
-	EndDetached = "detached" // the viewer left
-	EndSlow     = "slow"     // it fell behind by viewerBacklog and was dropped
-	EndSession  = "ended"    // the session ended
 )
 
 // ErrEnded: the session is over; there is nothing to look at or type into.
@@ -44,17 +38,11 @@ type tap struct {
 	seq     atomic.Uint64
 }
 
-// Viewer is one person's view of the session's terminal: First, then every
-// chunk of output from Next, until the viewer detaches, falls behind or the
-// session ends.
+// Viewer is one person's view of the session's terminal (face.Viewer):
+// its opening, then every chunk of output, until the viewer detaches, falls
+// behind by viewerBacklog or the session ends.
 type Viewer struct {
-	// First draws the screen as it is when the viewer attached: the
-	// emulator's rendering (TUIs) or the last lines (plain agents).
-	First string
-	// Alt: the program is on the alternate screen.
-	Alt bool
-	// Rows and Cols are the agent's terminal size.
-	Rows, Cols int
+	opening face.Opening
 
 	t       *tap
 	ch      chan []byte
@@ -62,6 +50,11 @@ type Viewer struct {
 	end     atomic.Value // string: why the stream ended
 	closed  bool         // under t.mu
 }
+
+var _ face.Viewer = (*Viewer)(nil)
+
+// Opening is the screen as it was when the viewer attached.
+func (v *Viewer) Opening() face.Opening { return v.opening }
 
 // C delivers the output, chunk by chunk; it is closed when the stream ends
 // (End says why). Hand every chunk received to Taken.
@@ -81,7 +74,7 @@ func (v *Viewer) End() string {
 func (v *Viewer) Close() {
 	v.t.mu.Lock()
 	defer v.t.mu.Unlock()
-	v.t.drop(v, EndDetached)
+	v.t.drop(v, face.EndDetached)
 }
 
 // write takes one chunk of the agent's output and gives it to the reader
@@ -100,13 +93,13 @@ func (t *tap) write(p []byte, r *protocol.Reader) {
 	chunk := append([]byte(nil), p...) // the runner reuses its buffer; the viewers share this copy
 	for v := range t.viewers {
 		if v.backlog.Add(int64(len(chunk))) > viewerBacklog {
-			t.drop(v, EndSlow)
+			t.drop(v, face.EndSlow)
 			continue
 		}
 		select {
 		case v.ch <- chunk:
 		default:
-			t.drop(v, EndSlow)
+			t.drop(v, face.EndSlow)
 		}
 	}
 }
@@ -128,7 +121,7 @@ func (t *tap) close() {
 	defer t.mu.Unlock()
 	t.ended = true
 	for v := range t.viewers {
-		t.drop(v, EndSession)
+		t.drop(v, face.EndSession)
 	}
 }
 
@@ -140,11 +133,11 @@ func (s *Session) Attach() (*Viewer, error) {
 	if t.ended || s.reader == nil {
 		return nil, ErrEnded
 	}
-	v := &Viewer{t: t, ch: make(chan []byte, 4096), Rows: int(s.cfg.Size.Rows), Cols: int(s.cfg.Size.Cols)}
+	v := &Viewer{t: t, ch: make(chan []byte, 4096), opening: face.Opening{Rows: int(s.cfg.Size.Rows), Cols: int(s.cfg.Size.Cols)}}
 	if draw, alt := s.reader.Render(); draw != "" || alt {
-		v.First, v.Alt = draw, alt
+		v.opening.Screen, v.opening.Alt = draw, alt
 	} else if lines := lastLines(t.tail.Bytes(), PlainScreenLines); len(lines) > 0 {
-		v.First = strings.Join(lines, "\r\n") + "\r\n"
+		v.opening.Screen = strings.Join(lines, "\r\n") + "\r\n"
 	}
 	if t.viewers == nil {
 		t.viewers = map[*Viewer]struct{}{}

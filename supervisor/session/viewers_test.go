@@ -9,6 +9,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/wardenhq/warden/protocol"
+	"github.com/wardenhq/warden/supervisor/face"
 )
 
 // viewerSession is a session with just enough for its tap: a reader.
@@ -43,8 +44,8 @@ func TestSlowViewerDroppedNeverWaitedOn(t *testing.T) {
 		t.Fatal(err)
 	}
 	took := flood(s)
-	if stuck.End() != EndSlow {
-		t.Errorf("the viewer that never read: end %q, want %q", stuck.End(), EndSlow)
+	if stuck.End() != face.EndSlow {
+		t.Errorf("the viewer that never read: end %q, want %q", stuck.End(), face.EndSlow)
 	}
 	if took > 2*bare+300*time.Millisecond {
 		t.Errorf("4 MiB with a stuck viewer took %s, without viewers %s: the output waited for it", took, bare)
@@ -65,7 +66,7 @@ func TestSlowViewerDroppedNeverWaitedOn(t *testing.T) {
 	}
 	s.tap.close()
 	<-done
-	if fast.End() != EndSession || !bytes.Equal(got.Bytes(), bytes.Repeat(line, 256)) {
+	if fast.End() != face.EndSession || !bytes.Equal(got.Bytes(), bytes.Repeat(line, 256)) {
 		t.Errorf("the viewer that read: end %q, %d of %d bytes", fast.End(), got.Len(), 256*len(line))
 	}
 }
@@ -80,8 +81,8 @@ func TestAttachScreenThenStream(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(v.First, "\x1b[3;1H    hello ") || !strings.Contains(v.First, "bold") || v.Rows != 10 || v.Cols != 40 {
-		t.Errorf("first frame %q (%dx%d)", v.First, v.Cols, v.Rows)
+	if !strings.Contains(v.Opening().Screen, "\x1b[3;1H    hello ") || !strings.Contains(v.Opening().Screen, "bold") || v.Opening().Rows != 10 || v.Opening().Cols != 40 {
+		t.Errorf("first frame %q (%dx%d)", v.Opening().Screen, v.Opening().Cols, v.Opening().Rows)
 	}
 	s.tap.write([]byte(" after"), s.reader)
 	if chunk := <-v.C(); string(chunk) != " after" {
@@ -92,7 +93,7 @@ func TestAttachScreenThenStream(t *testing.T) {
 		t.Errorf("screen rows %q", rows)
 	}
 	v.Close()
-	if _, ok := <-v.C(); ok || v.End() != EndDetached {
+	if _, ok := <-v.C(); ok || v.End() != face.EndDetached {
 		t.Errorf("after Close: end %q", v.End())
 	}
 	s.tap.close()

@@ -15,7 +15,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/wardenhq/warden/supervisor/control"
-	"github.com/wardenhq/warden/supervisor/session"
+	"github.com/wardenhq/warden/supervisor/face"
 	"github.com/wardenhq/warden/supervisor/state"
 )
 
@@ -30,15 +30,15 @@ func (fakeTeam) PS() control.PS {
 func (fakeTeam) Screen(string) (*control.Screen, error) {
 	return &control.Screen{Agent: "a", Rows: []string{"hi"}}, nil
 }
-func (fakeTeam) Viewer(string) (*session.Viewer, error) { return nil, errors.New("no") }
-func (fakeTeam) Keys(string, []byte) error              { return nil }
+func (fakeTeam) Viewer(string) (face.Viewer, error) { return nil, errors.New("no") }
+func (fakeTeam) Keys(string, []byte) error          { return nil }
 func (fakeTeam) Restart(context.Context, string) (*control.Restarted, error) {
 	return nil, errors.New("no")
 }
 func (fakeTeam) Stop(bool)                   {}
 func (fakeTeam) Emit(string, string, ...any) {}
-func (fakeTeam) Send(context.Context, string, string, bool) (session.SendResult, error) {
-	return session.SendResult{}, nil
+func (fakeTeam) Send(context.Context, string, string, bool) (face.SendResult, error) {
+	return face.SendResult{}, nil
 }
 
 // serve starts the page for the state dir root on addr; stop ends it.
