@@ -50,7 +50,7 @@ func initNames() []string {
 }
 
 // initAgent is the [[agent]] table `warden init` writes for c: its command
-// with the flags that let the CLI work unattended, and why (README:
+// with the flags that let the CLI work unattended, and why (docs/agent-clis.md:
 // "Unattended: let the CLI approve what you trust").
 func initAgent(c profile.CLI) string {
 	var b strings.Builder
@@ -150,9 +150,9 @@ func initTeam(path string, clis []string, found map[string]string) string {
 		how = "found on PATH"
 	}
 	fmt.Fprintf(&b, `# A warden team, written by warden init on %s (CLIs %s: %s).
-# Every key is in the README ("Team file"). Check this file with
-# `+"`warden validate %s`"+`, start it with `+"`warden run %s`"+`,
-# and look at it with `+"`warden status`"+` from this directory.
+# Every key and its default: docs/team-file.md in warden's repository.
+# Check this file with `+"`warden validate %s`"+`, start it with
+# `+"`warden run %s`"+`, and look at it with `+"`warden status`"+` from this directory.
 name = %q
 state_dir = ".warden"            # checkpoints, logs, events.jsonl, STATUS.md: add it to .gitignore
 
