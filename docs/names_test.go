@@ -3,8 +3,11 @@ package docs_test
 import (
 	"io/fs"
 	"os"
+	"os/exec"
+	"path"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -112,5 +115,34 @@ func TestDocsEveryEventIsDocumented(t *testing.T) {
 			t.Errorf("%s: event %s has two rows", page, name)
 		}
 		seen[name] = true
+	}
+}
+
+// Every package of the repository (a directory holding a committed .go
+// file) has a row in docs/layout.md, and every row names one.
+func TestDocsLayoutNamesEveryPackage(t *testing.T) {
+	const page = "docs/layout.md"
+	out, err := exec.Command("git", "-C", root, "ls-files", "*.go").Output()
+	if err != nil {
+		t.Fatalf("git ls-files: %v (the tests run in a git checkout)", err)
+	}
+	var pkgs []string
+	for _, f := range strings.Fields(string(out)) {
+		if dir := path.Dir(f); !strings.Contains("/"+dir+"/", "/testdata/") && !slices.Contains(pkgs, dir) {
+			pkgs = append(pkgs, dir)
+		}
+	}
+	var rows []string
+	for _, l := range strings.Split(read(t, page), "\n") {
+		cell, _, _ := strings.Cut(strings.TrimPrefix(l, "| "), " |")
+		for _, m := range codePath.FindAllStringSubmatch(cell, -1) {
+			rows = append(rows, m[1])
+		}
+	}
+	for _, p := range difference(pkgs, rows) {
+		t.Errorf("%s: package %s has no row", page, p)
+	}
+	for _, p := range difference(rows, pkgs) {
+		t.Errorf("%s: a row for %s, which holds no Go file", page, p)
 	}
 }
