@@ -30,59 +30,57 @@ func (t *Team) trigger(tr trigger) {
 	}
 }
 
-// teamCheckpoint runs the sequence of DESIGN §6 on generation g: a last
-// checkpoint from every busy agent, then every agent asked to quit and
-// stopped at once within shutdown_timeout, then handoff.md, then CHECKPOINT
-// COMPLETE. It returns the handoff's text, or an error when the handoff could
-// not be written (then there is no CHECKPOINT COMPLETE and the signal file
-// stays).
+// teamCheckpoint runs the sequence of DESIGN §6 on generation g, top to
+// bottom, as hivemind's stop does: the last call and its answers, then
+// every agent stopped at once on one deadline, then the handoff. It
+// returns the handoff's text, or an error when the handoff could not be
+// written (then there is no CHECKPOINT COMPLETE and the signal file stays).
+// done closes when every agent of g has returned.
 func (t *Team) teamCheckpoint(g *agent.Generation, tr trigger, done <-chan struct{}) (string, error) {
+	start := t.checkpointStarted(g, tr)
+	if !tr.now { // warden stop --now skips the last call
+		busy := t.busyAgents()
+		g.AskLastCheckpoint()                 // last call: every busy session types a last checkpoint request
+		t.awaitLastCheckpoints(g, busy, done) // answers, or checkpoint_timeout
+	}
+	// One deadline for every agent, shutdown_timeout from now. Every
+	// session at once types its CLI's quit keys, gives it a moment, then
+	// TERMs its process group.
+	deadline := g.Stop(t.cfg.ShutdownTimeout)
+	t.awaitExits(done, deadline) // every agent gone, or the deadline (a second signal: now)
+	g.Kill()                     // KILL every process group still there
+	<-done
+	t.commitWork("the team checkpoint") // what the agents wrote is on their branches
+	return t.handOff(tr, start)         // handoff.md, then CHECKPOINT COMPLETE
+}
+
+// checkpointStarted says a team checkpoint starts and why; the last
+// checkpoints carry its cause. It returns when it started.
+func (t *Team) checkpointStarted(g *agent.Generation, tr trigger) time.Time {
 	start := t.clock.Now()
 	t.log.Info("team checkpoint started", "reason", tr.reason, "cause", tr.cause)
 	t.events.Emit(event.TeamCheckpointStarted, "", "", "reason", tr.reason, "cause", tr.cause)
 	g.SetCause(tr.cause)
 	t.printf("TEAM CHECKPOINT: %s\n", tr.reason)
-
-	if tr.now {
-		g.StopNow(t.cfg.ShutdownTimeout)
-	} else {
-		t.collectLastCheckpoints(g, done)
-		g.Stop(t.cfg.ShutdownTimeout)
-	}
-	<-done
-	t.commitWork("the team checkpoint")
-
-	d := t.handoffData(tr, start)
-	path := t.dir.Handoff()
-	if err := handoff.Write(path, t.dir.Handoffs(), d); err != nil {
-		t.log.Error("handoff not written: no CHECKPOINT COMPLETE", "error", err)
-		t.printf("ERROR: team checkpoint failed: %v\n", err)
-		return "", fmt.Errorf("team checkpoint: %w", err)
-	}
-	t.events.Emit(event.HandoffWritten, "", "", "path", path)
-	if err := t.dir.PruneHandoffs(t.cfg.Retention, t.clock.Now()); err != nil {
-		t.log.Warn("old handoffs not pruned", "error", err)
-	}
-	t.printf("%s\n", "CHECKPOINT COMPLETE")
-	t.events.Emit(event.CheckpointComplete, "", "", "reason", tr.reason,
-		"duration_ms", t.clock.Now().Sub(start).Milliseconds())
-	if err := os.Remove(t.cfg.SignalFile); err != nil && !os.IsNotExist(err) {
-		t.log.Warn("signal file not removed", "path", t.cfg.SignalFile, "error", err)
-	}
-	t.publish()
-	return handoff.RenderPrompt(d), nil
+	return start
 }
 
-// collectLastCheckpoints asks every busy agent for a last checkpoint and
-// waits, up to checkpoint_timeout, until each has answered or exited.
-func (t *Team) collectLastCheckpoints(g *agent.Generation, done <-chan struct{}) {
-	waiting := map[string]bool{}
+// busyAgents are the agents at work on something: the last call waits for
+// their answers.
+func (t *Team) busyAgents() map[string]bool {
+	busy := map[string]bool{}
 	for _, a := range t.agents {
 		if a.Busy() {
-			waiting[a.Name()] = true
+			busy[a.Name()] = true
 		}
 	}
-	g.AskLastCheckpoint()
+	return busy
+}
+
+// awaitLastCheckpoints waits, up to checkpoint_timeout, until every agent
+// in waiting has answered the last call or exited; a forced stop, warden
+// stop --now or the end of every agent cuts it short.
+func (t *Team) awaitLastCheckpoints(g *agent.Generation, waiting map[string]bool, done <-chan struct{}) {
 	if len(waiting) == 0 {
 		return
 	}
@@ -113,6 +111,41 @@ func (t *Team) collectLastCheckpoints(g *agent.Generation, done <-chan struct{})
 			return
 		}
 	}
+}
+
+// awaitExits waits until every agent has returned (done) or the shared
+// deadline has passed.
+func (t *Team) awaitExits(done <-chan struct{}, deadline context.Context) {
+	select {
+	case <-done:
+	case <-deadline.Done():
+	}
+}
+
+// handOff writes handoff.md (its previous version kept in handoffs/, old
+// ones pruned), then prints CHECKPOINT COMPLETE and removes the signal
+// file. It returns the handoff as the next generation's prompt; on an
+// error nothing after the handoff happens.
+func (t *Team) handOff(tr trigger, start time.Time) (string, error) {
+	d := t.handoffData(tr, start)
+	path := t.dir.Handoff()
+	if err := handoff.Write(path, t.dir.Handoffs(), d); err != nil {
+		t.log.Error("handoff not written: no CHECKPOINT COMPLETE", "error", err)
+		t.printf("ERROR: team checkpoint failed: %v\n", err)
+		return "", fmt.Errorf("team checkpoint: %w", err)
+	}
+	t.events.Emit(event.HandoffWritten, "", "", "path", path)
+	if err := t.dir.PruneHandoffs(t.cfg.Retention, t.clock.Now()); err != nil {
+		t.log.Warn("old handoffs not pruned", "error", err)
+	}
+	t.printf("%s\n", "CHECKPOINT COMPLETE")
+	t.events.Emit(event.CheckpointComplete, "", "", "reason", tr.reason,
+		"duration_ms", t.clock.Now().Sub(start).Milliseconds())
+	if err := os.Remove(t.cfg.SignalFile); err != nil && !os.IsNotExist(err) {
+		t.log.Warn("signal file not removed", "path", t.cfg.SignalFile, "error", err)
+	}
+	t.publish()
+	return handoff.RenderPrompt(d), nil
 }
 
 // handoffData collects the team and task states for the handoff: each

@@ -15,7 +15,8 @@ type Generation struct {
 	handoff string // the handoff its sessions start from; "" for the first
 
 	checkpointing chan struct{} // closed: ask every session for a last checkpoint
-	stopping      chan struct{} // closed: stop every session
+	stopping      chan struct{} // closed: stop every session (its CLI's quit keys, then TERM)
+	killing       chan struct{} // closed: kill every session's process group now
 	answered      chan string   // agents that answered the team's last request
 	contextFired  atomic.Bool   // a context gauge already asked for a team checkpoint
 	cause         atomic.Value  // string: why the team checkpoint runs
@@ -23,13 +24,14 @@ type Generation struct {
 	mu       sync.Mutex
 	askOnce  sync.Once
 	stopOnce sync.Once
+	killOnce sync.Once
 	shutdown context.Context // shared deadline of every stop, set before stopping closes
 	cancel   context.CancelFunc
 }
 
 func NewGeneration(n int, handoff string, agents int) *Generation {
 	return &Generation{n: n, handoff: handoff, checkpointing: make(chan struct{}),
-		stopping: make(chan struct{}), answered: make(chan string, agents)}
+		stopping: make(chan struct{}), killing: make(chan struct{}), answered: make(chan string, agents)}
 }
 
 // SetCause records why the team checkpoint runs (protocol.Cause*), before
@@ -42,28 +44,19 @@ func (g *Generation) Cause() string {
 	return c
 }
 
-// AskLastCheckpoint starts a team checkpoint's first phase. From now on
-// nothing restarts and no task is dispatched.
+// AskLastCheckpoint is the team checkpoint's last call: every busy session
+// types a last checkpoint request. From now on nothing restarts and no task
+// is dispatched.
 func (g *Generation) AskLastCheckpoint() {
 	g.askOnce.Do(func() { close(g.checkpointing) })
 }
 
-// Stop starts the second phase: every session stops, TERM at once, KILL at
-// the shared deadline timeout from now.
-func (g *Generation) Stop(timeout time.Duration) {
-	g.AskLastCheckpoint()
-	g.stopOnce.Do(func() {
-		g.mu.Lock()
-		g.shutdown, g.cancel = context.WithTimeout(context.Background(), timeout)
-		g.mu.Unlock()
-		close(g.stopping)
-	})
-}
-
-// StopNow stops every session without asking for a last checkpoint (warden
-// stop --now): the stop comes before the last call, so that no session
-// sees the last call alone.
-func (g *Generation) StopNow(timeout time.Duration) {
+// Stop stops every session at once — each types its CLI's quit keys, gives
+// it a moment, then TERMs its process group — on one shared deadline,
+// timeout from now, which it returns (a later Stop keeps the first
+// deadline). It comes before the last call when there was none (warden
+// stop --now), so that no session sees the last call alone.
+func (g *Generation) Stop(timeout time.Duration) context.Context {
 	g.stopOnce.Do(func() {
 		g.mu.Lock()
 		g.shutdown, g.cancel = context.WithTimeout(context.Background(), timeout)
@@ -71,14 +64,24 @@ func (g *Generation) StopNow(timeout time.Duration) {
 		close(g.stopping)
 	})
 	g.AskLastCheckpoint()
+	return g.ShutdownCtx()
 }
 
-// Force makes every stop kill at once.
+// Kill kills every session's process group, its descendants and escapees
+// now, whatever the session is doing; a session that starts later is
+// killed at once.
+func (g *Generation) Kill() {
+	g.killOnce.Do(func() { close(g.killing) })
+}
+
+// Force makes every stop kill at once (a second signal): the shared
+// deadline is now.
 func (g *Generation) Force() {
 	g.Stop(time.Hour) // then cancelled: the stops see Canceled, "forced"
 	g.mu.Lock()
-	defer g.mu.Unlock()
 	g.cancel()
+	g.mu.Unlock()
+	g.Kill()
 }
 
 // ShutdownCtx is the shared stop deadline (valid once stopping is closed).
@@ -125,6 +128,9 @@ func (g *Generation) LastCall() <-chan struct{} { return g.checkpointing }
 
 // Stopping is closed when every session must stop.
 func (g *Generation) Stopping() <-chan struct{} { return g.stopping }
+
+// Killing is closed when every session's process group must be killed.
+func (g *Generation) Killing() <-chan struct{} { return g.killing }
 
 // Answered receives the names of agents that answered the last call.
 func (g *Generation) Answered() <-chan string { return g.answered }

@@ -39,6 +39,7 @@ func (t *testTeam) LastCall() <-chan struct{}             { return nil }
 func (t *testTeam) Cause() string                         { return "" }
 func (t *testTeam) Stopping() <-chan struct{}             { return t.stop }
 func (t *testTeam) ShutdownCtx() context.Context          { return context.Background() }
+func (t *testTeam) Killing() <-chan struct{}              { return nil }
 
 // testTeam is a team that stops when stop is closed.
 type testTeam struct{ stop chan struct{} }

@@ -57,7 +57,7 @@ func (s *Session) Run() (runner.Exit, Outcome) {
 	}
 	s.proc = proc
 	close(s.procReady)
-	go s.killAtDeadline()
+	go s.killWhenTold()
 	s.input.queue = make(chan typed, 16)
 	typistCtx, stopTypist := context.WithCancel(context.Background())
 	s.input.stop = stopTypist

@@ -75,12 +75,14 @@ type Timers struct {
 }
 
 // Team is the team's life as a session sees it: the team's last call for a
-// checkpoint, its stop, and the shared deadline of that stop.
+// checkpoint, its stop, the shared deadline of that stop, and the kill at
+// that deadline.
 type Team interface {
 	LastCall() <-chan struct{}
 	Cause() string // why the team checkpoint runs (protocol.Cause*)
 	Stopping() <-chan struct{}
 	ShutdownCtx() context.Context
+	Killing() <-chan struct{}
 }
 
 // Config is one session.

@@ -125,19 +125,14 @@ func (s *Session) stopLeftovers() {
 	}
 }
 
-// killAtDeadline kills the process's group, descendants and escapees when
-// the team's stop deadline passes (shutdown_timeout, or at once on a second
+// killWhenTold kills the process's group, descendants and escapees when
+// the team kills every session (its stop's deadline passed, or a second
 // signal) while the process still runs — whatever the session's loop is
 // doing at that moment. It returns when the process is gone.
-func (s *Session) killAtDeadline() {
+func (s *Session) killWhenTold() {
 	select {
 	case <-s.proc.Done():
-		return
-	case <-s.cfg.Team.Stopping():
-	}
-	select {
-	case <-s.proc.Done():
-	case <-s.cfg.Team.ShutdownCtx().Done():
+	case <-s.cfg.Team.Killing():
 		if err := s.proc.Kill(); err != nil {
 			s.log.Error("kill at the stop deadline failed", "error", err)
 		}
