@@ -10,19 +10,17 @@ import (
 	"github.com/wardenhq/warden/supervisor/state"
 )
 
-// signalPoll is the safety-net poll of the signal file, beside fsnotify.
+// signalPoll is the poll of the signal file while its fsnotify watch cannot
+// be set up.
 const signalPoll = 2 * time.Second
 
 // watchSignalFile turns the appearance of the signal file into a team
 // checkpoint; it returns the function that stops watching.
 func (t *Team) watchSignalFile() func() {
-	w, err := signalfile.New(t.log, t.cfg.SignalFile, signalPoll)
+	w, err := signalfile.New(t.log, t.cfg.SignalFile, signalPoll) // polls alone when fsnotify cannot start
 	if err != nil {
-		t.log.Warn("fsnotify unavailable, polling the signal file", "error", err)
-		if w, err = signalfile.NewPolling(t.log, t.cfg.SignalFile, signalPoll); err != nil {
-			t.log.Error("signal file not watched", "error", err)
-			return func() {}
-		}
+		t.log.Error("signal file not watched", "error", err)
+		return func() {}
 	}
 	stop := make(chan struct{})
 	go func() {

@@ -39,16 +39,16 @@ type harness struct {
 	marks  atomic.Int64
 }
 
-// start builds a harness for path; notify selects fsnotify (true) or
-// poll-only (false); newFS, when set, replaces fsnotify.NewWatcher.
-func start(t *testing.T, path string, notify bool, newFS func() (*fsnotify.Watcher, error)) *harness {
+// start builds a harness for path; newFS, when set, replaces
+// fsnotify.NewWatcher (failingFS: poll only).
+func start(t *testing.T, path string, newFS func() (*fsnotify.Watcher, error)) *harness {
 	t.Helper()
-	return startAdding(t, path, notify, newFS, nil)
+	return startAdding(t, path, newFS, nil)
 }
 
 // startAdding is start with add checked before every fsnotify Add: an error
 // from it fails that Add.
-func startAdding(t *testing.T, path string, notify bool, newFS func() (*fsnotify.Watcher, error), add func(string) error) *harness {
+func startAdding(t *testing.T, path string, newFS func() (*fsnotify.Watcher, error), add func(string) error) *harness {
 	t.Helper()
 	noGoroutineLeft(t)
 	h := &harness{t: t, clk: clock.NewFake(time.Unix(0, 0)),
@@ -56,7 +56,7 @@ func startAdding(t *testing.T, path string, notify bool, newFS func() (*fsnotify
 	if newFS == nil {
 		newFS = fsnotify.NewWatcher
 	}
-	opt := options{clock: h.clk, notify: notify, newFS: newFS, add: add, hooks: hooks{
+	opt := options{clock: h.clk, newFS: newFS, add: add, hooks: hooks{
 		event: func(ev fsnotify.Event) { h.events <- ev },
 		poll:  func() { h.polls <- struct{}{} },
 		guard: func() { h.guards <- struct{}{} },

@@ -9,10 +9,15 @@ import (
 	"time"
 )
 
+// Without fsnotify (it cannot start: no inotify, no instance left) the
+// watcher polls, and the poll alone sees every presence.
 func TestPollOnlyCatchesFile(t *testing.T) {
 	root := t.TempDir()
 	flag := filepath.Join(root, "state", "checkpoint-needed")
-	h := start(t, flag, false, nil)
+	h := start(t, flag, failingFS)
+	if h.w.fs != nil {
+		t.Fatal("fsnotify in use though it failed to start")
+	}
 	h.tick()
 	h.quiet("nothing there")
 
@@ -30,17 +35,6 @@ func TestPollOnlyCatchesFile(t *testing.T) {
 	h.fired("poll saw the re-created file")
 }
 
-func TestFsnotifyFailingFallsBackToPolling(t *testing.T) {
-	flag := filepath.Join(t.TempDir(), "checkpoint-needed")
-	h := start(t, flag, true, failingFS)
-	if h.w.fs != nil {
-		t.Fatal("fsnotify in use though it failed to start")
-	}
-	write(t, flag)
-	h.tick()
-	h.fired("poll after fsnotify failed")
-}
-
 func TestPollRestoresLostWatch(t *testing.T) {
 	dir := t.TempDir()
 	flag := filepath.Join(dir, "checkpoint-needed")
@@ -48,7 +42,7 @@ func TestPollRestoresLostWatch(t *testing.T) {
 	// watcher polls...
 	var failing atomic.Bool
 	failing.Store(true)
-	h := startAdding(t, flag, true, nil, func(string) error {
+	h := startAdding(t, flag, nil, func(string) error {
 		if failing.Load() {
 			return syscall.ENOSPC
 		}
@@ -71,7 +65,7 @@ func TestPollRestoresLostWatch(t *testing.T) {
 func TestNoPollWhileWatching(t *testing.T) {
 	dir := t.TempDir()
 	flag := filepath.Join(dir, "state", "checkpoint-needed")
-	h := start(t, flag, true, nil)
+	h := start(t, flag, nil)
 	h.settle(dir) // watching the nearest ancestor
 	h.notPolling("parent missing")
 	mkdir(t, filepath.Dir(flag))
@@ -92,17 +86,6 @@ func TestPublicConstructors(t *testing.T) {
 			t.Fatal(err)
 		}
 		mkdir(t, filepath.Dir(flag))
-		write(t, flag)
-		waitC(t, w)
-		closeTwice(t, w)
-	})
-	t.Run("NewPolling", func(t *testing.T) {
-		noGoroutineLeft(t)
-		flag := filepath.Join(t.TempDir(), "checkpoint-needed")
-		w, err := NewPolling(testLogger(t), flag, 10*time.Millisecond)
-		if err != nil {
-			t.Fatal(err)
-		}
 		write(t, flag)
 		waitC(t, w)
 		closeTwice(t, w)

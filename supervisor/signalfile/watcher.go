@@ -27,10 +27,6 @@ import (
 	"github.com/wardenhq/warden/internal/clock"
 )
 
-// DefaultPoll is the poll interval used when New or NewPolling get a
-// non-positive one.
-const DefaultPoll = 2 * time.Second
-
 // Watcher reports the appearance of one file.
 type Watcher struct {
 	log     hclog.Logger
@@ -62,13 +58,12 @@ type Watcher struct {
 	armed       bool        // the watch and its guard are set: no poll needed
 }
 
-// options are the seams tests use; the public constructors fill them in.
+// options are the seams tests use; New fills them in.
 type options struct {
-	clock  clock.Clock
-	notify bool
-	newFS  func() (*fsnotify.Watcher, error)
-	hooks  hooks
-	add    func(dir string) error // checked before each fsnotify Add; an error fails it
+	clock clock.Clock
+	newFS func() (*fsnotify.Watcher, error)
+	hooks hooks
+	add   func(dir string) error // checked before each fsnotify Add; an error fails it
 }
 
 // hooks let tests learn that the run goroutine has handled something, so
@@ -83,29 +78,18 @@ type hooks struct {
 // nearest existing ancestor while the parent does not exist), guarded, and a
 // stat right after every Add. It polls (a stat every poll) only while the
 // watch cannot be set up; if fsnotify cannot start, it polls only and says so
-// in the log.
+// in the log. It fails only on an empty path or one it cannot make absolute.
 func New(logger hclog.Logger, path string, poll time.Duration) (*Watcher, error) {
-	return newWatcher(logger, path, poll, options{clock: clock.Real{}, notify: true, newFS: fsnotify.NewWatcher})
-}
-
-// NewPolling starts watching path by stat every poll, without fsnotify.
-func NewPolling(logger hclog.Logger, path string, poll time.Duration) (*Watcher, error) {
-	return newWatcher(logger, path, poll, options{clock: clock.Real{}})
+	return newWatcher(logger, path, poll, options{clock: clock.Real{}, newFS: fsnotify.NewWatcher})
 }
 
 func newWatcher(logger hclog.Logger, path string, poll time.Duration, opt options) (*Watcher, error) {
-	if logger == nil {
-		logger = hclog.NewNullLogger()
-	}
 	if path == "" {
 		return nil, errors.New("watch signal file: empty path")
 	}
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return nil, fmt.Errorf("watch signal file %s: %w", path, err)
-	}
-	if poll <= 0 {
-		poll = DefaultPoll
 	}
 	w := &Watcher{
 		log:     logger.Named("signalfile"),
@@ -118,19 +102,16 @@ func newWatcher(logger hclog.Logger, path string, poll time.Duration, opt option
 		c:       make(chan struct{}, 1),
 		done:    make(chan struct{}),
 	}
-	if opt.notify {
-		fsw, err := opt.newFS()
-		if err != nil {
-			w.log.Warn("fsnotify unavailable, polling only", "path", w.path, "poll", poll, "error", err)
+	if fsw, err := opt.newFS(); err != nil {
+		w.log.Warn("fsnotify unavailable, polling only", "path", w.path, "poll", poll, "error", err)
+	} else {
+		w.fs, w.events, w.errs = fsw, fsw.Events, fsw.Errors
+		if g, err := newGuard(); err != nil {
+			w.log.Warn("cannot guard the watched directories, polling as a safety net", "path", w.path, "poll", poll, "error", err)
 		} else {
-			w.fs, w.events, w.errs = fsw, fsw.Events, fsw.Errors
-			if g, err := newGuard(); err != nil {
-				w.log.Warn("cannot guard the watched directories, polling as a safety net", "path", w.path, "poll", poll, "error", err)
-			} else {
-				w.guard, w.guardC = g, g.events()
-			}
-			w.rewatch()
+			w.guard, w.guardC = g, g.events()
 		}
+		w.rewatch()
 	}
 	w.check()
 	w.log.Debug("watching signal file", "path", w.path, "fsnotify", w.fs != nil, "polling", w.polling(), "poll", poll)

@@ -14,7 +14,7 @@ import (
 func TestPlainWriteFiresOnce(t *testing.T) {
 	dir := t.TempDir()
 	flag := filepath.Join(dir, "checkpoint-needed")
-	h := start(t, flag, true, nil)
+	h := start(t, flag, nil)
 	h.quiet("no file yet")
 
 	write(t, flag) // CREATE, then WRITE
@@ -30,7 +30,7 @@ func TestPlainWriteFiresOnce(t *testing.T) {
 func TestAtomicRenameOverName(t *testing.T) {
 	dir := t.TempDir()
 	flag := filepath.Join(dir, "checkpoint-needed")
-	h := start(t, flag, true, nil)
+	h := start(t, flag, nil)
 
 	atomicWrite := func() {
 		tmp := flag + ".tmp"
@@ -52,7 +52,7 @@ func TestAtomicRenameOverName(t *testing.T) {
 func TestTouch(t *testing.T) {
 	dir := t.TempDir()
 	flag := filepath.Join(dir, "checkpoint-needed")
-	h := start(t, flag, true, nil)
+	h := start(t, flag, nil)
 
 	touch(t, flag)
 	h.fired("touch of a new file")
@@ -75,7 +75,7 @@ func TestFileExistsBeforeNew(t *testing.T) {
 	dir := t.TempDir()
 	flag := filepath.Join(dir, "checkpoint-needed")
 	write(t, flag)
-	h := start(t, flag, true, nil)
+	h := start(t, flag, nil)
 	h.fired("file present at start")
 	h.settle(dir)
 	h.quiet("present at start")
@@ -84,7 +84,7 @@ func TestFileExistsBeforeNew(t *testing.T) {
 func TestDeleteThenRecreateFiresEachTime(t *testing.T) {
 	dir := t.TempDir()
 	flag := filepath.Join(dir, "checkpoint-needed")
-	h := start(t, flag, true, nil)
+	h := start(t, flag, nil)
 	for range 3 {
 		write(t, flag)
 		h.fired("creation")
@@ -99,7 +99,7 @@ func TestDeleteThenRecreateFiresEachTime(t *testing.T) {
 func TestDeleteAndRecreateBeforeEventsAreRead(t *testing.T) {
 	dir := t.TempDir()
 	flag := filepath.Join(dir, "checkpoint-needed")
-	h := start(t, flag, true, nil)
+	h := start(t, flag, nil)
 	write(t, flag)
 	h.fired("first")
 	// Both happen before the watcher sees the REMOVE: a stat at that time
@@ -115,7 +115,7 @@ func TestParentCreatedAfterNew(t *testing.T) {
 	t.Run("one level, mkdir then write at once", func(t *testing.T) {
 		root := t.TempDir()
 		flag := filepath.Join(root, ".warden", "checkpoint-needed")
-		h := start(t, flag, true, nil)
+		h := start(t, flag, nil)
 		h.quiet("no directory")
 		mkdir(t, filepath.Dir(flag))
 		write(t, flag)
@@ -128,7 +128,7 @@ func TestParentCreatedAfterNew(t *testing.T) {
 		a := filepath.Join(root, "a")
 		b := filepath.Join(a, "b")
 		flag := filepath.Join(b, "checkpoint-needed")
-		h := start(t, flag, true, nil)
+		h := start(t, flag, nil)
 		mkdir(t, a)
 		h.waitEvent(a) // the watch moves from root to a
 		mkdir(t, b)
@@ -142,7 +142,7 @@ func TestParentCreatedAfterNew(t *testing.T) {
 	t.Run("two levels, mkdir -p and write at once", func(t *testing.T) {
 		root := t.TempDir()
 		flag := filepath.Join(root, "a", "b", "checkpoint-needed")
-		h := start(t, flag, true, nil)
+		h := start(t, flag, nil)
 		mkdir(t, filepath.Dir(flag))
 		write(t, flag)
 		h.fired("file two levels down")
@@ -156,7 +156,7 @@ func TestDirectoryRemovedAndRecreated(t *testing.T) {
 		state := filepath.Join(t.TempDir(), ".warden")
 		flag := filepath.Join(state, "checkpoint-needed")
 		mkdir(t, state)
-		h := start(t, flag, true, nil)
+		h := start(t, flag, nil)
 		write(t, flag)
 		h.fired("first")
 		remove(t, state)
@@ -173,7 +173,7 @@ func TestDirectoryRemovedAndRecreated(t *testing.T) {
 		state := filepath.Join(t.TempDir(), ".warden")
 		flag := filepath.Join(state, "checkpoint-needed")
 		mkdir(t, state)
-		h := start(t, flag, true, nil)
+		h := start(t, flag, nil)
 		write(t, flag)
 		h.fired("first")
 		remove(t, state)
@@ -186,7 +186,7 @@ func TestDirectoryRemovedAndRecreated(t *testing.T) {
 		state := filepath.Join(root, ".warden")
 		flag := filepath.Join(state, "checkpoint-needed")
 		mkdir(t, state)
-		h := start(t, flag, true, nil)
+		h := start(t, flag, nil)
 		write(t, flag)
 		h.fired("first")
 		if err := os.Rename(state, filepath.Join(root, ".warden.old")); err != nil {
@@ -210,7 +210,7 @@ func TestAncestorMovedAndRecreated(t *testing.T) {
 	state := filepath.Join(a, "state")
 	flag := filepath.Join(state, "checkpoint-needed")
 	mkdir(t, state)
-	h := start(t, flag, true, nil)
+	h := start(t, flag, nil)
 	write(t, flag)
 	h.fired("first")
 	if err := os.Rename(a, filepath.Join(root, "a.old")); err != nil {
