@@ -14,10 +14,11 @@ import (
 const usage = `usage: warden COMMAND [ARGS]
 
 commands:
-  run TEAM.toml [--resume [--from CHECKPOINT_ID]]
-                         run the team until every task is done, or until stopped;
-                         --resume continues a team whose supervisor died, from its state dir;
-                         --from resumes that checkpoint's task from it
+  run TEAM.toml [--resume [--from CHECKPOINT_ID] | --fresh] [--http ADDR]
+                         run the team until every task is done, or until stopped; a run that
+                         did not finish is carried on, a finished one followed by a new run;
+                         --fresh starts a new run; --resume carries on explicitly; --from
+                         resumes that checkpoint's task from it; --http serves the page
   status [TEAM.toml | --state-dir DIR] [--json] [--watch]
                          the dashboard, from the state dir, while running or after
                          (no TEAM.toml: ./.warden, or the only team *.toml here)
@@ -141,6 +142,10 @@ func realMain(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintln(stderr, "warden:", ee.err)
 		}
 		return ee.code
+	case errors.Is(err, syscall.EPIPE):
+		// The reader went away (`warden checkpoints | head`): as a program
+		// killed by SIGPIPE would, without a word.
+		return 128 + int(syscall.SIGPIPE)
 	default:
 		fmt.Fprintln(stderr, "warden:", err)
 		return 1

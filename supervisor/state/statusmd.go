@@ -97,8 +97,11 @@ func RenderDashboard(w io.Writer, s Snapshot, now time.Time) {
 	}
 	c := queue.Tally(s.Tasks)
 	st := "stopped"
-	if s.Running {
+	switch {
+	case s.Running:
 		st = "running"
+	case s.Ended == EndedFinished:
+		st = EndedFinished // stopped with tasks open stays "stopped"
 	}
 	fmt.Fprintf(w, "== %s (%s) progress %d%%, agents active %d/%d, tasks done %d/%d, available %d, blocked %d, waiting %d, pending verification %d\n",
 		clean(s.Team), st, queue.TeamProgress(s.Tasks), active, len(s.Agents), c[string(queue.Complete)], len(s.Tasks),
