@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"time"
 )
@@ -23,7 +24,8 @@ import (
 // the rules), continued on rows indented by two spaces. While a turn runs
 // the footer says "esc to interrupt" and a spinner row reads
 // "✢ Cerebrating… (0s · ↓ 2 tokens)"; a finished turn leaves
-// "✻ Cooked for 0s". The usage limit is an error in the transcript.
+// "✻ Cooked for 0s". The usage limit is an error in the transcript, read
+// by claudeLimit below.
 
 const claudePrompt = "❯"
 
@@ -54,6 +56,8 @@ var claudeRules = &tuiRules{
 			`Esc to cancel · Tab to amend`,
 		),
 	),
+	// Older wordings and the API-key error, in any paragraph of output;
+	// the subscription banner of 2.1.332 is claudeLimit's.
 	limits: res(
 		`(?i)you['’]ve (?:hit|reached) your\b[^.]*\blimit`, // "You've hit your limit · resets 3pm (Europe/Berlin)", "… session limit", "… weekly limit"
 		`(?i)you['’]re out of (?:extra )?usage`,            // "You're out of extra usage · resets 9pm"
@@ -61,6 +65,9 @@ var claudeRules = &tuiRules{
 		`(?i)claude (?:ai )?usage limit reached`,           // "Claude usage limit reached. Your limit will reset at 3pm"
 		`API Error: .*\(429\)`,                             // API key: "Request rejected (429) · … rate limit. Please try again later."
 	),
+	// In the binary of 2.1.332 (a transcript notice), not recorded.
+	approaching: res(`Approaching your .*usage limit — Claude will wrap up the current step`),
+	limitRead:   claudeLimit,
 }
 
 func init() {
@@ -136,6 +143,114 @@ func echoRows(rows []string, box span, starts func(string) bool) []span {
 		j := continuation(rows, i, limit)
 		out = append(out, span{i, j})
 		i = j
+	}
+	return out
+}
+
+// Claude Code's usage limit (2.1.332 signed in to claude.ai,
+// ../testdata/cli-claude/limit-subscriber-200x50; the other states'
+// wording from its binary). At the limit it draws, right under the
+// refused prompt's echo, "  ⎿ \u00a0You've hit your 5-hour limit · resets
+// 10:50pm (UTC)" — the "⎿ " and the no-break space are how Claude marks a
+// result row — then "● Usage limit reached · set to continue
+// automatically at 10:50pm", and below the input box the footer "⚠ Usage
+// limit reached · limit resets 10:50pm" / "Continuing automatically at
+// 10:50pm · Esc to cancel" ("Continuing shortly · Esc to cancel" once
+// the reset passed). 30–120 s after the reset it continues by itself: "●
+// Usage limit reset · Continuing automatically", and the footer goes. Its
+// warning before the limit, "You've used 95% of your 5-hour limit ·
+// resets 12:49am (UTC)", is drawn right-aligned on the row above the
+// input box.
+var (
+	claudeHit    = regexp.MustCompile(`^  ⎿ \x{a0}(You['’]ve (?:hit|reached) your .*\blimit\b.*)$`)
+	claudeArmed  = regexp.MustCompile(`^● Usage limit reached(?: again)? · set to continue automatically\b`)
+	claudeNoAuto = regexp.MustCompile(`^. Automatic continue (?:cancelled|was turned off|stopped|did not run)\b`)
+	claudeOver   = regexp.MustCompile(`^● Usage limit (?:reset · Continuing automatically|available again · continuing now|has reset · Press enter to continue)`)
+	claudeFooter = regexp.MustCompile(`^\s*⚠ (Usage limit reached\b.*)$`)
+	claudeAuto   = regexp.MustCompile(`^\s*Continuing (?:automatically\b.*|shortly) · Esc to cancel$`)
+	claudeNear   = regexp.MustCompile(`You['’]ve used \d+% of your \S.*\blimit\b|Over \d+% of your \S.* used`)
+)
+
+// claudeLimit reads Claude's limit rows. The banner row counts when it
+// ends the last echo (under the typed prompt) or is Claude's own output,
+// and Claude confirms it: the footer below the input box (which neither
+// typed text nor the model can draw), or its "set to continue
+// automatically" row right below it, or nothing but its limit rows below
+// it with no turn running and the input box empty. Claude echoes typed
+// text as it was typed, no-break space included, so a prompt may end with
+// the banner's very row; but it is followed by a running turn and an
+// answer, so it never counts.
+func claudeLimit(v *view, now time.Time) limitSigns {
+	var out limitSigns
+	start, end := 0, len(v.rows)
+	if n := len(v.echo); n > 0 {
+		start = v.echo[n-1].from + 1
+	}
+	if v.hasBox {
+		end = v.box.from
+	}
+	var cur *Limit
+	// next: the row is the first one under the banner; armed: that row
+	// says it continues by itself; clean: nothing but limit rows under it.
+	next, armed, clean := false, false, false
+	for i := start; i < end; i++ {
+		row, t := v.rows[i], strings.TrimSpace(v.rows[i])
+		if t == "" {
+			continue
+		}
+		if m := claudeHit.FindStringSubmatch(row); m != nil && (!v.typed(i) || v.echo[len(v.echo)-1].to == i) {
+			text := m[1]
+			for i+1 < end && strings.HasPrefix(v.rows[i+1], "     ") && strings.TrimSpace(v.rows[i+1]) != "" {
+				i++ // wrapped
+				text += " " + strings.TrimSpace(v.rows[i])
+			}
+			at, _ := resetTime(text, now)
+			cur, out.over = &Limit{Kind: LimitReached, Reset: at, Text: text}, false
+			next, armed, clean = true, false, true
+			continue
+		}
+		switch {
+		case v.typed(i):
+		case claudeOver.MatchString(t):
+			cur, out.over = nil, true
+		case cur == nil:
+		case claudeArmed.MatchString(t):
+			cur.AutoResume, armed = true, armed || next
+		case claudeNoAuto.MatchString(t):
+			cur.AutoResume = false
+		case strings.HasPrefix(row, "        "): // right-aligned above the box: the notice, the effort gauge
+		default:
+			clean = false
+		}
+		next = false
+	}
+	footer, auto := "", false
+	for i := v.box.to + 1; v.hasBox && i < len(v.rows); i++ {
+		if m := claudeFooter.FindStringSubmatch(v.rows[i]); m != nil {
+			footer = m[1]
+		}
+		auto = auto || claudeAuto.MatchString(v.rows[i])
+	}
+	switch {
+	case out.over:
+	case footer != "":
+		l := Limit{Kind: LimitReached, AutoResume: auto, Text: footer}
+		if cur != nil {
+			l.Text, l.Reset, l.AutoResume = cur.Text, cur.Reset, auto || cur.AutoResume
+		}
+		if l.Reset.IsZero() {
+			l.Reset, _ = resetTime(footer, now)
+		}
+		out.reached = &l
+	case cur != nil && (armed || clean && !v.busy() && v.inputEmpty()):
+		out.reached = cur
+	}
+	for i := max(end-3, start); v.hasBox && i < end; i++ {
+		if m := claudeNear.FindStringIndex(v.rows[i]); m != nil && !v.typed(i) && strings.HasPrefix(v.rows[i], "        ") {
+			text := strings.TrimSpace(v.rows[i])
+			at, _ := resetTime(text, now)
+			out.approaching = &Limit{Kind: LimitApproaching, Reset: at, Text: text}
+		}
 	}
 	return out
 }
@@ -310,6 +425,11 @@ func claudeHook(kind string, payload []byte) HookFacts {
 		f.Limits = ClaudeRateLimits(payload)
 	case KindClaudePermission, KindClaudeNotification:
 		f.Dialog = claudeWaiting(kind, payload)
+		var p waitingPayload
+		if kind == KindClaudeNotification && json.Unmarshal(payload, &p) == nil {
+			f.LimitResumed = p.Type == "quota_auto_resume_fired"
+			f.NoAutoResume = p.Type == "quota_auto_resume_disabled" || p.Type == "quota_auto_resume_stale"
+		}
 	}
 	return f
 }

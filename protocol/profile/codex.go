@@ -27,8 +27,11 @@ import (
 // transcript as "› text" rows. A turn shows "• Working (0s • esc to
 // interrupt)" until the answer streams, then nothing until it ends with
 // "Worked for <1s"; errors and interruptions are "■ …" rows. The usage
-// limit is "■ You’ve hit your usage limit. … or try again at 8:02 AM."
-// followed by a model-switch choice list ("› 1. Switch to …").
+// limit is "■ You’ve hit your usage limit. … or try again at 10:53 PM."
+// ("… at Nov 26th, 2026 12:40 AM." for another day); from 90 % of a
+// window a turn shows "⚠ Heads up, you have less than 5% of your 5h limit
+// left. …"; at either, once a session, the model-switch dialog opens
+// (codexLimitDialog).
 
 const codexPrompt = "›"
 
@@ -74,6 +77,67 @@ var codexRules = &tuiRules{
 		`(?i)you['’]ve hit your usage limit`,
 		`(?i)quota exceeded\. check your plan`,
 	),
+	approaching: res(`^⚠ Heads up, you have less than \d+% of your \S+ limit left\b`),
+	limitDialog: codexLimitDialog,
+}
+
+// Codex's model-switch dialog, as 0.169.0 draws it near the limit and at
+// it (../testdata/cli-codex/near-limit-200x50, limit-reset-200x50), the
+// switch preselected, in place of the input box:
+//
+//	  Approaching rate limits
+//	  Switch to gpt-6-luna for lower credit usage?
+//
+//	› 1. Switch to gpt-6-luna                   Fast and affordable model …
+//	  2. Keep current model
+//	  3. Keep current model (never show again)  Hide future rate limit …
+//
+//	  enter select · esc back
+//
+// A digit picks its row at once; "2" keeps the model and sends nothing.
+// "3" would also change the user's settings, Enter the model.
+var (
+	codexLimitTitle  = regexp.MustCompile(`^\s*Approaching rate limits$`)
+	codexLimitSwitch = regexp.MustCompile(`^\s*Switch to \S+ for lower credit usage\?$`)
+	codexChoiceRow   = regexp.MustCompile(`^(?:› |  )\d+\. `)
+	codexKeepModel   = regexp.MustCompile(`^(?:› |  )(\d)\. (Keep current model)$`)
+)
+
+// codexLimitDialog recognises the model-switch dialog from its last row
+// up: the footer, only choice rows and blank rows above it, then the
+// question and the title; the keep row is the one without "(never show
+// again)".
+func codexLimitDialog(v *view) (*LimitKeep, int, bool) {
+	own := v.own()
+	foot := -1
+	for _, i := range own {
+		if strings.TrimSpace(v.rows[i]) != "" {
+			foot = i
+		}
+	}
+	if foot < 0 || strings.TrimSpace(v.rows[foot]) != "enter select · esc back" {
+		return nil, 0, false
+	}
+	var keep *LimitKeep
+	choices := 0
+	for i := foot - 1; i > 0; i-- {
+		row := v.rows[i]
+		switch {
+		case v.typed(i):
+			return nil, 0, false
+		case strings.TrimSpace(row) == "":
+		case codexChoiceRow.MatchString(row):
+			choices++
+			if m := codexKeepModel.FindStringSubmatch(row); m != nil {
+				keep = &LimitKeep{Choice: m[1] + ". " + m[2], Keys: []Keys{{Bytes: []byte(m[1])}}}
+			}
+		case codexLimitSwitch.MatchString(row) && codexLimitTitle.MatchString(v.rows[i-1]) && choices > 0 && keep != nil:
+			return keep, i - 1, true
+		default:
+			return nil, 0, false
+		}
+	}
+	return nil, 0, false
 }
 
 func init() {

@@ -10,12 +10,35 @@ const (
 	DialogPermission = "permission" // approve a command, an edit, a tool
 	DialogQuestion   = "question"   // the agent asks the user something
 	DialogOther      = "other"      // a trust or login prompt, a mode choice, a choice list
+	// DialogLimit is the CLI's own usage-limit dialog (Codex's "Switch to
+	// a cheaper model?", Gemini CLI's "Usage limit reached … Keep trying /
+	// Stop"): not a permission dialog, answered with Dialog.Keep.
+	DialogLimit = "limit"
 )
 
 // Dialog is what a CLI waits on instead of text: a choice a person must make.
 type Dialog struct {
 	Kind string
 	Text string // the dialog as a person reads it, rows joined with newlines
+	// Keep (DialogLimit only) answers the dialog with the choice that
+	// changes nothing.
+	Keep *LimitKeep
+}
+
+// LimitKeep is how to answer a CLI's usage-limit dialog with the choice
+// that changes nothing — keep the current model, keep trying — never the
+// one that switches model, plan or spending, or stops the turn.
+type LimitKeep struct {
+	// Choice is the row it picks, as shown ("2. Keep current model").
+	Choice string
+	// Keys pick it. Nil when the choice is not where the profile knows it
+	// works (Gemini's "Keep trying" not preselected): a person answers.
+	Keys []Keys
+	// AfterReset: the keys send the refused request again (Gemini's "Keep
+	// trying"); type them only once the limit's reset has passed, or they
+	// are refused again. Without it they change nothing and send nothing
+	// (Codex): type them as soon as the dialog is read.
+	AfterReset bool
 }
 
 // dialogRule recognises a dialog by one of its rows.
@@ -39,7 +62,9 @@ const maxDialogRows = 16
 // Dialog reports whether the CLI shows a dialog that waits for a person's
 // choice, and what it says. Plain programs never do (as far as warden can
 // tell from lines). The most specific kind among the rows that match wins:
-// permission, then question, then other.
+// permission, then question, then other; a dialog that is not a
+// permission one is the CLI's usage-limit dialog (DialogLimit, with Keep)
+// when the CLI's limit rule recognises it, all of its rows in place.
 func (p *Profile) Dialog(s Screen) (Dialog, bool) {
 	if p.tui == nil {
 		return Dialog{}, false
@@ -58,6 +83,11 @@ func (p *Profile) Dialog(s Screen) (Dialog, bool) {
 	}
 	if last < 0 {
 		return Dialog{}, false
+	}
+	if kind != DialogPermission && p.tui.limitDialog != nil {
+		if keep, top, ok := p.tui.limitDialog(v); ok {
+			return Dialog{Kind: DialogLimit, Text: v.textFrom(top), Keep: keep}, true
+		}
 	}
 	return Dialog{Kind: kind, Text: v.dialogText(last)}, true
 }
@@ -92,6 +122,12 @@ func (v *view) dialogText(last int) string {
 		}
 		blanks, top = 0, i
 	}
+	return v.textFrom(top)
+}
+
+// textFrom is the screen from row top down, box borders and blank rows
+// removed, at most maxDialogRows rows.
+func (v *view) textFrom(top int) string {
 	var lines []string
 	for i := top; i < len(v.rows) && len(lines) < maxDialogRows; i++ {
 		if t := unboxAll(v.rows[i]); t != "" {

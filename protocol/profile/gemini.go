@@ -23,8 +23,9 @@ import (
 // transcript in the same frames, followed by the answer ("✦ …"). A turn
 // shows a braille spinner row "⠸ Thinking... (esc to cancel, 0s)". The usage
 // limit is a rounded box "Usage limit reached for MODEL." (with "Access
-// resets at 8:03 AM UTC." when the API gives a delay) and a "1. Keep trying
-// / 2. Stop" choice, drawn in place of the input box.
+// resets at 10:54 PM UTC." when the API gives a delay) and a "1. Keep
+// trying / 2. Stop" choice, drawn in place of the input box
+// (geminiLimitDialog). It shows no warning before the limit.
 
 var geminiInput = regexp.MustCompile(`^ ?> `)
 
@@ -52,6 +53,62 @@ var geminiRules = &tuiRules{
 		`(?i)usage limit reached for `,
 		`(?i)you have reached your daily .*quota`,
 	),
+	limitDialog: geminiLimitDialog,
+}
+
+// Gemini CLI's limit dialog, as 0.61.0 draws it
+// (../testdata/cli-gemini/limit-reset-200x50), "Keep trying" preselected:
+//
+//	╭──────────────────────────────────────────╮
+//	│ Usage limit reached for gemini-3.8-flash. │
+//	│ Access resets at 10:54 PM UTC.            │
+//	│ /stats model for usage details            │
+//	│ /model to switch models.                  │
+//	│ ● 1. Keep trying                          │
+//	│   2. Stop                                 │
+//	╰──────────────────────────────────────────╯
+//
+// While it waits nothing is sent. Enter on "Keep trying" sends the turn
+// again: refused before the reset, answered after it. "Stop" ends the
+// turn.
+var (
+	geminiLimitTitle = regexp.MustCompile(`^Usage limit reached for \S.*\.$`)
+	geminiKeepTrying = regexp.MustCompile(`^(● )?(\d)\. (Keep trying)$`)
+	geminiStop       = regexp.MustCompile(`^(● )?\d\. Stop$`)
+)
+
+// geminiLimitDialog recognises the dialog by its rows inside one box: the
+// title, then both choices before the box's bottom edge. Its answer is
+// Enter, only while "Keep trying" is the selected row.
+func geminiLimitDialog(v *view) (*LimitKeep, int, bool) {
+	top := -1
+	var keep *LimitKeep
+	stop := false
+	for _, i := range v.own() {
+		row := strings.TrimSpace(v.rows[i])
+		t := unboxAll(v.rows[i])
+		switch {
+		case geminiLimitTitle.MatchString(t) && strings.HasPrefix(row, "│"):
+			top, keep, stop = i, nil, false
+		case top < 0:
+		case strings.HasPrefix(row, "╰"):
+			if keep != nil && stop {
+				return keep, top, true
+			}
+			top = -1
+		case !strings.HasPrefix(row, "│"):
+			top = -1 // not inside the box
+		case geminiKeepTrying.MatchString(t):
+			m := geminiKeepTrying.FindStringSubmatch(t)
+			keep = &LimitKeep{Choice: m[2] + ". " + m[3], AfterReset: true}
+			if m[1] != "" {
+				keep.Keys = []Keys{{Bytes: []byte("\r")}}
+			}
+		case geminiStop.MatchString(t):
+			stop = true
+		}
+	}
+	return nil, 0, false
 }
 
 func init() {

@@ -26,6 +26,11 @@ type HookFacts struct {
 	// ended on a rate limit.
 	Limits    []RateLimit
 	LimitStop bool
+	// LimitResumed: the CLI continued by itself after a usage limit's
+	// reset (Claude Code's Notification quota_auto_resume_fired);
+	// NoAutoResume: it says it will not, so something must be typed after
+	// the reset (quota_auto_resume_disabled, quota_auto_resume_stale).
+	LimitResumed, NoAutoResume bool
 	// Dialog: the CLI waits on a person.
 	Dialog *Dialog
 }

@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"time"
 )
 
 // tuiRules is what one TUI profile knows about its screen. The values live
@@ -29,8 +30,17 @@ type tuiRules struct {
 	dialog []dialogRule
 	// waitingTitle is the window title the CLI sets while a dialog waits.
 	waitingTitle *regexp.Regexp
-	// limits recognise a usage-limit banner in one paragraph of output.
-	limits []*regexp.Regexp
+	// limits recognise a usage-limit banner in one paragraph of output;
+	// approaching the CLI's warning before the limit.
+	limits, approaching []*regexp.Regexp
+	// limitRead, when set, reads the CLI's own limit rows before the
+	// paragraph rules (Claude: where a row sits tells its banner from
+	// typed text, and later rows say whether it continues by itself).
+	limitRead func(v *view, now time.Time) limitSigns
+	// limitDialog, when set, recognises the CLI's own usage-limit dialog
+	// and how to answer it keeping everything as it is; top is its first
+	// row.
+	limitDialog func(v *view) (keep *LimitKeep, top int, ok bool)
 }
 
 // span is rows [from, to] inclusive; from < 0 means none.
