@@ -12,7 +12,7 @@ import (
 // nothing but letting garbage wait. Prometheus lowered its default for the
 // same reason (prometheus/prometheus#2528, #14288). With 50 TUI agents this
 // takes warden from 2.8 to 2.2 MB per agent; the collections it adds cost no
-// measurable CPU (README, Performance). GOGC in the environment still wins.
+// measurable CPU (docs/performance.md). GOGC in the environment still wins.
 const gcPercent = 50
 
 // tuneGC sets gcPercent unless GOGC is set.

@@ -36,7 +36,7 @@ import (
 //     warden could act on.
 //
 // WARDEN_RANDOM_SEQUENCES (default 8, what CI runs) and WARDEN_RANDOM_SEED
-// (default 1) set the size; the README gives the figure of a longer run.
+// (default 1) set the size; docs/testing.md gives the figure of a longer run.
 func TestRandomizedRunsNeverLie(t *testing.T) {
 	defer proctest.AssertNone(t)
 	n := envInt(t, "WARDEN_RANDOM_SEQUENCES", 8)

@@ -1,6 +1,6 @@
-// Package event names every event warden writes to events.jsonl (DESIGN
-// §5, and the additions the README lists): one list, which the event log
-// writes, [[notify]] tables are checked against, and the README documents.
+// Package event names every event warden writes to events.jsonl: one list,
+// which the event log writes, [[notify]] tables are checked against, and
+// docs/files.md documents (a test holds the two together).
 package event
 
 // Event names.

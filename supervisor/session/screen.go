@@ -14,7 +14,7 @@ import (
 
 // plainSettle is how long a plain agent's output must be quiet before the
 // reader takes a block whose last line has arrived: lines are never
-// repainted, so a few milliseconds suffice (detection latency, README).
+// repainted, so a few milliseconds suffice (detection latency, docs/performance.md).
 const plainSettle = 5 * time.Millisecond
 
 // profileFor returns the agent's profile (protocol/profile), tuned for the
