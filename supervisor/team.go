@@ -23,6 +23,7 @@ import (
 	"github.com/wardenhq/warden/supervisor/event"
 	"github.com/wardenhq/warden/supervisor/notify"
 	"github.com/wardenhq/warden/supervisor/queue"
+	"github.com/wardenhq/warden/supervisor/report"
 	"github.com/wardenhq/warden/supervisor/state"
 	"github.com/wardenhq/warden/supervisor/workspace"
 )
@@ -248,10 +249,24 @@ func (t *Team) result() Result {
 	snap := t.publishFinal()
 	res := Result{Stopped: t.userStop.Load(), Agents: snap.Agents, Tasks: snap.Tasks, Err: t.failure}
 	c := queue.Counts(snap.Tasks)
-	t.events.Emit(event.TeamDone, "", "", "exit_code", res.ExitCode(),
-		"tasks_complete", c[queue.Complete], "tasks_failed", c[queue.Failed], "tasks", len(snap.Tasks))
+	kv := []any{"exit_code", res.ExitCode(), "tasks_complete", c[queue.Complete], "tasks_failed", c[queue.Failed], "tasks", len(snap.Tasks)}
+	t.events.Emit(event.TeamDone, "", "", append(kv, t.morningReport(res.ExitCode())...)...)
 	t.log.Info("team done", "exit_code", res.ExitCode())
 	return res
+}
+
+// morningReport writes report.md for the run that just ended and returns
+// what team_done carries of it: the report (bounded: report.EventMax) and
+// its file, for a [[notify]] rule on team_done.
+func (t *Team) morningReport(exitCode int) []any {
+	r, err := report.AtEnd(t.dir.Root, t.clock.Now(), exitCode)
+	if err != nil {
+		t.log.Error("the run's report", "error", err)
+	}
+	if r == nil {
+		return nil
+	}
+	return []any{"report", r.Bounded(report.EventMax), "report_file", report.Path(t.dir.Root)}
 }
 
 // Stop asks for a clean stop, as Ctrl-C or SIGTERM does: a team checkpoint,

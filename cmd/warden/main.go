@@ -26,6 +26,8 @@ commands:
                          ask the running team for a team checkpoint (creates the signal file)
   checkpoints [TEAM.toml | --state-dir DIR] [TASK] [--json]
                          the checkpoint history, newest first
+  report [TEAM.toml | --state-dir DIR] [--json]
+                         the run in one page: tasks, what needed a person, restarts, limits, checkpoints
   clean [TEAM.toml | --state-dir DIR]
                          remove the worktrees of completed tasks (their branches stay)
   replay [TEAM.toml | --state-dir DIR] AGENT [--session ID] [--speed N] [--list]
@@ -99,6 +101,8 @@ func realMain(args []string, stdout, stderr io.Writer) int {
 		err = cmdCheckpoint(args[1:], stdout, stderr)
 	case "checkpoints":
 		err = cmdCheckpoints(args[1:], stdout, stderr)
+	case "report":
+		err = cmdReport(args[1:], stdout, stderr)
 	case "clean":
 		err = cmdClean(args[1:], stdout, stderr)
 	case "wrap":

@@ -1,0 +1,313 @@
+package report
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/wardenhq/warden/internal/safefile"
+	"github.com/wardenhq/warden/supervisor/event"
+)
+
+// Events warden does not write yet that the report reads when they come
+// (issue 24: accounts parked at their limit, the agent the kernel
+// OOM-killed; issue 25: a dialog a person answered).
+const (
+	evAccountParked  = "account_parked"
+	evAccountResumed = "account_resumed"
+	evAgentOOM       = "agent_oom"
+	evDialogAnswered = "dialog_answered"
+)
+
+// ev is what the report reads of an events.jsonl line; fields an event
+// does not have stay empty, and a field of an unexpected type is skipped.
+type ev struct {
+	TS        time.Time       `json:"ts"`
+	Event     string          `json:"event"`
+	Agent     string          `json:"agent"`
+	Task      string          `json:"task"`
+	RunID     string          `json:"run_id"`
+	How       string          `json:"how"`
+	Reason    string          `json:"reason"`
+	Cause     string          `json:"cause"`
+	Kind      string          `json:"kind"`
+	Text      string          `json:"text"`
+	Until     string          `json:"until"`
+	Reset     string          `json:"reset"`
+	ResetsAt  json.RawMessage `json:"resets_at"`
+	Source    string          `json:"source"`
+	Account   string          `json:"account"`
+	Agents    []string        `json:"agents"`
+	Code      *int            `json:"code"`
+	Signal    string          `json:"signal"`
+	Attempt   int             `json:"attempt"`
+	Backoff   string          `json:"backoff"`
+	SilentFor string          `json:"silent_for"`
+	ExitCode  *int            `json:"exit_code"`
+	LastLines []string        `json:"last_lines"`
+	By        string          `json:"by"`
+	Via       string          `json:"via"`
+	Choice    string          `json:"choice"`
+}
+
+// readEvents feeds the run's events to the builder: from the first
+// run_started of the run state.json names (events carry no run id; the log
+// spans runs) to the end, or to a run_started of another run. When the log
+// holds no run_started of the run (cut, or written by hand), the events
+// since the run's start time are read instead, and a note says so.
+func (b *builder) readEvents(path string) error {
+	found, torn, err := b.scan(path, func(e *ev, in bool) bool { return in })
+	if err == nil && !found {
+		b.r.Notes = append(b.r.Notes, "events.jsonl holds no run_started for this run: its events are read from the run's start time")
+		_, torn, err = b.scan(path, func(e *ev, _ bool) bool { return !e.TS.Before(b.r.Run.Started) })
+	}
+	if torn > 0 {
+		b.r.Notes = append(b.r.Notes, fmt.Sprintf("%d lines of events.jsonl could not be read (torn or not JSON)", torn))
+	}
+	return err
+}
+
+// scan reads the events file line by line and adds the events take
+// accepts (in: since the run's first run_started); it reports whether that
+// run_started was found, and how many lines were torn.
+func (b *builder) scan(path string, take func(e *ev, in bool) bool) (found bool, torn int, err error) {
+	f, err := safefile.Open(path, os.O_RDONLY)
+	if errors.Is(err, os.ErrNotExist) {
+		return true, 0, errors.New("no events.jsonl: only state.json and the checkpoint history are reported")
+	}
+	if err != nil {
+		return true, 0, fmt.Errorf("events: %w", err)
+	}
+	defer f.Close()
+	br := bufio.NewReaderSize(f, 64<<10)
+	in := false
+	for {
+		line, err := br.ReadBytes('\n')
+		if len(bytes.TrimSpace(line)) > 0 {
+			var e ev
+			var te *json.UnmarshalTypeError
+			if uerr := json.Unmarshal(line, &e); uerr != nil && !errors.As(uerr, &te) {
+				torn++
+			} else if e.Event == event.RunStarted && e.RunID == b.runID && !in {
+				in, found = true, true
+			} else if e.Event == event.RunStarted && e.RunID != b.runID && in {
+				return found, torn, nil // a later run's: this one's events end here
+			}
+			if e.Event != "" && take(&e, in) {
+				b.add(&e)
+			}
+		}
+		if err == io.EOF {
+			return found, torn, nil
+		}
+		if err != nil {
+			return found, torn, fmt.Errorf("events: %w", err)
+		}
+	}
+}
+
+// add folds one event of the run into the report.
+func (b *builder) add(e *ev) {
+	if e.TS.After(b.lastTS) {
+		b.lastTS = e.TS
+	}
+	r, a, t := b.r, b.agent(e.Agent), b.task(e.Task)
+	switch e.Event {
+	case event.RunStarted:
+		b.stopping = false
+		if e.How == "carried_on" {
+			b.closeWaits(b.prevTS, "run_ended")
+			r.Run.CarriedOn = append(r.Run.CarriedOn, CarryOn{At: e.TS, Reason: clip(plain(e.Reason), maxText)})
+		}
+	case event.AgentStarted:
+		if a != nil {
+			a.Sessions++
+			b.ends[e.Agent] = sessionEnd{}
+		}
+	case event.AgentExited:
+		b.closeWait(e.Agent, e.TS, "session_ended")
+		if a != nil && !b.stopping && ((e.Code != nil && *e.Code != 0) || e.Signal != "") {
+			a.BadExits++
+		}
+		end := b.ends[e.Agent]
+		end.code, end.signal, end.seen = e.Code, plain(e.Signal), true
+		b.ends[e.Agent] = end
+	case event.AgentStalled:
+		r.Summary.Stalls++
+		if a != nil {
+			a.Stalls++
+		}
+		end := b.ends[e.Agent]
+		end.stalled = "stalled (no output for " + plain(e.SilentFor) + ")"
+		b.ends[e.Agent] = end
+	case evAgentOOM:
+		end := b.ends[e.Agent]
+		end.stalled = "killed for its memory (out of memory)"
+		b.ends[e.Agent] = end
+	case event.AgentRestarted:
+		b.restarted(e, a, t)
+	case event.AgentFailed:
+		r.Summary.Failures++
+		if a != nil {
+			a.Failed = true
+		}
+		f := Failure{At: e.TS, Agent: plain(e.Agent), Task: plain(e.Task), Reason: clip(plain(e.Reason), maxText)}
+		for _, l := range lastN(e.LastLines, maxLastLines) {
+			f.LastLines = append(f.LastLines, clip(plain(l), maxLine))
+		}
+		r.Failures = append(r.Failures, f)
+	case event.AgentWaiting:
+		b.closeWait(e.Agent, e.TS, "replaced")
+		b.open[e.Agent] = len(r.Waits)
+		r.Waits = append(r.Waits, Wait{Agent: plain(e.Agent), Task: plain(e.Task), Kind: plain(e.Kind),
+			Text: clip(plain(e.Text), maxText), Since: e.TS})
+	case event.AgentResumed:
+		b.closeWait(e.Agent, e.TS, "resumed")
+	case event.DialogDenied:
+		b.closeWait(e.Agent, e.TS, "denied")
+	case evDialogAnswered:
+		if i, ok := b.open[e.Agent]; ok {
+			r.Waits[i].By, r.Waits[i].Choice = plain(e.By), plain(e.Choice)
+			if e.Via != "" {
+				r.Waits[i].By += " via " + plain(e.Via)
+			}
+		}
+		b.closeWait(e.Agent, e.TS, "answered")
+	case event.UsageLimitWait:
+		until, _ := time.Parse(time.RFC3339, e.Until)
+		r.Limits = append(r.Limits, Limit{Kind: event.UsageLimitWait, At: e.TS, Agent: plain(e.Agent), Task: plain(e.Task),
+			Until: until, Reset: plain(e.Reset), Text: clip(plain(e.Text), maxText)})
+		if a != nil {
+			a.Limits++
+		}
+	case evAccountParked:
+		b.parked[e.Account] = len(r.Limits)
+		l := Limit{Kind: evAccountParked, At: e.TS, Account: plain(e.Account), Reset: plain(rawText(e.ResetsAt)),
+			Source: plain(e.Source), Text: clip(plain(e.Text), maxText)}
+		for _, name := range e.Agents {
+			l.Agents = append(l.Agents, plain(name))
+			if pa := b.agent(name); pa != nil {
+				pa.Limits++
+			}
+		}
+		r.Limits = append(r.Limits, l)
+	case evAccountResumed:
+		if i, ok := b.parked[e.Account]; ok {
+			r.Limits[i].Resumed = e.TS
+			delete(b.parked, e.Account)
+		}
+	case event.CheckpointReceived:
+		r.Summary.Checkpoints++
+		if t != nil {
+			t.Checkpoints++
+		}
+	case event.CheckpointRejected:
+		r.Summary.Rejected++
+		if t != nil {
+			t.Rejected++
+		}
+	case event.CheckpointTimeout:
+		r.Summary.Timeouts++
+		if t != nil {
+			t.Timeouts++
+		}
+	case event.TaskVerifyFailed:
+		if t != nil {
+			t.VerifyFailed++
+		}
+	case event.TeamRehydrated:
+		b.stopping = false
+	case event.TeamCheckpointStarted:
+		b.stopping = true
+		b.lastTC = len(r.TeamCheckpoints)
+		r.TeamCheckpoints = append(r.TeamCheckpoints, TeamCheckpoint{At: e.TS, Cause: plain(e.Cause), Reason: clip(plain(e.Reason), maxText)})
+	case event.CheckpointComplete:
+		if b.lastTC >= 0 {
+			r.TeamCheckpoints[b.lastTC].Complete = true
+		}
+	case event.TeamDone:
+		b.closeWaits(e.TS, "run_ended")
+		b.doneAt, b.exitCode = e.TS, e.ExitCode
+	}
+	b.prevTS = e.TS
+}
+
+// sessionEnd is what the events said of how an agent's last session
+// ended, for the restart that follows.
+type sessionEnd struct {
+	seen    bool
+	code    *int
+	signal  string
+	stalled string // "stalled (…)", or why the kernel ended it
+}
+
+// restarted adds an agent_restarted, with why its last session ended.
+func (b *builder) restarted(e *ev, a *Agent, t *Task) {
+	end := b.ends[e.Agent]
+	rs := Restart{At: e.TS, Agent: plain(e.Agent), Task: plain(e.Task), Attempt: e.Attempt, Backoff: plain(e.Backoff)}
+	if d, err := time.ParseDuration(e.Backoff); err == nil {
+		rs.Backoff = d.Round(100 * time.Millisecond).String()
+	}
+	if end.seen {
+		rs.ExitCode = end.code
+	}
+	switch {
+	case e.Reason != "":
+		rs.Why = clip(plain(e.Reason), maxText)
+	case end.stalled != "":
+		rs.Why = end.stalled
+	case end.signal != "":
+		rs.Why = "killed by " + end.signal
+	case end.code != nil:
+		rs.Why = fmt.Sprintf("exited with code %d", *end.code)
+	default:
+		rs.Why = "its session ended"
+	}
+	b.r.Restarts = append(b.r.Restarts, rs)
+	b.r.Summary.Restarts++
+	if a != nil {
+		a.Restarts++
+	}
+	if t != nil {
+		t.Restarts++
+	}
+}
+
+// closeWait ends the agent's open wait at ts, how.
+func (b *builder) closeWait(agent string, ts time.Time, how string) {
+	i, ok := b.open[agent]
+	if !ok {
+		return
+	}
+	delete(b.open, agent)
+	w := &b.r.Waits[i]
+	w.Until, w.Ended = ts, how
+}
+
+// closeWaits ends every open wait at ts, how.
+func (b *builder) closeWaits(ts time.Time, how string) {
+	for agent := range b.open {
+		b.closeWait(agent, ts, how)
+	}
+}
+
+// rawText is a JSON value as text: a string's content, else the JSON.
+func rawText(m json.RawMessage) string {
+	var s string
+	if json.Unmarshal(m, &s) == nil {
+		return s
+	}
+	return string(m)
+}
+
+func lastN(l []string, n int) []string {
+	if len(l) > n {
+		return l[len(l)-n:]
+	}
+	return l
+}
