@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -73,12 +74,40 @@ var codexRules = &tuiRules{
 		),
 	),
 	waitingTitle: regexp.MustCompile(`Action Required`),
-	limits: res(
-		`(?i)you['’]ve hit your usage limit`,
-		`(?i)quota exceeded\. check your plan`,
-	),
-	approaching: res(`^⚠ Heads up, you have less than \d+% of your \S+ limit left\b`),
-	limitDialog: codexLimitDialog,
+	limits:       codexLimits,
+	approaching:  res(`^⚠ Heads up, you have less than \d+% of your \S+ limit left\b`),
+	limitRead:    codexLimit,
+	limitDialog:  codexLimitDialog,
+}
+
+// codexLimits are Codex's usage-limit banners ("■ …").
+var codexLimits = res(
+	`(?i)you['’]ve hit your usage limit`,
+	`(?i)quota exceeded\. check your plan`,
+)
+
+// codexLimit: a banner the turn went on past is over. While Codex redraws
+// its input box after Enter, the message just sent is the last "› " row
+// and reads as the box, with the banner above it: such a "box" holds text
+// and has none of the status rows under it that the real one has; or a
+// "• " row under the banner (the turn working, its answer) says the limit
+// is behind.
+func codexLimit(v *view, _ time.Time) limitSigns {
+	if v.hasBox && strings.TrimSpace(v.text) != "" &&
+		!slices.ContainsFunc(v.rows[v.box.to+1:], func(r string) bool { return strings.TrimSpace(r) != "" }) {
+		return limitSigns{over: true}
+	}
+	banner := -1
+	for _, i := range v.own() {
+		t := strings.TrimSpace(v.rows[i])
+		switch {
+		case strings.HasPrefix(t, "■ ") && slices.ContainsFunc(codexLimits, func(re *regexp.Regexp) bool { return re.MatchString(t) }):
+			banner = i
+		case banner >= 0 && strings.HasPrefix(t, "• "):
+			return limitSigns{over: true}
+		}
+	}
+	return limitSigns{}
 }
 
 // Codex's model-switch dialog, as 0.169.0 draws it near the limit and at

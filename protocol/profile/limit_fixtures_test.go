@@ -97,17 +97,25 @@ func TestUsageLimitHandWritten(t *testing.T) {
 }
 
 // TestUsageLimitNeverFromTypedText: the words of a banner in the user's
-// own prompt, its echo, or the input box are not a usage limit.
+// own prompt, its echo, or the input box are not a usage limit, a warning
+// before one or a limit dialog.
 func TestUsageLimitNeverFromTypedText(t *testing.T) {
 	now := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
 	rule := strings.Repeat("─", 120)
 	screens := map[string]staticScreen{
 		"claude": {rows: []string{
 			"❯ If you see \"You've hit your limit · resets 3pm\" or a usage limit, wait.",
-			"  Also: 5-hour limit reached ∙ resets 1am.", "", "● OK.", "", "✻ Cooked for 0s", "",
+			"  Also: 5-hour limit reached ∙ resets 1am.",
+			"  ● Usage limit reached · set to continue automatically at 10:50pm",
+			"  ⚠ Usage limit reached · limit resets 10:50pm",
+			"                You've used 95% of your 5-hour limit · resets 10:16pm (UTC)",
+			claudeBanner, "", "● OK.", "", "✻ Cooked for 0s", "",
 			rule, "❯ You've hit your usage limit · resets 3pm", rule, "  ● high · /effort"}},
 		"codex": {rows: []string{
-			"› When Codex says You’ve hit your usage limit … try again at 8:02 AM, stop.", "", "",
+			"› When Codex says You’ve hit your usage limit … try again at 8:02 AM, stop.",
+			"  ⚠ Heads up, you have less than 5% of your 5h limit left. Run /status for a breakdown.",
+			"  Approaching rate limits", "  Switch to gpt-6-luna for lower credit usage?", "  › 1. Switch to gpt-6-luna",
+			"    2. Keep current model", "  enter select · esc back", "", "",
 			"• OK.", "", "  Worked for <1s • 03:01", "", "",
 			"› You’ve hit your usage limit. try again at 8:02 AM", "", "  fake-model default · ~/project"}},
 		"gemini": {rows: []string{
@@ -121,6 +129,12 @@ func TestUsageLimitNeverFromTypedText(t *testing.T) {
 			p := mustProfile(t, cli)
 			if at, ok, text := p.UsageLimit(s, now); ok {
 				t.Fatalf("usage limit %v %q read from typed text on\n%s", at, text, s)
+			}
+			if l, ok := p.Limit(s, now); ok {
+				t.Fatalf("limit %+v read from typed text on\n%s", l, s)
+			}
+			if d, ok := p.Dialog(s); ok {
+				t.Fatalf("dialog %+v read from typed text on\n%s", d, s)
 			}
 			if !p.Ready(s) || p.InputEmpty(s) {
 				t.Errorf("ready=%v empty=%v: the box holds a draft", p.Ready(s), p.InputEmpty(s))

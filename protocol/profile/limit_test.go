@@ -11,21 +11,25 @@ import (
 // now = when the fake provider sent the 429 and the CLIs' time zone (UTC)
 // as time.Local. The fake said "resets in 5 h"; only Codex prints the time
 // ("try again at 8:02 AM", local wall time, minutes only). Claude (API key
-// login) and Gemini show no reset time, so their wait is LimitRetry.
+// login) and Gemini show no reset time, so their wait is LimitRetry. None
+// continues by itself; Codex's model-switch dialog is answered "2" (keep
+// the model) and Gemini's limit dialog Enter on "Keep trying", after the
+// reset only.
 func TestRecordedUsageLimit(t *testing.T) {
 	defer setLocal(time.UTC)()
 	cases := []struct {
 		cli, before string // typed text the banner was on screen before
 		want        func(sent time.Time, p *Profile) time.Time
 		text        string
+		keep        *LimitKeep // the limit dialog's answer; nil: no dialog
 	}{
 		{"claude", "/exit", func(sent time.Time, p *Profile) time.Time { return sent.Add(p.LimitRetry) },
-			"API Error: Request rejected (429)"},
+			"API Error: Request rejected (429)", nil},
 		{"codex", "\x1b", func(sent time.Time, _ *Profile) time.Time {
 			return sent.Add(5 * time.Hour).Truncate(time.Minute) // 03:02:07Z + 5 h, shown as 8:02 AM
-		}, "You’ve hit your usage limit"},
+		}, "You’ve hit your usage limit", &LimitKeep{Choice: "2. Keep current model", Keys: []Keys{{Bytes: []byte("2")}}}},
 		{"gemini", "2", func(sent time.Time, p *Profile) time.Time { return sent.Add(p.LimitRetry) },
-			"Usage limit reached for gemini-3.8-flash."},
+			"Usage limit reached for gemini-3.8-flash.", &LimitKeep{Choice: "1. Keep trying", Keys: []Keys{{Bytes: []byte("\r")}}, AfterReset: true}},
 	}
 	for _, c := range cases {
 		t.Run(c.cli, func(t *testing.T) {
@@ -46,6 +50,16 @@ func TestRecordedUsageLimit(t *testing.T) {
 			if want := c.want(sent, p); !at.Equal(want) {
 				t.Errorf("reset at %v, want %v (banner %q)", at, want, text)
 			}
+			if l, ok := p.Limit(s, sent); !ok || l.Kind != LimitReached || l.AutoResume || l.Text != text {
+				t.Errorf("Limit = %+v, %v; want the same reached limit, no continue of its own", l, ok)
+			}
+			switch d, ok := p.Dialog(s); {
+			case c.keep == nil && ok:
+				t.Errorf("a dialog %+v", d)
+			case c.keep != nil && (!ok || d.Kind != DialogLimit || d.Keep == nil || d.Keep.Choice != c.keep.Choice ||
+				d.Keep.AfterReset != c.keep.AfterReset || len(d.Keep.Keys) != 1 || string(d.Keep.Keys[0].Bytes) != string(c.keep.Keys[0].Bytes)):
+				t.Errorf("Dialog = %+v %+v, %v; want a limit dialog kept with %+v", d, d.Keep, ok, *c.keep)
+			}
 			// Read twice, the same answer: the caller's stability check holds.
 			if at2, ok2, _ := p.UsageLimit(s, sent); !ok2 || !at2.Equal(at) {
 				t.Errorf("second read differs: %v %v", at2, ok2)
@@ -54,8 +68,8 @@ func TestRecordedUsageLimit(t *testing.T) {
 			rp := rec.replay(t)
 			limitAt := rec.typedAt(t, "CHECKPOINT REQUEST", 0)
 			for off := 0; off <= limitAt; off += 512 {
-				if _, ok, text := p.UsageLimit(rp.to(off), sent); ok {
-					t.Fatalf("offset %d: a usage limit before there was one: %q", off, text)
+				if l, ok := p.Limit(rp.to(off), sent); ok {
+					t.Fatalf("offset %d: a usage limit before there was one: %+v", off, l)
 				}
 			}
 		})
@@ -63,7 +77,8 @@ func TestRecordedUsageLimit(t *testing.T) {
 }
 
 // TestNoUsageLimitOnAnyNormalScreen: no screen of the normal recordings,
-// at any moment, reads as a usage limit.
+// at any moment, reads as a usage limit, a warning before one or a limit
+// dialog.
 func TestNoUsageLimitOnAnyNormalScreen(t *testing.T) {
 	now := time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC)
 	for _, cli := range cliNames {
@@ -73,8 +88,12 @@ func TestNoUsageLimitOnAnyNormalScreen(t *testing.T) {
 				rec := loadRecording(t, cli, name)
 				rp := rec.replay(t)
 				for off := 0; off < len(rec.raw)+1024; off += 1024 {
-					if _, ok, text := p.UsageLimit(rp.to(off), now); ok {
-						t.Fatalf("offset %d: usage limit %q", off, text)
+					s := rp.to(off)
+					if l, ok := p.Limit(s, now); ok {
+						t.Fatalf("offset %d: usage limit %+v", off, l)
+					}
+					if d, ok := p.Dialog(s); ok && d.Kind == DialogLimit {
+						t.Fatalf("offset %d: a limit dialog %+v", off, d)
 					}
 				}
 			})

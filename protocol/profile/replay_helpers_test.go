@@ -26,6 +26,12 @@ type recording struct {
 	UsageLimit *struct {
 		ResetInSeconds int    `json:"reset_in_seconds"`
 		SentAt         string `json:"sent_at"`
+		ResetAt        string `json:"reset_at"`      // limit recordings: the window's reset
+		QuotaPercent   int    `json:"quota_percent"` // the quota every answer reported
+		Screen         string `json:"screen"`        // the visible screen, banner or dialog fully drawn
+		Keep           string `json:"keep"`          // what answered the model-switch dialog
+		Resume         string `json:"resume"`        // "auto", or what was typed after the reset
+		ResumedAt      string `json:"resumed_at"`    // the first request after the reset
 	} `json:"usage_limit"`
 	raw []byte
 }
