@@ -63,9 +63,9 @@ func reportOf(t *testing.T, args ...string) report.Report {
 	return r
 }
 
-// plainPage fails the test when text holds a control character (the line
-// ends aside), an invisible one, or a line wider than the report's width.
-func plainPage(t *testing.T, what, text string) {
+// plainJSON fails the test when text holds a control character (the line
+// ends aside) or an invisible one.
+func plainJSON(t *testing.T, what, text string) {
 	t.Helper()
 	for _, r := range text {
 		if r != '\n' && (protocol.IsControl(r) || protocol.IsInvisible(r)) {
@@ -73,6 +73,13 @@ func plainPage(t *testing.T, what, text string) {
 			break
 		}
 	}
+}
+
+// plainPage is plainJSON, and fails the test on a line wider than the
+// report's width.
+func plainPage(t *testing.T, what, text string) {
+	t.Helper()
+	plainJSON(t, what, text)
 	for _, l := range strings.Split(text, "\n") {
 		if n := len([]rune(l)); n > report.Width {
 			t.Errorf("%s: a line of %d columns (> %d):\n%s", what, n, report.Width, l)

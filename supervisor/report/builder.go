@@ -45,9 +45,10 @@ func newBuilder(r *Report, snap *state.Snapshot) *builder {
 	return b
 }
 
-// agent is the report's agent called name (added when the events name one
-// state.json does not have); nil for "".
+// agent is the report's agent called name, as written or made plain
+// (added when the events name one state.json does not have); nil for "".
 func (b *builder) agent(name string) *Agent {
+	name = plain(name)
 	if name == "" {
 		return nil
 	}
@@ -55,7 +56,7 @@ func (b *builder) agent(name string) *Agent {
 	if !ok {
 		i = len(b.r.Agents)
 		b.agents[name] = i
-		b.r.Agents = append(b.r.Agents, Agent{Name: plain(name)})
+		b.r.Agents = append(b.r.Agents, Agent{Name: name})
 	}
 	return &b.r.Agents[i]
 }
