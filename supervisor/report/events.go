@@ -92,7 +92,9 @@ func (b *builder) scan(path string, take func(e *ev, in bool) bool) (found bool,
 			var e ev
 			var te *json.UnmarshalTypeError
 			if uerr := json.Unmarshal(line, &e); uerr != nil && !errors.As(uerr, &te) {
-				torn++
+				if err != io.EOF { // a last line without its end is being written
+					torn++
+				}
 			} else if e.Event == event.RunStarted && e.RunID == b.runID && !in {
 				in, found = true, true
 			} else if e.Event == event.RunStarted && e.RunID != b.runID && in {
