@@ -142,3 +142,28 @@ func TestReportOfAHostileStateDirIsPlain(t *testing.T) {
 		t.Errorf("one agent, whose name is hostile: %+v", r.Agents)
 	}
 }
+
+// A silent agent stalls, is restarted from its checkpoint, stalls again
+// and is failed: the report's restart says it stalled, with the code of
+// the session warden ended, and counts both stalls.
+func TestReportTellsAStall(t *testing.T) {
+	defer proctest.AssertNone(t)
+	dir := t.TempDir()
+	header := "checkpoint_interval = \"1s\"\ncheckpoint_timeout = \"500ms\"\nstale_warning = \"1s\"\nstale_failure = \"2s\"\nshutdown_timeout = \"1s\""
+	team := nightTeam(t, dir, header, nightAgent{name: "w1", mode: "worker:silent=1", restart: "on-failure", maxRestarts: 1})
+	if _, errOut, code := wardenCmd("run", team); code != 1 {
+		t.Fatalf("exit %d, want 1 (T1 failed)\n%s", code, errOut)
+	}
+	r := reportOf(t, team)
+	stalls := countOf(team, "agent_stalled", "w1")
+	if stalls != 2 || r.Summary.Stalls != stalls || r.Agents[0].Stalls != stalls || r.Summary.Failed != 1 || len(r.Failures) != 1 {
+		t.Errorf("summary %+v, w1 %+v; %d agent_stalled", r.Summary, r.Agents[0], stalls)
+	}
+	if len(r.Restarts) != 1 || r.Restarts[0].Why != "stalled (no output for 2s)" || r.Restarts[0].ExitCode == nil {
+		t.Errorf("restarts: %+v", r.Restarts)
+	}
+	text, _, _ := wardenCmd("report", team)
+	if !strings.Contains(text, "w1 on T1, attempt 2: stalled (no output for 2s)") || !strings.Contains(text, "2 stalls") {
+		t.Errorf("warden report:\n%s", text)
+	}
+}
