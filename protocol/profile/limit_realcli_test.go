@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/wardenhq/warden/internal/fakeprovider"
 )
 
 // limitWords are the rows each CLI draws at and near its usage limit
@@ -95,5 +97,52 @@ func testTypedLimitWords(t *testing.T, cli string) {
 	t.Logf("%s: %d screens read; the echo:\n%s", cli, seen, sc)
 	if err := s.quit(); err != nil {
 		t.Fatalf("%s: quit: %v", cli, err)
+	}
+}
+
+// TestRealClaudeNearItsLimit: the real Claude Code signed in to claude.ai
+// (a fake token), every answer reporting 95 % of the 5-hour window: once
+// the answer is drawn, its notice "You've used 95% of your 5-hour limit ·
+// resets …" reads as a warning before the limit with the quota's reset —
+// never as the limit, never as a limit dialog.
+func TestRealClaudeNearItsLimit(t *testing.T) {
+	t.Parallel()
+	s := startCLI(t, "claude", answer, func(env []string) []string {
+		var out []string
+		for _, kv := range env {
+			if !strings.HasPrefix(kv, "ANTHROPIC_AUTH_TOKEN=") {
+				out = append(out, kv)
+			}
+		}
+		return append(out, "CLAUDE_CODE_OAUTH_TOKEN=fake-oauth-token")
+	})
+	reset := time.Now().UTC().Add(2 * time.Hour).Truncate(time.Minute)
+	s.srv.SetQuota("", &fakeprovider.Quota{UsedPercent: 95, ResetAt: reset})
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	s.waitScreen("ready prompt", 40*time.Second, s.p.Ready)
+	if err := s.p.Submit(ctx, s.ptmx, s.screen, "Reply READY now."); err != nil {
+		t.Fatalf("submit: %v\nscreen:\n%s", err, s.screen())
+	}
+	var near Limit
+	s.waitScreen("the 95 % notice", 45*time.Second, func(sc Screen) bool {
+		l, ok := s.p.Limit(sc, time.Now())
+		if ok && l.Kind != LimitApproaching {
+			t.Fatalf("Limit = %+v at 95 %% on\n%s", l, sc)
+		}
+		if d, ok := s.p.Dialog(sc); ok {
+			t.Fatalf("a dialog %+v at 95 %% on\n%s", d, sc)
+		}
+		near = l
+		return ok
+	})
+	if !near.Reset.Equal(reset) || near.AutoResume || !strings.Contains(near.Text, "You've used 95% of your 5-hour limit") {
+		t.Errorf("approaching = %+v; want the quota's reset %v", near, reset)
+	}
+	if sc := s.screen(); !answered(s.p, sc, "READY. Waiting") || !s.p.TurnEnded(sc) {
+		t.Errorf("the notice came before the turn ended:\n%s", sc)
+	}
+	if err := s.quit(); err != nil {
+		t.Fatalf("quit: %v", err)
 	}
 }

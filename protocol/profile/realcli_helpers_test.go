@@ -57,8 +57,9 @@ type cliSession struct {
 }
 
 // startCLI starts cli with a fresh HOME holding the pre-seeded config of
-// research/real-clis.md, answering with decide.
-func startCLI(t testing.TB, cli string, decide func(fakeprovider.Request) fakeprovider.Answer) *cliSession {
+// research/real-clis.md, answering with decide; edit, when given, changes
+// the CLI's own environment.
+func startCLI(t testing.TB, cli string, decide func(fakeprovider.Request) fakeprovider.Answer, edit ...func([]string) []string) *cliSession {
 	t.Helper()
 	bin := cliBin(t, cli)
 	marker := fmt.Sprintf("%s=%s-%d", envSession, cli, time.Now().UnixNano())
@@ -76,6 +77,9 @@ func startCLI(t testing.TB, cli string, decide func(fakeprovider.Request) fakepr
 		}
 	}
 	extra := seedConfig(t, cli, home, project, srv.URL())
+	for _, e := range edit {
+		extra = e(extra)
+	}
 	p := mustProfile(t, cli).WithLogger(hclog.New(&hclog.LoggerOptions{Name: t.Name(), Level: hclog.Info, Output: os.Stderr}))
 	env := append([]string{"PATH=" + filepath.Dir(bin) + ":/usr/local/bin:/usr/bin:/bin", "HOME=" + home,
 		"LANG=C.UTF-8", "TZ=UTC", fakeagent.EnvOwner + "=" + strconv.Itoa(os.Getpid()), marker}, extra...)
