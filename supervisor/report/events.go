@@ -24,6 +24,10 @@ const (
 	evDialogAnswered = "dialog_answered"
 )
 
+// runStarted is in every run_started line (and a few others, decoded to
+// tell).
+var runStarted = []byte(event.RunStarted)
+
 // ev is what the report reads of an events.jsonl line; fields an event
 // does not have stay empty, and a field of an unexpected type is skipped.
 type ev struct {
@@ -61,10 +65,10 @@ type ev struct {
 // holds no run_started of the run (cut, or written by hand), the events
 // since the run's start time are read instead, and a note says so.
 func (b *builder) readEvents(path string) error {
-	found, torn, err := b.scan(path, func(e *ev, in bool) bool { return in })
+	found, torn, err := b.scan(path, true, func(e *ev, in bool) bool { return in })
 	if err == nil && !found {
 		b.r.Notes = append(b.r.Notes, "events.jsonl holds no run_started for this run: its events are read from the run's start time")
-		_, torn, err = b.scan(path, func(e *ev, _ bool) bool { return !e.TS.Before(b.r.Run.Started) })
+		_, torn, err = b.scan(path, false, func(e *ev, _ bool) bool { return !e.TS.Before(b.r.Run.Started) })
 	}
 	if torn > 0 {
 		b.r.Notes = append(b.r.Notes, fmt.Sprintf("%d lines of events.jsonl could not be read (torn or not JSON)", torn))
@@ -74,8 +78,10 @@ func (b *builder) readEvents(path string) error {
 
 // scan reads the events file line by line and adds the events take
 // accepts (in: since the run's first run_started); it reports whether that
-// run_started was found, and how many lines were torn.
-func (b *builder) scan(path string, take func(e *ev, in bool) bool) (found bool, torn int, err error) {
+// run_started was found, and how many lines were torn. With skip, the
+// lines before that run_started are not decoded (earlier runs' events: the
+// bulk of a long-lived log), but for the run_started ones.
+func (b *builder) scan(path string, skip bool, take func(e *ev, in bool) bool) (found bool, torn int, err error) {
 	f, err := safefile.Open(path, os.O_RDONLY)
 	if errors.Is(err, os.ErrNotExist) {
 		return true, 0, errors.New("no events.jsonl: only state.json and the checkpoint history are reported")
@@ -88,6 +94,9 @@ func (b *builder) scan(path string, take func(e *ev, in bool) bool) (found bool,
 	in := false
 	for {
 		line, err := br.ReadBytes('\n')
+		if skip && !in && !bytes.Contains(line, runStarted) {
+			line = nil
+		}
 		if len(bytes.TrimSpace(line)) > 0 {
 			var e ev
 			var te *json.UnmarshalTypeError

@@ -22,7 +22,7 @@ func at(sec int) time.Time { return base.Add(time.Duration(sec) * time.Second) }
 
 // crafted is a state dir a test writes by hand.
 type crafted struct {
-	t    *testing.T
+	t    testing.TB
 	root string
 	ev   []string
 }
@@ -30,7 +30,7 @@ type crafted struct {
 // newCrafted writes state.json: run R1 started at base, updated (ended,
 // when ended is set) at base + updated seconds, with tasks T1, T2 and
 // agents a1, a2.
-func newCrafted(t *testing.T, ended string, running bool, updated int) *crafted {
+func newCrafted(t testing.TB, ended string, running bool, updated int) *crafted {
 	t.Helper()
 	c := &crafted{t: t, root: t.TempDir()}
 	snap := state.Snapshot{Team: "night", RunID: "R1", RunStartedAt: base, Ended: ended, Running: running, Pid: 4242,
@@ -78,6 +78,12 @@ func (c *crafted) build(now int) *Report {
 	if err := os.WriteFile(filepath.Join(c.root, "events.jsonl"), []byte(strings.Join(c.ev, "\n")+"\n"), 0o600); err != nil {
 		c.t.Fatal(err)
 	}
+	return c.report(now)
+}
+
+// report builds the report at base + now seconds from the files as they are.
+func (c *crafted) report(now int) *Report {
+	c.t.Helper()
 	r, err := Build(c.root, at(now))
 	if err != nil {
 		c.t.Fatal(err)
