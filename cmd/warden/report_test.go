@@ -156,9 +156,12 @@ command = ["sh", "-c", "cat > %s"]
 	if len(r.Waits) != 1 {
 		t.Fatalf("waits: %+v", r.Waits)
 	}
+	// Measured between the events' times: agent_waiting is written after
+	// state.json says the agent waits, so a loaded machine shortens the
+	// 1 s dialog_timeout a little.
 	w := r.Waits[0]
 	if w.Agent != "w4" || w.Task != "T4" || w.Ended != "denied" || w.Kind != "permission" ||
-		!strings.Contains(w.Text, "curl -s http://127.0.0.1:9/probe") || w.WaitedSeconds < 0.9 || w.WaitedSeconds > 10 {
+		!strings.Contains(w.Text, "curl -s http://127.0.0.1:9/probe") || w.WaitedSeconds < 0.5 || w.WaitedSeconds > 10 {
 		t.Errorf("the wait: %+v, want w4's permission dialog, denied after 1s", w)
 	}
 	if s.WaitedSeconds != w.WaitedSeconds || countOf(team, "agent_waiting", "") != 1 {

@@ -172,9 +172,9 @@ func (b *builder) why(snap *state.Snapshot) string {
 		return fmt.Sprintf("its supervisor (pid %d) ended without finishing it; `warden run` carries it on", snap.Pid)
 	case EndedStopped:
 		if n := len(r.TeamCheckpoints); n > 0 {
-			return "stopped with tasks open: " + r.TeamCheckpoints[n-1].Reason
+			return "with tasks open; the last team checkpoint: " + r.TeamCheckpoints[n-1].Reason
 		}
-		return "stopped with tasks open"
+		return "with tasks open"
 	case EndedFinished:
 		if r.Summary.Done == r.Summary.Tasks {
 			return "every task complete"

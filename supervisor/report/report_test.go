@@ -106,7 +106,7 @@ func TestRestartsSayWhy(t *testing.T) {
 		t.Errorf("a1 %+v, T1 %+v: want 5 sessions, 4 restarts, 1 stall, 3 bad exits (not the stop's)", a, r.Tasks[0])
 	}
 	if r.Run.Ended != EndedStopped || r.Run.ExitCode == nil || *r.Run.ExitCode != 130 || !r.Run.EndedAt.Equal(at(203)) ||
-		r.Run.Why != "stopped with tasks open: stopped by the user (a signal)" {
+		r.Run.Why != "with tasks open; the last team checkpoint: stopped by the user (a signal)" {
 		t.Errorf("run: %+v", r.Run)
 	}
 	if len(r.TeamCheckpoints) != 1 || !r.TeamCheckpoints[0].Complete || r.TeamCheckpoints[0].Cause != "user_interrupt" {
