@@ -1,6 +1,7 @@
 package report
 
 import (
+	"encoding/json"
 	"fmt"
 	"sort"
 	"time"
@@ -189,4 +190,79 @@ func laterOf(a, b time.Time) time.Time {
 		return b
 	}
 	return a
+}
+
+// sessionEnd is what the events said of how an agent's last session
+// ended, for the restart that follows.
+type sessionEnd struct {
+	seen    bool
+	code    *int
+	signal  string
+	stalled string // "stalled (…)", or why the kernel ended it
+}
+
+// restarted adds an agent_restarted, with why its last session ended.
+func (b *builder) restarted(e *ev, a *Agent, t *Task) {
+	end := b.ends[e.Agent]
+	rs := Restart{At: e.TS, Agent: plain(e.Agent), Task: plain(e.Task), Attempt: e.Attempt, Backoff: plain(e.Backoff)}
+	if d, err := time.ParseDuration(e.Backoff); err == nil {
+		rs.Backoff = d.Round(100 * time.Millisecond).String()
+	}
+	if end.seen {
+		rs.ExitCode = end.code
+	}
+	switch {
+	case e.Reason != "":
+		rs.Why = clip(plain(e.Reason), maxText)
+	case end.stalled != "":
+		rs.Why = end.stalled
+	case end.signal != "":
+		rs.Why = "killed by " + end.signal
+	case end.code != nil:
+		rs.Why = fmt.Sprintf("exited with code %d", *end.code)
+	default:
+		rs.Why = "its session ended"
+	}
+	b.r.Restarts = append(b.r.Restarts, rs)
+	b.r.Summary.Restarts++
+	if a != nil {
+		a.Restarts++
+	}
+	if t != nil {
+		t.Restarts++
+	}
+}
+
+// closeWait ends the agent's open wait at ts, how.
+func (b *builder) closeWait(agent string, ts time.Time, how string) {
+	i, ok := b.open[agent]
+	if !ok {
+		return
+	}
+	delete(b.open, agent)
+	w := &b.r.Waits[i]
+	w.Until, w.Ended = ts, how
+}
+
+// closeWaits ends every open wait at ts, how.
+func (b *builder) closeWaits(ts time.Time, how string) {
+	for agent := range b.open {
+		b.closeWait(agent, ts, how)
+	}
+}
+
+// rawText is a JSON value as text: a string's content, else the JSON.
+func rawText(m json.RawMessage) string {
+	var s string
+	if json.Unmarshal(m, &s) == nil {
+		return s
+	}
+	return string(m)
+}
+
+func lastN(l []string, n int) []string {
+	if len(l) > n {
+		return l[len(l)-n:]
+	}
+	return l
 }

@@ -101,36 +101,6 @@ func tasksSection(p *page, r *Report) {
 	}
 }
 
-// worked is the time worked beside the estimate.
-func worked(sec, est float64) string {
-	if est <= 0 {
-		return dur(sec) + " (no estimate)"
-	}
-	out := fmt.Sprintf("%s of %s estimated", dur(sec), dur(est))
-	if sec > est {
-		out += fmt.Sprintf(", over by %s", dur(sec-est))
-	}
-	return out
-}
-
-// counts is a task's checkpoints, rejections, restarts…
-func counts(t Task) string {
-	out := plural(t.Checkpoints, "checkpoint")
-	for _, x := range []struct {
-		n    int
-		word string
-	}{{t.Rejected, "rejected"}, {t.Timeouts, "timed out"}, {t.Restarts, "restarts"}, {t.VerifyFailed, "failed verify"}} {
-		if x.n > 0 {
-			if x.word == "restarts" {
-				out += ", " + plural(x.n, "restart")
-			} else {
-				out += fmt.Sprintf(", %d %s", x.n, x.word)
-			}
-		}
-	}
-	return out
-}
-
 func waitsSection(p *page, c clock, r *Report) {
 	if len(r.Waits) == 0 {
 		p.heading("Needed a person: nothing")
@@ -293,13 +263,4 @@ func usageSection(p *page, r *Report) {
 	}
 	p.line(2, "In all, from %s: %s.", plural(u.Sessions, "session"), spend(*u.Total))
 	p.line(2, "Per agent and per task: above, beside each.")
-}
-
-// spend is tokens and dollars in a few words.
-func spend(s Spend) string {
-	out := fmt.Sprintf("%s tokens in (%s cached), %s out", count(s.Tokens.Input), count(s.Tokens.CachedInput), count(s.Tokens.Output))
-	if s.Priced {
-		out += fmt.Sprintf(", $%.2f", s.CostUSD)
-	}
-	return out
 }

@@ -124,3 +124,42 @@ func count(n int64) string {
 	}
 	return fmt.Sprint(n)
 }
+
+// worked is the time worked beside the estimate.
+func worked(sec, est float64) string {
+	if est <= 0 {
+		return dur(sec) + " (no estimate)"
+	}
+	out := fmt.Sprintf("%s of %s estimated", dur(sec), dur(est))
+	if sec > est {
+		out += fmt.Sprintf(", over by %s", dur(sec-est))
+	}
+	return out
+}
+
+// counts is a task's checkpoints, rejections, restarts…
+func counts(t Task) string {
+	out := plural(t.Checkpoints, "checkpoint")
+	for _, x := range []struct {
+		n    int
+		word string
+	}{{t.Rejected, "rejected"}, {t.Timeouts, "timed out"}, {t.Restarts, "restarts"}, {t.VerifyFailed, "failed verify"}} {
+		if x.n > 0 {
+			if x.word == "restarts" {
+				out += ", " + plural(x.n, "restart")
+			} else {
+				out += fmt.Sprintf(", %d %s", x.n, x.word)
+			}
+		}
+	}
+	return out
+}
+
+// spend is tokens and dollars in a few words.
+func spend(s Spend) string {
+	out := fmt.Sprintf("%s tokens in (%s cached), %s out", count(s.Tokens.Input), count(s.Tokens.CachedInput), count(s.Tokens.Output))
+	if s.Priced {
+		out += fmt.Sprintf(", $%.2f", s.CostUSD)
+	}
+	return out
+}
