@@ -260,11 +260,13 @@ func (t *Team) result() Result {
 // its file, for a [[notify]] rule on team_done.
 func (t *Team) morningReport(exitCode int) []any {
 	r, err := report.AtEnd(t.dir.Root, t.clock.Now(), exitCode)
-	if err != nil {
+	switch {
+	case r == nil:
 		t.log.Error("the run's report", "error", err)
-	}
-	if r == nil {
 		return nil
+	case err != nil: // built, not written
+		t.log.Error("the run's report", "error", err)
+		return []any{"report", r.Bounded(report.EventMax)}
 	}
 	return []any{"report", r.Bounded(report.EventMax), "report_file", report.Path(t.dir.Root)}
 }
