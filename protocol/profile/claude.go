@@ -162,13 +162,14 @@ func echoRows(rows []string, box span, starts func(string) bool) []span {
 // resets 12:49am (UTC)", is drawn right-aligned on the row above the
 // input box.
 var (
-	claudeHit    = regexp.MustCompile(`^  ⎿ \x{a0}(You['’]ve (?:hit|reached) your .*\blimit\b.*)$`)
-	claudeArmed  = regexp.MustCompile(`^● Usage limit reached(?: again)? · set to continue automatically\b`)
-	claudeNoAuto = regexp.MustCompile(`^. Automatic continue (?:cancelled|was turned off|stopped|did not run)\b`)
-	claudeOver   = regexp.MustCompile(`^● Usage limit (?:reset · Continuing automatically|available again · continuing now|has reset · Press enter to continue)`)
-	claudeFooter = regexp.MustCompile(`^\s*⚠ (Usage limit reached\b.*)$`)
-	claudeAuto   = regexp.MustCompile(`^\s*Continuing (?:automatically\b.*|shortly) · Esc to cancel$`)
-	claudeNear   = regexp.MustCompile(`You['’]ve used \d+% of your \S.*\blimit\b|Over \d+% of your \S.* used`)
+	claudeHit     = regexp.MustCompile(`^  ⎿ \x{a0}(You['’]ve (?:hit|reached) your .*\blimit\b.*)$`)
+	claudeArmed   = regexp.MustCompile(`^● Usage limit reached(?: again)? · set to continue automatically\b`)
+	claudeNoAuto  = regexp.MustCompile(`^. Automatic continue (?:cancelled|was turned off|stopped|did not run)\b`)
+	claudeOver    = regexp.MustCompile(`^● Usage limit (?:reset · Continuing automatically|available again · continuing now|has reset · Press enter to continue)`)
+	claudeFooter  = regexp.MustCompile(`^\s*⚠ (Usage limit reached\b.*)$`)
+	claudeAuto    = regexp.MustCompile(`^\s*Continuing (?:automatically\b.*|shortly) · Esc to cancel$`)
+	claudeWrapped = regexp.MustCompile(`^ {5}\S`)
+	claudeNear    = regexp.MustCompile(`You['’]ve used \d+% of your \S.*\blimit\b|Over \d+% of your \S.* used`)
 )
 
 // claudeLimit reads Claude's limit rows. The banner row counts when it
@@ -198,12 +199,16 @@ func claudeLimit(v *view, now time.Time) limitSigns {
 		if t == "" {
 			continue
 		}
-		if m := claudeHit.FindStringSubmatch(row); m != nil && (!v.typed(i) || v.echo[len(v.echo)-1].to == i) {
-			text := m[1]
-			for i+1 < end && strings.HasPrefix(v.rows[i+1], "     ") && strings.TrimSpace(v.rows[i+1]) != "" {
-				i++ // wrapped
-				text += " " + strings.TrimSpace(v.rows[i])
+		if m := claudeHit.FindStringSubmatch(row); m != nil {
+			last := i // wrapped under the text, past "  ⎿  "
+			for last+1 < end && claudeWrapped.MatchString(v.rows[last+1]) {
+				last++
 			}
+			if v.typed(i) && v.echo[len(v.echo)-1].to != last {
+				continue // inside the typed text
+			}
+			text := strings.Join(append([]string{m[1]}, trimAll(v.rows[i+1:last+1])...), " ")
+			i = last
 			at, _ := resetTime(text, now)
 			cur, out.over = &Limit{Kind: LimitReached, Reset: at, Text: text}, false
 			next, armed, clean = true, false, true
@@ -251,6 +256,14 @@ func claudeLimit(v *view, now time.Time) limitSigns {
 			at, _ := resetTime(text, now)
 			out.approaching = &Limit{Kind: LimitApproaching, Reset: at, Text: text}
 		}
+	}
+	return out
+}
+
+func trimAll(rows []string) []string {
+	out := make([]string, len(rows))
+	for i, r := range rows {
+		out[i] = strings.TrimSpace(r)
 	}
 	return out
 }

@@ -42,6 +42,10 @@ func TestLimitHandWritten(t *testing.T) {
 		{"claude: the banner alone, the turn over", "claude", claudeLimitScreen(gauge, []string{claudeBanner, "",
 			"● Automatic continue was turned off · this task will not resume on its own"}),
 			&Limit{Kind: LimitReached, Reset: reset}},
+		{"claude: the banner wrapped at a narrow width", "claude", claudeLimitScreen(gauge, []string{
+			"  ⎿ \u00a0You've hit your weekly limit · resets Nov 27,", "     3pm (America/Los_Angeles)", "",
+			"● Usage limit reached · set to continue automatically at Nov 27, 3pm"}),
+			&Limit{Kind: LimitReached, Reset: time.Date(2026, 11, 27, 15, 0, 0, 0, mustLoc(t, "America/Los_Angeles")), AutoResume: true}},
 		{"claude: the banner alone while a turn runs", "claude", claudeLimitScreen("✻ Skedaddling…", []string{claudeBanner}), nil},
 		{"claude: the banner's words answered by the model", "claude", claudeLimitScreen(gauge, []string{claudeBanner, "",
 			"● READY.", "", "✻ Brewed for 0s · done 10:50 PM"}), nil},

@@ -3,7 +3,9 @@
 // start the CLI under a supervisor, when it is at its input prompt, busy,
 // done with a turn or waiting on a dialog, how to submit text so that it is
 // really submitted, how to deny a dialog and ask the CLI to quit, how to
-// read its usage-limit banner, which of its hooks report to warden and what
+// read its usage limit (its banner, its warning before the limit, whether
+// it continues by itself at the reset, and its own limit dialog with the
+// answer that changes nothing), which of its hooks report to warden and what
 // their payloads say, and the per-agent settings that install those hooks
 // and the protocol text. Everything about one CLI — its wording, flags,
 // environment, hook settings and payloads, the permission flags `warden
