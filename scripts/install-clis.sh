@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# install-clis.sh — install pinned versions of the three agent CLIs warden's
+# install-clis.sh — install pinned versions of the agent CLIs warden's
 # recordings and integration tests use, with npm, into a cache folder.
 #
 #   scripts/install-clis.sh [DIR]      DIR defaults to ~/.cache/warden-clis
@@ -7,13 +7,15 @@
 # Idempotent: a package already installed at its pinned version is left alone.
 # Prints the bin dir (DIR/node_modules/.bin) on stdout as the last line; all
 # npm chatter goes to stderr. Override a pin with CLAUDE_CODE_VERSION,
-# CODEX_VERSION or GEMINI_CLI_VERSION.
+# CODEX_VERSION, GEMINI_CLI_VERSION, OPENCODE_VERSION or QWEN_CODE_VERSION.
 set -euo pipefail
 
 dir="${1:-${HOME}/.cache/warden-clis}"
 claude_version="${CLAUDE_CODE_VERSION:-2.1.332}"
 codex_version="${CODEX_VERSION:-0.169.0}"
 gemini_version="${GEMINI_CLI_VERSION:-0.61.0}"
+opencode_version="${OPENCODE_VERSION:-1.18.33}"
+qwen_version="${QWEN_CODE_VERSION:-0.24.4}"
 
 command -v npm >/dev/null || { echo "install-clis: npm not found on PATH" >&2; exit 1; }
 umask 077
@@ -31,7 +33,9 @@ installed_version() { # $1 = package name
 want=()
 for spec in "@anthropic-ai/claude-code@${claude_version}" \
 	"@openai/codex@${codex_version}" \
-	"@google/gemini-cli@${gemini_version}"; do
+	"@google/gemini-cli@${gemini_version}" \
+	"opencode-ai@${opencode_version}" \
+	"@qwen-code/qwen-code@${qwen_version}"; do
 	name="${spec%@*}"
 	version="${spec##*@}"
 	have="$(installed_version "$name")"
@@ -55,7 +59,16 @@ if [ -f "$claude_pkg/install.cjs" ] && ! "$dir/node_modules/.bin/claude" --versi
 	(cd "$claude_pkg" && node install.cjs >&2)
 fi
 
-for bin in claude codex gemini; do
+# OpenCode's launcher (bin/opencode.exe) is replaced by its platform
+# package's native binary (opencode-linux-x64, an optional dependency fetched
+# from npm like any other) in its postinstall; run it by hand when skipped.
+opencode_pkg="node_modules/opencode-ai"
+if [ -f "$opencode_pkg/postinstall.mjs" ] && ! "$dir/node_modules/.bin/opencode" --version >/dev/null 2>&1; then
+	echo "install-clis: running OpenCode's postinstall.mjs" >&2
+	(cd "$opencode_pkg" && node postinstall.mjs >&2)
+fi
+
+for bin in claude codex gemini opencode qwen; do
 	[ -x "node_modules/.bin/$bin" ] || { echo "install-clis: node_modules/.bin/$bin missing" >&2; exit 1; }
 done
 echo "$dir/node_modules/.bin"
