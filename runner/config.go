@@ -61,6 +61,9 @@ type Config struct {
 	// must not retain the slice. If it has a Flush() method (like *Lines), that
 	// is called once after the last chunk, before Done is closed.
 	Output io.Writer
+	// Cgroup, if set, is the cgroup v2 group the process starts in
+	// (cgroup_linux.go); nil: warden's own.
+	Cgroup *Cgroup
 }
 
 // Exit is how a process ended.

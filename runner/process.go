@@ -56,6 +56,7 @@ func Start(logger hclog.Logger, cfg Config) (*Process, error) {
 		return nil, fmt.Errorf("start %s: %w", cfg.Name, cmd.Err)
 	}
 	cmd.Dir = cfg.Dir
+	cfg.Cgroup.apply(cmd)
 	tag := newTag()
 	cmd.Env = buildEnv(cfg.Env, tag)
 

@@ -48,6 +48,7 @@ func (s *Session) Run() (runner.Exit, Outcome) {
 	proc, err := runner.Start(s.log, runner.Config{
 		Name: c.Agent, Argv: s.prof.Command(c.Argv), Dir: c.Dir, Env: s.prof.Env(c.Env), Size: c.Size,
 		LogPath: c.LogPath, LogMaxSize: c.LogMaxSize, LogKeep: c.LogKeep, OnLogError: s.logError, Output: s,
+		Cgroup: c.Cgroup,
 	})
 	if err != nil {
 		close(s.procReady)

@@ -112,6 +112,9 @@ type Config struct {
 	// CastPath names the session's asciicast recording by its session id
 	// (nil: not recorded); it is capped at LogMaxSize (recording.go).
 	CastPath func(session string) string
+	// Cgroup is the cgroup v2 group the process starts in (memory_max), or
+	// nil (supervisor/agent/cgroup.go).
+	Cgroup *runner.Cgroup
 }
 
 // Session is one process of an agent working on one task. Its parts: the
