@@ -14,7 +14,7 @@ func (d *decoder) team(abs string, doc map[string]any) *Team {
 		"shutdown_timeout", "stale_warning", "stale_failure", "signal_file",
 		"context_threshold", "after_team_checkpoint", "usage_limit_wait",
 		"on_dialog", "dialog_timeout", "max_runtime", "stop_at", "log_max_size", "log_keep",
-		"workspace", "base", "merge", "notify", "retention", "agent", "task")
+		"max_running", "memory_floor", "workspace", "base", "merge", "notify", "retention", "agent", "task")
 
 	def := Defaults()
 	t := &def
@@ -59,6 +59,8 @@ func (d *decoder) team(abs string, doc map[string]any) *Team {
 	t.StopAt = top.clock("stop_at")
 	t.LogMaxSize = top.size("log_max_size", t.LogMaxSize, MinLogMaxSize, "1MB")
 	t.LogKeep = top.integer("log_keep", int64(t.LogKeep), 1, 1<<31-1, "1 or more")
+	t.MaxRunning = top.integer("max_running", 0, 1, 1<<31-1, "1 or more")
+	t.MemoryFloor = top.size("memory_floor", 0, MinMemoryFloor, "1MB")
 
 	t.Retention = d.retention(top)
 	t.WorkspaceMode = top.oneOf("workspace", t.WorkspaceMode, WorkspaceShared, WorkspaceWorktree)

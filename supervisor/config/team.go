@@ -55,6 +55,14 @@ const (
 // MinLogMaxSize is the smallest log_max_size a team file may set.
 const MinLogMaxSize = 1 * MB
 
+// MinMemoryFloor and MinMemoryMax are the smallest memory_floor and
+// memory_max a team file may set (less than a program's own pages would
+// stop or restart every agent).
+const (
+	MinMemoryFloor = 1 * MB
+	MinMemoryMax   = 32 * MB
+)
+
 // Size units of log_max_size: KB, MB, GB are powers of 1000; KiB, MiB, GiB
 // powers of 1024.
 const (
@@ -130,6 +138,12 @@ type Team struct {
 	// Merge is "none" (a completed task's branch stays for review) or "ff"
 	// (fast-forwarded into Base when it can be).
 	Merge string
+	// MaxRunning is how many agents may run at once (the others wait their
+	// turn); 0 (default) for no limit.
+	MaxRunning int
+	// MemoryFloor: an agent does not start while starting it would take
+	// MemAvailable under this many bytes; 0 (default) for no such gate.
+	MemoryFloor int64
 	// Retention is which checkpoint records and handoffs the history keeps.
 	Retention Retention
 	Notify    []Notify
@@ -158,6 +172,10 @@ type Agent struct {
 	Lead bool
 	// Workspace overrides the team's workspace; "" when the file has none.
 	Workspace string
+	// MemoryMax is the most memory, in bytes, the agent's processes may
+	// hold: a cgroup limit where warden can make one, else a watch on their
+	// RSS; 0 (default) for no limit.
+	MemoryMax int64
 	Pos       Position // the [[agent]] header
 }
 

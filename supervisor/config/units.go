@@ -33,6 +33,20 @@ func ParseSize(s string) (int64, error) {
 	return n * unit, nil
 }
 
+// FormatSize is n bytes as a person reads it, in powers of 1024 as
+// /proc/meminfo and free(1) count: "1.4 GiB", "400 MiB", "12 KiB".
+func FormatSize(n int64) string {
+	if n < KiB && n > -KiB {
+		return strconv.FormatInt(n, 10) + " B"
+	}
+	v, i := float64(n), -1
+	for (v >= 1024 || v <= -1024) && i < 3 {
+		v /= 1024
+		i++
+	}
+	return strings.TrimSuffix(strconv.FormatFloat(v, 'f', 1, 64), ".0") + " " + []string{"KiB", "MiB", "GiB", "TiB"}[i]
+}
+
 // parseClock parses "HH:MM", 00:00 to 23:59, two digits each.
 func parseClock(s string) (hour, minute int, ok bool) {
 	if len(s) != 5 || s[2] != ':' {

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/wardenhq/warden/protocol/profile"
@@ -24,8 +25,9 @@ func (w Warning) String() string { return w.Pos.String() + ": warning: " + w.Msg
 // given by its bare name that is not on PATH (the agent's env may set
 // PATH), an agent of a CLI whose command has no permission setting
 // that lets the CLI work unattended (every edit or command would wait on a
-// dialog), and a stale_warning that is not above checkpoint_interval +
-// checkpoint_timeout (an agent that answers on time would be called stale).
+// dialog), a stale_warning that is not above checkpoint_interval +
+// checkpoint_timeout (an agent that answers on time would be called stale),
+// and a memory_floor at or above this machine's memory.
 func warnings(t *Team, ix *posIndex) []Warning {
 	var ws []Warning
 	warn := func(path, format string, a ...any) {
@@ -55,6 +57,10 @@ func warnings(t *Team, ix *posIndex) []Warning {
 		warn(at, "stale_warning %s is not above checkpoint_interval + checkpoint_timeout (%s): "+
 			"an agent that answers its checkpoint requests on time would still be called stale", t.StaleWarning, sum)
 	}
+	if total := memTotal(); t.MemoryFloor > 0 && total > 0 && t.MemoryFloor >= total {
+		warn("memory_floor", "memory_floor %s is not below this machine's memory (%s): no agent will ever start here",
+			FormatSize(t.MemoryFloor), FormatSize(total))
+	}
 	sort.SliceStable(ws, func(i, j int) bool { return ws[i].Pos.before(ws[j].Pos) })
 	return ws
 }
@@ -76,4 +82,21 @@ func onPath(prog string, env map[string]string) bool {
 		}
 	}
 	return false
+}
+
+// memTotal is this machine's MemTotal (/proc/meminfo), 0 when unknown.
+func memTotal() int64 {
+	b, err := os.ReadFile("/proc/meminfo")
+	if err != nil {
+		return 0
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(l, "MemTotal:"); ok {
+			kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
+			if err == nil {
+				return kb * KiB
+			}
+		}
+	}
+	return 0
 }
