@@ -138,21 +138,27 @@ func nextRequest(now time.Time, a control.Agent) string {
 	return "in " + age(a.NextRequest, now)
 }
 
-// age is the time from then to now, rounded for people.
+// age is the time from then to now, for people ("-" for no time).
 func age(now, then time.Time) string {
 	if then.IsZero() {
 		return "-"
 	}
-	d := now.Sub(then)
+	return span(now.Sub(then))
+}
+
+// span says d in its two largest units, cut (not rounded) to whole
+// seconds below a minute and to whole minutes above: 0s, 9s, 59s, 1m, 10m,
+// 1h, 1h5m, 25h. A negative d (clocks apart) is 0s.
+func span(d time.Duration) string {
 	switch {
-	case d < time.Second:
-		return "0s"
 	case d < time.Minute:
-		d = d.Round(time.Second)
-	default:
-		d = d.Round(time.Minute)
+		return fmt.Sprintf("%ds", max(d, 0)/time.Second)
+	case d < time.Hour:
+		return fmt.Sprintf("%dm", d/time.Minute)
+	case d%time.Hour < time.Minute:
+		return fmt.Sprintf("%dh", d/time.Hour)
 	}
-	return strings.TrimSuffix(strings.TrimSuffix(d.String(), "0s"), "0m")
+	return fmt.Sprintf("%dh%dm", d/time.Hour, d%time.Hour/time.Minute)
 }
 
 func dash(s string) string {
