@@ -1,6 +1,7 @@
 // Package fakeprovider is a scripted stand-in for the model APIs that the
 // real agent CLIs talk to: the Anthropic Messages API (Claude Code), the
-// OpenAI Responses API (Codex CLI) and the Gemini generateContent API (Gemini
+// OpenAI Responses API (Codex CLI), the OpenAI Chat Completions API
+// (OpenCode, Qwen Code: chat.go) and the Gemini generateContent API (Gemini
 // CLI). It listens on 127.0.0.1, streams each scripted answer the way the
 // real API does (server-sent events, with token usage so context gauges
 // move), can answer with one shell tool call (which makes each CLI draw its
@@ -8,7 +9,8 @@
 // answer with a usage-limit or rate-limit error in each provider's real
 // shape. Side calls that the CLIs make on their own (thread
 // titles, Gemini's model router) carry a JSON schema; they get a minimal
-// object that fits it and never consume a scripted answer.
+// object that fits it and never consume a scripted answer (so do OpenCode's
+// title call and Qwen Code's auto-mode classifier, chat.go's side).
 package fakeprovider
 
 import (

@@ -125,6 +125,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	case strings.HasPrefix(path, "/v1/messages") || path == "/api/hello" || path == "/":
 		req.Provider = Anthropic
 		s.serveAnthropic(w, r, body, req)
+	case isChat(path):
+		req.Provider = OpenAI
+		s.serveChat(w, r, body, req)
 	case strings.HasPrefix(path, "/v1/responses") || path == "/v1/models" || path == "/models":
 		req.Provider = OpenAI
 		s.serveOpenAI(w, r, body, req)
