@@ -68,6 +68,11 @@ if [ -f "$opencode_pkg/postinstall.mjs" ] && ! "$dir/node_modules/.bin/opencode"
 	(cd "$opencode_pkg" && node postinstall.mjs >&2)
 fi
 
+# Qwen Code's bundled ripgrep comes out of its tarball without the execute
+# bit (0.24.4), and the CLI then shows a "Ripgrep not available" box.
+qwen_rg="node_modules/@qwen-code/qwen-code/vendor/ripgrep/x64-linux/rg"
+[ ! -f "$qwen_rg" ] || [ -x "$qwen_rg" ] || chmod u+x "$qwen_rg"
+
 for bin in claude codex gemini opencode qwen; do
 	[ -x "node_modules/.bin/$bin" ] || { echo "install-clis: node_modules/.bin/$bin missing" >&2; exit 1; }
 done
