@@ -27,10 +27,11 @@ var tableHeadings = map[string]string{
 	"notify":    "## `[[notify]]`",
 	"agent":     "## `[[agent]]`",
 	"task":      "## `[[task]]`",
+	"price":     "## `[[price]]`",
 }
 
 // subTables are the keys of the top level that are tables of their own.
-var subTables = []string{"retention", "notify", "agent", "task"}
+var subTables = []string{"retention", "notify", "agent", "task", "price"}
 
 // acceptedKeys reads supervisor/config's decoders: the keys each table
 // accepts, as the decoder method of that table lists them to unknown(…).
@@ -190,6 +191,7 @@ func TestDocsTeamFileReferenceValidates(t *testing.T) {
 	want.StateDir = filepath.Join(dir, config.DefaultStateDir)
 	want.SignalFile = filepath.Join(want.StateDir, config.DefaultSignalFile)
 	got.Path, got.Name, got.Notify, got.Agents, got.Tasks = "", "", nil, nil, nil
+	got.Prices = nil // a [[price]] row has no default
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("%s: the team keys of the reference block are not the defaults:\n got %+v\nwant %+v", teamPage, got, want)
 	}

@@ -89,6 +89,10 @@ type Checkpoint struct {
 	CompletedAt            *time.Time        `json:"completed_at"`
 	NextCheckpointExpected *time.Time        `json:"next_checkpoint_expected"`
 	Git                    *Git              `json:"git,omitempty"`
+	// Usage is what the record's session spent so far (its CLI's own
+	// files, read at the record and again at the session's end), where
+	// warden can read it.
+	Usage *Usage `json:"usage,omitempty"`
 }
 
 // Record is the checkpoint of block b: the block's fields, with the fields

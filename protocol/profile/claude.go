@@ -436,6 +436,7 @@ func claudeHook(kind string, payload []byte) HookFacts {
 	case KindClaudeStatus:
 		f.Gauge, f.HasGauge = ClaudeStatusLine(payload)
 		f.Limits = ClaudeRateLimits(payload)
+		f.CostUSD, f.HasCost = claudeStatusCost(payload)
 	case KindClaudePermission, KindClaudeNotification:
 		f.Dialog = claudeWaiting(kind, payload)
 		var p waitingPayload
@@ -443,6 +444,9 @@ func claudeHook(kind string, payload []byte) HookFacts {
 			f.LimitResumed = p.Type == "quota_auto_resume_fired"
 			f.NoAutoResume = p.Type == "quota_auto_resume_disabled" || p.Type == "quota_auto_resume_stale"
 		}
+	}
+	if f.UsageFile = transcriptPath(payload); f.UsageFile != "" {
+		f.UsageCLI = "claude"
 	}
 	return f
 }

@@ -473,8 +473,11 @@ func codexHook(kind string, payload []byte) HookFacts {
 	var f HookFacts
 	switch kind {
 	case KindCodexNotify:
-		text, _, title := CodexNotify(payload)
+		text, thread, title := CodexNotify(payload)
 		f.Answer, f.HasAnswer = text, !title
+		if !title && thread != "" {
+			f.UsageThread, f.UsageCLI = thread, "codex"
+		}
 	case KindCodexTokenCount:
 		f.Gauge, f.HasGauge = CodexTokenCount(payload)
 		f.Limits = CodexRateLimits(payload)

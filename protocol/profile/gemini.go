@@ -418,5 +418,8 @@ func geminiHook(kind string, payload []byte) HookFacts {
 			f.Dialog = &Dialog{Kind: DialogOther, Text: p.Message}
 		}
 	}
+	if f.UsageFile = transcriptPath(payload); f.UsageFile != "" {
+		f.UsageCLI = "gemini"
+	}
 	return f
 }

@@ -33,6 +33,15 @@ type HookFacts struct {
 	LimitResumed, NoAutoResume bool
 	// Dialog: the CLI waits on a person.
 	Dialog *Dialog
+	// UsageFile is the CLI's own file of the session's tokens that the
+	// message names (Claude Code's and Gemini CLI's transcript_path);
+	// UsageThread the thread whose rollout file holds them (Codex's
+	// notify); UsageCLI the CLI that writes it, by its profile name.
+	UsageFile, UsageThread, UsageCLI string
+	// CostUSD is the CLI's own price of the session so far, in dollars
+	// (HasCost: Claude Code's status line cost.total_cost_usd).
+	CostUSD float64
+	HasCost bool
 }
 
 // Hook reads a message of kind from the profile's CLI; a kind of another

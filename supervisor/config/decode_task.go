@@ -10,7 +10,7 @@ import (
 // to agents are checked by crossCheck.
 func (d *decoder) task(t table) Task {
 	t.unknown("id", "title", "prompt", "prompt_file", "blocked_by", "agent", "verify",
-		"max_attempts", "max_time", "estimate")
+		"max_attempts", "max_time", "estimate", "max_cost", "max_tokens")
 	task := Task{Pos: d.ix.at(t.path)}
 	task.ID, _ = d.name(t, "id", "task id")
 	if title, ok := t.str("title"); ok && d.plainText(t.key("title"), "task title", title) {
@@ -45,6 +45,7 @@ func (d *decoder) task(t table) Task {
 	task.MaxAttempts = t.integer("max_attempts", 0, 1, 1<<31-1, "1 or more") // 0: no limit
 	task.MaxTime, _ = t.duration("max_time", 0)                              // 0: no limit
 	task.Estimate, _ = t.duration("estimate", 0)                             // 0: none given
+	task.Budget = d.budget(t)                                                // zero: no limit
 	return task
 }
 

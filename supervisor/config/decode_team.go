@@ -14,7 +14,7 @@ func (d *decoder) team(abs string, doc map[string]any) *Team {
 		"shutdown_timeout", "stale_warning", "stale_failure", "signal_file",
 		"context_threshold", "after_team_checkpoint", "usage_limit_wait",
 		"on_dialog", "dialog_timeout", "max_runtime", "stop_at", "log_max_size", "log_keep",
-		"max_running", "memory_floor", "workspace", "base", "merge", "notify", "retention", "agent", "task")
+		"max_running", "memory_floor", "max_cost", "max_tokens", "cost_warning", "on_budget", "price", "workspace", "base", "merge", "notify", "retention", "agent", "task")
 
 	def := Defaults()
 	t := &def
@@ -62,6 +62,7 @@ func (d *decoder) team(abs string, doc map[string]any) *Team {
 	t.MaxRunning = top.integer("max_running", 0, 1, 1<<31-1, "1 or more")
 	t.MemoryFloor = top.size("memory_floor", 0, MinMemoryFloor, "1MB")
 
+	t.TeamBudget = d.teamBudget(top)
 	t.Retention = d.retention(top)
 	t.WorkspaceMode = top.oneOf("workspace", t.WorkspaceMode, WorkspaceShared, WorkspaceWorktree)
 	if base, ok := top.nonEmpty("base"); ok {

@@ -28,6 +28,7 @@ func Defaults() Team {
 		Retention:           RetentionDefaults(),
 		WorkspaceMode:       DefaultWorkspace,
 		Merge:               DefaultMerge,
+		TeamBudget:          TeamBudget{CostWarning: DefaultCostWarning, OnBudget: DefaultOnBudget},
 	}
 }
 

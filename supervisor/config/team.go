@@ -144,6 +144,9 @@ type Team struct {
 	// MemoryFloor: an agent does not start while starting it would take
 	// MemAvailable under this many bytes; 0 (default) for no such gate.
 	MemoryFloor int64
+	// TeamBudget is max_cost, max_tokens, cost_warning, on_budget and the
+	// [[price]] table (budget.go).
+	TeamBudget
 	// Retention is which checkpoint records and handoffs the history keeps.
 	Retention Retention
 	Notify    []Notify
@@ -197,7 +200,9 @@ type Task struct {
 	// Estimate is how long the task should take, shown beside the time
 	// worked on it (the seeds' actual vs estimated); 0 (default) for none.
 	Estimate time.Duration
-	Pos      Position // the [[task]] header
+	// Budget is the task's max_cost and max_tokens (zero: none).
+	Budget
+	Pos Position // the [[task]] header
 }
 
 // Agent returns the agent with the given name.

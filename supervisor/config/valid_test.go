@@ -45,6 +45,7 @@ func TestLoadMinimalFillsDefaults(t *testing.T) {
 		Retention:           RetentionDefaults(),
 		WorkspaceMode:       WorkspaceShared,
 		Merge:               MergeNone,
+		TeamBudget:          TeamBudget{CostWarning: 80, OnBudget: "checkpoint-exit"},
 		Agents: []Agent{{
 			Name:        "solo",
 			Command:     []string{"claude"},
@@ -90,6 +91,7 @@ func TestLoadFullKeepsEveryValue(t *testing.T) {
 		WorkspaceMode:       WorkspaceShared,
 		Merge:               MergeFF,
 		Base:                "develop",
+		TeamBudget:          TeamBudget{CostWarning: 80, OnBudget: "checkpoint-exit"},
 		Notify: []Notify{{
 			Events:      []string{"agent_waiting", "agent_stalled", "agent_failed", "task_failed", "usage_limit_wait", "team_done"},
 			Command:     []string{"notify-send", "warden"},

@@ -29,6 +29,11 @@ type tail struct {
 // this is skipped: no usage line of any CLI comes near it).
 const maxLine = 64 << 20
 
+// maxRead bounds what one call reads of a file: a file that grew by more
+// (a session's first read of a long transcript, or a path a hook named
+// that is no CLI's) is read on over the next calls, never for long at once.
+const maxRead = 64 << 20
+
 // next reads what was appended and calls line for each whole line (the
 // slice is valid during the call only). restarted is true when the file
 // was replaced or truncated and is being read from its start; line is
@@ -49,7 +54,7 @@ func (t *tail) next(restart func(), line func([]byte)) error {
 	}
 	t.dev, t.ino = dev, ino
 	start := t.off + int64(len(t.partial))
-	if st.Size() == start {
+	if st.Size() == start || !st.Mode().IsRegular() {
 		return nil
 	}
 	f, err := os.Open(t.path)
@@ -60,9 +65,9 @@ func (t *tail) next(restart func(), line func([]byte)) error {
 	if t.buf == nil {
 		t.buf = make([]byte, 256<<10)
 	}
-	pos := start
-	for pos < st.Size() {
-		n, err := f.ReadAt(t.buf[:min(int64(len(t.buf)), st.Size()-pos)], pos)
+	pos, end := start, min(st.Size(), start+maxRead)
+	for pos < end {
+		n, err := f.ReadAt(t.buf[:min(int64(len(t.buf)), end-pos)], pos)
 		t.read += int64(n)
 		pos += int64(n)
 		t.feed(t.buf[:n], line)

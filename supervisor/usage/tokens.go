@@ -22,34 +22,19 @@
 // Gemini's model router) are in none of these files.
 package usage
 
-import "maps"
+import (
+	"maps"
 
-// Tokens are the tokens of a session, in one form for every CLI: Input is
-// the whole prompt, with its cached and cache-written parts; CachedInput
-// the part read from the provider's prompt cache; CacheWrite the part
-// written to it (Claude only: the others count it as plain input);
-// Output the replies (reasoning included).
-type Tokens struct {
-	Input       int64 `json:"input"`
-	CachedInput int64 `json:"cached_input"`
-	CacheWrite  int64 `json:"cache_write,omitempty"`
-	Output      int64 `json:"output"`
-}
+	"github.com/wardenhq/warden/protocol"
+)
 
-// Add returns the sum of t and o.
-func (t Tokens) Add(o Tokens) Tokens {
-	return Tokens{Input: t.Input + o.Input, CachedInput: t.CachedInput + o.CachedInput,
-		CacheWrite: t.CacheWrite + o.CacheWrite, Output: t.Output + o.Output}
-}
-
-// Sub returns t minus o.
-func (t Tokens) Sub(o Tokens) Tokens {
-	return Tokens{Input: t.Input - o.Input, CachedInput: t.CachedInput - o.CachedInput,
-		CacheWrite: t.CacheWrite - o.CacheWrite, Output: t.Output - o.Output}
-}
-
-// Total is every token counted once: the prompt and the replies.
-func (t Tokens) Total() int64 { return t.Input + t.Output }
+// Tokens are the tokens of a session, in one form for every CLI (the
+// record's form: protocol.Tokens): Input is the whole prompt, with its
+// cached and cache-written parts; CachedInput the part read from the
+// provider's prompt cache; CacheWrite the part written to it (Claude only:
+// the others count it as plain input); Output the replies (reasoning
+// included).
+type Tokens = protocol.Tokens
 
 // Report is what a reader found for one session.
 type Report struct {
