@@ -227,19 +227,24 @@ func (s *Server) serveChat(w http.ResponseWriter, r *http.Request, raw []byte, r
 }
 
 // chatLimit answers 429 in the OpenAI platform's shapes: a used-up quota is
-// insufficient_quota, whose body carries no reset (retry-after and
-// x-ratelimit-reset-requests do), a per-minute limit rate_limit_exceeded
-// as openaiLimit writes it.
+// insufficient_quota with the reset in retry-after, x-ratelimit-reset-requests
+// and the message's words, a per-minute limit rate_limit_exceeded as
+// openaiLimit writes it.
 func (s *Server) chatLimit(w http.ResponseWriter, l Limit, now time.Time) {
 	if l.Kind != UsageLimit {
 		s.openaiLimit(w, Limit{Kind: RateLimit, ResetIn: l.ResetIn, ResetAt: l.ResetAt}, now)
 		return
 	}
-	secs := secondsUntil(now, l.resetAt(now))
+	reset := l.resetAt(now)
+	secs := secondsUntil(now, reset)
 	h := w.Header()
 	h.Set("retry-after", strconv.FormatInt(secs, 10))
 	h.Set("x-ratelimit-reset-requests", fmt.Sprintf("%ds", secs))
+	// OpenAI's own message names no reset; a coding plan's quota says when
+	// it resets, and Qwen Code fails fast (no retries) only on a message
+	// with "quota", "exceeded" and "will reset" (its quotaErrorDetection).
 	writeJSON(w, http.StatusTooManyRequests, map[string]any{"error": map[string]any{
-		"message": "You exceeded your current quota, please check your plan and billing details.",
-		"type":    "insufficient_quota", "param": nil, "code": "insufficient_quota"}})
+		"message": "You exceeded your current quota, please check your plan and billing details. " +
+			"Your quota will reset at " + reset.UTC().Format("3:04 PM") + " UTC.",
+		"type": "insufficient_quota", "param": nil, "code": "insufficient_quota"}})
 }

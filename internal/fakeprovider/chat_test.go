@@ -164,7 +164,7 @@ func TestChatLimits(t *testing.T) {
 	resp, body := post(t, s.URL()+"/v1/chat/completions", `{"model":"m","stream":true,"messages":[{"role":"user","content":"go"}]}`, nil)
 	m := decode(t, body)
 	if resp.StatusCode != http.StatusTooManyRequests || dig(m, "error", "code") != "insufficient_quota" ||
-		resp.Header.Get("retry-after") != "5400" {
+		resp.Header.Get("retry-after") != "5400" || !strings.HasSuffix(dig(m, "error", "message").(string), "will reset at 4:30 AM UTC.") {
 		t.Errorf("usage limit: %d %v %v", resp.StatusCode, resp.Header, m)
 	}
 	resp, body = post(t, s.URL()+"/v1/chat/completions", `{"model":"m","stream":true,"messages":[{"role":"user","content":"go"}]}`, nil)
