@@ -19,6 +19,26 @@ func (s *vtScreen) Render() string {
 	return b.String()
 }
 
+// Cursor is where the program left the cursor (0-based), and whether it
+// hid it.
+type Cursor struct {
+	X, Y   int
+	Hidden bool
+}
+
+// Styled returns the visible rows with their styles (x/vt's own rendering:
+// SGR and hyperlinks, no cursor moves), as many as the screen has, and the
+// cursor.
+func (s *vtScreen) Styled() ([]string, Cursor) {
+	h := s.em.Height()
+	rows := strings.SplitN(s.em.Render(), "\n", h)
+	for len(rows) < h {
+		rows = append(rows, "")
+	}
+	pos := s.em.CursorPosition()
+	return rows, Cursor{X: pos.X, Y: pos.Y, Hidden: s.hidden}
+}
+
 // Render returns what redraws the agent's screen right now on a terminal of
 // the same size, and whether the program is on the alternate screen
 // (ModeScreen); "" in ModeLines. It is what a viewer sees first when it

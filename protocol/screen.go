@@ -32,6 +32,10 @@ type Screen interface {
 	// Render returns what redraws the visible screen, with its styles and
 	// the cursor where the program left it, on a terminal of the same size.
 	Render() string
+	// Styled returns the visible screen's rows with their styles, one
+	// string a row, and the cursor: what a viewer of another size draws a
+	// part of (internal/viewport).
+	Styled() (rows []string, cursor Cursor)
 	// Close stops the reply goroutine.
 	Close() error
 }
@@ -57,6 +61,7 @@ type vtScreen struct {
 	park    *parker // the screen not in use, parked (vtpark.go); nil: both kept
 	cols    int
 	filter  escFilter
+	hidden  bool // the program hid the cursor
 	buf     []byte
 	scroll  []Row
 	cleared bool
@@ -108,6 +113,11 @@ func newVTScreen(logger hclog.Logger, cols, rows int, reply func([]byte), park b
 	} else {
 		s.em = vt.NewEmulator(cols, rows)
 	}
+	cb := vt.Callbacks{CursorVisibility: func(visible bool) { s.hidden = !visible }}
+	if s.park != nil {
+		cb.AltScreen = s.park.switched // the parker's, set by newParker
+	}
+	s.em.SetCallbacks(cb)
 	trimEmulator(s.log, s.em)
 	go s.drainReplies(reply)
 	return s

@@ -11,6 +11,7 @@ import (
 
 	"github.com/charmbracelet/x/term"
 
+	"github.com/wardenhq/warden/internal/viewport"
 	"github.com/wardenhq/warden/supervisor/control"
 )
 
@@ -47,13 +48,15 @@ func cmdAttach(args []string, stdout, stderr io.Writer) error {
 		mode = "read-write: your keystrokes go to the agent"
 	}
 	fmt.Fprintf(stderr, "warden: attached to %s, %s. Ctrl-\\ detaches; the agent runs on.\r\n", agent, mode)
+	view, stopResize := newView(stdout, viewport.Size{Cols: st.Cols, Rows: st.Rows})
+	defer stopResize()
+	if view.Clipped() {
+		fmt.Fprintf(stderr, "warden: %s's terminal is %dx%d, yours is %s: you see the part of it around its cursor, cut at your edges (your size never changes the agent's)\r\n",
+			agent, st.Cols, st.Rows, sizeText(terminalSize(stdout)))
+	}
 	fd := os.Stdin.Fd()
 	raw := term.IsTerminal(fd)
 	if raw {
-		if w, h, err := term.GetSize(fd); err == nil && st.Cols > 0 && (w != st.Cols || h != st.Rows) {
-			fmt.Fprintf(stderr, "warden: %s's terminal is %dx%d, yours is %dx%d: its screen may look cut or wrapped (your size never changes the agent's)\r\n",
-				agent, st.Cols, st.Rows, w, h)
-		}
 		old, err := term.MakeRaw(fd)
 		if err != nil {
 			st.Detach()
@@ -73,7 +76,8 @@ func cmdAttach(args []string, stdout, stderr io.Writer) error {
 		}
 		st.Detach() // ends the frame loop below
 	}()
-	why, code := viewFrames(st, stdout)
+	why, code := viewFrames(st, view)
+	view.Close()
 	fmt.Fprint(stdout, restoreTerm)
 	if raw {
 		fmt.Fprint(stdout, "\r\n")
@@ -88,10 +92,11 @@ func cmdAttach(args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
-// viewFrames writes warden's frames to the terminal until the stream ends;
-// it returns warden's last word ("" when the viewer detached) and the exit
-// code.
-func viewFrames(st *control.Stream, out io.Writer) (string, int) {
+// viewFrames shows warden's frames on the terminal, through view, until
+// the stream ends; it returns warden's last word ("" when the viewer
+// detached) and the exit code.
+func viewFrames(st *control.Stream, view *viewport.View) (string, int) {
+	var size viewport.Size // the agent's, said before each screen
 	for {
 		kind, p, err := st.Next()
 		if err != nil {
@@ -99,18 +104,19 @@ func viewFrames(st *control.Stream, out io.Writer) (string, int) {
 		}
 		switch kind {
 		case control.FrameOutput:
-			if _, err := out.Write(p); err != nil {
+			if _, err := view.Write(p); err != nil {
 				return "", 0
 			}
-		case control.FrameScreen:
-			if len(p) > 0 && p[0] == 1 {
-				fmt.Fprint(out, "\x1b[?1049h")
+		case control.FrameSize:
+			if cols, rows, ok := control.ParseSize(p); ok {
+				size = viewport.Size{Cols: cols, Rows: rows}
 			}
+		case control.FrameScreen:
 			if len(p) > 0 {
-				out.Write(p[1:])
+				_ = view.Screen(size, p[1:], p[0] == 1)
 			}
 		case control.FrameNote:
-			fmt.Fprintf(out, "\r\n%s\r\n", p)
+			_ = view.Note(string(p))
 		case control.FrameEnd:
 			if string(p) == "warden is done" {
 				return "warden is done: the team stopped", 0

@@ -16,6 +16,7 @@ import (
 
 	"github.com/wardenhq/warden/internal/asciicast"
 	"github.com/wardenhq/warden/internal/safefile"
+	"github.com/wardenhq/warden/internal/viewport"
 	"github.com/wardenhq/warden/protocol"
 	"github.com/wardenhq/warden/supervisor/state"
 )
@@ -97,8 +98,9 @@ func listCasts(stdout io.Writer, layout state.Layout, agent string) error {
 
 // playCast replays c to stdout. In a terminal, the keyboard is read raw
 // (space pauses, Ctrl-C or q stops: the agent's own queries get no answer
-// typed into the shell afterwards) and the terminal's modes are reset at
-// the end. Ctrl-C exits 130.
+// typed into the shell afterwards), a terminal of another size than the
+// recording's shows the part of it around its cursor (internal/viewport),
+// and the terminal's modes are reset at the end. Ctrl-C exits 130.
 func playCast(c state.Cast, speed float64, stdout, stderr io.Writer) error {
 	f, err := safefile.Open(c.Path, os.O_RDONLY) // no link, no FIFO swapped in since the listing
 	if err != nil {
@@ -113,22 +115,27 @@ func playCast(c state.Cast, speed float64, stdout, stderr io.Writer) error {
 	defer stop()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	out, tty := stdout.(*os.File)
-	tty = tty && term.IsTerminal(out.Fd())
-	var pause chan struct{}
-	if tty {
+	opts := asciicast.PlayOptions{Speed: speed}
+	to := stdout // a file or a pipe gets the bytes as recorded
+	if size := terminalSize(stdout); size != (viewport.Size{}) {
 		fmt.Fprintf(stderr, "warden: replaying %s session %s (%dx%d, %s) at %gx: space pauses, Ctrl-C stops\r\n",
 			c.Agent, c.Session, r.Header.Width, r.Header.Height, c.Started().Local().Format("2006-01-02 15:04"), speed)
-		if w, h, err := term.GetSize(out.Fd()); err == nil && (w < r.Header.Width || h < r.Header.Height) {
-			fmt.Fprintf(stderr, "warden: your terminal is %dx%d, smaller than the recording's %dx%d\r\n", w, h, r.Header.Width, r.Header.Height)
+		view, stopResize := newView(stdout, viewport.Size{Cols: r.Header.Width, Rows: r.Header.Height})
+		defer stopResize()
+		if view.Clipped() {
+			fmt.Fprintf(stderr, "warden: your terminal is %s, the recording's %dx%d: you see the part of it around its cursor, cut at your edges\r\n",
+				sizeText(size), r.Header.Width, r.Header.Height)
 		}
 		var restore func()
-		if pause, restore = readKeys(ctx, cancel); restore != nil {
+		if opts.Pause, restore = readKeys(ctx, cancel); restore != nil {
 			defer restore()
 		}
-		defer out.WriteString(resetModes)
+		defer io.WriteString(stdout, resetModes)
+		defer view.Close()
+		to = view
+		opts.Resize = func(cols, rows int) { _ = view.Program(viewport.Size{Cols: cols, Rows: rows}) }
 	}
-	err = asciicast.Play(ctx, r, stdout, asciicast.PlayOptions{Speed: speed, Pause: pause})
+	err = asciicast.Play(ctx, r, to, opts)
 	switch {
 	case errors.Is(err, context.Canceled):
 		return &exitError{code: 130}
@@ -144,9 +151,10 @@ func playCast(c state.Cast, speed float64, stdout, stderr io.Writer) error {
 const resetModes = "\x1b[0m\x1b[?25h\x1b[?1049l\x1b[?1000l\x1b[?1002l\x1b[?1003l\x1b[?1006l\x1b[?2004l\x1b[?1004l\r\n"
 
 // readKeys puts stdin, when it is a terminal, in raw mode and reads it:
-// Ctrl-C or q cancels, space pauses or resumes. It returns the pause
-// channel for Play and how to restore the terminal (nil, nil when stdin is
-// no terminal).
+// Ctrl-C or q cancels, space pauses or resumes; the terminal's answers to
+// the replayed program's queries, and every other escape sequence, are no
+// keys (keyFilter). It returns the pause channel for Play and how to
+// restore the terminal (nil, nil when stdin is no terminal).
 func readKeys(ctx context.Context, cancel func()) (pause chan struct{}, restore func()) {
 	fd := os.Stdin.Fd()
 	if !term.IsTerminal(fd) {
@@ -158,10 +166,11 @@ func readKeys(ctx context.Context, cancel func()) (pause chan struct{}, restore 
 	}
 	p := make(chan struct{})
 	go func() {
-		buf := make([]byte, 64)
+		buf := make([]byte, 256)
+		var typed keyFilter
 		for {
 			n, err := os.Stdin.Read(buf)
-			for _, b := range buf[:n] {
+			for _, b := range typed.keys(buf[:n], time.Now()) {
 				switch b {
 				case 3, 'q':
 					cancel()

@@ -17,6 +17,9 @@ type PlayOptions struct {
 	IdleLimit time.Duration
 	// Pause toggles pausing: each receive pauses or resumes (nil: never).
 	Pause <-chan struct{}
+	// Resize takes the recording's resize events, in their place (nil:
+	// they are skipped).
+	Resize func(cols, rows int)
 	// Now and Sleep are the clock (nil: the real one). Sleep waits d, or
 	// until ctx is done, and returns how long it was paused meanwhile.
 	Now   func() time.Time
@@ -26,8 +29,9 @@ type PlayOptions struct {
 // Play writes the output events of r to w at the pace they were recorded:
 // each at its time since the start, with every pause capped at the idle
 // limit and divided by the speed; the schedule is kept against the clock,
-// so slow writes do not add up. Resize events are skipped (a player cannot
-// resize its terminal). It returns ctx's error when ctx is done first, and
+// so slow writes do not add up. Resize events go to o.Resize (a player
+// cannot resize its terminal; a view of it can draw the program's screen at
+// its new size). It returns ctx's error when ctx is done first, and
 // nil at the end of the recording.
 func Play(ctx context.Context, r *Reader, w io.Writer, o PlayOptions) error {
 	speed := o.Speed
@@ -72,6 +76,11 @@ func Play(ctx context.Context, r *Reader, w io.Writer, o PlayOptions) error {
 				return err
 			}
 			base = base.Add(paused)
+		}
+		if ev.Code == Resize && o.Resize != nil {
+			if cols, rows, err := ev.Size(); err == nil {
+				o.Resize(cols, rows)
+			}
 		}
 		if ev.Code != Output {
 			continue

@@ -3,6 +3,7 @@ package asciicast
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -101,5 +102,22 @@ func TestPauseHoldsTheReplay(t *testing.T) {
 	}
 	if el := time.Since(start); el < 350*time.Millisecond || out.String() != "ab" {
 		t.Errorf("took %v with %q: want the 100 ms replay held by the 300 ms pause", el, out.String())
+	}
+}
+
+// Resize events reach PlayOptions.Resize in their place among the output;
+// a bad one is skipped.
+func TestPlayHandsOnResizes(t *testing.T) {
+	p := &fakePlayer{fakeNow: *newFakeNow()}
+	var got []string
+	out := writerFunc(func(b []byte) (int, error) { got = append(got, string(b)); return len(b), nil })
+	r := cast(`[0.1, "o", "a"]`, `[0.2, "r", "100x30"]`, `[0.3, "o", "b"]`, `[0.4, "r", "wide"]`, `[0.5, "r", "80x24"]`)
+	err := Play(context.Background(), r, out, PlayOptions{Now: p.now, Sleep: p.sleep,
+		Resize: func(cols, rows int) { got = append(got, fmt.Sprintf("%dx%d", cols, rows)) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(got, " ") != "a 100x30 b 80x24" {
+		t.Errorf("played %q", got)
 	}
 }

@@ -67,6 +67,9 @@ func (s *Server) stream(w *frameWriter, v face.Viewer, agent string, gone <-chan
 		if o.Alt {
 			alt = 1
 		}
+		if o.Cols > 0 && o.Rows > 0 { // the viewer draws the screen at the agent's size, whatever its own
+			_ = w.buffer(FrameSize, SizePayload(o.Cols, o.Rows))
+		}
 		if w.frame(FrameScreen, append([]byte{alt}, o.Screen...)) != nil {
 			v.Close()
 			return face.EndSlow

@@ -11,6 +11,7 @@ import (
 // payload.
 const (
 	FrameOutput = 'o' // server → client: the agent's output, as it wrote it
+	FrameSize   = 'z' // server → client: the agent's terminal size, before each screen: columns and rows, 2 bytes each, big-endian
 	FrameScreen = 's' // server → client: redraw the screen: 1 byte alt-screen flag, then the drawing
 	FrameNote   = 'n' // server → client: a line for the person
 	FrameEnd    = 'e' // server → client: the stream ended, and why
@@ -48,4 +49,21 @@ func ReadFrame(r *bufio.Reader) (kind byte, p []byte, err error) {
 		return 0, nil, err
 	}
 	return h[0], p, nil
+}
+
+// SizePayload is a FrameSize's payload.
+func SizePayload(cols, rows int) []byte {
+	var p [4]byte
+	binary.BigEndian.PutUint16(p[:2], uint16(min(max(cols, 0), 0xffff)))
+	binary.BigEndian.PutUint16(p[2:], uint16(min(max(rows, 0), 0xffff)))
+	return p[:]
+}
+
+// ParseSize reads a FrameSize's payload.
+func ParseSize(p []byte) (cols, rows int, ok bool) {
+	if len(p) != 4 {
+		return 0, 0, false
+	}
+	cols, rows = int(binary.BigEndian.Uint16(p[:2])), int(binary.BigEndian.Uint16(p[2:]))
+	return cols, rows, cols > 0 && rows > 0
 }
