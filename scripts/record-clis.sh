@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # record-clis.sh — re-record the raw pty streams of the real agent CLIs in
-# protocol/testdata/cli-{claude,codex,gemini}/ (see protocol/testdata/README.md).
+# protocol/testdata/cli-{claude,codex,gemini,opencode,qwen}/ (see
+# protocol/testdata/README.md).
 #
-#   scripts/record-clis.sh [CLI...]      default: claude codex gemini
+#   scripts/record-clis.sh [CLI...]      default: claude codex gemini opencode qwen
 #
 # RECORD_ONLY="dialog-auto dialog-default" records only those scenarios
 # (the limit scenarios wait for a reset: limit-subscriber about 2.5 min).
@@ -17,7 +18,7 @@ set -euo pipefail
 top="$(cd "$(dirname "$0")/.." && pwd -P)"
 cd "$top"
 clis=("$@")
-[ "${#clis[@]}" -gt 0 ] || clis=(claude codex gemini)
+[ "${#clis[@]}" -gt 0 ] || clis=(claude codex gemini opencode qwen)
 
 bin_dir="$(scripts/install-clis.sh "${WARDEN_CLIS_DIR:-$HOME/.cache/warden-clis}" | tail -n 1)"
 work="$(mktemp -d)"
@@ -32,7 +33,8 @@ for cli in "${clis[@]}"; do
 	case "$cli" in
 	claude) runs+=("dialog-auto 200" "dialog-default 200" "limit-subscriber 200") ;;
 	codex) runs+=("dialog 200" "near-limit 200" "limit-reset 200") ;;
-	*) runs+=("dialog 200" "limit-reset 200") ;;
+	gemini) runs+=("dialog 200" "limit-reset 200") ;;
+	*) runs+=("dialog 200") ;;
 	esac
 	for run in "${runs[@]}"; do
 		set -- $run

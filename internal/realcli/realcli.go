@@ -1,5 +1,5 @@
 // Package realcli is how tests run the real agent CLIs (Claude Code, Codex
-// CLI, Gemini CLI) offline here: where scripts/install-clis.sh put them, and
+// CLI, Gemini CLI, OpenCode, Qwen Code) offline here: where scripts/install-clis.sh put them, and
 // the config and environment each needs to start against a fake provider API
 // on 127.0.0.1 without a login, onboarding or trust dialog
 // (research/real-clis.md).
@@ -63,9 +63,42 @@ trust_level = "trusted"
  "privacy": {"usageStatisticsEnabled": false}, "telemetry": {"enabled": false}, "ui": {"theme": "Default"}}
 `)
 		return []string{"GOOGLE_GEMINI_BASE_URL=" + url, "GEMINI_API_KEY=fake-key"}, err
+	case "opencode":
+		// A custom provider through the AI SDK's OpenAI-compatible package,
+		// which OpenCode's binary bundles (nothing is installed for it).
+		err := write(filepath.Join(home, ".config", "opencode", "opencode.json"), fmt.Sprintf(`{
+  "$schema": "https://opencode.ai/config.json",
+  "model": "fake/fake-model",
+  "small_model": "fake/fake-model",
+  "autoupdate": false,
+  "share": "disabled",
+  "provider": {
+    "fake": {
+      "npm": "@ai-sdk/openai-compatible",
+      "name": "Fake",
+      "options": {"baseURL": "%s/v1", "apiKey": "fake-key"},
+      "models": {"fake-model": {"name": "Fake Model", "limit": {"context": 200000, "output": 32000}}}
+    }
+  }
+}
+`, url))
+		return append([]string{"OPENCODE_DISABLE_AUTOUPDATE=1", "OPENCODE_DISABLE_MODELS_FETCH=1"}, OpenCodeOffline...), err
+	case "qwen":
+		err := write(filepath.Join(home, ".qwen", "settings.json"), `{"security": {"auth": {"selectedType": "openai"}, "folderTrust": {"enabled": false}},
+ "general": {"disableAutoUpdate": true, "disableUpdateNag": true},
+ "privacy": {"usageStatisticsEnabled": false}, "telemetry": {"enabled": false},
+ "memory": {"enableManagedAutoMemory": false}, "ui": {"hideTips": true}}
+`)
+		return []string{"OPENAI_BASE_URL=" + url + "/v1", "OPENAI_API_KEY=fake-key", "OPENAI_MODEL=fake-model"}, err
 	}
 	return nil, fmt.Errorf("realcli: no offline set-up for %q", cli)
 }
+
+// OpenCodeOffline keeps OpenCode off the npm registry: at start it installs
+// its config directory's plugin package (@opencode-ai/plugin) with npm,
+// which is not needed to run; a registry on a closed loopback port fails
+// that at once, and OpenCode starts as before (measured on 1.18.33).
+var OpenCodeOffline = []string{"npm_config_registry=http://127.0.0.1:9/"}
 
 func write(path, content string) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {

@@ -54,6 +54,11 @@ func answered(p *Profile, s Screen, text string) bool {
 func TestRealClaude(t *testing.T) { t.Parallel(); testRealCLI(t, "claude") }
 func TestRealCodex(t *testing.T)  { t.Parallel(); testRealCLI(t, "codex") }
 func TestRealGemini(t *testing.T) { t.Parallel(); testRealCLI(t, "gemini") }
+func TestRealOpenCode(t *testing.T) {
+	t.Parallel()
+	testRealCLI(t, "opencode")
+}
+func TestRealQwen(t *testing.T) { t.Parallel(); testRealCLI(t, "qwen") }
 
 // testRealCLI: wait Ready, submit a prompt, a 3 KB multi-line text and 10
 // checkpoint requests, each at a turn boundary: every one reaches the

@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/wardenhq/warden/internal/realcli"
 )
 
 // profile is how the recorder starts, configures and quits one CLI.
@@ -87,6 +89,26 @@ var profiles = map[string]profile{
 			return []string{"GOOGLE_GEMINI_BASE_URL=" + baseURL, "GEMINI_API_KEY=fake-key"}, nil
 		},
 	},
+}
+
+// The CLIs added later take their offline set-up from internal/realcli.
+func init() {
+	profiles["opencode"] = profile{
+		name:  "opencode",
+		ready: []string{"Ask anything"},
+		quit:  []string{"\x03"},
+		setup: func(home, project, baseURL string) ([]string, error) {
+			return realcli.Seed("opencode", home, project, baseURL)
+		},
+	}
+	profiles["qwen"] = profile{
+		name:  "qwen",
+		ready: []string{"Type your message"},
+		quit:  []string{"/quit", "\r"},
+		setup: func(home, project, baseURL string) ([]string, error) {
+			return realcli.Seed("qwen", home, project, baseURL)
+		},
+	}
 }
 
 func writeFile(path, content string) error {

@@ -43,6 +43,8 @@ type stage struct {
 
 type dialogSpec struct {
 	args []string
+	// env is added to the CLI's environment (OpenCode's permissions).
+	env []string
 	// explainer is Claude's auto-mode notice before the approval dialog.
 	explainer *stage
 	dialog    stage
@@ -66,6 +68,21 @@ var dialogSpecs = map[string]dialogSpec{
 		dialog: stage{Rows: []string{"Would you like to run the following command?", "Reason: " + probeCall.Description,
 			"$ " + probeCall.Command, "1. Yes, proceed (y)", "3. No, and tell Codex what to do differently (esc)",
 			"Press enter to confirm or esc to cancel"}, Key: esc},
+	},
+	// Qwen Code starts in its auto mode, where an LLM classifier (a side
+	// call the fake answers from its schema: allow) decides; its default
+	// mode asks as Gemini CLI does.
+	"qwen/dialog": {
+		args: []string{"--approval-mode", "default"},
+		dialog: stage{Rows: []string{"? Shell", probeCall.Command, "Allow execution of", "Yes, allow once",
+			"No, suggest changes (esc)"}, Key: esc},
+	},
+	// OpenCode asks for nothing by default; its permission config (here
+	// OPENCODE_PERMISSION) makes bash ask.
+	"opencode/dialog": {
+		env: []string{`OPENCODE_PERMISSION={"bash":"ask"}`},
+		dialog: stage{Rows: []string{"Permission required", "Shell command", "$ " + probeCall.Command,
+			"Allow once", "Reject"}, Key: esc},
 	},
 	"gemini/dialog": {
 		dialog: stage{Rows: []string{"? Shell", probeCall.Command, "Allow execution of [Shell]?", "1. Allow once",

@@ -22,6 +22,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/wardenhq/warden/internal/fakeprovider"
+	wprofile "github.com/wardenhq/warden/protocol/profile"
 )
 
 type options struct {
@@ -122,12 +123,15 @@ func run(ctx context.Context, logger hclog.Logger, o options) error {
 		}
 		args = append(args, more...)
 	}
-	env := append(baseEnv(o.binDir, home), extra...)
+	env := append(append(baseEnv(o.binDir, home), extra...), spec.env...)
 	s, err := startSession(logger, append([]string{bin}, args...), env, project, o.cols, o.rows)
 	if err != nil {
 		return err
 	}
 	s.answer7501 = isDialog
+	if o.cli == "opencode" || o.cli == "qwen" {
+		s.prof, _ = wprofile.For(o.cli)
+	}
 	logger.Info("started", "cli", o.cli, "version", strings.TrimSpace(string(version)), "cols", o.cols)
 	rec := recording{CLI: o.cli, Version: strings.TrimSpace(string(version)), Scenario: o.scenario,
 		Cols: o.cols, Rows: o.rows, Command: append([]string{o.cli}, args...), Env: envNames(env),

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -48,8 +49,11 @@ type session struct {
 	// answer7501 makes the session answer Claude's OSC 7501 probe, as a
 	// terminal that shows program status does; probe is where it is.
 	answer7501 bool
-	probe      probeScan
-	answered   []mark
+	// prof, when set, tells submit when typed text has landed in the
+	// input box (the CLIs added after the first three).
+	prof     *wprofile.Profile
+	probe    probeScan
+	answered []mark
 
 	readDone chan struct{}
 	waitDone chan struct{}
@@ -139,8 +143,37 @@ func (s *session) submit(ctx context.Context, text string) error {
 	if err := sleep(ctx, 700*time.Millisecond); err != nil {
 		return err
 	}
+	s.waitLanded(ctx)
 	return s.write("\r")
 }
+
+// waitLanded waits, as warden's Submit does, for the typed text to show in
+// the input box of a CLI whose profile the session has: OpenCode draws its
+// first screen seconds before it reads input (on a loaded machine, 3 s
+// after its prompt showed), and Enter typed before then lands with the
+// text. Up to 10 s, so that the recording shows the text in the box.
+func (s *session) waitLanded(ctx context.Context) {
+	if s.prof == nil {
+		return
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		rows := strings.Split(s.visible(), "\n")
+		if !s.prof.InputEmpty(rowsScreen(rows)) {
+			return
+		}
+		if sleep(ctx, 25*time.Millisecond) != nil {
+			return
+		}
+	}
+	s.logger.Warn("typed text not seen in the input box")
+}
+
+// rowsScreen is a screen of rows for a profile's readers.
+type rowsScreen []string
+
+func (r rowsScreen) Rows() []string  { return r }
+func (r rowsScreen) Bracketed() bool { return false }
 
 // submitAsWarden types text as warden does (protocol/profile.Submit):
 // bracketed when the CLI enabled bracketed paste, Enter 700 ms later as a

@@ -1,0 +1,140 @@
+package profile
+
+import (
+	"regexp"
+	"strings"
+	"time"
+)
+
+// Qwen Code (measured on 0.24.4, protocol/testdata/cli-qwen), a fork of
+// Gemini CLI with its own screen. Every piece of Qwen's wording warden
+// relies on is in this file.
+//
+// The input box is a "> " row between two full-width "────" rules, with
+// "Type your message or @path/to/file" when empty, and below it the footer
+// "➜ project · MODEL" and the approval mode ("Auto mode (shift + tab to
+// cycle)", the default of 0.24.4, where an LLM classifier approves or blocks
+// each tool call; "⏸ Ask permissions" in --approval-mode default). Sent
+// messages stay in the transcript as "  > text" rows, continued on rows
+// indented by four; answers are "  ◆︎ …" rows (◆ and VARIATION SELECTOR-15).
+// A turn shows a braille spinner row "⠋ Warp speed engaged... (0s · esc to
+// cancel)" and the footer "Enter to steer · Ctrl+Q to queue" (text typed
+// while a turn runs steers it). A shell command to approve is drawn in
+// place of the input box: "? Shell COMMAND (DESCRIPTION) ←", "Allow
+// execution of: 'curl'?", "› 1. Yes, allow once" preselected (Enter
+// approves) … "4. No, suggest changes (esc)", and "⠏ Waiting for user
+// confirmation..."; Esc denies ("- Shell …" stays in the transcript, the
+// turn ends, nothing reaches the model). The window title is "Qwen -
+// project" (a spinner glyph before it during a turn); it says nothing of a
+// dialog.
+
+var qwenRules = &tuiRules{
+	composer:     qwenComposer,
+	echoes:       qwenEchoes,
+	placeholders: []string{"Type your message or @path/to/file"},
+	busy: res(
+		`esc to cancel`,
+		`Enter to steer`,
+		`^\s*[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] `,
+	),
+	dialog: concat(
+		dialogs(DialogPermission,
+			`Allow execution of`,
+			`Apply this change\?`,
+			`Do you want to proceed`,
+		),
+		dialogs(DialogOther,
+			`^\s*› \d+\. `,
+		),
+	),
+	// "✕ Quota exhausted: <the provider's message> … (Press Ctrl+Y to
+	// retry)", which Qwen shows at once (no retries) for a message naming
+	// a quota that will reset (../testdata/cli-qwen/usage-limit-200x50);
+	// its own free tier's words are from its code.
+	limits: res(
+		`^✕ Quota exhausted: `,
+		`(?i)free allocated quota exceeded`,
+	),
+}
+
+func init() {
+	Register(CLI{
+		Name:     "qwen",
+		Programs: []string{"qwen"},
+		New:      qwenProfile,
+		// The protocol goes into the system prompt, which a compression of
+		// the chat keeps. Qwen's hooks (Claude's names: Stop,
+		// PermissionRequest, Notification in ~/.qwen/settings.json) are not
+		// installed yet: its answers and dialogs are read off the screen.
+		Settings: func(o Options, _ map[string][]byte) ([]string, []string, error) {
+			if o.Protocol == "" {
+				return nil, nil, nil
+			}
+			return []string{"--append-system-prompt", o.Protocol}, nil, nil
+		},
+		Unattended: UnattendedRule{
+			Flags: map[string][]string{
+				"--approval-mode": {"auto-edit", "auto", "yolo"},
+				"--yolo":          nil,
+				"-y":              nil,
+			},
+			Hint: "--approval-mode auto-edit (edits), or auto (its model classifier approves what it judges safe)",
+		},
+		Init: InitAgent{
+			Comment: "Unattended: Qwen Code edits files without asking; commands still ask\n" +
+				"(--approval-mode auto lets its own model classifier approve what it judges safe).",
+			Command: []string{"qwen", "--approval-mode", "auto-edit"},
+		},
+	})
+}
+
+func qwenProfile() *Profile {
+	p := tuiDefaults(&Profile{tui: qwenRules})
+	p.Settle = 500 * time.Millisecond
+	// As in Gemini CLI, whose input handling Qwen keeps: a terminal reply
+	// read late would be taken as keys, and a "1" picks "Yes, allow once".
+	p.DropReplies = true
+	p.quit = []Keys{{Bytes: []byte("/quit")}, {Bytes: []byte("\r"), Pause: 700 * time.Millisecond}}
+	return p
+}
+
+var qwenInput = regexp.MustCompile(`^> `)
+
+// qwenComposer finds the last "> " row (at the left edge) right under a
+// rule row, down to the next rule.
+func qwenComposer(rows []string) (span, string, bool) {
+	for i := len(rows) - 1; i > 0; i-- {
+		if !qwenInput.MatchString(rows[i]) || !lineOf(rows[i-1], '─') {
+			continue
+		}
+		for j := i + 1; j < len(rows); j++ {
+			if lineOf(rows[j], '─') {
+				var lines []string
+				for k := i; k < j; k++ {
+					lines = append(lines, strings.TrimSpace(qwenInput.ReplaceAllString(rows[k], "")))
+				}
+				return span{i - 1, j}, strings.TrimSpace(strings.Join(lines, "\n")), true
+			}
+		}
+		return noSpan, "", false
+	}
+	return noSpan, "", false
+}
+
+// qwenEchoes are the sent messages: a "  > " row and the rows under it
+// indented by four.
+func qwenEchoes(rows []string, box span) []span {
+	var out []span
+	for i := 0; i < len(rows); i++ {
+		if box.has(i) || !strings.HasPrefix(rows[i], "  > ") {
+			continue
+		}
+		j := i
+		for j+1 < len(rows) && !box.has(j+1) && strings.HasPrefix(rows[j+1], "    ") && strings.TrimSpace(rows[j+1]) != "" {
+			j++
+		}
+		out = append(out, span{i, j})
+		i = j
+	}
+	return out
+}
