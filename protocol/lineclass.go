@@ -78,7 +78,7 @@ type line struct {
 }
 
 // replyMarker reports whether r is a glyph the agent CLIs draw in front of a
-// reply or a quoted line (Claude ⏺ ●, Codex •, Gemini ✦, frames │, echo > ❯ ›).
+// reply or a quoted line (Claude ⏺ ●, Codex •, Gemini ✦, Qwen ◆, frames │ ┃, echo > ❯ ›).
 func replyMarker(r rune) bool {
 	switch r {
 	case '⏺', '●', '•', '✦', '│', '┃', '║', '▌', '▎', '>', '❯', '›', '⎿', '◆', '◇', '✻', '✳', '✶', '✽', '✢', '·', '∙', '*':
@@ -99,7 +99,9 @@ func stripMarkers(s string, bulletsToo bool) string {
 		if !bulletsToo && (r == '•' || r == '*' || r == '·') {
 			return s
 		}
-		rest := s[size:]
+		// Qwen Code draws its markers as text presentation: "◆︎ " is ◆
+		// followed by VARIATION SELECTOR-15 (U+FE0E).
+		rest := strings.TrimPrefix(strings.TrimPrefix(s[size:], "\ufe0e"), "\ufe0f")
 		if rest != "" && rest[0] != ' ' && rest[0] != '\t' {
 			return s
 		}
@@ -214,8 +216,20 @@ func canonicalWords(lines []string, classified bool) string {
 		}
 		for _, w := range strings.Fields(s) {
 			b.WriteString(w)
-			b.WriteByte(' ')
+			// A word a CLI broke after its hyphen (OpenCode wraps
+			// "awaiting-verification" and "--check" there) joins the next
+			// row's word as it was typed; a lone "-" is a bullet.
+			if !hyphenBreak(w) {
+				b.WriteByte(' ')
+			}
 		}
 	}
 	return b.String()
+}
+
+// hyphenBreak reports whether a word ends with a hyphen that a CLI's word
+// wrap may have broken a longer word after ("awaiting-", "--"); a lone "-"
+// (a list bullet) does not.
+func hyphenBreak(w string) bool {
+	return len(w) > 1 && strings.HasSuffix(w, "-")
 }

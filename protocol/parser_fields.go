@@ -157,5 +157,8 @@ func joinSpace(a, b string) string {
 	if a == "" {
 		return b
 	}
+	if i := strings.LastIndexByte(a, ' '); hyphenBreak(a[i+1:]) {
+		return a + b // a word the CLI wrapped after its hyphen (OpenCode)
+	}
 	return a + " " + b
 }

@@ -1,5 +1,7 @@
 package protocol
 
+import "strings"
+
 // ModeScreen: bytes go through the emulator; rows that scroll off the top
 // are kept (the last ScrollKeep of them) and parsed together with the visible
 // screen at Quiet, as one view.
@@ -26,6 +28,9 @@ func (r *Reader) parseView(final bool) ([]candidate, map[string]int) {
 	start := max(0, len(r.scroll)-r.opts.ScrollKeep)
 	r.view = joinRows(r.scroll[start:], r.view[:0])
 	r.view = joinRows(r.scr.Rows(), r.view)
+	for i, s := range r.view {
+		r.view[i] = cutSidebar(s, r.opts.Cols)
+	}
 	counts := map[string]int{}
 	for _, s := range r.view {
 		if l := classify(s); l.kind == kindText && l.text == CompleteMarker {
@@ -83,4 +88,38 @@ func (r *Reader) quietScreen(final bool) {
 		}
 		r.report(byKey[g.key], g.key)
 	}
+}
+
+// sidebarCols is how wide a right-hand sidebar is: OpenCode (1.18) draws
+// one, 42 columns wide, beside its transcript when the terminal is wider
+// than 120 columns, its rows ("Context", "120,180 tokens", "LSPs are
+// disabled") on the same screen rows as the answer's.
+const sidebarCols = 42
+
+// sidebarGap is the least run of spaces between a row's own text and a
+// sidebar beside it.
+const sidebarGap = 3
+
+// cutSidebar drops what a row shows in the last sidebarCols columns of a
+// screen wider than 120 when a run of spaces separates it from the row's
+// own text (a block's line never holds such a run; a row with nothing else
+// becomes empty), so that a sidebar's text never joins a block's line
+// ("CHECKPOINT: T060   LSPs are disabled") nor stands between two of them.
+func cutSidebar(row string, cols int) string {
+	if cols <= 120 {
+		return row
+	}
+	col, gap := 0, 0
+	for i, r := range row {
+		if r != ' ' {
+			if gap >= sidebarGap && col >= cols-sidebarCols {
+				return strings.TrimRight(row[:i], " ")
+			}
+			gap = 0
+		} else {
+			gap++
+		}
+		col++
+	}
+	return row
 }
