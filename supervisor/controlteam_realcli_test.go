@@ -21,7 +21,7 @@ import (
 // frame draws that same screen, and a text sent with warden send is
 // submitted and its answer reaches the viewer's stream.
 func TestRealCLIScreenAttachSend(t *testing.T) {
-	for _, cli := range []string{"claude", "codex", "gemini"} {
+	for _, cli := range []string{"claude", "codex", "gemini", "opencode", "qwen"} {
 		t.Run(cli, func(t *testing.T) { testRealCLIOps(t, cli) })
 	}
 }
@@ -81,9 +81,16 @@ prompt = "Say ready."
 		t.Fatal(err)
 	}
 	defer st.Detach()
+	// The agent's size comes first, then the screen.
 	kind, first, err := st.Next()
+	if err == nil && kind == control.FrameSize {
+		if cols, rows, ok := control.ParseSize(first); !ok || cols != st.Cols || rows != st.Rows {
+			t.Errorf("attach's size frame: %dx%d %v, want %dx%d", cols, rows, ok, st.Cols, st.Rows)
+		}
+		kind, first, err = st.Next()
+	}
 	if err != nil || kind != control.FrameScreen {
-		t.Fatalf("attach's first frame: %c %v", kind, err)
+		t.Fatalf("attach's first screen frame: %c %v", kind, err)
 	}
 	// The first frame, drawn on a terminal of the agent's size, is the
 	// screen warden screen shows.

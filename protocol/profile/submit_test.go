@@ -180,7 +180,7 @@ func TestForAndQuit(t *testing.T) {
 	if _, err := For("aider"); err == nil {
 		t.Error("For(aider) succeeded")
 	}
-	want := map[string]string{"plain": `"\x04"`, "claude": `"/exit" "\r"`, "codex": `"\x03"`, "gemini": `"/quit" "\r"`}
+	want := map[string]string{"plain": `"\x04"`, "claude": `"/exit" "\r"`, "codex": `"\x03"`, "gemini": `"/quit" "\r"`, "opencode": `"\x03" "\x03"`, "qwen": `"/quit" "\r"`}
 	for _, name := range Names() {
 		p := mustProfile(t, name)
 		var keys []string

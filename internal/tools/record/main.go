@@ -33,7 +33,7 @@ type options struct {
 
 func main() {
 	var o options
-	flag.StringVar(&o.cli, "cli", "", "claude, codex or gemini")
+	flag.StringVar(&o.cli, "cli", "", "claude, codex, gemini, opencode or qwen")
 	flag.StringVar(&o.binDir, "bin", "", "directory holding the CLI binaries (scripts/install-clis.sh prints it)")
 	flag.StringVar(&o.outDir, "out", "", "output directory (default protocol/testdata/cli-CLI)")
 	flag.StringVar(&o.scenario, "scenario", "checkpoint", "checkpoint, repeat, usage-limit, a dialog scenario: "+
