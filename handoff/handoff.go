@@ -23,6 +23,9 @@ type Data struct {
 	// Lead is the agent that ended the team checkpoint itself with
 	// CHECKPOINT COMPLETE, if one did, and LeadNotes its last notes.
 	Lead, LeadNotes string
+	// Spent is what the run spent, with its budget ("1.2M tokens, $3.40
+	// (max_cost $40.00: 9%)"), "" when nothing was read (spent.go).
+	Spent string
 }
 
 // Agent is one line of the team composition.
@@ -32,6 +35,9 @@ type Agent struct {
 	Task                 string // the task it held (works on, or last worked on)
 	Command              []string
 	Forced               bool // needed SIGKILL to stop
+	// Dialog is the text of the dialog it waited on when the team stopped
+	// it: nobody answered it ("" for none).
+	Dialog string
 }
 
 // Role is the agent's role in the team: "lead" or "worker".
@@ -56,6 +62,9 @@ type Task struct {
 	// the branch's last commit and how many commits it is ahead of base.
 	Branch, Base, Commit string
 	Ahead                int
+	// Spent is what its sessions spent ("300k tokens, $0.52"), "" for
+	// nothing read.
+	Spent string
 }
 
 // Open reports whether the task still needs work.
@@ -68,7 +77,8 @@ var causes = map[string]string{
 	"context_threshold": "an agent's context passed context_threshold",
 	"signal_file":       "the signal file appeared",
 	"lead":              "the team lead ended it with CHECKPOINT COMPLETE",
-	"budget":            "the run reached its budget (max_runtime or stop_at)",
+	"budget":            "the run reached its budget (max_runtime, stop_at, max_cost or max_tokens)",
+	"usage_limit":       "an account reached its usage limit (on_limit = \"checkpoint-exit\")",
 }
 
 // Render writes the handoff as Markdown, for handoff.md: the agents'
@@ -101,6 +111,9 @@ func render(d Data, commands bool) string {
 		if a.Forced {
 			state += " (killed after shutdown_timeout)"
 		}
+		if a.Dialog != "" {
+			state += " (waiting on a dialog: below)"
+		}
 		role := a.Role()
 		if a.Lead {
 			role = "**lead**"
@@ -128,13 +141,21 @@ func render(d Data, commands bool) string {
 			fmt.Fprintf(&b, "- %s (%s): %s\n", line(t.ID), line(dash(t.Owner)), line(dash(strings.Join(t.Blockers, "; "))))
 		}
 	}
+	writeDialogs(&b, d.Agents)
 	writeReview(&b, d.Tasks)
+	writeSpent(&b, d)
 	b.WriteString("\n## Resumption notes\n")
 	for _, t := range d.Tasks {
 		if !t.Open() {
 			continue
 		}
 		fmt.Fprintf(&b, "\n### %s: %s\n\n", line(t.ID), line(dash(t.Title)))
+		for _, a := range d.Agents {
+			if a.Dialog != "" && a.Task == t.ID {
+				fmt.Fprintf(&b, "When the team stopped, %s waited on a dialog nobody answered (under %s): what it asked for was not done.\n",
+					line(a.Name), dialogsHeading)
+			}
+		}
 		if cp := d.Checkpoints[t.ID]; cp != nil {
 			b.WriteString(ResumeText(cp))
 		} else {
@@ -161,6 +182,29 @@ func Write(latest, keptDir string, d Data) error {
 		return fmt.Errorf("write handoff: %w", err)
 	}
 	return nil
+}
+
+// dialogsHeading heads the dialogs the stop left open.
+const dialogsHeading = "Dialogs open at the stop"
+
+// writeDialogs writes each dialog an agent waited on when the team stopped
+// it, as the agent's screen showed it: a code block, which no line of it
+// can leave.
+func writeDialogs(b *strings.Builder, agents []Agent) {
+	first := true
+	for _, a := range agents {
+		if a.Dialog == "" {
+			continue
+		}
+		if first {
+			fmt.Fprintf(b, "\n## %s\n", dialogsHeading)
+			first = false
+		}
+		fmt.Fprintf(b, "\n- %s (on %s) waited on this dialog; nobody answered it:\n\n", line(a.Name), line(dash(a.Task)))
+		for _, l := range strings.Split(strings.TrimRight(a.Dialog, "\n"), "\n") {
+			fmt.Fprintf(b, "      %s\n", strings.TrimRight(line(l), " "))
+		}
+	}
 }
 
 func dash(s string) string {

@@ -53,6 +53,34 @@ func TestRenderHasEveryPart(t *testing.T) {
 	}
 }
 
+// An agent the team stopped while it waited on a dialog: its row says so,
+// the dialog is written out as its screen showed it, and the resumption
+// notes of its task say that what it asked for was not done; in the
+// fresh sessions' prompt too. A handoff without one has no such section.
+func TestHandoffSaysTheDialogOpenAtTheStop(t *testing.T) {
+	if md := Render(sample()); strings.Contains(md, "Dialogs open") || strings.Contains(md, "dialog") {
+		t.Errorf("a handoff without an open dialog mentions one:\n%s", md)
+	}
+	d := sample()
+	d.Agents[1].Dialog = "Bash command\n\n  rm -rf build\n\nDo you want to proceed?\n❯ 1. Yes\n  2. No, and tell Claude what to do differently (esc)\n"
+	for name, text := range map[string]string{"handoff.md": Render(d), "prompt": RenderPrompt(d)} {
+		for _, want := range []string{
+			"| w2 | claude | worker | T2 | stopped (killed after shutdown_timeout) (waiting on a dialog: below) |",
+			"\n## Dialogs open at the stop\n\n- w2 (on T2) waited on this dialog; nobody answered it:\n\n" +
+				"      Bash command\n      \n        rm -rf build\n      \n      Do you want to proceed?\n      ❯ 1. Yes\n" +
+				"        2. No, and tell Claude what to do differently (esc)\n\n## Review",
+			"### T2: open | one\n\nWhen the team stopped, w2 waited on a dialog nobody answered (under Dialogs open at the stop): what it asked for was not done.\nYou are resuming task T2",
+		} {
+			if !strings.Contains(text, want) {
+				t.Errorf("%s lacks %q:\n%s", name, want, text)
+			}
+		}
+		if strings.Count(text, "waited on a dialog nobody answered") != 1 {
+			t.Errorf("%s: the note is not in T2's resumption notes alone:\n%s", name, text)
+		}
+	}
+}
+
 func TestWriteKeepsEveryHandoff(t *testing.T) {
 	dir := t.TempDir()
 	d := sample()

@@ -21,7 +21,8 @@ const (
 	CauseContextThreshold = "context_threshold" // an agent's context gauge
 	CauseSignalFile       = "signal_file"       // the signal file, written by anyone else
 	CauseLead             = "lead"              // a team lead printed CHECKPOINT COMPLETE
-	CauseBudget           = "budget"            // max_runtime or stop_at
+	CauseBudget           = "budget"            // max_runtime, stop_at, max_cost or max_tokens
+	CauseUsageLimit       = "usage_limit"       // an account at its usage limit, with on_limit = "checkpoint-exit"
 )
 
 // Git is where the agent's work tree stood when the checkpoint was taken.

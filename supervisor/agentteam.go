@@ -27,7 +27,7 @@ type agentTeam struct{ t *Team }
 
 var _ agent.Team = agentTeam{}
 
-func (a agentTeam) Printf(format string, args ...any) { a.t.printf(format, args...) }
+func (a agentTeam) Printf(agent, format string, args ...any) { a.t.printfAbout(agent, format, args...) }
 
 func (a agentTeam) Publish() { a.t.publish() }
 

@@ -84,6 +84,7 @@ func (t *Team) carryOn(prev *state.Snapshot) (Beginning, error) {
 		t.queue.Prefer(ts.ID, cp.Agent)
 		t.queue.Progress(ts.ID, agent.QueueCheckpoint(cp))
 	}
+	t.carrySpend(prev) // tokens and dollars, and the budget as a person left it (spend.go)
 	t.recoverWork()
 	t.log.Info("carrying on the run", "run_id", t.thisRun.id, "previous_supervisor", prev.Pid, "open_tasks", t.queue.OpenCount())
 	t.events.Emit(event.RunStarted, "", "", "run_id", t.thisRun.id, "how", "carried_on", "previous_run", t.thisRun.id, "reason", how)

@@ -11,16 +11,67 @@ import (
 	"github.com/wardenhq/warden/supervisor/state"
 )
 
-// printf writes a progress line to warden's stdout.
-func (t *Team) printf(format string, a ...any) {
-	fmt.Fprintf(t.out, format, a...)
+// printf writes a progress line of the team's own to warden's stdout.
+func (t *Team) printf(format string, a ...any) { t.printfAbout("", format, a...) }
+
+// printfAbout writes a progress line about agent ("" for the team) to
+// warden's stdout. Where stdout is no terminal — a file, a pipe, nohup,
+// CI — the line ends with when it was printed and the agent it is about,
+// `  [w1 2026-11-23 03:14:05]`, so that a log read the next morning says
+// both; on a terminal the person reads the lines as they come, and they
+// stay as they are (stamp).
+func (t *Team) printfAbout(agent, format string, a ...any) {
+	text := fmt.Sprintf(format, a...)
+	if !t.out.isFooter() {
+		text = stamp(text, agent, t.clock.Now())
+	}
+	_, _ = io.WriteString(t.out, text)
+}
+
+// Out is stdout as the team prints its lines: each write is printed as
+// one of the team's own (stamped where stdout is no terminal), for the
+// lines warden run prints beside the team's (DASHBOARD, STOPPED).
+func (t *Team) Out() io.Writer { return teamLines{t} }
+
+type teamLines struct{ t *Team }
+
+func (w teamLines) Write(p []byte) (int, error) {
+	w.t.printf("%s", p)
+	return len(p), nil
+}
+
+// checkpointComplete is the line a team checkpoint ends with: alone on its
+// line, never stamped (DESIGN §2).
+const checkpointComplete = "CHECKPOINT COMPLETE"
+
+// stamp ends the first line of text with the time (local, to the second)
+// and agent, when named: text of several lines (the dashboard) is stamped
+// once. The start of every line stays as it was (`CHECKPOINT: T1 -
+// implementing (50%)` is still found by its start), and CHECKPOINT
+// COMPLETE stays alone on its line.
+func stamp(text, agent string, at time.Time) string {
+	first, rest, more := strings.Cut(text, "\n")
+	if first == "" || first == checkpointComplete {
+		return text
+	}
+	when := at.Local().Format(time.DateTime)
+	if agent != "" {
+		when = agent + " " + when
+	}
+	first += "  [" + when + "]"
+	if more {
+		return first + "\n" + rest
+	}
+	return first
 }
 
 // snapshotNow is the team's current state.
 func (t *Team) snapshotNow(running bool) state.Snapshot {
+	usage, budget := t.spendNow()
 	return state.Snapshot{Team: t.cfg.Name, RunID: t.thisRun.id, RunStartedAt: t.thisRun.started, Specs: t.thisRun.specs,
 		SignalFile: t.cfg.SignalFile, Pid: os.Getpid(), Running: running,
-		StartedAt: t.startedAt, UpdatedAt: t.clock.Now(), Tasks: t.queue.Snapshot(), Agents: t.agentStatus()}
+		StartedAt: t.startedAt, UpdatedAt: t.clock.Now(), Tasks: t.queue.Snapshot(), Agents: t.agentStatus(),
+		Usage: usage, Budget: budget}
 }
 
 // publish rewrites state.json and STATUS.md after a change. When no write

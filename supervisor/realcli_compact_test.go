@@ -95,8 +95,8 @@ prompt = "Say ready."
 }
 
 // systemText is what a request to the model carries outside its messages:
-// Anthropic's system, OpenAI's instructions and developer input, Gemini's
-// systemInstruction — where a CLI keeps instructions across a compaction.
+// Anthropic's system, OpenAI's instructions and developer input, Chat
+// Completions' system messages, Gemini's systemInstruction — where a CLI keeps instructions across a compaction.
 func systemText(r fakeprovider.Request) string {
 	var body struct {
 		System       json.RawMessage `json:"system"`
@@ -106,11 +106,20 @@ func systemText(r fakeprovider.Request) string {
 			Content json.RawMessage `json:"content"`
 		} `json:"input"`
 		SystemInstruction json.RawMessage `json:"systemInstruction"`
+		Messages          []struct {
+			Role    string          `json:"role"`
+			Content json.RawMessage `json:"content"`
+		} `json:"messages"`
 	}
 	if json.Unmarshal([]byte(r.Body), &body) != nil {
 		return ""
 	}
 	parts := []string{string(body.System), body.Instructions, string(body.SystemInstruction)}
+	for _, m := range body.Messages { // Chat Completions (OpenCode, Qwen Code)
+		if m.Role == "system" {
+			parts = append(parts, string(m.Content))
+		}
+	}
 	for _, in := range body.Input {
 		if in.Role == "developer" || in.Role == "system" {
 			parts = append(parts, string(in.Content))

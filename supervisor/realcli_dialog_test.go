@@ -16,14 +16,21 @@ import (
 // dialogCLI is one real CLI set up to ask for a shell command's approval.
 type dialogCLI struct {
 	name, cli string
-	args      []string // added to the CLI's command
+	args      []string          // added to the CLI's command
+	env       map[string]string // added to the CLI's environment
 }
 
 var dialogCLIs = []dialogCLI{
-	{"claude-default", "claude", []string{"--permission-mode", "default"}}, // "1. Yes" preselected
-	{"claude-auto", "claude", nil},                                         // the auto-mode explainer, then "No" preselected
-	{"codex", "codex", nil},                                                // "1. Yes, proceed" preselected
-	{"gemini", "gemini", nil},                                              // "1. Allow once" preselected
+	{"claude-default", "claude", []string{"--permission-mode", "default"}, nil}, // "1. Yes" preselected
+	{"claude-auto", "claude", nil, nil},                                         // the auto-mode explainer, then "No" preselected
+	{"codex", "codex", nil, nil},                                                // "1. Yes, proceed" preselected
+	{"gemini", "gemini", nil, nil},                                              // "1. Allow once" preselected
+	// OpenCode asks nothing by default; its permission config makes bash
+	// ask: "Allow once" preselected.
+	{"opencode", "opencode", nil, map[string]string{"OPENCODE_PERMISSION": `{"bash":"ask"}`}},
+	// Qwen Code's default auto mode lets its model classify each call;
+	// its default approval mode asks: "1. Yes, allow once" preselected.
+	{"qwen-default", "qwen", []string{"--approval-mode", "default"}, nil},
 }
 
 // probeCommand leaves fetched.txt behind if it ever runs.
@@ -91,6 +98,9 @@ prompt = "Create the probe file."
 	a := &cfg.Agents[0]
 	env["HOME"], env["LANG"], env["TZ"], env["CI"] = home, "C.UTF-8", "UTC", "false"
 	env["WARDEN_TEST_OWNER"] = a.Env["WARDEN_TEST_OWNER"]
+	for k, v := range c.env {
+		env[k] = v
+	}
 	a.Command, a.Profile, a.Dir, a.Env = append([]string{bin}, c.args...), c.cli, r.project, env
 	team, out, wait := startTeamCfg(t, cfg)
 	return r, team, out, wait, cfg.StateDir
@@ -159,7 +169,7 @@ func TestRealCLIDialogDenied(t *testing.T) {
 // With on_dialog = "wait" the agent is still waiting after twice
 // dialog_timeout: nothing typed, nothing denied, not stale, not restarted.
 func TestRealCLIDialogWaits(t *testing.T) {
-	for _, c := range []dialogCLI{dialogCLIs[0], dialogCLIs[2], dialogCLIs[3]} {
+	for _, c := range []dialogCLI{dialogCLIs[0], dialogCLIs[2], dialogCLIs[3], dialogCLIs[4], dialogCLIs[5]} {
 		t.Run(c.name, func(t *testing.T) {
 			defer proctest.AssertNone(t)
 			r, team, _, wait, stateDir := startDialogRun(t, c, dialogHeader("wait", "6s"))

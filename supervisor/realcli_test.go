@@ -61,11 +61,12 @@ func seed(t *testing.T, cli, home, project, url string) map[string]string {
 // TestRealCLIsThroughWarden runs each real agent CLI as a team agent,
 // offline against its fake provider API: its first prompt is submitted, each
 // checkpoint request gets one record with the right fields (the answer comes
-// on the screen and through the CLI's own hook), and a context gauge above
-// the threshold leads to CHECKPOINT COMPLETE and a fresh session whose first
-// prompt carries the handoff.
+// on the screen and, for the first three, through the CLI's own hook), and a
+// context gauge above the threshold leads to CHECKPOINT COMPLETE and a fresh
+// session whose first prompt carries the handoff. OpenCode and Qwen Code
+// report no gauge to warden: for them the run ends after three records.
 func TestRealCLIsThroughWarden(t *testing.T) {
-	for _, cli := range []string{"claude", "codex", "gemini"} {
+	for _, cli := range []string{"claude", "codex", "gemini", "opencode", "qwen"} {
 		t.Run(cli, func(t *testing.T) { testRealCLI(t, cli) })
 	}
 }
@@ -121,15 +122,22 @@ prompt = "Say ready."
 	env["WARDEN_TEST_OWNER"] = a.Env["WARDEN_TEST_OWNER"]
 	a.Command, a.Profile, a.Dir, a.Env = []string{bin}, cli, project, env
 
+	_, gauge := contextTokens[cli]
 	team, out, wait := startTeamCfg(t, cfg)
-	waitForD(t, "a fresh session after the team checkpoint", 150*time.Second, func() bool {
-		for _, r := range srv.Requests() {
-			if strings.Contains(r.Prompt, "The team was checkpointed") {
-				return true
+	if gauge {
+		waitForD(t, "a fresh session after the team checkpoint", 150*time.Second, func() bool {
+			for _, r := range srv.Requests() {
+				if strings.Contains(r.Prompt, "The team was checkpointed") {
+					return true
+				}
 			}
-		}
-		return false
-	})
+			return false
+		})
+	} else {
+		waitForD(t, "three checkpoint records", 90*time.Second, func() bool {
+			return countEvents(eventsOf(t, cfg), event.CheckpointReceived, cli) >= 3
+		})
+	}
 	team.Force()
 	wait()
 
@@ -157,7 +165,7 @@ prompt = "Say ready."
 	if got := countEvents(evs, event.CheckpointReceived, cli); got < 2 || got > answered {
 		t.Errorf("%d checkpoint records for %d answers: want one each", got, answered)
 	}
-	if countEvents(evs, event.ContextThreshold, cli) != 1 || !strings.Contains(out.String(), "\nCHECKPOINT COMPLETE\n") {
+	if gauge && (countEvents(evs, event.ContextThreshold, cli) != 1 || !strings.Contains(out.String(), "\nCHECKPOINT COMPLETE\n")) {
 		t.Errorf("the context gauge did not lead to a team checkpoint:\n%s", out.String())
 	}
 	for _, want := range []string{"CHECKPOINT: T1 - implementing (40%)", "CHECKPOINT: T1 - implementing (50%)"} {

@@ -59,6 +59,7 @@ type Team struct {
 	userStop  atomic.Bool  // a signal asked warden to stop
 	forced    atomic.Bool  // a second signal: kill now
 	spent     atomic.Bool  // max_runtime or stop_at reached: exit after the team checkpoint
+	atLimit   atomic.Bool  // an account's usage limit with on_limit = "checkpoint-exit": exit 0 after the team checkpoint
 	finished  atomic.Bool  // Run has returned
 	started   atomic.Bool  // Run has begun: state.json is its to write
 	closeOnce sync.Once
@@ -80,6 +81,8 @@ type Team struct {
 	// refusals counts refused hook messages by agent (hooks.go).
 	hookMu   sync.Mutex
 	refusals map[string]hookRefusals
+	// spend is what the run spent and its budgets (spend.go).
+	spend spendBook
 }
 
 // Result is how a team run ended.
@@ -88,6 +91,9 @@ type Result struct {
 	Tasks   []queue.Status
 	Stopped bool  // stopped by the user (signal)
 	Err     error // the team could not be checkpointed (no handoff)
+	// AtLimit: the run ended at an account's usage limit (on_limit =
+	// "checkpoint-exit"), to be carried on after the reset.
+	AtLimit bool
 }
 
 // ExitCode maps a result to warden's exit codes (DESIGN §2): 0 every agent
@@ -98,6 +104,9 @@ func (r Result) ExitCode() int {
 	}
 	if r.Stopped {
 		return 130
+	}
+	if r.AtLimit {
+		return r.atLimitCode()
 	}
 	if len(r.Tasks) > 0 {
 		for _, t := range r.Tasks {
@@ -179,6 +188,7 @@ func New(logger hclog.Logger, cfg *config.Team, clk clock.Clock, out io.Writer) 
 	for _, a := range cfg.Agents {
 		t.agents = append(t.agents, agent.New(a, t.deps))
 	}
+	t.deps.Accounts = newAccounts(t)
 	return t, nil
 }
 
@@ -220,7 +230,7 @@ func (t *Team) Run() Result {
 			t.failure = err
 			break
 		}
-		if t.userStop.Load() || t.spent.Load() || t.cfg.AfterTeamCheckpoint == config.AfterExit || !t.queue.Open() {
+		if t.userStop.Load() || t.spent.Load() || t.atLimit.Load() || t.cfg.AfterTeamCheckpoint == config.AfterExit || !t.queue.Open() {
 			break
 		}
 		handoffText = text
@@ -247,7 +257,8 @@ func (t *Team) startAgents(g *agent.Generation) <-chan struct{} {
 func (t *Team) result() Result {
 	t.finished.Store(true)
 	snap := t.publishFinal()
-	res := Result{Stopped: t.userStop.Load(), Agents: snap.Agents, Tasks: snap.Tasks, Err: t.failure}
+	t.deps.Accounts.Close()
+	res := Result{Stopped: t.userStop.Load(), Agents: snap.Agents, Tasks: snap.Tasks, Err: t.failure, AtLimit: t.atLimit.Load()}
 	c := queue.Counts(snap.Tasks)
 	kv := []any{"exit_code", res.ExitCode(), "tasks_complete", c[queue.Complete], "tasks_failed", c[queue.Failed], "tasks", len(snap.Tasks)}
 	t.events.Emit(event.TeamDone, "", "", append(kv, t.morningReport(res.ExitCode())...)...)

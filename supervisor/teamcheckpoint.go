@@ -11,6 +11,7 @@ import (
 	"github.com/wardenhq/warden/supervisor/agent"
 	"github.com/wardenhq/warden/supervisor/event"
 	"github.com/wardenhq/warden/supervisor/queue"
+	"github.com/wardenhq/warden/supervisor/state"
 )
 
 // trigger is why a team checkpoint runs.
@@ -46,12 +47,24 @@ func (t *Team) teamCheckpoint(g *agent.Generation, tr trigger, done <-chan struc
 	// One deadline for every agent, shutdown_timeout from now. Every
 	// session at once types its CLI's quit keys, gives it a moment, then
 	// TERMs its process group.
+	dialogs := t.openDialogs() // left unanswered by the stop: the handoff says so
 	deadline := g.Stop(t.cfg.ShutdownTimeout)
 	t.awaitExits(done, deadline) // every agent gone, or the deadline (a second signal: now)
 	g.Kill()                     // KILL every process group still there
 	<-done
-	t.commitWork("the team checkpoint") // what the agents wrote is on their branches
-	return t.handOff(tr, start)         // handoff.md, then CHECKPOINT COMPLETE
+	t.commitWork("the team checkpoint")  // what the agents wrote is on their branches
+	return t.handOff(tr, start, dialogs) // handoff.md, then CHECKPOINT COMPLETE
+}
+
+// openDialogs are the texts of the dialogs agents wait on, by agent.
+func (t *Team) openDialogs() map[string]string {
+	open := map[string]string{}
+	for _, a := range t.agents {
+		if s := a.Status(); s.State == state.Waiting && s.Dialog != "" {
+			open[s.Name] = s.Dialog
+		}
+	}
+	return open
 }
 
 // checkpointStarted says a team checkpoint starts and why; the last
@@ -126,8 +139,8 @@ func (t *Team) awaitExits(done <-chan struct{}, deadline context.Context) {
 // ones pruned), then prints CHECKPOINT COMPLETE and removes the signal
 // file. It returns the handoff as the next generation's prompt; on an
 // error nothing after the handoff happens.
-func (t *Team) handOff(tr trigger, start time.Time) (string, error) {
-	d := t.handoffData(tr, start)
+func (t *Team) handOff(tr trigger, start time.Time, dialogs map[string]string) (string, error) {
+	d := t.handoffData(tr, start, dialogs)
 	path := t.dir.Handoff()
 	if err := handoff.Write(path, t.dir.Handoffs(), d); err != nil {
 		t.log.Error("handoff not written: no CHECKPOINT COMPLETE", "error", err)
@@ -138,7 +151,7 @@ func (t *Team) handOff(tr trigger, start time.Time) (string, error) {
 	if err := t.dir.PruneHandoffs(t.cfg.Retention, t.clock.Now()); err != nil {
 		t.log.Warn("old handoffs not pruned", "error", err)
 	}
-	t.printf("%s\n", "CHECKPOINT COMPLETE")
+	t.printf("%s\n", checkpointComplete)
 	t.events.Emit(event.CheckpointComplete, "", "", "reason", tr.reason,
 		"duration_ms", t.clock.Now().Sub(start).Milliseconds())
 	if err := os.Remove(t.cfg.SignalFile); err != nil && !os.IsNotExist(err) {
@@ -152,8 +165,9 @@ func (t *Team) handOff(tr trigger, start time.Time) (string, error) {
 // agent with its profile, role and the task it held; each task with its
 // status as a person reads it (blocked, waiting, in_progress…), time worked,
 // attempts, and in worktree mode its branch, last commit and how far it is
-// ahead of its base; the last checkpoint of each open task.
-func (t *Team) handoffData(tr trigger, at time.Time) handoff.Data {
+// ahead of its base; the last checkpoint of each open task; the dialogs
+// the stop left unanswered.
+func (t *Team) handoffData(tr trigger, at time.Time, dialogs map[string]string) handoff.Data {
 	d := handoff.Data{Team: t.cfg.Name, Reason: tr.reason, Cause: tr.cause, Time: at, Checkpoints: map[string]*protocol.Checkpoint{}}
 	for _, a := range t.agents {
 		s := a.Status()
@@ -162,7 +176,7 @@ func (t *Team) handoffData(tr trigger, at time.Time) handoff.Data {
 			held = a.LastTask()
 		}
 		d.Agents = append(d.Agents, handoff.Agent{Name: s.Name, Profile: a.Config().Profile, State: string(s.State),
-			Lead: a.Config().Lead, Task: held, Command: a.Config().Command, Forced: a.Forced()})
+			Lead: a.Config().Lead, Task: held, Command: a.Config().Command, Forced: a.Forced(), Dialog: dialogs[s.Name]})
 	}
 	tasks := t.queue.Snapshot()
 	aheadOfBase(t.log, tasks)
@@ -185,6 +199,7 @@ func (t *Team) handoffData(tr trigger, at time.Time) handoff.Data {
 			d.Tasks[i].Commit = cp.Git.Commit // the task's latest record's, when its worktree is gone
 		}
 	}
+	t.handoffSpend(&d, tasks) // what the run and each task spent (spend.go)
 	if lead := t.agentNamed(tr.lead); lead != nil {
 		d.Lead = lead.Name()
 		if cp := t.store.Latest(lead.LastTask(), t.thisRun.id, time.Time{}); cp != nil {

@@ -61,7 +61,7 @@ func startPage(t testing.TB, stateDir string, nofile int, env []string, argv ...
 		out.mu.Lock()
 		for _, l := range out.all {
 			if strings.HasPrefix(l, "DASHBOARD: ") {
-				p.line = l
+				p.line = stampAtEnd.ReplaceAllString(l, "") // run's line ends with its time (stdout is a pipe)
 			}
 		}
 		out.mu.Unlock()

@@ -184,7 +184,7 @@ func (s *sequence) warden(args ...string) int {
 }
 
 var (
-	checkpointLine = regexp.MustCompile(`^CHECKPOINT: (T\d) - ([a-z-]+) \((\d+)%\)$`)
+	checkpointLine = regexp.MustCompile(`^CHECKPOINT: (T\d) - ([a-z-]+) \((\d+)%\)  \[[A-Za-z0-9._-]+ \d{4}-\d\d-\d\d \d\d:\d\d:\d\d\]$`)
 	resumedLine    = regexp.MustCompile(`RESUME-SEEN: You are resuming task (T\d) \(attempt \d+\)\. The previous session reached (\d+)%`)
 )
 

@@ -128,7 +128,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	//     stop (a team checkpoint), the second into a forced one.
 	var g run.Group
 	if o.httpAddr != "" {
-		srv, err := pageServer(logger, o.httpAddr, o.httpTokenFile, o.httpToken, cfg.StateDir, stdout)
+		srv, err := pageServer(logger, o.httpAddr, o.httpTokenFile, o.httpToken, cfg.StateDir, team.Out())
 		if err != nil {
 			return &exitError{code: 2, err: err}
 		}
@@ -144,7 +144,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if line := carryOnLine(result, began.RunID, o.teamFile); line != "" {
-		fmt.Fprintln(stdout, line)
+		fmt.Fprintln(team.Out(), line)
 	}
 	if code := result.ExitCode(); code != 0 {
 		return &exitError{code: code, err: result.Err}

@@ -7,8 +7,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/creack/pty"
 
@@ -71,6 +73,9 @@ func TestRunOnATerminalShowsOnlyWardensLines(t *testing.T) {
 	if strings.Contains(out, "[INFO]") {
 		t.Errorf("INFO log lines on the terminal:\n%s", out)
 	}
+	if !strings.Contains(out, "CHECKPOINT: T1 - complete (100%)\r\n") || stampAtEnd.MatchString(strings.ReplaceAll(out, "\r\n", "\n")) {
+		t.Errorf("the lines on a terminal carry a time or an agent, or do not end where they did:\n%s", out)
+	}
 	if !strings.Contains(out, "== example (running)") || !strings.Contains(out, "A\r\x1b[J") {
 		t.Errorf("no dashboard redrawn in place (cursor up, clear) on the terminal:\n%q", out)
 	}
@@ -83,8 +88,16 @@ func TestRunOnATerminalShowsOnlyWardensLines(t *testing.T) {
 	}
 }
 
+// stampAtEnd is the end of a line of `warden run` where stdout is no
+// terminal: the agent it is about, if any, and when, to the second.
+var stampAtEnd = regexp.MustCompile(`(?m)  \[(?:([A-Za-z0-9._-]+) )?(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d)\]$`)
+
 // The same team piped: stdout holds exactly warden's lines (no escape
 // sequences: the dashboard is appended), stderr the log at INFO as before.
+// Each line starts as it did and ends with when it was printed and, for a
+// line about an agent (a checkpoint, a task complete, its crash), which
+// agent; the dashboard's rows under its first line and CHECKPOINT COMPLETE
+// carry no stamp.
 func TestRunPipedKeepsItsOutput(t *testing.T) {
 	defer proctest.AssertNone(t)
 	team := copyExamples(t, "team.toml")
@@ -92,15 +105,38 @@ func TestRunPipedKeepsItsOutput(t *testing.T) {
 	cmd := warden("run", team)
 	cmd.Env = withoutEnv(cmd.Env, "CI", "WARDEN_LOG_LEVEL")
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	start := time.Now().Truncate(time.Second)
 	if err := cmd.Run(); err != nil {
 		t.Fatalf("warden run: %v\n%s", err, stderr.String())
 	}
+	end := time.Now()
 	for _, line := range strings.Split(strings.TrimSuffix(stdout.String(), "\n"), "\n") {
 		if strings.ContainsAny(line, "\x1b\r") || strings.Contains(line, "[INFO]") {
 			t.Errorf("stdout line %q: want warden's plain lines only", line)
 		}
 		if !progressLine(line) {
 			t.Errorf("stdout line %q is none of warden's progress lines", line)
+		}
+		m := stampAtEnd.FindStringSubmatch(line)
+		if line == "CHECKPOINT COMPLETE" || strings.HasPrefix(line, "   ") {
+			if m != nil {
+				t.Errorf("stdout line %q is stamped", line)
+			}
+			continue
+		}
+		if m == nil {
+			t.Errorf("stdout line %q does not end with its time", line)
+			continue
+		}
+		if at, err := time.ParseInLocation(time.DateTime, m[2], time.Local); err != nil || at.Before(start) || at.After(end) {
+			t.Errorf("stdout line %q: its time is not within the run (%v to %v)", line, start, end)
+		}
+		agent := m[1]
+		switch {
+		case strings.HasPrefix(line, "WARNING: worker-2 ended") && agent != "worker-2",
+			(strings.HasPrefix(line, "CHECKPOINT: ") || strings.HasPrefix(line, "TASK COMPLETE: ")) && agent != "worker-1" && agent != "worker-2",
+			strings.HasPrefix(line, "== ") && agent != "":
+			t.Errorf("stdout line %q names agent %q", line, agent)
 		}
 	}
 	if !strings.Contains(stderr.String(), "[INFO]  warden.supervisor") {
@@ -153,7 +189,7 @@ func TestRunLogFormatJSON(t *testing.T) {
 			t.Errorf("log line %q is not a JSON object with @level and @message (%v)", l, err)
 		}
 	}
-	if !strings.Contains(stdout.String(), "CHECKPOINT: T1 - complete (100%)\n") {
+	if !strings.Contains(stdout.String(), "CHECKPOINT: T1 - complete (100%)  [") {
 		t.Errorf("stdout changed with the log format:\n%s", stdout.String())
 	}
 	if out, err := warden("run", "--log-format", "xml", team).CombinedOutput(); exitCode(err) != 2 {

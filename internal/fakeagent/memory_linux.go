@@ -21,6 +21,8 @@ import (
 //	           page), and hold them until it exits; it prints "holding N MB"
 //	grow=N     then add N MB more every `every` (default 100ms), without end:
 //	           an agent that grows past its memory_max
+//	once=FILE  grow only when FILE does not exist, and create it: the
+//	           session after a restart holds steady
 //	child=N    start a child in its process group that holds N MB too (the
 //	           whole tree counts); it prints "child holds N MB"
 //
@@ -52,6 +54,13 @@ func modeMemory(args []string) int {
 		return 1
 	}
 	fmt.Printf("holding %d MB\n", hold)
+	if f := opt["once"]; f != "" && atoiOr(opt["grow"], 0) > 0 {
+		if _, err := os.Stat(f); err == nil {
+			opt["grow"] = "0"
+		} else {
+			os.WriteFile(f, nil, 0o600)
+		}
+	}
 	if n := atoiOr(opt["grow"], 0); n > 0 {
 		every, err := time.ParseDuration(opt["every"])
 		if err != nil {

@@ -44,6 +44,7 @@ type Agent struct {
 	pausedUntil    time.Time            // a usage-limit wait
 	dialog         string               // the dialog the agent waits on (state waiting)
 	lastRecord     *protocol.Checkpoint // the last checkpoint it made (warden ps, the page)
+	spend          protocol.Usage       // what its sessions spent in the run (usage.go)
 }
 
 // New returns the agent of cfg in a team whose services are d.
@@ -117,6 +118,12 @@ func (a *Agent) runTask(g *Generation, task *config.Task) bool {
 		return true // the task is blocked or failed; the agent is free
 	}
 	for {
+		ticket, admitted := a.admit(g, task) // max_running, memory_floor: its turn
+		if !admitted {
+			a.setState(state.Stopped, a.lastExitValue(), "team stopped while it waited its turn")
+			a.release(task)
+			return false
+		}
 		attempt := a.d.Queue.NextAttempt(taskID(task))
 		if task == nil {
 			a.mu.Lock()
@@ -125,14 +132,16 @@ func (a *Agent) runTask(g *Generation, task *config.Task) bool {
 			a.mu.Unlock()
 		}
 		if why := a.overBudget(task, attempt); why != "" {
+			ticket.Release()
 			a.failTask(task, why)
 			return true // the agent is free for the next task
 		}
 		if dir, ts, ok = a.sessionDir(g, task, dir, ts); !ok {
+			ticket.Release()
 			return true // its worktree was refused, or could not be made again
 		}
 		began := a.d.Clock.Now()
-		exit, out, end := a.runSession(g, task, attempt, dir, ts)
+		exit, out, end, memory := a.runSession(g, task, attempt, dir, ts, ticket)
 		if task != nil {
 			a.d.Queue.AddWork(task.ID, a.d.Clock.Now().Sub(began))
 		}
@@ -140,6 +149,10 @@ func (a *Agent) runTask(g *Generation, task *config.Task) bool {
 		case session.OverTime:
 			a.setState(state.Idle, exit, "max_time reached")
 			a.failTask(task, fmt.Sprintf("max_time %s reached", task.MaxTime))
+			return true
+		case session.Overspent:
+			a.setState(state.Idle, exit, "the task's budget reached")
+			a.overspent(task)
 			return true
 		case session.Done:
 			a.setState(state.Idle, exit, "task complete")
@@ -154,11 +167,15 @@ func (a *Agent) runTask(g *Generation, task *config.Task) bool {
 				a.release(task)
 				return false
 			}
-			// warden restart: a new session at once, from the last
-			// checkpoint; no backoff, and not a failure.
-			a.setState(state.Starting, exit, "restarted with warden restart")
-			a.d.Events.Emit(event.AgentRestarted, a.cfg.Name, taskID(task), "attempt", attempt+1, "reason", "warden restart")
-			continue
+			if memory == "" {
+				// warden restart: a new session at once, from the last
+				// checkpoint; no backoff, and not a failure.
+				a.setState(state.Starting, exit, "restarted with warden restart")
+				a.d.Events.Emit(event.AgentRestarted, a.cfg.Name, taskID(task), "attempt", attempt+1, "reason", "warden restart")
+				continue
+			}
+			// Over its memory_max: restarted from that last checkpoint
+			// through the restart policy below, like a failure.
 		}
 		if a.d.Wrap && out == session.Exited {
 			// warden wrap: the user ended the agent; warden ends with it.
@@ -186,6 +203,11 @@ func (a *Agent) runTask(g *Generation, task *config.Task) bool {
 		if quick {
 			a.warnQuickExit(exit, end, dec.Reason)
 		}
+		restarted := []any{"attempt", attempt + 1, "backoff", dec.Delay.String()}
+		if memory != "" { // the OOM killer, or the RSS watch over memory_max
+			dec.Reason = memory + "; " + dec.Reason
+			restarted = append(restarted, "reason", memory)
+		}
 		a.setState(state.Backoff, exit, dec.Reason)
 		a.log.Info("restarting agent", "backoff", dec.Delay, "reason", dec.Reason, "task", taskID(task))
 		select {
@@ -195,12 +217,16 @@ func (a *Agent) runTask(g *Generation, task *config.Task) bool {
 			a.release(task)
 			return false
 		}
-		a.d.Events.Emit(event.AgentRestarted, a.cfg.Name, taskID(task), "attempt", attempt+1, "backoff", dec.Delay.String())
+		a.d.Events.Emit(event.AgentRestarted, a.cfg.Name, taskID(task), restarted...)
 	}
 }
 
-// runSession runs one process of the agent for task (nil: no task).
-func (a *Agent) runSession(g *Generation, task *config.Task, attempt int, dir string, ts *TaskSpace) (runner.Exit, session.Outcome, ended) {
+// runSession runs one process of the agent for task (nil: no task) on its
+// ticket (released when it ends): in its cgroup when memory_max has one,
+// followed by the RSS watch. memory is why its end calls for a restart: the
+// kernel's OOM killer, or memory_max; "" for neither.
+func (a *Agent) runSession(g *Generation, task *config.Task, attempt int, dir string, ts *TaskSpace, ticket *Ticket) (exit runner.Exit, out session.Outcome, end ended, memory string) {
+	defer ticket.Release()
 	var left time.Duration
 	if task != nil && task.MaxTime > 0 {
 		left = task.MaxTime - a.d.Queue.Worked(task.ID)
@@ -208,8 +234,9 @@ func (a *Agent) runSession(g *Generation, task *config.Task, attempt int, dir st
 	argv, env, err := a.commandLine()
 	if err != nil {
 		a.log.Error("agent command line", "error", err)
-		return runner.Exit{Code: -1, Err: err}, session.Exited, ended{}
+		return runner.Exit{Code: -1, Err: err}, session.Exited, ended{}, ""
 	}
+	grp := a.d.Memory.group(&a.cfg)
 	prompt, from := a.firstPrompt(g, task)
 	rep := &reporter{a: a, g: g, task: task, dir: dir, ts: ts, from: from}
 	s := session.New(a.log, session.Config{
@@ -218,9 +245,12 @@ func (a *Agent) runSession(g *Generation, task *config.Task, attempt int, dir st
 		LogPath: a.d.Dir.AgentLog(a.cfg.Name), Size: a.d.windowSize(), Term: a.d.termOutput(),
 		Timers: a.d.Timers, Clock: a.d.Clock, Team: g, Dialog: a.dialogPolicy(), TimeLeft: left,
 		LogMaxSize: a.d.Config.LogMaxSize, LogKeep: a.d.Config.LogKeep, CastPath: a.recordings(),
-		Report: rep,
+		Report: rep, Cgroup: grp.Runner(),
 	})
-	exit, out := s.Run()
+	a.watch(ticket, s, grp, taskID(task))
+	oomBefore, oomKnown := a.d.Memory.oomCount()
+	exit, out = s.Run()
+	memory = a.afterSession(ticket, s, grp, exit, oomBefore, oomKnown, taskID(task))
 	if rep.awaitVerify() && out != session.Done {
 		// The task's verify passed after the session ended (its agent
 		// exited, stalled or was restarted while it ran): the task is done.
@@ -231,7 +261,7 @@ func (a *Agent) runSession(g *Generation, task *config.Task, attempt int, dir st
 		a.forced = true
 		a.mu.Unlock()
 	}
-	return exit, out, a.endOf(s)
+	return exit, out, a.endOf(s), memory
 }
 
 // dialogPolicy is what the agent's sessions do with a dialog.
@@ -270,6 +300,8 @@ func (a *Agent) overBudget(task *config.Task, attempt int) string {
 		return fmt.Sprintf("max_attempts %d reached", task.MaxAttempts)
 	case task.MaxTime > 0 && a.d.Queue.Worked(task.ID) >= task.MaxTime:
 		return fmt.Sprintf("max_time %s reached", task.MaxTime)
+	case a.spentWhy(task) != "": // max_cost, max_tokens (usage.go)
+		return a.spentWhy(task)
 	}
 	return ""
 }
@@ -279,7 +311,7 @@ func (a *Agent) failTask(task *config.Task, reason string) {
 	a.log.Error("task failed", "task", task.ID, "reason", reason)
 	a.d.Queue.Set(task.ID, queue.Failed, reason)
 	a.d.Events.Emit(event.TaskFailed, a.cfg.Name, task.ID, "reason", reason)
-	a.d.Team.Printf("TASK FAILED: %s (%s)\n", task.ID, reason)
+	a.d.Team.Printf(a.cfg.Name, "TASK FAILED: %s (%s)\n", task.ID, reason)
 	a.d.Team.Publish()
 }
 
@@ -302,14 +334,14 @@ func (a *Agent) failTasks(task *config.Task, reason string, end ended) {
 			a.log.Error("checkpoint of a failed agent not archived", "task", id, "error", err)
 		}
 		a.d.Events.Emit(event.TaskReleased, a.cfg.Name, id, "reason", "agent "+a.cfg.Name+" failed: "+reason)
-		a.d.Team.Printf("WARNING: %s failed (%s%s); %s goes to another agent, from its last checkpoint\n", a.cfg.Name, reason, end.said(), id)
+		a.d.Team.Printf(a.cfg.Name, "WARNING: %s failed (%s%s); %s goes to another agent, from its last checkpoint\n", a.cfg.Name, reason, end.said(), id)
 	}
 	for _, id := range failed {
 		a.d.Events.Emit(event.TaskFailed, a.cfg.Name, id, "reason", reason)
-		a.d.Team.Printf("TASK FAILED: %s (agent %s failed: %s%s)\n", id, a.cfg.Name, reason, end.said())
+		a.d.Team.Printf(a.cfg.Name, "TASK FAILED: %s (agent %s failed: %s%s)\n", id, a.cfg.Name, reason, end.said())
 	}
 	if len(failed)+len(released) == 0 {
-		a.d.Team.Printf("WARNING: %s failed (%s%s)\n", a.cfg.Name, reason, end.said())
+		a.d.Team.Printf(a.cfg.Name, "WARNING: %s failed (%s%s)\n", a.cfg.Name, reason, end.said())
 	}
 	a.d.Team.Publish()
 }

@@ -37,6 +37,11 @@ type Deps struct {
 	// RunID is the run's id: sessions resume only from records of this
 	// run (DESIGN §5). Set before the team starts.
 	RunID string
+	// Memory is the team's max_running, memory_floor and memory_max (nil:
+	// none of them).
+	Memory *Memory
+	// Accounts park the agents that share an account at its usage limit.
+	Accounts *Accounts
 	// Workspaces holds the tasks' git worktrees (nil: every agent works in
 	// its dir).
 	Workspaces *Workspaces
@@ -52,8 +57,9 @@ type Deps struct {
 // its published state, a team checkpoint, and what only the team knows of
 // the other agents and of `--resume --from`.
 type Team interface {
-	// Printf writes a progress line to warden's stdout.
-	Printf(format string, a ...any)
+	// Printf writes a progress line about agent to warden's stdout (the
+	// line names it where stdout is no terminal).
+	Printf(agent, format string, a ...any)
 	// Publish rewrites state.json and STATUS.md after a change.
 	Publish()
 	// TeamCheckpoint asks for a team checkpoint; lead is the agent that
@@ -65,6 +71,9 @@ type Team interface {
 	// Pinned is the record `--resume --from` chose for a task, or nil: the
 	// task's sessions resume from it until a newer record exists.
 	Pinned(task string) *protocol.Checkpoint
+	// Spent charges the team with what a session of agent spent on task
+	// ("": none) since its last figure; the team checks its budgets.
+	Spent(agent, task string, gained protocol.Usage)
 }
 
 // Terminal is the user's own terminal under warden wrap.

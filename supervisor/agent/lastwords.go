@@ -51,7 +51,7 @@ func (e ended) said() string {
 // warnQuickExit prints that the agent's process ended right after it started,
 // with what it showed, and what follows (then).
 func (a *Agent) warnQuickExit(exit runner.Exit, e ended, then string) {
-	a.d.Team.Printf("WARNING: %s ended (%s) %s after it started%s; %s\n", a.cfg.Name, exit, roundRan(e.ran), e.said(), then)
+	a.d.Team.Printf(a.cfg.Name, "WARNING: %s ended (%s) %s after it started%s; %s\n", a.cfg.Name, exit, roundRan(e.ran), e.said(), then)
 }
 
 // roundRan rounds a run's length for a person: 40ms, 1.3s.

@@ -48,13 +48,13 @@ func (r Recorder) Announce(cp *protocol.Checkpoint, note string) {
 		}
 		d.Log.Warn("task blocked", "agent", cp.Agent, "task", cp.TaskID, "blockers", why)
 		d.Events.Emit(event.TaskBlocked, cp.Agent, cp.TaskID, "blockers", cp.Blockers, "checkpoint_id", cp.CheckpointID)
-		d.Team.Printf("WARNING: %s is blocked: %s\n", cp.TaskID, why)
+		d.Team.Printf(cp.Agent, "WARNING: %s is blocked: %s\n", cp.TaskID, why)
 	}
 	d.Events.Emit(event.CheckpointReceived, cp.Agent, cp.TaskID, "checkpoint_id", cp.CheckpointID, "status", cp.Status,
 		"progress", cp.ProgressPercent, "trigger", cp.Trigger, "session_id", cp.SessionID)
 	if note != "" {
 		note = " " + note
 	}
-	d.Team.Printf("CHECKPOINT: %s - %s (%d%%)%s\n", cp.TaskID, cp.Status, cp.ProgressPercent, note)
+	d.Team.Printf(cp.Agent, "CHECKPOINT: %s - %s (%d%%)%s\n", cp.TaskID, cp.Status, cp.ProgressPercent, note)
 	d.Team.Publish()
 }

@@ -39,18 +39,21 @@ type reporter struct {
 	completed bool                 // the task is complete: nothing more is recorded
 	// verifyStopped: the team's stop ended the last verify.
 	verifyStopped bool
+	// spent is what the session spent, as it last said (usage.go).
+	spent protocol.Usage
 }
 
 func (r *reporter) Event(name string, kv ...any) {
 	r.a.d.Events.Emit(name, r.a.cfg.Name, taskID(r.task), kv...)
 }
 
-func (r *reporter) Printf(format string, a ...any) { r.a.d.Team.Printf(format, a...) }
+func (r *reporter) Printf(format string, a ...any) { r.a.d.Team.Printf(r.a.cfg.Name, format, a...) }
 
 func (r *reporter) Started(s *session.Session) {
 	r.s = s
 	r.a.policy.Started()
 	r.a.started(s)
+	r.a.parkNew(s) // its account is at its limit: parked from the start
 	if r.task != nil {
 		r.dispatchRecord(s)
 	}
@@ -124,12 +127,21 @@ func (r *reporter) Complete() {
 	r.a.d.Team.TeamCheckpoint(protocol.CauseLead, "agent "+r.a.cfg.Name+" printed CHECKPOINT COMPLETE", r.a.cfg.Name)
 }
 
+// Paused records when the parked session's account plans to go on (zero:
+// it went on): state.json's paused_until.
 func (r *reporter) Paused(until time.Time) {
 	r.a.mu.Lock()
 	r.a.pausedUntil = until
 	r.a.mu.Unlock()
 	r.a.d.Team.Publish()
 }
+
+// Limit hands a sign of the usage limit the session saw to the agent's
+// account, which parks every agent of it.
+func (r *reporter) Limit(l session.LimitSign) { r.a.d.Accounts.Limit(r.a.cfg.Name, l) }
+
+// LimitOver: the session's CLI went on by itself after its limit's reset.
+func (r *reporter) LimitOver() { r.a.d.Accounts.Over(r.a.cfg.Name) }
 
 // Gauge records the agent's context fill; past context_threshold it creates
 // the signal file (once a generation): team checkpoint, handoff, fresh

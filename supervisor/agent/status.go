@@ -50,11 +50,12 @@ func (a *Agent) Session() *session.Session {
 }
 
 // Busy reports whether the agent runs a session on a task now (and does not
-// wait on a dialog: it can answer a checkpoint request).
+// wait on a dialog, nor is parked at its account's limit: it can answer a
+// checkpoint request).
 func (a *Agent) Busy() bool {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	return a.sess != nil && a.sess.Task() != nil && a.state == state.Running
+	return a.sess != nil && a.sess.Task() != nil && a.state == state.Running && !a.sess.Parked()
 }
 
 // Forced reports whether the agent's last stop needed SIGKILL.
@@ -102,6 +103,10 @@ func (a *Agent) Status() state.AgentStatus {
 	s := state.AgentStatus{Name: a.cfg.Name, State: a.state, Attempt: a.attempt, Task: a.task,
 		Reason: a.reason, LastCheckpoint: a.lastCheckpoint,
 		Context: a.context, PausedUntil: a.pausedUntil, Dialog: a.dialog}
+	if !a.spend.Zero() {
+		u := a.spend.Clone()
+		s.Usage = &u
+	}
 	if a.hasExit { // no "exit code 0" for an agent whose process has not ended yet
 		s.Exit, s.ExitCode = a.lastExit.String(), a.lastExit.Code
 		if a.lastExit.Signal != 0 {

@@ -44,7 +44,7 @@ func (a *Agent) workDir(g *Generation, task *config.Task) (dir string, ts *TaskS
 		a.log.Error("task blocked", "task", task.ID, "reason", reason)
 		a.d.Queue.Hold(task.ID, reason)
 		a.d.Events.Emit(event.TaskBlocked, a.cfg.Name, task.ID, "reason", reason, "paths", conflict.Paths)
-		a.d.Team.Printf("WARNING: %s is blocked: %s\n", task.ID, reason)
+		a.d.Team.Printf(a.cfg.Name, "WARNING: %s is blocked: %s\n", task.ID, reason)
 	case errors.As(err, &refused): // a link where the worktree was, a .git not warden's
 		a.refuseWorktree(task, refused)
 	case g.IsStopping():

@@ -26,7 +26,7 @@ func (a *Agent) sessionDir(g *Generation, task *config.Task, dir string, ts *Tas
 		return dir, ts, true
 	case errors.Is(err, workspace.ErrGone):
 		a.log.Warn("worktree deleted: checking it out again from its branch", "task", task.ID, "path", ts.Worktree.Path)
-		a.d.Team.Printf("WARNING: the worktree of %s (%s) was deleted: checked out again from branch %s; what was not committed is lost\n",
+		a.d.Team.Printf(a.cfg.Name, "WARNING: the worktree of %s (%s) was deleted: checked out again from branch %s; what was not committed is lost\n",
 			task.ID, ts.Worktree.Path, ts.Worktree.Branch)
 		return a.workDir(g, task)
 	}
@@ -40,6 +40,6 @@ func (a *Agent) sessionDir(g *Generation, task *config.Task, dir string, ts *Tas
 // until a person has looked at it.
 func (a *Agent) refuseWorktree(task *config.Task, err error) {
 	a.log.Error("worktree refused", "task", task.ID, "error", err)
-	a.d.Team.Printf("WARNING: %s\n", protocol.Plain(fmt.Sprintf("%s: %v; no session starts in it and nothing of it is committed", task.ID, err)))
+	a.d.Team.Printf(a.cfg.Name, "WARNING: %s\n", protocol.Plain(fmt.Sprintf("%s: %v; no session starts in it and nothing of it is committed", task.ID, err)))
 	a.failTask(task, protocol.Plain(err.Error()))
 }

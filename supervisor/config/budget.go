@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/wardenhq/warden/protocol"
 	"github.com/wardenhq/warden/supervisor/usage"
 )
 
@@ -129,4 +130,48 @@ func (t table) dollars(k string, zeroOK bool) (float64, bool) {
 		return 0, false
 	}
 	return f, true
+}
+
+// Reached says which of b's limits u has reached — "max_cost $5.00
+// reached", "max_tokens 2000000 reached" — or "".
+func (b Budget) Reached(u protocol.Usage) string {
+	for _, s := range b.Shares(u) {
+		if s.Percent >= 100 {
+			return s.Key + " " + s.Limit + " reached"
+		}
+	}
+	return ""
+}
+
+// Share is how much of one limit of a budget is spent.
+type Share struct {
+	Key     string  // "max_cost" or "max_tokens"
+	Limit   string  // as a person reads it: "$5.00", "2000000"
+	Spent   string  // likewise
+	Percent float64 // of the limit
+}
+
+// Shares lists the share of each limit of b that u has spent, max_cost
+// first.
+func (b Budget) Shares(u protocol.Usage) []Share {
+	var out []Share
+	if b.MaxCost > 0 {
+		out = append(out, Share{Key: "max_cost", Limit: Dollars(b.MaxCost), Spent: Dollars(u.Dollars()),
+			Percent: 100 * u.Dollars() / b.MaxCost})
+	}
+	if b.MaxTokens > 0 {
+		n := u.Tokens.Total()
+		out = append(out, Share{Key: "max_tokens", Limit: fmt.Sprint(b.MaxTokens), Spent: fmt.Sprint(n),
+			Percent: 100 * float64(n) / float64(b.MaxTokens)})
+	}
+	return out
+}
+
+// Dollars writes an amount as a person reads it: "$5.00", "$0.0123" for
+// less than a cent.
+func Dollars(v float64) string {
+	if v != 0 && math.Abs(v) < 0.01 {
+		return fmt.Sprintf("$%.4f", v)
+	}
+	return fmt.Sprintf("$%.2f", v)
 }

@@ -10,7 +10,7 @@ import (
 // agent validates one [[agent]] table.
 func (d *decoder) agent(t table) Agent {
 	t.unknown("name", "command", "profile", "dir", "env", "restart", "max_restarts", "prompt",
-		"on_dialog", "dialog_timeout", "workspace", "lead", "memory_max")
+		"on_dialog", "dialog_timeout", "workspace", "lead", "memory_max", "account")
 	a := AgentDefaults()
 	a.Pos = d.ix.at(t.path)
 	a.Name, _ = d.name(t, "name", "agent name")
@@ -34,6 +34,7 @@ func (d *decoder) agent(t table) Agent {
 	a.DialogTimeout, _ = t.duration("dialog_timeout", 0)                       // 0: the team's
 	a.Workspace = t.oneOf("workspace", "", WorkspaceShared, WorkspaceWorktree) // "": the team's
 	a.Lead = t.boolean("lead", false)
+	a.Account = d.account(t)
 	a.MemoryMax = t.size("memory_max", 0, MinMemoryMax, "32MB")
 	d.agentPaths(t, &a)
 	return a

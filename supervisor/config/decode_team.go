@@ -13,7 +13,7 @@ func (d *decoder) team(abs string, doc map[string]any) *Team {
 	top.unknown("name", "state_dir", "checkpoint_interval", "checkpoint_timeout",
 		"shutdown_timeout", "stale_warning", "stale_failure", "signal_file",
 		"context_threshold", "after_team_checkpoint", "usage_limit_wait",
-		"on_dialog", "dialog_timeout", "max_runtime", "stop_at", "log_max_size", "log_keep",
+		"on_dialog", "dialog_timeout", "on_limit", "max_runtime", "stop_at", "log_max_size", "log_keep",
 		"max_running", "memory_floor", "max_cost", "max_tokens", "cost_warning", "on_budget", "price", "workspace", "base", "merge", "notify", "retention", "agent", "task")
 
 	def := Defaults()
@@ -55,6 +55,7 @@ func (d *decoder) team(abs string, doc map[string]any) *Team {
 	t.AfterTeamCheckpoint = top.oneOf("after_team_checkpoint", t.AfterTeamCheckpoint, AfterRehydrate, AfterExit)
 	t.OnDialog = top.oneOf("on_dialog", t.OnDialog, DialogWait, DialogDeny)
 	t.DialogTimeout, _ = top.duration("dialog_timeout", t.DialogTimeout)
+	t.OnLimit = top.oneOf("on_limit", t.OnLimit, OnLimitWait, OnLimitCheckpointExit)
 	t.MaxRuntime, _ = top.duration("max_runtime", t.MaxRuntime)
 	t.StopAt = top.clock("stop_at")
 	t.LogMaxSize = top.size("log_max_size", t.LogMaxSize, MinLogMaxSize, "1MB")

@@ -23,6 +23,7 @@ func Defaults() Team {
 		AfterTeamCheckpoint: DefaultAfterTeamCheckpoint,
 		OnDialog:            DefaultOnDialog,
 		DialogTimeout:       DefaultDialogTimeout,
+		OnLimit:             DefaultOnLimit,
 		LogMaxSize:          DefaultLogMaxSize,
 		LogKeep:             DefaultLogKeep,
 		Retention:           RetentionDefaults(),

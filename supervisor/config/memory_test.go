@@ -101,7 +101,8 @@ func TestMemoryFloorAboveTheMachineWarns(t *testing.T) {
 
 func TestFormatSize(t *testing.T) {
 	for n, want := range map[int64]string{0: "0 B", 1023: "1023 B", 1536: "1.5 KiB", 400 * MiB: "400 MiB",
-		3*GiB + GiB/2: "3.5 GiB", -200 * MiB: "-200 MiB", 2 * GB: "1.9 GiB"} {
+		3*GiB + GiB/2: "3.5 GiB", -200 * MiB: "-200 MiB", 2 * GB: "2 GB", 200 * MB: "200 MB", 4 * GiB: "4 GiB",
+		24105652 * KiB: "23 GiB", 1 << 40: "1024 GiB", 2*GB + 1: "1.9 GiB"} {
 		if got := FormatSize(n); got != want {
 			t.Errorf("FormatSize(%d) = %q, want %q", n, got, want)
 		}

@@ -121,6 +121,10 @@ type Team struct {
 	// DialogTimeout is how long a "deny" agent's dialog stays open before
 	// warden denies it; default 15m; an agent's dialog_timeout overrides it.
 	DialogTimeout time.Duration
+	// OnLimit is what an account's usage limit does to the run: "wait"
+	// (default: its agents are parked until the reset) or
+	// "checkpoint-exit" (a team checkpoint, then exit 0).
+	OnLimit string
 	// MaxRuntime: once the team has run this long, a team checkpoint and
 	// exit; 0 (default) for no limit.
 	MaxRuntime time.Duration
@@ -175,6 +179,10 @@ type Agent struct {
 	Lead bool
 	// Workspace overrides the team's workspace; "" when the file has none.
 	Workspace string
+	// Account names the account whose usage limit the agent shares with
+	// the other agents naming it; "" when the file leaves it to the default
+	// (the same CLI and config home: see agent.AccountOf).
+	Account string
 	// MemoryMax is the most memory, in bytes, the agent's processes may
 	// hold: a cgroup limit where warden can make one, else a watch on their
 	// RSS; 0 (default) for no limit.

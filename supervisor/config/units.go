@@ -33,10 +33,23 @@ func ParseSize(s string) (int64, error) {
 	return n * unit, nil
 }
 
-// FormatSize is n bytes as a person reads it, in powers of 1024 as
-// /proc/meminfo and free(1) count: "1.4 GiB", "400 MiB", "12 KiB".
+// FormatSize is n bytes as a person reads it: in the unit it is a whole
+// number of, as a team file writes it ("4 GiB", "200 MB"), else in powers
+// of 1024 as /proc/meminfo and free(1) count ("1.4 GiB", "12 KiB").
 func FormatSize(n int64) string {
-	if n < KiB && n > -KiB {
+	abs := n
+	if abs < 0 {
+		abs = -abs
+	}
+	for _, u := range []struct {
+		size int64
+		name string
+	}{{GiB, "GiB"}, {GB, "GB"}, {MiB, "MiB"}, {MB, "MB"}} {
+		if abs >= u.size && abs%u.size == 0 && (abs/u.size < 1000 || u.size >= GB) {
+			return strconv.FormatInt(n/u.size, 10) + " " + u.name
+		}
+	}
+	if abs < KiB {
 		return strconv.FormatInt(n, 10) + " B"
 	}
 	v, i := float64(n), -1

@@ -13,6 +13,7 @@ import (
 	"encoding/json"
 	"time"
 
+	"github.com/wardenhq/warden/protocol"
 	"github.com/wardenhq/warden/supervisor/face"
 	"github.com/wardenhq/warden/supervisor/queue"
 	"github.com/wardenhq/warden/supervisor/state"
@@ -44,6 +45,8 @@ type Request struct {
 	Now bool `json:"now,omitempty"`
 	// watch: include the agents' screens.
 	Screens bool `json:"screens,omitempty"`
+	// resume: the budget from now on, and who asks (resume.go).
+	Resume *ResumeRequest `json:"resume,omitempty"`
 }
 
 // Response answers a Request; Error is set when OK is not.
@@ -55,6 +58,7 @@ type Response struct {
 	Send    *face.SendResult `json:"send,omitempty"`
 	Restart *Restarted       `json:"restart,omitempty"`
 	Attach  *Attached        `json:"attach,omitempty"`
+	Resume  *Resumed         `json:"resume,omitempty"`
 }
 
 // PS is the running team: its agents and tasks (warden ps).
@@ -69,6 +73,10 @@ type PS struct {
 	Stopping bool           `json:"stopping,omitempty"`
 	Agents   []Agent        `json:"agents"`
 	Tasks    []queue.Status `json:"tasks"`
+	// Usage is what the run spent; Budget the team's budget and where the
+	// run stands with it (nil: none set).
+	Usage  *protocol.Usage `json:"usage,omitempty"`
+	Budget *state.Budget   `json:"budget,omitempty"`
 }
 
 // Agent is one agent in PS: its status (state, task, attempt, pid, the

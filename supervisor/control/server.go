@@ -253,6 +253,8 @@ func (s *Server) serve(c *net.UnixConn, release func()) {
 		defer cancel()
 		r, err := s.team.Restart(ctx, req.Agent)
 		reply(c, answer(Response{Restart: r}, err))
+	case CmdResume:
+		reply(c, s.resume(req))
 	case CmdStop:
 		s.log.Info("stop asked for over the control socket", "now", req.Now)
 		s.team.Stop(req.Now)

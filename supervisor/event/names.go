@@ -50,6 +50,23 @@ const (
 	UsageLimitWait   = "usage_limit_wait"
 	ContextThreshold = "context_threshold"
 
+	// An account's usage limit (DESIGN §6 "Account").
+	AccountParked    = "account_parked"    // every agent of the account parked: {account, agents, resets_at, source, text}
+	AccountResumed   = "account_resumed"   // … and carrying on after the reset: {account, agents, resets_at, parked_for}
+	LimitApproaching = "limit_approaching" // a CLI's own warning before its limit, once a notice: {text, resets_at}
+	DialogAnswered   = "dialog_answered"   // a CLI's limit dialog answered with the choice that changes nothing: {by, choice, kind, text}
+
+	// The machine's memory (max_running, memory_floor, memory_max).
+	AdmissionWaiting = "admission_waiting" // an agent waits its turn to start: {memory_available, needed, running, …}
+	AgentAdmitted    = "agent_admitted"    // … and starts: {waited, …}
+	AgentOverMemory  = "agent_over_memory" // the RSS watch: over memory_max, checkpointed and restarted
+	AgentOOM         = "agent_oom"         // the kernel's OOM killer ended the agent: {pid, evidence, …}
+
+	// Budgets: max_cost and max_tokens, the team's and each task's.
+	CostWarning    = "cost_warning"    // cost_warning % of a budget spent, once a budget: {budget: team | task, limit, max, spent, percent}
+	BudgetExceeded = "budget_exceeded" // a budget reached: {budget, limit, max, spent, action: task_failed | checkpoint-exit | pause}
+	BudgetResumed  = "budget_resumed"  // warden resume (or the page): parked agents go on, the budget lifted or raised: {agents, lifted, max_cost, max_tokens, via}
+
 	TeamCheckpointStarted = "team_checkpoint_started"
 	HandoffWritten        = "handoff_written"
 	CheckpointComplete    = "checkpoint_complete"
@@ -102,6 +119,17 @@ var Names = []string{
 	WorktreeRefused,
 	UsageLimitWait,
 	ContextThreshold,
+	AccountParked,
+	AccountResumed,
+	LimitApproaching,
+	DialogAnswered,
+	AdmissionWaiting,
+	AgentAdmitted,
+	AgentOverMemory,
+	AgentOOM,
+	CostWarning,
+	BudgetExceeded,
+	BudgetResumed,
 	TeamCheckpointStarted,
 	HandoffWritten,
 	CheckpointComplete,

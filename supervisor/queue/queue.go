@@ -4,6 +4,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/wardenhq/warden/protocol"
 	"github.com/wardenhq/warden/supervisor/config"
 )
 
@@ -30,6 +31,7 @@ type taskState struct {
 	held   bool // blocked by something else than blocked_by (a merge conflict)
 	// its worktree: branch, base and repository (worktree mode)
 	branch, base, repo string
+	usage              protocol.Usage // what its sessions spent in the run (usage.go)
 }
 
 // Queue hands tasks to free agents in file order, respecting blocked_by and
@@ -347,7 +349,7 @@ func (q *Queue) Snapshot() []Status {
 			Phase: t.seed.phase, CurrentStep: t.seed.step, SubtasksDone: t.seed.subDone, SubtasksTotal: t.seed.subAll, Errors: t.seed.errors,
 			Branch: t.branch, Base: t.base, Repo: t.repo, Held: t.held,
 			BlockedBy: t.cfg.BlockedBy, Verify: t.verify, Reason: t.reason,
-			WorkedSeconds: worked.Seconds(), EstimateSeconds: t.cfg.Estimate.Seconds()})
+			WorkedSeconds: worked.Seconds(), EstimateSeconds: t.cfg.Estimate.Seconds(), Usage: usageOf(t)})
 	}
 	return out
 }

@@ -4,7 +4,11 @@
 // It is a plain object; the supervisor drives it.
 package queue
 
-import "time"
+import (
+	"time"
+
+	"github.com/wardenhq/warden/protocol"
+)
 
 // State is where a task stands.
 type State string
@@ -60,6 +64,9 @@ type Status struct {
 	// session under way included; EstimateSeconds its estimate (0: none).
 	WorkedSeconds   float64 `json:"worked_seconds,omitempty"`
 	EstimateSeconds float64 `json:"estimate_seconds,omitempty"`
+	// Usage is what its sessions spent in the run (tokens, dollars where
+	// priced); nil before any figure.
+	Usage *protocol.Usage `json:"usage,omitempty"`
 }
 
 // TeamProgress is the team's overall progress in percent: the mean of its

@@ -31,15 +31,18 @@ type Spend struct {
 	Priced  bool    `json:"priced"`
 }
 
-// NotRecorded is the usage section's note while warden keeps no token
-// figures in the state dir.
-const NotRecorded = "not recorded yet: this warden does not keep the tokens its agents spend in the state dir"
+// NotRecorded is the usage section's note when no record of the run
+// carries tokens: its agents' CLIs named no token file to warden (a plain
+// program), or the run is older than warden's token figures.
+const NotRecorded = "not recorded: no record of this run carries tokens (warden reads them from the files of " +
+	"Claude Code, Codex and Gemini CLI, which their hooks name)"
 
 // recordUsage is what fillUsage reads of a record: the figures of its
-// session so far (cumulative: a session's newest record has its total).
-// The shape is the seam for the budgets work (issue 24 item 3): a record
-// with {"usage": {"tokens": {input, cached_input, cache_write, output},
-// "cost_usd": N}} is counted; a record without "usage" is not.
+// session so far (cumulative: a session's newest record has its total, and
+// its last record is completed with the session's final figures once its
+// process has ended). A record with {"usage": {"tokens": {input,
+// cached_input, cache_write, output}, "cost_usd": N}} (protocol.Usage) is
+// counted; a record without "usage" is not.
 type recordUsage struct {
 	SessionID string `json:"session_id"`
 	Agent     string `json:"agent"`

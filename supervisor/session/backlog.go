@@ -14,6 +14,7 @@ type readerEvent struct {
 	putOff   bool             // the typist put a checkpoint request off
 	hook     *hookbus.Message // from the CLI's own hooks
 	restart  bool             // warden restart
+	park     bool             // the account parked or resumed the session (Park, Unpark)
 	block    *protocol.Block
 	reason   string
 	text     string
@@ -88,7 +89,7 @@ func (q *backlog) push(e readerEvent) {
 			q.remove(q.find(func(o readerEvent) bool { return o.hook != nil }))
 			q.dropped.hooks++
 		}
-	case e.settled || e.signals || e.putOff || e.complete || e.restart:
+	case e.settled || e.signals || e.putOff || e.complete || e.restart || e.park:
 		if q.find(func(o readerEvent) bool { return sameFlags(o, e) }) >= 0 {
 			return // one is enough: they ask for a look, not a count
 		}
@@ -137,13 +138,13 @@ func (q *backlog) remove(i int) {
 func isBlock(e readerEvent) bool { return e.block != nil }
 
 func isReject(e readerEvent) bool {
-	return e.block == nil && e.hook == nil && !e.settled && !e.signals && !e.putOff && !e.complete && !e.restart
+	return e.block == nil && e.hook == nil && !e.settled && !e.signals && !e.putOff && !e.complete && !e.restart && !e.park
 }
 
 func sameFlags(a, b readerEvent) bool {
 	return a.block == nil && a.hook == nil && b.block == nil && b.hook == nil &&
 		a.settled == b.settled && a.signals == b.signals && a.putOff == b.putOff && a.complete == b.complete &&
-		a.restart == b.restart
+		a.restart == b.restart && a.park == b.park
 }
 
 // push hands e to the loop, through the bounded backlog.

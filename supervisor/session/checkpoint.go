@@ -37,6 +37,8 @@ func (s *Session) handle(events []readerEvent) (done bool) {
 			s.onHook(*e.hook)
 		case e.restart:
 			s.beginRestart()
+		case e.park:
+			s.applyPark()
 		case e.complete:
 			s.r.Complete()
 		default:
@@ -113,6 +115,7 @@ func (s *Session) record(b protocol.Block, trigger string) *protocol.Checkpoint 
 		o.Cause = s.cfg.Team.Cause()
 	}
 	cp := protocol.NewRecord(b, o)
+	cp.Usage = s.recordUsage() // what the session spent so far (usage.go)
 	return &cp
 }
 

@@ -27,19 +27,32 @@ const denyNote = "warden: nobody could answer the dialog above while this team r
 // channels say so: the screen (the profile's dialog rules), the program's
 // status report (OSC 7501 state=blocked), its window title ("Action
 // Required"), and the CLI's hooks. A hook's word holds until the screen
-// shows the CLI busy or at its prompt, or its status report moves on.
+// shows the CLI busy or at its prompt, or its status report moves on. The
+// CLI's own usage-limit dialog, which the profile answers with the choice
+// that changes nothing (kept), waits for no person: no agent_waiting, no
+// deny.
 type dialogWatch struct {
 	cur    *profile.Dialog // the dialog waited on now; nil: none
 	screen bool            // cur was read off the screen
 	since  time.Time
 	denied bool
+	kept   bool            // cur is a limit dialog warden answers (Keep.Keys)
 	hook   *profile.Dialog // announced by a hook, not yet seen to end
+	// first is a dialog's text read once off the screen: all but a
+	// permission dialog count from their second read (a limit dialog half
+	// drawn reads as another kind).
+	first string
+	// answered is the text of the limit dialog warden answered (once).
+	answered string
 
 	// For the typist and the senders (any goroutine): up mirrors cur !=
 	// nil, text holds its text.
 	up   atomic.Bool
 	text atomic.Value
 }
+
+// dialogRecheck is when a dialog read once off the screen is read again.
+const dialogRecheck = 250 * time.Millisecond
 
 // waiting reports whether the agent waits on a dialog now.
 func (s *Session) waiting() bool { return s.dialog.cur != nil }
@@ -50,8 +63,15 @@ func (s *Session) dialogText() string {
 	return t
 }
 
+// kept reports whether d is a limit dialog warden answers itself.
+func kept(d profile.Dialog) bool {
+	return d.Kind == profile.DialogLimit && d.Keep != nil && d.Keep.Keys != nil
+}
+
 // checkDialog reads every channel and moves the session in or out of the
-// waiting state: agent_waiting once per dialog, agent_resumed when it is gone.
+// waiting state: agent_waiting once per dialog a person must answer,
+// agent_resumed when it is gone. A limit dialog kept without waiting for
+// the reset (Codex's model switch) is answered at once.
 func (s *Session) checkDialog() {
 	if s.prof.Mode != protocol.ModeScreen || s.mon == nil {
 		return
@@ -62,6 +82,9 @@ func (s *Session) checkDialog() {
 	d.Text = protocol.Visible(profile.Sanitize(d.Text))
 	w := &s.dialog
 	now := s.cfg.Clock.Now()
+	if ok && onScreen && !s.secondRead(d) {
+		return
+	}
 	switch {
 	case ok && w.cur != nil && (!onScreen || !w.screen || d.Text == w.cur.Text):
 		// The same dialog, redrawn or seen through another channel: the
@@ -69,29 +92,92 @@ func (s *Session) checkDialog() {
 		if onScreen && !w.screen {
 			w.cur, w.screen = &d, true
 			s.dialog.text.Store(d.Text)
-			s.r.Waiting(&d)
+			if !w.kept {
+				s.r.Waiting(&d)
+			}
 		}
 	case ok:
 		if w.cur != nil {
 			s.log.Info("the dialog changed", "kind", d.Kind)
+			if !w.kept && kept(d) {
+				s.dialogGone(now) // the person's dialog is gone; the CLI's limit dialog is not theirs
+			}
 		}
-		w.cur, w.screen, w.since, w.denied = &d, onScreen, now, false
+		w.cur, w.screen, w.since, w.denied, w.kept = &d, onScreen, now, false, kept(d)
 		s.dialog.text.Store(d.Text)
 		s.dialog.up.Store(true)
 		s.mon.wait(true, now)
+		if w.kept {
+			s.log.Info("the CLI's usage-limit dialog", "keep", d.Keep.Choice, "after_reset", d.Keep.AfterReset)
+			break
+		}
 		s.r.Waiting(&d)
 		s.log.Warn("agent waits on a dialog", "kind", d.Kind, "text", firstLine(d.Text))
 		s.r.Event(event.AgentWaiting, "kind", d.Kind, "text", d.Text, "session_id", s.id)
 		s.r.Printf("WARNING: %s waits for a person (%s): %s\n", s.cfg.Agent, d.Kind, firstLine(d.Text))
 	case w.cur != nil:
-		waited := now.Sub(w.since).Round(time.Second)
-		w.cur, w.hook = nil, nil
+		if !w.kept {
+			s.dialogGone(now)
+		}
+		w.cur, w.hook, w.kept, w.answered = nil, nil, false, ""
 		s.dialog.up.Store(false)
 		s.mon.wait(false, now)
-		s.r.Waiting(nil)
-		s.log.Info("the dialog is gone", "waited", waited)
-		s.r.Event(event.AgentResumed, "waited", waited.String(), "session_id", s.id)
 	}
+	if w.cur != nil && w.kept && !w.cur.Keep.AfterReset {
+		s.answerLimitDialog() // keep the current model: changes nothing, sends nothing
+	}
+}
+
+// secondRead reports whether a dialog read off the screen counts: a
+// permission dialog at once, another kind once the same text is read again
+// (dialogRecheck later, or at the next settle).
+func (s *Session) secondRead(d profile.Dialog) bool {
+	w := &s.dialog
+	if d.Kind == profile.DialogPermission || (w.cur != nil && w.cur.Text == d.Text) || w.first == d.Text {
+		w.first = ""
+		return true
+	}
+	w.first = d.Text
+	s.cfg.Clock.AfterFunc(dialogRecheck, func() { s.push(readerEvent{signals: true}) })
+	return false
+}
+
+// dialogGone ends the wait of a person's dialog: the agent's state and
+// agent_resumed.
+func (s *Session) dialogGone(now time.Time) {
+	waited := now.Sub(s.dialog.since).Round(time.Second)
+	s.r.Waiting(nil)
+	s.log.Info("the dialog is gone", "waited", waited)
+	s.r.Event(event.AgentResumed, "waited", waited.String(), "session_id", s.id)
+}
+
+// answerLimitDialog answers the CLI's limit dialog up now with its keep
+// keys, once: read again just before, and only if it is still that dialog.
+// dialog_answered says so. It reports whether it answered.
+func (s *Session) answerLimitDialog() bool {
+	w := &s.dialog
+	d, ok := s.prof.Dialog(s.screen())
+	if !ok || !kept(d) || w.cur == nil || protocol.Visible(profile.Sanitize(d.Text)) != w.cur.Text || w.answered == w.cur.Text {
+		return false
+	}
+	w.answered = w.cur.Text
+	s.input.mu.Lock()
+	for _, k := range d.Keep.Keys {
+		s.cfg.Clock.Sleep(k.Pause)
+		s.proc.Write(k.Bytes)
+	}
+	s.input.mu.Unlock()
+	s.log.Info("the CLI's usage-limit dialog answered", "choice", d.Keep.Choice)
+	s.r.Event(event.DialogAnswered, "by", "warden", "choice", d.Keep.Choice, "kind", d.Kind, "text", w.cur.Text, "session_id", s.id)
+	return true
+}
+
+// keepLimitDialog answers a limit dialog that is kept once the reset has
+// passed (Gemini CLI's Keep trying, which sends the turn again), at the
+// account's reset. It reports whether it did.
+func (s *Session) keepLimitDialog() bool {
+	w := &s.dialog
+	return w.cur != nil && w.kept && w.cur.Keep.AfterReset && s.answerLimitDialog()
 }
 
 // currentDialog is the dialog the channels show now, the screen's first
@@ -122,10 +208,11 @@ func (s *Session) currentDialog() (d profile.Dialog, onScreen, ok bool) {
 	return profile.Dialog{}, false, false
 }
 
-// denyDue is when a dialog is to be denied (zero: never, or done).
+// denyDue is when a dialog is to be denied (zero: never, or done). A
+// limit dialog is never denied: it is answered, or a person answers it.
 func (s *Session) denyDue() time.Time {
 	w := &s.dialog
-	if w.cur == nil || w.denied || !s.cfg.Dialog.Deny {
+	if w.cur == nil || w.denied || !s.cfg.Dialog.Deny || w.cur.Kind == profile.DialogLimit {
 		return time.Time{}
 	}
 	return w.since.Add(s.cfg.Dialog.Timeout)
@@ -136,6 +223,11 @@ func (s *Session) denyDue() time.Time {
 func (s *Session) deny() {
 	w := &s.dialog
 	w.denied = true
+	if d, ok := s.prof.Dialog(s.screen()); ok && d.Kind == profile.DialogLimit {
+		// Read again just before: the dialog is the CLI's limit dialog now.
+		s.log.Info("not denied: the dialog is the CLI's usage-limit dialog")
+		return
+	}
 	s.input.mu.Lock()
 	for _, k := range s.prof.Deny() {
 		s.cfg.Clock.Sleep(k.Pause)

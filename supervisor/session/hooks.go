@@ -12,7 +12,8 @@ import (
 // the CLI that sends that kind reads it: an answer's raw text goes to the reader, whose ledger counts it
 // with the screen's (one answer seen both ways is one record); a dialog
 // joins the screen's channels; the context gauge goes to the agent; a usage
-// limit pauses the session.
+// limit is a sign of the account's limit, and the CLI's word on its own
+// continue after the reset is kept.
 func (s *Session) onHook(m hookbus.Message) {
 	f := profile.ReadHook(m.Kind, m.Payload)
 	if f.HasAnswer && f.Answer != "" && s.cfg.Task != nil {
@@ -25,26 +26,55 @@ func (s *Session) onHook(m hookbus.Message) {
 	if f.HasGauge && !math.IsNaN(f.Gauge) {
 		s.r.Gauge(min(max(f.Gauge, 0), 100)) // a gauge is a percentage, whatever a payload says
 	}
-	s.structuredLimit(f.Limits)
+	source := SourceRateLimits
+	if m.Kind == profile.KindClaudeStatus {
+		source = SourceStatusLine
+	}
+	s.structuredLimit(f.Limits, source)
 	if f.LimitStop {
-		s.usageLimit(time.Time{}, "the turn ended on a rate limit")
+		s.limits.hooked = true
+		l := LimitSign{Source: SourceStopFailure, Text: "the turn ended on a rate limit"}
+		if r := s.limits.structReset; r.After(s.cfg.Clock.Now()) {
+			l.Reset, l.Exact = r, true // the status line said when, a moment before
+		}
+		s.limitSign(l)
+	}
+	if f.LimitResumed {
+		s.limits.autoFired = true
+		s.log.Info("the CLI says it continued by itself after its usage limit's reset")
+		s.r.LimitOver()
+		s.awaitCLI(s.cfg.Clock.Now())
+	}
+	if f.NoAutoResume {
+		s.limits.noAuto = true
+		s.log.Info("the CLI says it will not continue by itself after its usage limit's reset")
+		s.awaitCLI(s.cfg.Clock.Now())
 	}
 }
 
-// structuredLimit pauses the agent when a CLI reports a usage window used up.
-func (s *Session) structuredLimit(limits []profile.RateLimit) {
+// structuredLimit: a usage window the CLI reports used up, with a reset
+// still to come (or none given), is a sign of the account's limit; one whose
+// reset has passed is over.
+func (s *Session) structuredLimit(limits []profile.RateLimit, source string) {
+	now := s.cfg.Clock.Now()
 	for _, l := range limits {
-		if l.UsedPercent >= 100 {
-			var reset time.Time
-			if l.ResetsAt > 0 {
-				reset = time.Unix(l.ResetsAt, 0)
+		if l.UsedPercent < 100 {
+			continue
+		}
+		var reset time.Time
+		if l.ResetsAt > 0 {
+			reset = time.Unix(l.ResetsAt, 0)
+			if !reset.After(now) {
+				continue // that window has reset
 			}
-			if now := s.cfg.Clock.Now(); reset.After(now.Add(maxLimitWait)) {
+			if reset.After(now.Add(maxLimitWait)) {
 				reset = now.Add(maxLimitWait) // no usage window resets later than this
 			}
-			s.usageLimit(reset, "usage window "+l.Window+" used up")
-			return
+			s.limits.structReset = reset
 		}
+		s.limits.hooked = true
+		s.limitSign(LimitSign{Reset: reset, Exact: !reset.IsZero(), Source: source, Text: "usage window " + l.Window + " used up"})
+		return
 	}
 }
 

@@ -34,6 +34,8 @@ func (quietReporter) Paused(time.Time)                    {}
 func (quietReporter) Complete()                           {}
 func (quietReporter) Stopping()                           {}
 func (quietReporter) Waiting(*profile.Dialog)             {}
+func (quietReporter) Limit(LimitSign)                     {}
+func (quietReporter) LimitOver()                          {}
 func newTestTeam() *testTeam                              { return &testTeam{stop: make(chan struct{})} }
 func (t *testTeam) LastCall() <-chan struct{}             { return nil }
 func (t *testTeam) Cause() string                         { return "" }

@@ -12,7 +12,6 @@ const (
 	actStale          // no progress for stale_warning
 	actWarn           // … for stale_failure: tell the agent it looks stuck, ask for a checkpoint
 	actStalled        // still nothing checkpoint_timeout after the warning: restart from the checkpoint
-	actResume         // a usage-limit pause is over: tell the agent to continue
 )
 
 // monitor is the timer policy of one busy agent session, a plain object
@@ -42,9 +41,11 @@ type monitor struct {
 	// staleWhy says which signal made the agent stale: "silent" or
 	// "no_checkpoint".
 	staleWhy string
-	// pausedUntil: the agent hit a usage limit; no requests and no stale
-	// alarms until then. resumedAt counts as activity after the pause.
-	pausedUntil, resumedAt time.Time
+	// held: the agent's account is parked at its usage limit; no requests
+	// and no stale alarms until it is released. resumedAt (a dialog's end,
+	// a release) counts as activity.
+	held      bool
+	resumedAt time.Time
 	// waiting: the agent waits on a dialog for a person. Nothing is asked
 	// and nothing is stale until it is gone.
 	waiting bool
@@ -66,13 +67,19 @@ func (m *monitor) wait(on bool, now time.Time) {
 	}
 }
 
-// pause holds the agent (a usage limit) until until.
-func (m *monitor) pause(until time.Time) {
-	m.pausedUntil, m.awaiting = until, false
-}
+// hold stops the clocks (the account is parked): no request is due, none
+// is awaited, nothing is stale.
+func (m *monitor) hold() { m.held, m.awaiting = true, false }
 
-// paused reports whether a usage-limit pause is on.
-func (m *monitor) paused() bool { return !m.pausedUntil.IsZero() }
+// release starts the clocks again at now, after a park: the clocks count
+// from now, and one checkpoint request is due at the next turn boundary.
+func (m *monitor) release(now time.Time) {
+	if !m.held {
+		return
+	}
+	m.held, m.awaiting, m.warned, m.stuckAt = false, false, false, time.Time{}
+	m.resumedAt, m.nextRequest = now, now
+}
 
 func newMonitor(c Timers, turnQuiet time.Duration, start time.Time) *monitor {
 	return &monitor{interval: c.CheckpointInterval, timeout: c.CheckpointTimeout,
@@ -103,13 +110,8 @@ func (m *monitor) next(now, lastOutput time.Time) (action, time.Time) {
 	if m.waiting {
 		return actNone, time.Time{} // the dialog's end wakes the session
 	}
-	if m.paused() {
-		if now.Before(m.pausedUntil) {
-			return actNone, m.pausedUntil
-		}
-		m.pausedUntil, m.resumedAt, m.warned, m.stuckAt = time.Time{}, now, false, time.Time{}
-		m.nextRequest = now.Add(m.interval)
-		return actResume, time.Time{}
+	if m.held {
+		return actNone, time.Time{} // the release wakes the session
 	}
 	silentFrom := latest(m.start, m.lastCheckpoint, lastOutput, m.resumedAt)
 	ageFrom := latest(m.start, m.lastCheckpoint, m.resumedAt)

@@ -112,20 +112,27 @@ func TestMonitorBlockedAgent(t *testing.T) {
 	}
 }
 
-func TestMonitorUsageLimitPauseSilencesAlarms(t *testing.T) {
+func TestMonitorHeldAtALimitSilencesAlarms(t *testing.T) {
 	t0 := time.Unix(1000, 0)
 	m := testMonitor(t0)
-	m.pause(t0.Add(3 * time.Hour))
-	// Hours of silence while paused: no request, no stale, no stalled.
-	if act, wake := m.next(t0.Add(2*time.Hour), t0); act != actNone || !wake.Equal(t0.Add(3*time.Hour)) {
-		t.Fatalf("paused: %v, wake %v", act, wake)
+	m.awaiting, m.requestedAt = true, t0
+	m.hold()
+	// Hours of silence while held: no request, no timeout, no stale, no
+	// stalled, and no wake of its own (the release wakes the session).
+	if act, wake := m.next(t0.Add(3*time.Hour), t0); act != actNone || !wake.IsZero() {
+		t.Fatalf("held: %v, wake %v", act, wake)
 	}
 	now := t0.Add(3 * time.Hour)
-	if act, _ := m.next(now, t0); act != actResume {
-		t.Fatalf("at the reset time: %v, want resume", act)
+	m.release(now)
+	// One request at the next turn boundary (output quiet for turnQuiet),
+	// and the clocks count from the release.
+	if act, wake := m.next(now, now); act != actNone || !wake.Equal(now.Add(m.turnQuiet)) {
+		t.Fatalf("released, output just now: %v, wake %v", act, wake)
 	}
-	// After the pause the clocks start again from the resume.
-	if act, wake := m.next(now.Add(time.Minute), t0); act != actNone || !wake.Equal(now.Add(5*time.Minute)) {
-		t.Fatalf("after resume: %v, wake %v", act, wake)
+	if act, _ := m.next(now.Add(m.turnQuiet), now); act != actRequest {
+		t.Fatalf("released, quiet: %v, want a request", act)
+	}
+	if act, wake := m.next(now.Add(m.turnQuiet+time.Second), now); act != actNone || !wake.Equal(now.Add(m.turnQuiet).Add(m.timeout)) {
+		t.Fatalf("after the request: %v, wake %v", act, wake)
 	}
 }

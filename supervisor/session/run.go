@@ -72,6 +72,7 @@ func (s *Session) Run() (runner.Exit, Outcome) {
 	}
 	exit, out := s.loop()
 	s.reader.Close()
+	s.finalUsage()
 	s.r.Event(event.AgentExited, "pid", proc.Pid(), "code", exit.Code,
 		"signal", signalName(exit), "exit", exit.String(), "session_id", s.id)
 	return exit, out
@@ -93,18 +94,27 @@ func (s *Session) loop() (runner.Exit, Outcome) {
 			s.quit()
 			return s.proc.Exit(), Restarted
 		}
+		if why := s.usageTick(); why != "" {
+			s.stopOverspent(why)
+			return s.proc.Exit(), Overspent
+		}
 		var wake <-chan time.Time
 		if s.restart.asked {
 			wake = al.at(s.restart.by)
 		}
 		if s.mon != nil {
+			s.awaitCLI(s.cfg.Clock.Now())
 			until, stalled := s.tick()
 			s.publishDue()
 			if stalled {
 				return s.stopStalled(), Stalled
 			}
+			if t := s.parkWake(); !t.IsZero() {
+				until = earliest(nonZero(until, t), t)
+			}
 			if s.cfg.TimeLeft > 0 {
-				end := s.started.Add(s.cfg.TimeLeft)
+				// Time parked at the account's limit is not time worked.
+				end := s.started.Add(s.cfg.TimeLeft + s.parkedFor(s.cfg.Clock.Now()))
 				if !s.cfg.Clock.Now().Before(end) {
 					s.log.Warn("the task's max_time ran out: stopping the agent", "task", s.cfg.Task.ID)
 					return s.stopStalled(), OverTime
@@ -145,6 +155,10 @@ func (s *Session) loop() (runner.Exit, Outcome) {
 			}
 			if s.waiting() {
 				s.log.Info("no last checkpoint request: the agent waits on a dialog")
+				continue
+			}
+			if s.park.phase != parkFree {
+				s.log.Info("no last checkpoint request: the agent is parked at its account's usage limit")
 				continue
 			}
 			s.lastAsked = true
@@ -231,8 +245,6 @@ func (s *Session) tick() (time.Time, bool) {
 			s.r.Event(event.AgentWarned, "no_progress_for", c.StaleFailure.String(), "session_id", s.id)
 			s.r.Printf("WARNING: %s shows no progress for %s on %s: asking it once more before a restart\n", name, c.StaleFailure, task)
 			s.typeRequest(stuckRequest(task, c.StaleFailure), true, "session_id", s.id, "stuck", true)
-		case actResume:
-			s.resume()
 		case actStalled:
 			s.log.Error("agent stalled, restarting it from its checkpoint", "task", task, "stale_failure", c.StaleFailure)
 			s.r.Event(event.AgentStalled, "silent_for", c.StaleFailure.String())

@@ -1,7 +1,7 @@
 // Package session runs one process of an agent: it starts it under a pty,
 // types its first prompt, reads its screen (or lines) for checkpoint
 // answers, asks for checkpoints on the monitor's timers at turn boundaries,
-// pauses for usage limits, and stops it — asking the CLI to quit first —
+// parks while its account is at its usage limit (park.go), and stops it — asking the CLI to quit first —
 // when its task is done, when it stalls or when the team stops. What it
 // learns it reports to its agent through Reporter; it knows nothing of the
 // team, the queue or the state dir.
@@ -37,6 +37,7 @@ const (
 	Done                     // its task is complete; warden stopped it
 	OverTime                 // the task's max_time ran out; warden stopped it
 	Restarted                // warden restart: stopped after a last checkpoint, to start again from it
+	Overspent                // the task's max_cost or max_tokens is spent; warden stopped it
 )
 
 // Reporter is how a session tells its agent what happened, by concern:
@@ -56,8 +57,14 @@ type Reporter interface {
 	Started(s *Session)        // the process runs
 	Stopping()                 // the team stops this session now
 	Waiting(d *profile.Dialog) // the CLI waits on a dialog (nil: no longer)
-	Paused(until time.Time)    // a usage-limit wait (zero: over)
+	Paused(until time.Time)    // parked at the account's limit until then (zero: over)
 	Gauge(percent float64)     // the CLI's context gauge
+
+	// Limit is a sign of the account's usage limit seen here: its agents
+	// are parked (this one through Park) until the reset, which the best
+	// sign gives. LimitOver: the CLI went on by itself after the reset.
+	Limit(l LimitSign)
+	LimitOver()
 }
 
 // Timers are the team file's timers a session runs by (the team reads them
@@ -68,9 +75,11 @@ type Timers struct {
 	StaleWarning       time.Duration
 	StaleFailure       time.Duration
 	ShutdownTimeout    time.Duration
-	UsageLimitWait     time.Duration
-	// UsageLimitMargin is added to a parsed reset time before the agent is
-	// told to continue.
+	// UsageLimitWait is how long an account stays parked when no sign of
+	// its limit gave a reset time.
+	UsageLimitWait time.Duration
+	// UsageLimitMargin is added to the limit's reset before the account's
+	// agents go on (a clock shown to the minute may be a minute early).
 	UsageLimitMargin time.Duration
 }
 
@@ -144,15 +153,17 @@ type Session struct {
 	tap    tap               // the output for people looking in (attach, the page)
 	rec    *asciicast.Writer // the recording, or nil (recording.go)
 
-	// Owned by the loop.
+	// Owned by the loop (park: its loop part).
 	mon *monitor
 	// lastAsked: the team asked for a last checkpoint; the next one answers it.
 	lastAsked bool
 	dialog    dialogWatch
 	limits    limitWatch
+	park      parkWatch
 	restart   restartAsk
 	pace      recordPace
 	latest    lastRecord
+	use       meter // the CLI's token files (usage.go)
 
 	input input // who types into the agent: warden's typist, a person
 	inbox inbox // what other goroutines hand the loop

@@ -20,6 +20,7 @@ func (s *Session) shutdownCtx() (context.Context, context.CancelFunc) {
 // quit ends the process of a finished task: the profile's quit, a short
 // grace, then TERM and KILL at shutdown_timeout.
 func (s *Session) quit() {
+	s.thaw()
 	ctx, cancel := s.shutdownCtx()
 	defer cancel()
 	s.askToQuit(ctx)
@@ -37,6 +38,7 @@ func (s *Session) stopStalled() runner.Exit {
 // TERM to its group, then KILL at the team's shared shutdown deadline (or at
 // once when forced).
 func (s *Session) stopForTeam() runner.Exit {
+	s.thaw() // a parked CLI takes its quit keys; TERM is followed by CONT anyway
 	s.r.Stopping()
 	ctx := s.cfg.Team.ShutdownCtx()
 	if ctx.Err() == nil {

@@ -35,6 +35,9 @@ type typed struct {
 	request bool
 	last    bool // the team's last call: typed even mid-turn
 	kv      []any
+	// epoch is the session's parks when a request was queued: one queued
+	// before a park is dropped (the release asks its own).
+	epoch int64
 	// user: a person's text (warden send), delivered its own way.
 	user *userText
 }
@@ -46,7 +49,7 @@ func (s *Session) typeText(text string) { s.input.queue <- typed{text: text} }
 
 // typeRequest queues a checkpoint request; last is the team's last call.
 func (s *Session) typeRequest(text string, last bool, kv ...any) {
-	s.input.queue <- typed{text: text, request: true, last: last, kv: kv}
+	s.input.queue <- typed{text: text, request: true, last: last, kv: kv, epoch: s.park.epoch.Load()}
 }
 
 // typist submits queued texts in order until the session ends; the first
@@ -59,6 +62,13 @@ func (s *Session) typist(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case t = <-s.input.queue:
+		}
+		if !s.waitUnheld(ctx) { // parked: nothing is typed
+			return
+		}
+		if t.request && !t.last && t.epoch != s.park.epoch.Load() {
+			s.log.Info("a checkpoint request queued before the park is dropped")
+			continue
 		}
 		if first {
 			s.waitReady(ctx)
@@ -78,7 +88,7 @@ func (s *Session) typist(ctx context.Context) {
 func (s *Session) deliver(ctx context.Context, t typed) {
 	resume := false
 	for {
-		if !s.waitNoDialog(ctx) {
+		if !s.waitNoDialog(ctx) || !s.waitUnheld(ctx) {
 			return
 		}
 		s.waitKeysQuiet(ctx) // a person types (attach --rw): after them

@@ -61,16 +61,17 @@ func TestHostileTextNeverLeavesStatusRaw(t *testing.T) {
 			headings++
 		}
 	}
-	if rows != 2+2+2+2 || headings != 2 { // the title and "## Blocked"
-		t.Errorf("STATUS.md has %d table lines and %d headings, want 8 and 2:\n%s", rows, headings, md)
+	// The title, "## Blocked" and "## Spent" (a row for each agent and task).
+	if rows != 2+2+2+2+2+2+2 || headings != 3 {
+		t.Errorf("STATUS.md has %d table lines and %d headings, want 14 and 3:\n%s", rows, headings, md)
 	}
 	var b bytes.Buffer
 	RenderDashboard(&b, s, now)
 	if bad := controlsIn(b.String()); len(bad) > 0 {
 		t.Errorf("the dashboard prints control or invisible characters %q:\n%s", bad, b.String())
 	}
-	if n := strings.Count(b.String(), "\n"); n != 1+2+2+2 { // and "Blocked:" with one task
-		t.Errorf("the dashboard has %d lines, want 7:\n%s", n, b.String())
+	if n := strings.Count(b.String(), "\n"); n != 1+1+2+2+2 { // the spend, and "Blocked:" with one task
+		t.Errorf("the dashboard has %d lines, want 8:\n%s", n, b.String())
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/wardenhq/warden/internal/safefile"
+	"github.com/wardenhq/warden/protocol"
 	"github.com/wardenhq/warden/supervisor/queue"
 )
 
@@ -14,15 +15,16 @@ type AgentState string
 
 // Agent states.
 const (
-	Idle     AgentState = "idle" // waiting for a task
-	Starting AgentState = "starting"
-	Running  AgentState = "running"
-	Waiting  AgentState = "waiting" // a dialog waits for a person
-	Backoff  AgentState = "backoff"
-	Stopping AgentState = "stopping"
-	Stopped  AgentState = "stopped"
-	Exited   AgentState = "exited"
-	Failed   AgentState = "failed"
+	Idle      AgentState = "idle"      // waiting for a task
+	Admission AgentState = "admission" // it has its task and waits its turn to start (max_running, memory_floor)
+	Starting  AgentState = "starting"
+	Running   AgentState = "running"
+	Waiting   AgentState = "waiting" // a dialog waits for a person
+	Backoff   AgentState = "backoff"
+	Stopping  AgentState = "stopping"
+	Stopped   AgentState = "stopped"
+	Exited    AgentState = "exited"
+	Failed    AgentState = "failed"
 )
 
 // AgentStatus is one agent's state as the dashboard and the result see it.
@@ -44,6 +46,8 @@ type AgentStatus struct {
 	Dialog string `json:"dialog,omitempty"`
 
 	LastCheckpoint time.Time `json:"last_checkpoint,omitzero"`
+	// Usage is what the agent's sessions spent in the run (spend.go).
+	Usage *protocol.Usage `json:"usage,omitempty"`
 }
 
 // Snapshot is the team's state as state.json holds it and `warden status`
@@ -66,6 +70,10 @@ type Snapshot struct {
 	UpdatedAt    time.Time           `json:"updated_at"`
 	Agents       []AgentStatus       `json:"agents"`
 	Tasks        []queue.Status      `json:"tasks"`
+	// Usage is what every session of the run spent; Budget the team's
+	// budget and where the run stands (spend.go).
+	Usage  *protocol.Usage `json:"usage,omitempty"`
+	Budget *Budget         `json:"budget,omitempty"`
 }
 
 // ReadSnapshot reads state.json from the state dir at root.

@@ -54,6 +54,7 @@ func statusMarkdown(s Snapshot) string {
 	if blocked := blockedLines(s.Tasks, cell); len(blocked) > 0 {
 		b.WriteString("\n## Blocked\n\n" + strings.Join(blocked, "\n") + "\n")
 	}
+	b.WriteString(spendSection(s))
 	return b.String()
 }
 
@@ -106,6 +107,9 @@ func RenderDashboard(w io.Writer, s Snapshot, now time.Time) {
 	fmt.Fprintf(w, "== %s (%s) progress %d%%, agents active %d/%d, tasks done %d/%d, available %d, blocked %d, waiting %d, pending verification %d\n",
 		clean(s.Team), st, queue.TeamProgress(s.Tasks), active, len(s.Agents), c[string(queue.Complete)], len(s.Tasks),
 		c[string(queue.Pending)], c[queue.LabelBlocked], c[queue.LabelWaiting], c[string(queue.Verifying)])
+	if line := teamSpend(s); line != "" {
+		fmt.Fprintf(w, "   %s\n", clean(line))
+	}
 	for _, a := range s.Agents {
 		reason := a.Reason
 		if a.Dialog != "" {
@@ -114,6 +118,9 @@ func RenderDashboard(w io.Writer, s Snapshot, now time.Time) {
 		last := ""
 		if !a.LastCheckpoint.IsZero() {
 			last = "last checkpoint " + ago(a.LastCheckpoint, now)
+		}
+		if a.Usage != nil {
+			last = strings.TrimSpace(last + " spent " + Spend(a.Usage))
 		}
 		fmt.Fprintf(w, "   agent %-12s %-9s task %-8s attempt %d %s %s\n", clean(a.Name), clean(string(a.State)), dash(clean(a.Task)),
 			a.Attempt, clean(last), clean(reason))
@@ -161,6 +168,9 @@ func taskLine(t queue.Status, all []queue.Status) string {
 	}
 	if wk := t.Worked(); wk != "" {
 		add("worked %s", wk)
+	}
+	if t.Usage != nil {
+		add("spent %s", Spend(t.Usage))
 	}
 	line := strings.Join(parts, ", ")
 	if t.IsBlocked() {

@@ -59,6 +59,7 @@ function draw() {
   const prog = ps.tasks.length ? ps.tasks.reduce((a, t) => a + (t.state === "complete" ? 100 : t.progress), 0) / ps.tasks.length : 0;
   $("teambar").style.width = prog + "%";
   drawAgents(ps);
+  drawMemory(ps.memory);
   drawBlocked(ps.tasks);
   drawGraph(ps.tasks);
   drawEvents();
@@ -121,6 +122,7 @@ function drawAgents(ps) {
     c.pct.textContent = pct + "%";
     let next = "";
     if (a.state === "waiting") next = "no requests while it waits";
+    else if (a.state === "admission") next = a.reason || "waits its turn";
     else if (!zero(a.requested_at)) next = "request typed " + ago(a.requested_at) + ", awaiting the answer";
     else if (!zero(a.next_request)) {
       const left = Date.parse(a.next_request) - now();
@@ -170,6 +172,49 @@ function drawBlocked(tasks) {
       el("span", "why", Fmt.blockedOn(t).join("; ") || "-"));
     return li;
   }));
+}
+
+// size is n bytes as config.FormatSize writes them: in the unit it is a
+// whole number of, as a team file writes it ("4 GiB", "200 MB"), else in
+// powers of 1024 as /proc/meminfo counts them.
+function size(n) {
+  for (const [b, name] of [[2 ** 30, "GiB"], [1e9, "GB"], [2 ** 20, "MiB"], [1e6, "MB"]]) {
+    if (n >= b && n % b === 0 && (n / b < 1000 || b >= 1e9)) return n / b + " " + name;
+  }
+  const u = ["B", "KiB", "MiB", "GiB", "TiB"];
+  let v = n, i = 0;
+  while (Math.abs(v) >= 1024 && i < u.length - 1) { v /= 1024; i++; }
+  return (i && Math.abs(v) < 10 ? v.toFixed(1).replace(/\.0$/, "") : Math.round(v)) + " " + u[i];
+}
+
+// drawMemory shows max_running, memory_floor and memory_max at work, and
+// the footprint warden expects of each CLI (learned, or its default).
+function drawMemory(m) {
+  $("memorybox").hidden = !m;
+  if (!m) return;
+  const head = [m.running + " running" + (m.max_running ? " (max_running " + m.max_running + ")" : ""),
+    (m.waiting || 0) + " waiting their turn"];
+  if (m.memory_floor) head.push("MemAvailable " + (m.memory_available ? size(m.memory_available) : "-") + " · memory_floor " + size(m.memory_floor));
+  if (m.memory_max_by) head.push("memory_max held by " + (m.memory_max_by === "cgroup" ? "cgroups" : "the RSS watch"));
+  const fps = m.footprints || [];
+  const key = JSON.stringify([head, m.memory_max_note, fps]);
+  const box = $("memory");
+  if (box.dataset.key === key) return;
+  box.dataset.key = key;
+  const note = el("div", "note", m.memory_max_note ? "no cgroup: " + m.memory_max_note : "");
+  note.hidden = !m.memory_max_note;
+  const ul = el("ul", "footprints");
+  for (const f of fps) {
+    const li = el("li");
+    li.dataset.profile = f.profile;
+    li.append(el("span", "id", f.profile), el("span", "", size(f.bytes)),
+      el("span", "why", !f.learned ? "default: not learned yet" : f.sessions ?
+        "learned: the highest peak of " + f.sessions + " ended session" + (f.sessions === 1 ? "" : "s") + " and those running" :
+        "learned from the sessions running"));
+    ul.append(li);
+  }
+  if (!fps.length) ul.append(el("li", "empty", "no footprint yet: the trees are read while agents run"));
+  box.replaceChildren(el("div", "sum", head.join(" · ")), note, el("h3", "", "footprint per CLI"), ul);
 }
 
 function drawGraph(tasks) {

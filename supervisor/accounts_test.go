@@ -1,0 +1,188 @@
+package supervisor
+
+import (
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/wardenhq/warden/internal/proctest"
+	"github.com/wardenhq/warden/supervisor/config"
+	"github.com/wardenhq/warden/supervisor/event"
+	"github.com/wardenhq/warden/supervisor/state"
+)
+
+// accountTeam is three fake agents whose CLIs report through hooks: a and
+// b on the account "work" (a's usage window is used up, resetting in
+// resetIn seconds), c on none.
+func accountTeam(t *testing.T, header string, resetIn int) *config.Team {
+	cfg := writeTeam(t, `checkpoint_interval = "300ms"
+checkpoint_timeout = "2s"
+stale_warning = "600ms"
+stale_failure = "1200ms"
+shutdown_timeout = "2s"
+`+header+`
+[[task]]
+id = "T1"
+agent = "a"
+prompt = "Work."
+[[task]]
+id = "T2"
+agent = "b"
+prompt = "Work."
+[[task]]
+id = "T3"
+agent = "c"
+prompt = "Work."
+`, fakeAgent{name: "a", mode: "hooked:limit=" + strconv.Itoa(resetIn)}, fakeAgent{name: "b", mode: "hooked"},
+		fakeAgent{name: "c", mode: "hooked"})
+	cfg.Agents[0].Account, cfg.Agents[1].Account = "work", "work"
+	return cfg
+}
+
+// procState is the state letter of process pid ('T': stopped), or 0.
+func procState(pid int) byte {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0
+	}
+	s := string(b)
+	if i := strings.LastIndexByte(s, ')'); i >= 0 && i+2 < len(s) {
+		return s[i+2]
+	}
+	return 0
+}
+
+// eventsBetween are the events named name of agent from from to to.
+func eventsBetween(t *testing.T, evs []map[string]any, name, agent string, from, to time.Time) int {
+	n := 0
+	for _, e := range evs {
+		if e["event"] == name && (agent == "" || e["agent"] == agent) {
+			if at := eventTime(t, e); !at.Before(from) && !at.After(to) {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// The first sign of a usage limit on one agent of an account — here a's
+// status line, its 5-hour window used up — parks every agent of the account
+// within a second: b's process group is stopped (a CLI mid-turn sends
+// nothing more), a (which shows the limit itself and sends nothing) is not;
+// neither is asked for a checkpoint, neither goes stale, neither restarts,
+// although the park is longer than stale_failure. An agent of no account
+// (c) works on. At the reset plus the margin, account_resumed: b is
+// continued and asked for one checkpoint, a is told to continue once.
+func TestAnAccountIsParkedAndResumedTogether(t *testing.T) {
+	defer proctest.AssertNone(t)
+	cfg := accountTeam(t, "", 3)
+	team, out, wait := startTeamWith(t, cfg, func(team *Team) { team.deps.Timers.UsageLimitMargin = 500 * time.Millisecond })
+	var parked map[string]any
+	waitFor(t, "account_parked", func() bool { parked = firstEvent(eventsOf(t, cfg), event.AccountParked); return parked != nil })
+	parkedAt := eventTime(t, parked)
+	b := team.agents[1].Status().Pid
+	waitFor(t, "b stopped", func() bool { return procState(b) == 'T' })
+	if lag := time.Since(parkedAt); lag > time.Second {
+		t.Errorf("b stopped %v after account_parked, want within 1 s", lag)
+	}
+	if a := team.agents[0].Status().Pid; procState(a) == 'T' {
+		t.Error("a, which shows its limit itself, was stopped")
+	}
+	if snap := readSnapshot(t, cfg.StateDir); snap.Agents[0].PausedUntil.IsZero() || snap.Agents[1].PausedUntil.IsZero() ||
+		!snap.Agents[2].PausedUntil.IsZero() {
+		t.Errorf("state.json paused_until: %+v", snap.Agents)
+	}
+	var resumed map[string]any
+	waitForD(t, "account_resumed", 10*time.Second, func() bool {
+		resumed = firstEvent(eventsOf(t, cfg), event.AccountResumed)
+		return resumed != nil
+	})
+	resumedAt := eventTime(t, resumed)
+	waitFor(t, "b asked and answering after the reset", func() bool {
+		return eventsBetween(t, eventsOf(t, cfg), event.CheckpointReceived, "b", resumedAt, time.Now()) > 0
+	})
+	waitFor(t, "a told to continue", func() bool {
+		log, _ := os.ReadFile(team.dir.AgentLog("a"))
+		return strings.Contains(string(log), "CONTINUED")
+	})
+	team.Force()
+	wait()
+
+	evs := eventsOf(t, cfg)
+	if parked["account"] != "work" || parked["source"] != "status_line" || parked["resets_at"] == "" ||
+		strings.Join(anyStrings(parked["agents"]), ",") != "a,b" {
+		t.Errorf("account_parked %v", parked)
+	}
+	if resumed["account"] != "work" || resumedAt.Before(parkedAt.Add(2*time.Second)) {
+		t.Errorf("account_resumed %v, %v after the park", resumed, resumedAt.Sub(parkedAt))
+	}
+	for _, name := range []string{"a", "b"} {
+		if n := eventsBetween(t, evs, event.CheckpointRequested, name, parkedAt, resumedAt); n != 0 {
+			t.Errorf("%s was asked for %d checkpoints while parked", name, n)
+		}
+		for _, bad := range []string{event.AgentStale, event.AgentStalled, event.AgentRestarted, event.AgentWarned} {
+			if n := countEvents(evs, bad, name); n != 0 {
+				t.Errorf("%s: %d %s", name, n, bad)
+			}
+		}
+	}
+	if n := eventsBetween(t, evs, event.CheckpointReceived, "c", parkedAt, resumedAt); n == 0 {
+		t.Error("c, on no account, was held too")
+	}
+	log, _ := os.ReadFile(team.dir.AgentLog("a"))
+	if n := strings.Count(string(log), "CONTINUED"); n != 1 {
+		t.Errorf("a was told to continue %d times", n)
+	}
+	if !strings.Contains(out.String(), "WARNING: account work is at its usage limit (status_line on a): a, b parked until") {
+		t.Errorf("stdout:\n%s", out.String())
+	}
+}
+
+// With on_limit = "checkpoint-exit" the account's limit ends the run: a
+// team checkpoint (cause usage_limit) with no last request to the parked
+// agents, the handoff, and exit 0 although tasks are open — a WARNING names
+// the reset; the run ends stopped, for the next `warden run` to carry on.
+func TestOnLimitCheckpointExit(t *testing.T) {
+	defer proctest.AssertNone(t)
+	cfg := accountTeam(t, `on_limit = "checkpoint-exit"`, 600)
+	team, out, wait := startTeamCfg(t, cfg)
+	res := wait()
+	evs := eventsOf(t, cfg)
+	if code := res.ExitCode(); code != 0 || !res.AtLimit {
+		t.Errorf("exit code %d (at limit %v), want 0", code, res.AtLimit)
+	}
+	if e := firstEvent(evs, event.TeamCheckpointStarted); e == nil || e["cause"] != "usage_limit" {
+		t.Errorf("team_checkpoint_started %v", e)
+	}
+	for _, name := range []string{"a", "b"} {
+		if n := countEvents(evs, event.CheckpointRequested, name); n != 0 && firstEvent(evs, event.AccountParked) != nil {
+			if e := firstEvent(evs, event.AccountParked); eventsBetween(t, evs, event.CheckpointRequested, name, eventTime(t, e), time.Now()) != 0 {
+				t.Errorf("%s was asked for a checkpoint at its limit", name)
+			}
+		}
+	}
+	if firstEvent(evs, event.AccountResumed) != nil {
+		t.Error("the account was resumed: the run should have ended")
+	}
+	for _, want := range []string{`WARNING: account work is at its usage limit until `, `on_limit = "checkpoint-exit": team checkpoint, then exit`,
+		"\nCHECKPOINT COMPLETE\n"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("stdout lacks %q:\n%s", want, out.String())
+		}
+	}
+	if snap := readSnapshot(t, cfg.StateDir); snap.Ended != state.EndedStopped {
+		t.Errorf("state.json ended %q, want stopped (the next run carries it on)", snap.Ended)
+	}
+	_ = team
+}
+
+func anyStrings(v any) []string {
+	l, _ := v.([]any)
+	out := make([]string, len(l))
+	for i, s := range l {
+		out[i], _ = s.(string)
+	}
+	return out
+}

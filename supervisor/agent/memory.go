@@ -1,0 +1,166 @@
+package agent
+
+import (
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/wardenhq/warden/internal/clock"
+	"github.com/wardenhq/warden/runner"
+	"github.com/wardenhq/warden/supervisor/config"
+	"github.com/wardenhq/warden/supervisor/state"
+)
+
+// Memory is what the team's agents share of the machine's memory: the
+// admission (max_running, memory_floor: admission.go), the RSS watch that
+// samples every running session's process tree (the CLIs' footprints,
+// memory_max where no cgroup holds it, the OOM evidence: rss.go), and the
+// cgroups that hold memory_max where warden can make them (cgroup.go).
+type Memory struct {
+	*Admission
+	// SampleEvery is how often the running sessions' trees are read.
+	SampleEvery time.Duration
+	// TreeRSS reads the RSS of process trees (runner.TreeRSS), OOMKills
+	// the kernel's count of OOM kills (/proc/vmstat); a test replaces them.
+	TreeRSS  func(roots []int) (map[int]int64, error)
+	OOMKills func() (int64, error)
+	// Cgroups holds memory_max, or nil: then CgroupWhy says why not, and
+	// the RSS watch holds it. Set both before the team runs to skip
+	// SetUpCgroups (tests).
+	Cgroups   *Cgroups
+	CgroupWhy string
+
+	cfg      *config.Team
+	log      hclog.Logger
+	clock    clock.Clock
+	sampling bool // memory_floor or a memory_max: the trees are read
+	limits   bool // some agent has memory_max
+	once     sync.Once
+	done     chan struct{}
+	wg       sync.WaitGroup
+	errOnce  sync.Once
+}
+
+// DefaultSampleEvery is how often the RSS watch reads the running trees.
+const DefaultSampleEvery = 2 * time.Second
+
+// NewMemory returns the memory services of team cfg. Nothing runs before
+// the first agent asks for its turn.
+func NewMemory(cfg *config.Team, clk clock.Clock, log hclog.Logger) *Memory {
+	log = log.Named("memory")
+	m := &Memory{Admission: NewAdmission(cfg.MaxRunning, cfg.MemoryFloor, clk, log), SampleEvery: DefaultSampleEvery,
+		TreeRSS: runner.TreeRSS, OOMKills: ReadOOMKills, cfg: cfg, log: log, clock: clk, done: make(chan struct{})}
+	for _, a := range cfg.Agents {
+		m.limits = m.limits || a.MemoryMax > 0
+	}
+	m.sampling = cfg.MemoryFloor > 0 || m.limits
+	return m
+}
+
+// start sets up the cgroups (when an agent has memory_max) and the RSS
+// watch (when anything needs it), once.
+func (m *Memory) start() {
+	m.once.Do(func() {
+		if m.limits && m.Cgroups == nil && m.CgroupWhy == "" {
+			cg, err := SetUpCgroups(m.log, []string{"memory"})
+			if err != nil {
+				m.CgroupWhy = err.Error()
+				m.log.Warn("memory_max is held by the RSS watch, not a cgroup", "why", m.CgroupWhy)
+			}
+			m.Cgroups = cg
+		}
+		if m.sampling {
+			m.wg.Add(1)
+			go m.watchLoop()
+		}
+	})
+}
+
+// Close stops the RSS watch and removes warden's cgroup.
+func (m *Memory) Close() {
+	if m == nil {
+		return
+	}
+	m.once.Do(func() {}) // nothing starts after Close
+	select {
+	case <-m.done:
+	default:
+		close(m.done)
+	}
+	m.wg.Wait()
+	m.Cgroups.Close()
+}
+
+// Status is the team's memory for the page, nil when the team file sets
+// none of its keys.
+func (m *Memory) Status() *state.MemoryStatus {
+	if m == nil || m.MaxRunning == 0 && !m.sampling {
+		return nil
+	}
+	running, waiting, avail := m.Counts()
+	st := &state.MemoryStatus{MaxRunning: m.MaxRunning, Floor: m.Floor, Running: running, Waiting: waiting,
+		Available: avail, Footprints: m.footprints()}
+	if m.limits {
+		st.Limit, st.LimitNote = "cgroup", ""
+		if m.Cgroups == nil {
+			st.Limit, st.LimitNote = "rss_watch", m.CgroupWhy
+		}
+	}
+	return st
+}
+
+// group makes the cgroup of a session of agent a, or nil: no memory_max,
+// no cgroups, or one that could not be made (the RSS watch holds it then).
+func (m *Memory) group(a *config.Agent) *Group {
+	if m == nil || a.MemoryMax == 0 || m.Cgroups == nil {
+		return nil
+	}
+	g, err := m.Cgroups.Group(a.Name, a.MemoryMax)
+	if err != nil {
+		m.log.Error("no cgroup for the session: the RSS watch holds its memory_max", "agent", a.Name, "error", err)
+		return nil
+	}
+	return g
+}
+
+// oomCount is the kernel's OOM kill count now; ok is false when unknown.
+func (m *Memory) oomCount() (int64, bool) {
+	if m == nil || m.OOMKills == nil {
+		return 0, false
+	}
+	n, err := m.OOMKills()
+	return n, err == nil
+}
+
+// ReadMemAvailable reads MemAvailable from /proc/meminfo, in bytes.
+func ReadMemAvailable() (int64, error) {
+	return procField("/proc/meminfo", "MemAvailable:", config.KiB)
+}
+
+// ReadOOMKills reads the kernel's count of OOM kills since boot, every
+// cgroup's included (/proc/vmstat oom_kill, Linux 4.13).
+func ReadOOMKills() (int64, error) { return procField("/proc/vmstat", "oom_kill ", 1) }
+
+// procField reads the number after key in a /proc file of "key value
+// [kB]" lines, times unit.
+func procField(path, key string, unit int64) (int64, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return 0, fmt.Errorf("read %s: %w", path, err)
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(l, key); ok {
+			n, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
+			if err != nil {
+				return 0, fmt.Errorf("%s: %s%q: %w", path, key, v, err)
+			}
+			return n * unit, nil
+		}
+	}
+	return 0, fmt.Errorf("%s has no %q", path, strings.TrimSpace(key))
+}
