@@ -34,8 +34,9 @@ type Spend struct {
 // NotRecorded is the usage section's note when no record of the run
 // carries tokens: its agents' CLIs named no token file to warden (a plain
 // program), or the run is older than warden's token figures.
-const NotRecorded = "not recorded: no record of this run carries tokens (warden reads them from the files of " +
-	"Claude Code, Codex and Gemini CLI, which their hooks name)"
+// The note fits one line of the page. (warden reads tokens from the files
+// of Claude Code, Codex and Gemini CLI, which their hooks name.)
+const NotRecorded = "not recorded: no record of this run carries tokens"
 
 // recordUsage is what fillUsage reads of a record: the figures of its
 // session so far (cumulative: a session's newest record has its total, and
