@@ -16,6 +16,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/wardenhq/warden/protocol/profile"
+	"github.com/wardenhq/warden/runner"
 	"github.com/wardenhq/warden/supervisor/state"
 )
 
@@ -121,9 +122,7 @@ func statusLine(gauge func([]byte) (float64, bool), payload []byte, userCmd []st
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "/bin/sh", "-c", userCmd[0])
 	cmd.Stdin = bytes.NewReader(payload)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
-	cmd.WaitDelay = 50 * time.Millisecond
+	runner.InGroup(cmd, syscall.SIGKILL, 50*time.Millisecond) // its children die with it at the timeout
 	out, _ := cmd.Output()
 	user, _, _ := strings.Cut(strings.TrimRight(string(out), "\r\n"), "\n")
 	if user == "" {
