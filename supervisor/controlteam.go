@@ -90,7 +90,7 @@ func (c controlTeam) PS() control.PS {
 	t := c.t
 	root, _ := filepath.Abs(t.dir.Root)
 	ps := control.PS{Team: t.cfg.Name, Pid: os.Getpid(), StateDir: root, StartedAt: t.startedAt, Now: t.clock.Now(),
-		Tasks: t.queue.Snapshot()}
+		Tasks: t.queue.Snapshot(), Memory: t.memoryStatus()}
 	if g := t.currentGen(); g != nil {
 		ps.Stopping = g.IsStopping()
 	}

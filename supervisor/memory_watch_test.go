@@ -162,7 +162,7 @@ func TestOOMKillIsAgentOOM(t *testing.T) {
 		t.Errorf("agent_restarted %v", restarted)
 	}
 	waitEvent(t, cfg, event.CheckpointReceived, 3) // the second session answers
-	killAgent(t, team, "w1")                        // no OOM kill counted
+	killAgent(t, team, "w1")                       // no OOM kill counted
 	second := waitEvent(t, cfg, event.AgentRestarted, 2)
 	if second["reason"] != nil {
 		t.Errorf("a plain SIGKILL restarted with reason %v", second["reason"])

@@ -185,6 +185,7 @@ func New(logger hclog.Logger, cfg *config.Team, clk clock.Clock, out io.Writer) 
 			t.deps.Workspaces = agent.NewWorkspaces(workspace.New(log.Named("git")), cfg, dir.Layout, events, t.printf)
 		}
 	}
+	t.deps.Memory = agent.NewMemory(cfg, clk, log) // max_running, memory_floor, memory_max, agent_oom
 	for _, a := range cfg.Agents {
 		t.agents = append(t.agents, agent.New(a, t.deps))
 	}
@@ -258,6 +259,7 @@ func (t *Team) result() Result {
 	t.finished.Store(true)
 	snap := t.publishFinal()
 	t.deps.Accounts.Close()
+	t.deps.Memory.Close() // the RSS watch ends, warden's cgroup goes
 	res := Result{Stopped: t.userStop.Load(), Agents: snap.Agents, Tasks: snap.Tasks, Err: t.failure, AtLimit: t.atLimit.Load()}
 	c := queue.Counts(snap.Tasks)
 	kv := []any{"exit_code", res.ExitCode(), "tasks_complete", c[queue.Complete], "tasks_failed", c[queue.Failed], "tasks", len(snap.Tasks)}

@@ -53,7 +53,7 @@ type Ticket struct {
 	rss, peak int64
 	sampled   bool
 	// The session's, set by Watch before it starts.
-	watch   watchSpec
+	watch watchSpec
 	fired bool // the watch fired (once a session)
 	// The kernel's OOM kill count read just before the last two samples
 	// that saw the tree alive (oom.go), and whether they were read.

@@ -92,7 +92,7 @@ func (a *Agent) afterSession(t *Ticket, s *session.Session, grp *Group, exit run
 		}
 		a.log.Error("the kernel's OOM killer ended the agent", "evidence", ev)
 		a.d.Events.Emit(event.AgentOOM, a.cfg.Name, task, kv...)
-		a.d.Team.Printf("WARNING: %s was killed by the kernel's OOM killer (%s)\n", a.cfg.Name, ev)
+		a.d.Team.Printf(a.cfg.Name, "WARNING: %s was killed by the kernel's OOM killer (%s)\n", a.cfg.Name, ev)
 		return "killed by the kernel's OOM killer (" + ev + ")"
 	}
 	if t.Over() {
@@ -108,7 +108,7 @@ func (a *Agent) overMemory(s *session.Session, task string, rss int64) {
 	limit := a.cfg.MemoryMax
 	a.log.Warn("over memory_max: a last checkpoint, then a restart", "rss", rss, "memory_max", limit)
 	a.d.Events.Emit(event.AgentOverMemory, a.cfg.Name, task, "rss", rss, "memory_max", limit, "session_id", s.ID())
-	a.d.Team.Printf("WARNING: %s holds %s, over its memory_max %s: a last checkpoint, then a restart\n",
+	a.d.Team.Printf(a.cfg.Name, "WARNING: %s holds %s, over its memory_max %s: a last checkpoint, then a restart\n",
 		a.cfg.Name, config.FormatSize(rss), config.FormatSize(limit))
 	if err := s.Restart(); err != nil {
 		a.log.Debug("over memory_max: the session had ended", "error", err)

@@ -77,6 +77,9 @@ type PS struct {
 	// run stands with it (nil: none set).
 	Usage  *protocol.Usage `json:"usage,omitempty"`
 	Budget *state.Budget   `json:"budget,omitempty"`
+	// Memory is max_running, memory_floor and memory_max at work and each
+	// CLI's footprint (nil: the team file sets none of them).
+	Memory *state.MemoryStatus `json:"memory,omitempty"`
 }
 
 // Agent is one agent in PS: its status (state, task, attempt, pid, the
