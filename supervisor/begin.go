@@ -47,6 +47,7 @@ type runInfo struct {
 	id      string
 	started time.Time // when the run began (a run carried on: its first start)
 	specs   map[string]state.TaskSpec
+	carried []state.CarryOn // each time it was carried on, the newest last
 }
 
 // Begin decides which run the team is in and prepares it; its first line

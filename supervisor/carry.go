@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"syscall"
 	"time"
 
@@ -26,6 +27,7 @@ import (
 // What the team file changed since is taken as it now is, a line each.
 func (t *Team) carryOn(prev *state.Snapshot) (Beginning, error) {
 	t.thisRun = runInfo{id: prev.RunID, started: prev.RunStartedAt, specs: t.taskSpecs()}
+	carry := state.CarryOn{At: t.clock.Now()}
 	if t.thisRun.started.IsZero() {
 		t.thisRun.started = prev.StartedAt
 	}
@@ -35,6 +37,7 @@ func (t *Team) carryOn(prev *state.Snapshot) (Beginning, error) {
 	if prev.Ended == "" {
 		how = "its supervisor died; last update" + ended(prev)
 	}
+	carry.After = how
 	// The first line says what is carried on; what follows says what the
 	// carrying on found.
 	c := queue.Counts(prev.Tasks)
@@ -83,7 +86,10 @@ func (t *Team) carryOn(prev *state.Snapshot) (Beginning, error) {
 		}
 		t.queue.Prefer(ts.ID, cp.Agent)
 		t.queue.Progress(ts.ID, agent.QueueCheckpoint(cp))
+		carry.Resumed = append(carry.Resumed, state.ResumedFrom{Task: ts.ID, Agent: cp.Agent, CheckpointID: cp.CheckpointID,
+			Progress: cp.ProgressPercent, Status: cp.Status, UpdatedAt: cp.UpdatedAt})
 	}
+	t.thisRun.carried = append(slices.Clone(prev.CarriedOn), carry)
 	t.carrySpend(prev) // tokens and dollars, and the budget as a person left it (spend.go)
 	t.recoverWork()
 	t.log.Info("carrying on the run", "run_id", t.thisRun.id, "previous_supervisor", prev.Pid, "open_tasks", t.queue.OpenCount())

@@ -68,7 +68,7 @@ func stamp(text, agent string, at time.Time) string {
 // snapshotNow is the team's current state.
 func (t *Team) snapshotNow(running bool) state.Snapshot {
 	usage, budget := t.spendNow()
-	return state.Snapshot{Team: t.cfg.Name, RunID: t.thisRun.id, RunStartedAt: t.thisRun.started, Specs: t.thisRun.specs,
+	return state.Snapshot{Team: t.cfg.Name, RunID: t.thisRun.id, RunStartedAt: t.thisRun.started, Specs: t.thisRun.specs, CarriedOn: t.thisRun.carried,
 		SignalFile: t.cfg.SignalFile, Pid: os.Getpid(), Running: running,
 		StartedAt: t.startedAt, UpdatedAt: t.clock.Now(), Tasks: t.queue.Snapshot(), Agents: t.agentStatus(),
 		Usage: usage, Budget: budget}

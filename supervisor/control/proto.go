@@ -69,6 +69,10 @@ type PS struct {
 	StartedAt time.Time `json:"started_at"`
 	// Now is the team's clock when the answer was made: ages are from it.
 	Now time.Time `json:"now"`
+	// RunID names the run; CarriedOn says each time it was carried on
+	// (by a restarted supervisor, a rerun) and from which checkpoints.
+	RunID     string          `json:"run_id,omitempty"`
+	CarriedOn []state.CarryOn `json:"carried_on,omitempty"`
 	// Stopping: a team checkpoint (or stop) runs.
 	Stopping bool           `json:"stopping,omitempty"`
 	Agents   []Agent        `json:"agents"`

@@ -74,6 +74,8 @@ type Snapshot struct {
 	// budget and where the run stands (spend.go).
 	Usage  *protocol.Usage `json:"usage,omitempty"`
 	Budget *Budget         `json:"budget,omitempty"`
+	// CarriedOn lists each time the run was carried on (carriedon.go).
+	CarriedOn []CarryOn `json:"carried_on,omitempty"`
 }
 
 // ReadSnapshot reads state.json from the state dir at root.

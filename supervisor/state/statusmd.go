@@ -110,6 +110,9 @@ func RenderDashboard(w io.Writer, s Snapshot, now time.Time) {
 	if line := teamSpend(s); line != "" {
 		fmt.Fprintf(w, "   %s\n", clean(line))
 	}
+	if line := carriedLine(s); line != "" {
+		fmt.Fprintf(w, "   %s\n", clean(line))
+	}
 	for _, a := range s.Agents {
 		reason := a.Reason
 		if a.Dialog != "" {

@@ -58,11 +58,30 @@ function draw() {
   }
   const prog = ps.tasks.length ? ps.tasks.reduce((a, t) => a + (t.state === "complete" ? 100 : t.progress), 0) / ps.tasks.length : 0;
   $("teambar").style.width = prog + "%";
+  drawCarried(ps.carried_on);
   drawAgents(ps);
   drawMemory(ps.memory);
   drawBlocked(ps.tasks);
   drawGraph(ps.tasks);
   drawEvents();
+}
+
+// drawCarried says each time the run was carried on by a new supervisor
+// (after a crash, a stop, a scheduler's rerun): when, after what, and the
+// checkpoint each open task resumed from.
+function drawCarried(list) {
+  const box = $("carried");
+  box.hidden = !list || !list.length;
+  if (box.hidden) return;
+  box.textContent = "";
+  for (const c of list) {
+    const at = new Date(Date.parse(c.at));
+    let text = "Resumed " + at.toLocaleString() + " (" + ago(c.at) + ") after " + c.after + ": ";
+    text += c.resumed && c.resumed.length ?
+      c.resumed.map((r) => `${r.task} from ${r.agent}'s checkpoint at ${r.progress}% (${r.status}, ${ago(r.updated_at)})`).join("; ") :
+      "no task had a checkpoint to resume from";
+    box.append(el("div", "", text));
+  }
 }
 
 function card(name) {
