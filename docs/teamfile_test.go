@@ -123,15 +123,15 @@ func reference(t *testing.T) string {
 var keyLine = regexp.MustCompile(`^(# )?([a-z_]+) = `)
 
 // uncomment returns block with every commented key line uncommented (a
-// prompt_file then replaces its table's prompt), how many, and every key
-// each table holds, commented or not.
+// prompt_file then replaces its table's prompt, a [[notify]]'s url its
+// command), how many, and every key each table holds, commented or not.
 func uncomment(block string) (string, int, map[string][]string) {
 	lines := strings.Split(block, "\n")
 	keys := map[string][]string{}
-	table, n, promptAt := "team", 0, -1
+	table, n, promptAt, commandAt := "team", 0, -1, -1
 	for i, l := range lines {
 		if h, ok := strings.CutPrefix(l, "["); ok {
-			table, promptAt = strings.Trim(h, "[]"), -1
+			table, promptAt, commandAt = strings.Trim(h, "[]"), -1, -1
 			continue
 		}
 		m := keyLine.FindStringSubmatch(l)
@@ -142,11 +142,17 @@ func uncomment(block string) (string, int, map[string][]string) {
 		if m[2] == "prompt" && m[1] == "" {
 			promptAt = i
 		}
+		if m[2] == "command" && m[1] == "" && table == "notify" {
+			commandAt = i
+		}
 		if m[1] != "" {
 			lines[i] = strings.TrimPrefix(l, "# ")
 			n++
 			if m[2] == "prompt_file" && promptAt >= 0 {
 				lines[promptAt] = ""
+			}
+			if m[2] == "url" && commandAt >= 0 {
+				lines[commandAt] = ""
 			}
 		}
 	}

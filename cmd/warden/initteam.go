@@ -64,6 +64,7 @@ func initAgent(c profile.CLI) string {
 	if c.Init.Commented != "" {
 		fmt.Fprintf(&b, "# %s\n", c.Init.Commented)
 	}
+	b.WriteString("# memory_max = \"4GB\"   # a cgroup limit where warden may make one, else a watch on its RSS: checkpoint, restart\n")
 	return b.String()
 }
 
@@ -180,6 +181,11 @@ dialog_timeout = "15m"
 # stop_at = "07:00"
 # A git worktree and branch per task (this file must be in a git repository):
 # workspace = "worktree"
+# The machine's memory: at most max_running agents at once, and none started
+# that would take MemAvailable under memory_floor (warden learns what each
+# CLI takes from the agents running); the others wait their turn.
+# max_running = 6
+# memory_floor = "2GB"
 
 # A notification when something needs you (the event's JSON on stdin):
 # [[notify]]

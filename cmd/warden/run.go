@@ -132,6 +132,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		if err != nil {
 			return &exitError{code: 2, err: err}
 		}
+		team.SetPage(srv.URL()) // notifications link to the page, without its token
 		addPageActor(&g, srv)
 	}
 	for _, e := range []*supervisor.Edge{team.SignalWatch(), team.HookServer(), team.ControlServer(), team.Dashboard(), team.Budget()} {

@@ -20,6 +20,9 @@ const (
 type Dialog struct {
 	Kind string
 	Text string // the dialog as a person reads it, rows joined with newlines
+	// Question is what it asks, without its choices and key hints
+	// (QuestionOf; question.go).
+	Question string
 	// Keep (DialogLimit only) answers the dialog with the choice that
 	// changes nothing.
 	Keep *LimitKeep
@@ -89,7 +92,8 @@ func (p *Profile) Dialog(s Screen) (Dialog, bool) {
 			return Dialog{Kind: DialogLimit, Text: v.textFrom(top), Keep: keep}, true
 		}
 	}
-	return Dialog{Kind: kind, Text: v.dialogText(last)}, true
+	text := v.dialogText(last)
+	return Dialog{Kind: kind, Text: text, Question: v.question(p.tui.dialog, last, text)}, true
 }
 
 func rank(kind string) int {

@@ -1,19 +1,64 @@
 package config
 
-// notify validates one [[notify]] table.
+import (
+	"net/url"
+	"slices"
+	"strings"
+)
+
+// notify validates one [[notify]] table: events, and either a command or a
+// url (with its format).
 func (d *decoder) notify(t table) Notify {
-	t.unknown("events", "command", "timeout", "min_interval")
+	t.unknown("events", "command", "url", "format", "timeout", "min_interval", "renotify")
 	n := NotifyDefaults()
 	n.Pos = d.ix.at(t.path)
 	n.Events = d.notifyEvents(t)
-	if argv, present, _ := t.argv("command"); present {
+	argv, hasCmd, _ := t.argv("command")
+	_, hasURL := t.vals["url"]
+	switch {
+	case hasCmd && hasURL:
+		d.errorf(t.key("url"), "a [[notify]] has either command or url, not both")
+	case hasCmd:
 		n.Command = argv
-	} else {
-		d.errorf(t.path, "missing key %q%s", "command", t.where)
+	case hasURL:
+		n.URL = d.notifyURL(t)
+	default:
+		d.errorf(t.path, "missing key %q or %q%s", "command", "url", t.where)
+	}
+	if _, ok := t.vals["format"]; ok && !hasURL {
+		d.errorf(t.key("format"), "format is the body of a url's POST: this [[notify]] has no url")
+	} else if hasURL {
+		n.Format = t.oneOf("format", NotifyJSON, NotifyNtfy, NotifyJSON, NotifySlack)
 	}
 	n.Timeout, _ = t.duration("timeout", n.Timeout)
 	n.MinInterval, _ = t.durationOrZero("min_interval", n.MinInterval)
+	n.Renotify, _ = t.durationOrZero("renotify", 0)
+	if n.Renotify > 0 && n.Events != nil && !n.Matches(AgentWaitingEvent) {
+		d.errorf(t.key("renotify"), "renotify announces an agent still waiting again: events must list %q (or be \"*\")", AgentWaitingEvent)
+	}
 	return n
+}
+
+// notifyURL validates url: an absolute http or https address with a host.
+func (d *decoder) notifyURL(t table) string {
+	s, ok := t.nonEmpty("url")
+	if !ok {
+		return ""
+	}
+	u, err := url.Parse(strings.TrimSpace(s))
+	switch {
+	case err != nil:
+		// url.Parse's error quotes the address, which may hold a secret.
+		d.errorf(t.key("url"), "url is not a web address")
+		return ""
+	case !slices.Contains([]string{"http", "https"}, u.Scheme):
+		d.errorf(t.key("url"), "url must start with https:// or http://")
+		return ""
+	case u.Host == "":
+		d.errorf(t.key("url"), "url has no host")
+		return ""
+	}
+	return u.String()
 }
 
 // notifyEvents validates events: a non-empty array of known event names

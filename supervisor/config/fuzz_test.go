@@ -88,7 +88,7 @@ func checkTeam(t *testing.T, team *Team) {
 		}
 	}
 	for _, n := range team.Notify {
-		if len(n.Events) == 0 || len(n.Command) == 0 || strings.TrimSpace(n.Command[0]) == "" ||
+		if len(n.Events) == 0 || (n.URL == "" && (len(n.Command) == 0 || strings.TrimSpace(n.Command[0]) == "")) ||
 			n.Timeout <= 0 || n.MinInterval < 0 {
 			t.Fatalf("invalid notify accepted: %+v", n)
 		}

@@ -83,7 +83,7 @@ var invalidFiles = map[string][]string{
 		`8:1: timeout must be positive, not "0s"`,
 		`9:1: min_interval must be 0s or more, not "-1m"`,
 		`10:1: unknown key "comand" in [[notify]]`,
-		`12:1: missing key "command" in [[notify]]`,
+		`12:1: missing key "command" or "url" in [[notify]]`,
 		`13:1: events must not be empty (name events, or "*" for all)`,
 		`16:26: "*" must be the only entry of events`,
 		`20:1: events must be an array of event names or "*", not the string "all"`,

@@ -7,16 +7,23 @@ import (
 	"time"
 )
 
-// Notify is one [[notify]] table: a command run when one of its events is
-// written to events.jsonl.
+// Notify is one [[notify]] table: a command run, or a POST made to a url,
+// when one of its events is written to events.jsonl.
 type Notify struct {
 	// Events are the event names that trigger the command, or the single
 	// entry NotifyAll ("*") for every event; never empty.
 	Events []string
 	// Command is the argv run (never through a shell) with the event's JSON
 	// on stdin and WARDEN_EVENT, WARDEN_TEAM, WARDEN_AGENT, WARDEN_TASK in
-	// its environment; never empty.
+	// its environment. A rule has either Command or URL.
 	Command []string
+	// URL is where a POST announces the event (supervisor/notify), its body
+	// in Format: NotifyNtfy, NotifyJSON (the default) or NotifySlack.
+	URL    string
+	Format string
+	// Renotify: an agent still waiting on a dialog is announced again this
+	// long after the last time, until it is answered (0: once).
+	Renotify time.Duration
 	// Timeout bounds one run of the command; then its process group is
 	// killed; default 30s.
 	Timeout time.Duration
@@ -28,6 +35,16 @@ type Notify struct {
 
 // NotifyAll in a [[notify]] table's events matches every event.
 const NotifyAll = "*"
+
+// Formats of a url's POST.
+const (
+	NotifyNtfy  = "ntfy"  // ntfy.sh: the body is the message; Title, Tags, Click, Priority headers
+	NotifyJSON  = "json"  // one JSON object (supervisor/notify.Message)
+	NotifySlack = "slack" // a Slack incoming webhook: {"text", "blocks"}
+)
+
+// AgentWaitingEvent is the event renotify repeats.
+const AgentWaitingEvent = event.AgentWaiting
 
 // Matches reports whether the rule runs for the event named event.
 func (n *Notify) Matches(event string) bool {

@@ -1,5 +1,11 @@
-// Package notify runs the [[notify]] commands of a team file when events
-// are written (DESIGN §3, issue 9 "Notifications").
+// Package notify runs the [[notify]] commands of a team file, and makes
+// the POSTs of its [[notify]] urls, when events are written (DESIGN §3,
+// issue 9 "Notifications", issue 25 "Push without a script").
+//
+// A url rule POSTs a Message (formats.go) in its format — ntfy, json or
+// slack — through a queue and a goroutine of its own, retried with backoff
+// and bounded (webhook.go); renotify announces an agent still waiting on a
+// dialog again until it is answered (renotify.go).
 //
 // A rule matches an event by name (or "*"). Its command is an argv, never a
 // shell; it gets the event's JSON line on stdin and WARDEN_EVENT, WARDEN_TEAM,
@@ -24,6 +30,7 @@ import (
 	"fmt"
 	"os"
 	"sync"
+	"time"
 
 	"github.com/hashicorp/go-hclog"
 
@@ -46,6 +53,8 @@ type Stats struct {
 	TimedOut   int // runs killed at their timeout (also counted in Failed)
 	Suppressed int // notifications held back by min_interval
 	Dropped    int // notifications dropped: queue full, or still queued at Close
+	Posted     int // url POSTs that got through
+	Retried    int // url POSTs tried again after a failure
 }
 
 // Sizes of the worker pool and the queue in front of it.
@@ -63,9 +72,12 @@ type Notifier struct {
 	clk   clock.Clock
 	env   []string // warden's environment at New, without the variables set per run
 
-	queue chan job
-	abort chan struct{} // closed when Close gives up waiting: kill every run
-	wg    sync.WaitGroup
+	queue   chan job
+	posters map[int]*poster    // url rules by index
+	abort   chan struct{}      // closed when Close gives up waiting: kill every run
+	posts   context.Context    // every POST's: ended by Close's abort
+	cancel  context.CancelFunc // ends posts
+	wg      sync.WaitGroup
 
 	mu        sync.Mutex
 	closed    bool
@@ -73,15 +85,20 @@ type Notifier struct {
 	stats     Stats
 	burst     int          // notifications dropped since the queue was last not full
 	afterRun  func(result) // tests: called after every run
+	onPost    func(job, error)
+	waits     map[waitKey]*wait // agents waiting, for rules with renotify
+	page      string            // the team's page, linked from messages
 	closeOnce sync.Once
 	abortOnce sync.Once
 }
 
-// job is one run to do.
+// job is one run to do, or one POST.
 type job struct {
 	rule       int
 	ev         Event
 	suppressed int
+	again      int           // renotify: announcements of this wait before
+	waited     time.Duration // renotify: how long the agent has waited
 }
 
 // New returns a notifier for the team's rules, running its workers; Close
@@ -100,16 +117,27 @@ func newNotifier(logger hclog.Logger, team string, rules []config.Notify, clk cl
 		queue: make(chan job, queue),
 		abort: make(chan struct{}),
 		limit: newLimiter(),
+		waits: make(map[waitKey]*wait),
 	}
+	n.posts, n.cancel = context.WithCancel(context.Background())
 	for _, r := range rules {
-		if len(r.Events) == 0 || len(r.Command) == 0 || r.Command[0] == "" {
-			n.log.Warn("ignoring notify rule without events or command", "rule", r.Pos.String())
+		if len(r.Events) == 0 || (r.URL == "" && (len(r.Command) == 0 || r.Command[0] == "")) {
+			n.log.Warn("ignoring notify rule without events, or without command or url", "rule", r.Pos.String())
 			continue
 		}
 		if r.Timeout <= 0 {
 			r.Timeout = config.DefaultNotifyTimeout
 		}
 		n.rules = append(n.rules, r)
+	}
+	n.posters = make(map[int]*poster)
+	for i, r := range n.rules {
+		if r.URL != "" {
+			p := &poster{rule: i, queue: make(chan job, postQueue)}
+			n.posters[i] = p
+			n.wg.Add(1)
+			go n.postWorker(p)
+		}
 	}
 	for range workers {
 		n.wg.Add(1)
@@ -130,6 +158,7 @@ func (n *Notifier) Notify(ev Event) {
 		return
 	}
 	now := n.clk.Now()
+	n.track(ev, now)
 	cloned := false
 	for i := range n.rules {
 		r := &n.rules[i]
@@ -137,7 +166,7 @@ func (n *Notifier) Notify(ev Event) {
 			continue
 		}
 		k := key{rule: i, event: ev.Name, agent: ev.Agent}
-		if len(n.queue) == cap(n.queue) {
+		if q := n.queueOf(i); len(q) == cap(q) {
 			n.limit.hold(k)
 			n.stats.Dropped++
 			if n.burst == 0 {
@@ -157,7 +186,7 @@ func (n *Notifier) Notify(ev Event) {
 		if !cloned { // the caller may reuse its buffer once Notify returns
 			ev.JSON, cloned = bytes.Clone(ev.JSON), true
 		}
-		n.queue <- job{rule: i, ev: ev, suppressed: suppressed} // room checked above, under mu
+		n.queueOf(i) <- job{rule: i, ev: ev, suppressed: suppressed} // room checked above, under mu
 	}
 	n.mu.Unlock()
 	if burstStart > 0 {
@@ -166,6 +195,39 @@ func (n *Notifier) Notify(ev Event) {
 	if burstEnd > 0 {
 		n.log.Warn("notify queue drained", "dropped", burstEnd)
 	}
+}
+
+// queueOf is the queue of rule i's jobs: its poster's for a url, else the
+// commands'.
+func (n *Notifier) queueOf(i int) chan job {
+	if p, ok := n.posters[i]; ok {
+		return p.queue
+	}
+	return n.queue
+}
+
+// enqueue queues j for rule i unless its queue is full (then it is
+// dropped and counted); n.mu is held.
+func (n *Notifier) enqueue(i int, j job) {
+	select {
+	case n.queueOf(i) <- j:
+	default:
+		n.stats.Dropped++
+	}
+}
+
+// SetPage makes every message link to the team's page (warden run --http):
+// its address, never its token.
+func (n *Notifier) SetPage(url string) {
+	n.mu.Lock()
+	n.page = url
+	n.mu.Unlock()
+}
+
+func (n *Notifier) link() string {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.page
 }
 
 // Stats returns the counts so far.
@@ -184,12 +246,19 @@ func (n *Notifier) Close(ctx context.Context) error {
 		n.mu.Lock()
 		n.closed = true
 		close(n.queue)
+		for _, p := range n.posters {
+			close(p.queue)
+		}
+		for k := range n.waits {
+			n.endWait(k)
+		}
 		n.mu.Unlock()
 	})
 	done := make(chan struct{})
 	go func() { n.wg.Wait(); close(done) }()
 	select {
 	case <-done:
+		n.cancel()
 		return nil
 	case <-ctx.Done():
 	}
@@ -199,7 +268,7 @@ func (n *Notifier) Close(ctx context.Context) error {
 	default:
 	}
 	before := n.Stats().Dropped
-	n.abortOnce.Do(func() { close(n.abort) })
+	n.abortOnce.Do(func() { close(n.abort); n.cancel() })
 	<-done
 	if dropped := n.Stats().Dropped - before; dropped > 0 {
 		n.log.Warn("notifications still queued at close were dropped", "dropped", dropped)

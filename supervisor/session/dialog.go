@@ -113,7 +113,7 @@ func (s *Session) checkDialog() {
 		}
 		s.r.Waiting(&d)
 		s.log.Warn("agent waits on a dialog", "kind", d.Kind, "text", firstLine(d.Text))
-		s.r.Event(event.AgentWaiting, "kind", d.Kind, "text", d.Text, "session_id", s.id)
+		s.r.Event(event.AgentWaiting, "kind", d.Kind, "text", d.Text, "question", dialogQuestion(d), "dialog_id", profile.DialogID(d.Text), "session_id", s.id)
 		s.r.Printf("WARNING: %s waits for a person (%s): %s\n", s.cfg.Agent, d.Kind, firstLine(d.Text))
 	case w.cur != nil:
 		if !w.kept {

@@ -1,0 +1,46 @@
+package profile
+
+import (
+	"strings"
+	"testing"
+)
+
+// Each real CLI's approval dialog, replayed from its recording: the
+// question is what it asks and the command, never a choice or a key hint —
+// Codex's too, whose choices are drawn in its composer's place under the
+// question ("› 1. Yes, proceed (y)" is not what it waits on). Its id does
+// not change when the selection moves.
+func TestDialogQuestion(t *testing.T) {
+	cases := []struct{ cli, name, asks string }{
+		{"claude", "dialog-default-200x50", "Do you want to proceed?"},
+		{"claude", "dialog-auto-200x50", "Do you want to proceed?"},
+		{"codex", "dialog-200x50", "Would you like to run the following command?"},
+		{"gemini", "dialog-200x50", "Allow execution of [Shell]?"},
+		{"opencode", "dialog-200x50", "△ Permission required"},
+		{"qwen", "dialog-200x50", "Allow execution of: 'curl'?"},
+	}
+	for _, c := range cases {
+		t.Run(c.cli+"/"+c.name, func(t *testing.T) {
+			rec := loadRecording(t, c.cli, c.name)
+			p, _ := For(c.cli)
+			s := rec.replay(t).to(sidecarDialogOffset(t, c.cli, c.name))
+			d, ok := p.Dialog(s)
+			if !ok {
+				t.Fatalf("no dialog:\n%s", s)
+			}
+			q := d.Question
+			if !strings.Contains(q, c.asks) || !strings.Contains(q, "curl -s http://127.0.0.1:9/probe > fetched.txt") {
+				t.Errorf("question %q, want %q and the command", q, c.asks)
+			}
+			for _, bad := range []string{"1. ", "Yes", "Allow once", "sc to cancel", "enter to confirm", "Esc"} {
+				if strings.Contains(q, bad) {
+					t.Errorf("question holds %q:\n%s", bad, q)
+				}
+			}
+		})
+	}
+	moved := strings.Replace("❯ 1. Yes\n2. No", "❯ 1. Yes\n2. No", "1. Yes\n❯ 2. No", 1)
+	if DialogID("❯ 1. Yes\n2. No") != DialogID(moved) || DialogID("❯ 1. Yes\n2. No") == DialogID("❯ 1. Yes\n2. Nope") {
+		t.Error("DialogID: the selection's mark changes it, or the text does not")
+	}
+}
