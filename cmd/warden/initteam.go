@@ -179,6 +179,14 @@ dialog_timeout = "15m"
 # For a night: a team checkpoint and exit after max_runtime, or at stop_at.
 # max_runtime = "8h"
 # stop_at = "07:00"
+# What the night may spend, every session of every agent counted: at
+# cost_warning %% of a budget a WARNING; at the budget a team checkpoint and
+# exit, or with on_budget = "pause" every agent parked until `+"`warden resume`"+`.
+# Claude Code prices its own sessions; [[price]] rows (below) price the rest.
+# max_cost = 40.0
+# max_tokens = 50_000_000
+# cost_warning = 80
+# on_budget = "checkpoint-exit"
 # A git worktree and branch per task (this file must be in a git repository):
 # workspace = "worktree"
 # The machine's memory: at most max_running agents at once, and none started
@@ -192,6 +200,14 @@ dialog_timeout = "15m"
 # events = ["agent_waiting", "agent_stalled", "agent_failed", "task_failed", "usage_limit_wait", "team_done"]
 # command = ["notify-send", "warden"]
 # min_interval = "10m"
+
+# Dollars per million tokens, for the CLIs that do not price their own
+# sessions (Codex, Gemini CLI); the first row whose model glob matches.
+# [[price]]
+# model = "gpt-5*"
+# input = 1.25
+# cached_input = 0.125
+# output = 10.0
 `, time.Now().Format(time.DateOnly), how, strings.Join(clis, ", "), path, path, teamName(path))
 	known := initCLIs()
 	for _, name := range clis {
@@ -217,6 +233,7 @@ What to build, where, and how to tell it is done.
 # verify = ["go", "test", "./..."]   # run when the agent says it is done
 # max_attempts = 5                   # sessions, restarts counted; then the task fails
 # estimate = "2h"                    # shown beside the time worked (STATUS.md, warden status, the handoff)
+# max_cost = 5.0                    # what this task may spend in a run: then its session stops and it fails
 
 # [[task]]
 # id = "T2"

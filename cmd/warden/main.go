@@ -53,6 +53,8 @@ operating a running team (over its control socket):
                          a last checkpoint request, then a new session from that checkpoint
   stop [TEAM.toml | --state-dir DIR] [--now] [--no-wait]
                          a team checkpoint then exit (--now: without the last checkpoint requests)
+  resume [TEAM.toml | --state-dir DIR] [AGENT] [--max-cost DOLLARS] [--max-tokens N]
+                         agents parked at the team's budget go on (raised, or lifted for the run)
   serve [TEAM.toml | --state-dir DIR] --http ADDR [--http-token-file FILE] [--log-level L] [--log-format text|json]
                          the live dashboard page beside a running team (also: run --http ADDR)
 
@@ -123,6 +125,8 @@ func realMain(args []string, stdout, stderr io.Writer) int {
 		err = cmdRestart(args[1:], stdout, stderr)
 	case "stop":
 		err = cmdStop(args[1:], stdout, stderr)
+	case "resume":
+		err = cmdResume(args[1:], stdout, stderr)
 	case "serve":
 		err = cmdServe(args[1:], stdout, stderr)
 	case "init":

@@ -45,6 +45,7 @@ type Agent struct {
 	dialog         string               // the dialog the agent waits on (state waiting)
 	lastRecord     *protocol.Checkpoint // the last checkpoint it made (warden ps, the page)
 	spend          protocol.Usage       // what its sessions spent in the run (usage.go)
+	budgetHeld     bool                 // parked for a person: the team's budget is reached (usage.go)
 }
 
 // New returns the agent of cfg in a team whose services are d.

@@ -28,9 +28,9 @@ func (a *Agent) Park(until time.Time) {
 func (a *Agent) Unpark() {
 	a.mu.Lock()
 	a.pausedUntil = time.Time{}
-	s := a.sess
+	s, held := a.sess, a.budgetHeld // held for the team's budget: a person lets it go on (usage.go)
 	a.mu.Unlock()
-	if s != nil {
+	if s != nil && !held {
 		s.Unpark()
 	}
 	a.d.Team.Publish()

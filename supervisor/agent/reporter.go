@@ -54,6 +54,7 @@ func (r *reporter) Started(s *session.Session) {
 	r.a.policy.Started()
 	r.a.started(s)
 	r.a.parkNew(s) // its account is at its limit: parked from the start
+	r.a.holdNew(s) // the team's budget is reached (on_budget = "pause"): held from the start
 	if r.task != nil {
 		r.dispatchRecord(s)
 	}

@@ -2,6 +2,7 @@ package agent
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/wardenhq/warden/protocol"
 	"github.com/wardenhq/warden/supervisor/config"
@@ -99,4 +100,51 @@ func (a *Agent) RestoreSpend(u *protocol.Usage) {
 	a.mu.Lock()
 	a.spend = u.Clone()
 	a.mu.Unlock()
+}
+
+// HoldForBudget parks the agent for a person: the team's budget is reached
+// and on_budget = "pause". Its session is parked as at an account's limit
+// (session.Park: its clocks stop, nothing is typed, its process group is
+// stopped), and so is any session it starts meanwhile, until
+// ReleaseBudget. It reports whether the agent was not held already.
+func (a *Agent) HoldForBudget() bool {
+	a.mu.Lock()
+	was := a.budgetHeld
+	a.budgetHeld = true
+	s := a.sess
+	a.mu.Unlock()
+	if s != nil && !was {
+		s.Park(time.Time{})
+	}
+	return !was
+}
+
+// ReleaseBudget lets an agent held for the team's budget go on (`warden
+// resume`); an agent its account has parked meanwhile stays parked until
+// the account's reset. It reports whether the agent was held.
+func (a *Agent) ReleaseBudget() bool {
+	a.mu.Lock()
+	was := a.budgetHeld
+	a.budgetHeld = false
+	s, account := a.sess, !a.pausedUntil.IsZero()
+	a.mu.Unlock()
+	if s != nil && was && !account {
+		s.Unpark()
+	}
+	return was
+}
+
+// BudgetHeld reports whether the agent is held for the team's budget.
+func (a *Agent) BudgetHeld() bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.budgetHeld
+}
+
+// holdNew parks a session that starts while the agent is held for the
+// team's budget.
+func (a *Agent) holdNew(s *session.Session) {
+	if a.BudgetHeld() {
+		s.Park(time.Time{})
+	}
 }

@@ -11,7 +11,8 @@ import (
 // onHook handles one message from the agent's own hooks, as the profile of
 // the CLI that sends that kind reads it: an answer's raw text goes to the reader, whose ledger counts it
 // with the screen's (one answer seen both ways is one record); a dialog
-// joins the screen's channels; the context gauge goes to the agent; a usage
+// joins the screen's channels; the context gauge goes to the agent; the
+// token file it names is read (usage.go); a usage
 // limit is a sign of the account's limit, and the CLI's word on its own
 // continue after the reset is kept.
 func (s *Session) onHook(m hookbus.Message) {
@@ -26,6 +27,7 @@ func (s *Session) onHook(m hookbus.Message) {
 	if f.HasGauge && !math.IsNaN(f.Gauge) {
 		s.r.Gauge(min(max(f.Gauge, 0), 100)) // a gauge is a percentage, whatever a payload says
 	}
+	s.noteUsage(f) // the CLI's token file and its own price, when the message names them (usage.go)
 	source := SourceRateLimits
 	if m.Kind == profile.KindClaudeStatus {
 		source = SourceStatusLine

@@ -25,8 +25,9 @@ type UsageReporter interface {
 }
 
 // usagePoll is how often a session reads its CLI's token files between
-// records. Reading 10 busy agents' files costs 0.3 ms a poll
-// (supervisor/usage's BenchmarkTenAgents): every 2 s is 0.002 % of a core.
+// records. Reading 10 busy agents' files costs 0.3 to 1 ms a poll
+// (supervisor/usage's BenchmarkReadTenAgents): every 2 s is about 0.02 %
+// of a core.
 const usagePoll = 2 * time.Second
 
 // maxUsageFiles bounds the files (and Codex threads) one session's hooks

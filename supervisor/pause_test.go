@@ -1,0 +1,114 @@
+package supervisor
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/wardenhq/warden/internal/proctest"
+	"github.com/wardenhq/warden/supervisor/control"
+	"github.com/wardenhq/warden/supervisor/event"
+	"github.com/wardenhq/warden/supervisor/state"
+)
+
+// The team's max_tokens with on_budget = "pause": at the budget every agent
+// is parked — its process stopped, nothing typed, no checkpoint request —
+// and budget_exceeded tells a person; `warden resume --max-tokens` (the
+// control socket's resume) raises the budget and the agent spends again,
+// up to the new budget, parked again; a plain `warden resume` lifts the
+// budget for the run.
+func TestTeamBudgetPausesUntilResume(t *testing.T) {
+	defer proctest.AssertNone(t)
+	team, out, wait := startTeam(t, `shutdown_timeout = "2s"
+checkpoint_interval = "300ms"
+checkpoint_timeout = "2s"
+max_tokens = 20000
+on_budget = "pause"
+`+budgetTask, fakeAgent{name: "s", mode: "spender:in=1000:cached=500:write=200:out=100:every=100ms"})
+	root := team.cfg.StateDir
+	paused := func() bool {
+		s, err := state.ReadSnapshot(root)
+		return err == nil && s.Budget != nil && s.Budget.Paused
+	}
+	spent := func() int64 {
+		u, _ := team.spendNow()
+		if u == nil {
+			return 0
+		}
+		return u.Tokens.Total()
+	}
+	waitFor(t, "the budget reached and the agent parked", paused)
+	time.Sleep(500 * time.Millisecond) // an answer under way when it was parked is read
+	held, requests := spent(), countEvents(eventsOf(t, team.cfg), event.CheckpointRequested, "")
+	time.Sleep(2 * time.Second)
+	if now := spent(); now != held || held < 20000 {
+		t.Errorf("parked, the agent spent %d tokens, then %d (its budget 20000)", held, now)
+	}
+	if n := countEvents(eventsOf(t, team.cfg), event.CheckpointRequested, ""); n != requests {
+		t.Errorf("%d checkpoint requests typed while parked", n-requests)
+	}
+	e := firstEvent(eventsOf(t, team.cfg), event.BudgetExceeded)
+	if e == nil || e["budget"] != "team" || e["action"] != "pause" || e["limit"] != "max_tokens" {
+		t.Errorf("budget_exceeded %v", e)
+	}
+	if !strings.Contains(out.String(), "every agent is parked; `warden resume` lets them go on") {
+		t.Errorf("stdout:\n%s", out.String())
+	}
+	md, _ := os.ReadFile(filepath.Join(root, "STATUS.md"))
+	if !strings.Contains(string(md), "agents parked until `warden resume`") {
+		t.Errorf("STATUS.md:\n%s", md)
+	}
+
+	c := control.NewClient(root)
+	if _, err := c.Resume(control.ResumeRequest{MaxTokens: 1000}); err == nil || !strings.Contains(err.Error(), "raise it above that") {
+		t.Errorf("a raise under what was spent: %v", err)
+	}
+	r, err := c.Resume(control.ResumeRequest{MaxTokens: held + 10000})
+	if err != nil || len(r.Agents) != 1 || r.Agents[0] != "s" || r.Lifted || r.MaxTokens != held+10000 {
+		t.Fatalf("resume: %+v %v", r, err)
+	}
+	waitFor(t, "the raised budget reached: parked again", func() bool { return spent() >= held+10000 && paused() })
+	evs := eventsOf(t, team.cfg)
+	if n := countEvents(evs, event.BudgetExceeded, ""); n != 2 {
+		t.Errorf("%d budget_exceeded, want 2", n)
+	}
+	// The raised budget is warned of once (the first may have been passed
+	// in one read: the files are read every 2 s, and at each record).
+	warned := 0
+	for _, e := range evs {
+		if e["event"] == event.CostWarning && e["max"] == fmt.Sprint(held+10000) {
+			warned++
+		}
+	}
+	if warned != 1 || countEvents(evs, event.CostWarning, "") > 2 {
+		t.Errorf("%d cost_warning of the raised budget, want 1: %v", warned, evs)
+	}
+	if e := firstEvent(evs, event.BudgetResumed); e == nil || e["via"] != "cli" || e["lifted"] != false {
+		t.Errorf("budget_resumed %v", e)
+	}
+	if snap := readSnapshot(t, root); snap.Budget == nil || !snap.Budget.Raised || snap.Budget.MaxTokens != held+10000 {
+		t.Errorf("state.json budget %+v", snap.Budget)
+	}
+
+	r, err = c.Resume(control.ResumeRequest{Via: "page"})
+	if err != nil || !r.Lifted || len(r.Agents) != 1 {
+		t.Fatalf("resume: %+v %v", r, err)
+	}
+	again := spent()
+	waitFor(t, "the agent spending past the lifted budget", func() bool { return spent() > again+5000 })
+	if _, err := c.Resume(control.ResumeRequest{}); err == nil {
+		t.Error("a resume with nothing parked did not fail")
+	}
+	team.Stop(true)
+	wait()
+	snap := readSnapshot(t, root)
+	if snap.Budget == nil || !snap.Budget.Lifted || snap.Budget.Paused {
+		t.Errorf("state.json budget %+v", snap.Budget)
+	}
+	if line := state.TeamSpend(snap.Usage, snap.Budget); !strings.Contains(line, "budget lifted by `warden resume`") {
+		t.Errorf("team spend: %s", line)
+	}
+}
