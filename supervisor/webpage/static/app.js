@@ -59,6 +59,7 @@ function draw() {
   const prog = ps.tasks.length ? ps.tasks.reduce((a, t) => a + (t.state === "complete" ? 100 : t.progress), 0) / ps.tasks.length : 0;
   $("teambar").style.width = prog + "%";
   drawCarried(ps.carried_on);
+  drawSpent(ps.usage, ps.budget);
   drawAgents(ps);
   drawMemory(ps.memory);
   drawBlocked(ps.tasks);
@@ -84,6 +85,42 @@ function drawCarried(list) {
   }
 }
 
+// drawSpent says what the run spent against the team's budget, as warden
+// status does (state.TeamSpend), and a budget reached: with on_budget =
+// "pause" the agents are parked until `warden resume`.
+function drawSpent(u, b) {
+  const box = $("spent");
+  box.hidden = !u && !b;
+  if (box.hidden) return;
+  const tokens = u ? u.tokens.input + u.tokens.output : 0, cost = u && u.cost_usd != null ? u.cost_usd : null;
+  let text = "spent " + count(tokens) + " tokens";
+  if (cost !== null) text += ", " + dollars(cost);
+  if (u && u.unpriced && u.unpriced.length) text += " (unpriced: " + u.unpriced.join(", ") + ")";
+  const shares = [];
+  if (b && !b.lifted && b.max_cost) shares.push("max_cost " + dollars(b.max_cost) + ": " + Math.round(100 * (cost || 0) / b.max_cost) + "%");
+  if (b && !b.lifted && b.max_tokens) shares.push("max_tokens " + b.max_tokens + ": " + Math.round(100 * tokens / b.max_tokens) + "%");
+  if (shares.length) text += " (" + shares.join(", ") + ")";
+  if (b && b.paused) text += " — " + b.reached + ": agents parked until `warden resume`";
+  else if (b && b.lifted) text += " — budget lifted by `warden resume`";
+  else if (b && b.reached) text += " — " + b.reached;
+  box.textContent = text;
+  box.classList.toggle("paused", !!(b && b.paused));
+}
+
+// count writes a number of tokens short, as state.Count does: 950, 12.3k,
+// 4.56M.
+function count(n) {
+  const trim = (s) => s.includes(".") ? s.replace(/0+$/, "").replace(/\.$/, "") : s;
+  if (n < 1000) return String(n);
+  if (n < 1e6) return trim((n / 1e3).toFixed(1)) + "k";
+  return trim((n / 1e6).toFixed(2)) + "M";
+}
+
+// dollars writes an amount as config.Dollars does: $5.00, $0.0123.
+function dollars(v) {
+  return v !== 0 && Math.abs(v) < 0.01 ? "$" + v.toFixed(4) : "$" + v.toFixed(2);
+}
+
 function card(name) {
   let c = S.cards[name];
   if (c) return c;
@@ -103,11 +140,54 @@ function card(name) {
   l1.append(el("h3", "", "Completed"), c.done);
   l2.append(el("h3", "", "Remaining"), c.left);
   lists.append(l1, l2);
-  root.append(top, progress, c.times, c.seed, c.dialog, lists, c.screen);
+  c.answer = answerBox(c);
+  root.append(top, progress, c.times, c.seed, c.dialog, c.answer, lists, c.screen);
   c.progress = progress;
   c.lists = lists;
   S.cards[name] = c;
   return c;
+}
+
+// answerBox holds the two answers a person gives the dialog an agent waits
+// on: shown only while it waits; each POSTs the choice with the dialog as
+// the page showed it, so that warden answers that dialog or none.
+function answerBox(c) {
+  const box = el("div", "answer");
+  const allow = el("button", "allow", "Allow once"), deny = el("button", "deny", "Deny");
+  c.said = el("span", "said");
+  for (const [b, choice] of [[allow, "allow-once"], [deny, "deny"]]) {
+    b.type = "button";
+    b.dataset.choice = choice;
+    b.addEventListener("click", () => answer(c, choice));
+  }
+  box.append(allow, deny, c.said);
+  box.hidden = true;
+  return box;
+}
+
+function showAnswer(c, a) {
+  const waits = a.state === "waiting" && !!a.dialog;
+  if (waits && c.shown !== a.dialog) c.said.textContent = "";
+  c.shown = waits ? a.dialog : "";
+  c.answer.hidden = !waits;
+}
+
+async function answer(c, choice) {
+  const dialog = c.shown;
+  if (!dialog) return;
+  for (const b of c.answer.querySelectorAll("button")) b.disabled = true;
+  c.said.textContent = choice === "deny" ? "denying…" : "allowing once…";
+  try {
+    const r = await fetch("api/answer/" + encodeURIComponent(c.root.dataset.agent), {
+      method: "POST", headers: { "Content-Type": "application/json" }, credentials: "same-origin",
+      body: JSON.stringify({ choice, dialog }),
+    });
+    const body = await r.json().catch(() => ({}));
+    c.said.textContent = r.ok ? "answered " + body.choice + ": the dialog closed" : "not answered: " + (body.error || r.status);
+  } catch (e) {
+    c.said.textContent = "not answered: " + e;
+  }
+  for (const b of c.answer.querySelectorAll("button")) b.disabled = false;
 }
 
 function fill(ul, items, last) {
@@ -157,6 +237,7 @@ function drawAgents(ps) {
     c.root.classList.toggle("blocked", !!blocked);
     c.dialog.hidden = !(a.state === "waiting" && a.dialog);
     c.dialog.textContent = a.dialog || "";
+    showAnswer(c, a);
     c.progress.hidden = c.lists.hidden = !task && !cp; // an agent without tasks
     fill(c.done, cp && cp.completed, true);
     fill(c.left, cp && cp.remaining, false);

@@ -1,0 +1,59 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/wardenhq/warden/internal/fakeagent"
+	"github.com/wardenhq/warden/internal/proctest"
+)
+
+// A team past its max_tokens with on_budget = "pause": the page's header
+// says what the run spent against its budget and that the agents are
+// parked until `warden resume`; `warden resume` (the command, over the
+// control socket) lets them go on, and the page then says the budget is
+// lifted.
+func TestPageAndResumeAtTheBudget(t *testing.T) {
+	bin := chromium(t)
+	defer proctest.AssertNone(t)
+	owner := strings.TrimPrefix(fakeagent.Env("")[1], fakeagent.EnvOwner+"=")
+	argv, mode := fakeagent.Command(""), "spender:in=1000:out=100:every=100ms"
+	dir := t.TempDir()
+	text := fmt.Sprintf("name = \"budget\"\ncheckpoint_interval = \"1s\"\ncheckpoint_timeout = \"5s\"\nshutdown_timeout = \"2s\"\n"+
+		"max_tokens = 5000\non_budget = \"pause\"\n[[agent]]\nname = \"s\"\ncommand = [%q, %q]\ndir = %q\n"+
+		"env = { %s = %q, %s = %q, GORACE = \"atexit_sleep_ms=0\" }\n[[task]]\nid = \"T1\"\nprompt = \"Spend.\"\n",
+		argv[0], argv[1], dir, fakeagent.EnvMode, mode, fakeagent.EnvOwner, owner)
+	team := filepath.Join(dir, "team.toml")
+	if err := os.WriteFile(team, []byte(text), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cmd, url := runWithPage(t, team)
+	defer stopRun(cmd)
+	waitEvents(t, team, "budget_exceeded", "", 1)
+
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	p, end := startBrowser(t, ctx, bin, 1400, 1000)
+	defer end()
+	navigate(t, p, url)
+	pollPage(t, p, "the budget reached, agents parked", `(() => { const s = document.getElementById("spent");
+		return !s.hidden && s.classList.contains("paused") &&
+		/^spent \d[\d.]*k tokens \(unpriced: fake-model\) \(max_tokens 5000: \d+%\) — max_tokens 5000 reached: agents parked until .warden resume.$/.test(s.textContent) })()`,
+		10*time.Second)
+
+	out, errOut, code := wardenCmd("resume", team)
+	if code != 0 || out != "resumed s; the team's budget no longer applies to this run\n" {
+		t.Errorf("warden resume: exit %d, %q %q", code, out, errOut)
+	}
+	waitEvents(t, team, "budget_resumed", "", 1)
+	pollPage(t, p, "the budget lifted", `(() => { const s = document.getElementById("spent");
+		return !s.classList.contains("paused") && / — budget lifted by .warden resume.$/.test(s.textContent) })()`, 10*time.Second)
+	if _, errOut, code := wardenCmd("resume", team); code != 1 || !strings.Contains(errOut, "no agent is parked for the team's budget") {
+		t.Errorf("a second warden resume: exit %d, %q", code, errOut)
+	}
+}
