@@ -119,7 +119,9 @@ func (b openaiBody) shellCall(t ToolCall) (name, args string) {
 	if _, ok := props["with_escalated_permissions"]; ok && !t.InSandbox {
 		a["with_escalated_permissions"] = true
 	}
-	if _, ok := props["justification"]; ok {
+	// Codex refuses a justification without escalation ("`justification`
+	// requires an explicit `sandbox_permissions`").
+	if _, ok := props["justification"]; ok && !t.InSandbox {
 		a["justification"] = t.Description
 	}
 	return best.Name, string(mustJSON(a))

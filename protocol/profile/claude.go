@@ -91,12 +91,8 @@ func init() {
 			},
 			Hint: `--permission-mode acceptEdits, and --allowedTools "Bash(go test *)" for the commands you trust`,
 		},
-		Init: InitAgent{
-			Comment: "Unattended: Claude Code edits files without asking and runs the commands\n" +
-				"you allow here; anything else is a dialog that waits for you (on_dialog).\n" +
-				"--dangerously-skip-permissions approves everything: only inside a sandbox.",
-			Command: []string{"claude", "--permission-mode", "acceptEdits", "--allowedTools", "Bash(git status)", "Bash(git diff *)"},
-		},
+		Preset: &claudePreset,
+		Init:   InitAgent{Comment: claudePreset.Comment, Command: claudePreset.Command("claude")},
 	})
 }
 

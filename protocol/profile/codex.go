@@ -201,11 +201,8 @@ func init() {
 			},
 			Hint: "--ask-for-approval never --sandbox workspace-write",
 		},
-		Init: InitAgent{
-			Comment: "Unattended: commands run in Codex's workspace sandbox and are never\n" +
-				"escalated to a question.",
-			Command: []string{"codex", "--ask-for-approval", "never", "--sandbox", "workspace-write"},
-		},
+		Preset: &codexPreset,
+		Init:   InitAgent{Comment: codexPreset.Comment, Command: codexPreset.Command("codex")},
 	})
 }
 

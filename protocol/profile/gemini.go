@@ -132,10 +132,10 @@ func init() {
 			},
 			Hint: "--approval-mode auto_edit, or a --policy file that allows the commands you trust",
 		},
+		Preset: &geminiPreset,
 		Init: InitAgent{
-			Comment: "Unattended: Gemini CLI edits files without asking; commands still ask\n" +
-				"(a policy file, --policy FILE, can allow the ones you trust).",
-			Command:   []string{"gemini", "--approval-mode", "auto_edit"},
+			Comment:   geminiPreset.Comment,
+			Command:   geminiPreset.Command("gemini"),
 			Commented: `env = { CI = "false" }   # under CI, Gemini CLI refuses to be interactive`,
 		},
 	})

@@ -47,6 +47,9 @@ type CLI struct {
 	// Unattended is the permission setting that lets the CLI work without a
 	// person; `warden validate` warns about an agent whose command has none.
 	Unattended UnattendedRule
+	// Preset, when set, is the CLI's "project" preset: no dialog for work
+	// inside the project, the rest refused at once (preset.go).
+	Preset *Preset
 	// Init is the [[agent]] `warden init` writes for the CLI; a CLI with
 	// Programs gets one when Init.Command's program is on PATH.
 	Init InitAgent
