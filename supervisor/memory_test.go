@@ -2,6 +2,8 @@ package supervisor
 
 import (
 	"fmt"
+	"os"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -144,8 +146,17 @@ func TestMaxRunningHoldsAgentsBack(t *testing.T) {
 // treeRSS is what the trees of the team's agents hold now, read as the
 // watch reads them.
 func treeRSS(team *Team) int64 {
+	var sum int64
+	for _, n := range treesRSS(team) {
+		sum += n
+	}
+	return sum
+}
+
+// treesRSS is what each agent's tree holds now, by its session's pid.
+func treesRSS(team *Team) map[int]int64 {
 	if team == nil {
-		return 0
+		return nil
 	}
 	var pids []int
 	for _, a := range team.agents {
@@ -154,17 +165,15 @@ func treeRSS(team *Team) int64 {
 		}
 	}
 	got, _ := runner.TreeRSS(pids)
-	var sum int64
-	for _, n := range got {
-		sum += n
-	}
-	return sum
+	return got
 }
 
 // footprintOf starts one fake agent in mode (a session of its own) and
-// reads its tree's RSS once it holds its memory: what one such agent
-// takes.
-func footprintOf(t testing.TB, mode string) int64 {
+// reads its tree once it holds its memory: its RSS, as the RSS watch reads
+// it (what warden learns of such an agent), and its private memory
+// (smaps_rollup's Private_Clean + Private_Dirty: what one more such agent
+// takes of MemAvailable, the pages they share counted once).
+func footprintOf(t testing.TB, mode string) (rss, private int64) {
 	t.Helper()
 	out := &syncBuffer{}
 	p, err := runner.Start(nil, runner.Config{Name: "probe", Argv: fakeagent.Command(mode), Env: fakeagent.Env(mode), Output: out})
@@ -182,5 +191,18 @@ func footprintOf(t testing.TB, mode string) int64 {
 	if err != nil || got[p.Pid()] == 0 {
 		t.Fatalf("probe RSS: %v %v", got, err)
 	}
-	return got[p.Pid()]
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/smaps_rollup", p.Pid()))
+	if err != nil {
+		t.Fatalf("probe smaps_rollup: %v", err)
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if f := strings.Fields(l); len(f) == 3 && (f[0] == "Private_Clean:" || f[0] == "Private_Dirty:") {
+			n, _ := strconv.ParseInt(f[1], 10, 64)
+			private += n << 10
+		}
+	}
+	if private == 0 || private > got[p.Pid()] {
+		t.Fatalf("probe private memory %d B, RSS %d B", private, got[p.Pid()])
+	}
+	return got[p.Pid()], private
 }

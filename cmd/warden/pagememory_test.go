@@ -15,7 +15,7 @@ import (
 
 // The page shows the team's memory: how many agents run and wait their
 // turn under max_running, MemAvailable against memory_floor, the footprint
-// warden expects of each CLI (plain's default until one has run a minute),
+// warden expects of each CLI (plain's default until one has run 10 s),
 // and an agent waiting its turn in state admission with why.
 func TestDashboardPageShowsMemory(t *testing.T) {
 	bin := chromium(t)
