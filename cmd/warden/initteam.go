@@ -60,7 +60,7 @@ func initAgent(c profile.CLI) string {
 			fmt.Fprintf(&b, "# %s\n", line)
 		}
 	}
-	fmt.Fprintf(&b, "command = %s\nrestart = \"on-failure\"\nmax_restarts = 5\n", tomlValue(c.Init.Command))
+	fmt.Fprintf(&b, "command = %s\nrestart = \"on-failure\"\nmax_restarts = 5\n", initCommand(c.Init.Command))
 	if c.Init.Commented != "" {
 		fmt.Fprintf(&b, "# %s\n", c.Init.Commented)
 	}

@@ -1,9 +1,6 @@
 package profile
 
-import (
-	"slices"
-	"strings"
-)
+import "slices"
 
 // Preset is a CLI's permission settings for a night that needs nobody:
 // work inside the project runs without a dialog, and what is outside it is
@@ -86,11 +83,13 @@ var codexPreset = Preset{
 // other shell command without asking (the allowlist's "narrowing" deny
 // rule, above the default policy's ask).
 var geminiPreset = func() Preset {
-	var allowed []string
+	// One --allowed-tools an entry (the flag repeats), for the team
+	// file's lines.
+	args := []string{"--approval-mode", "auto_edit"}
 	for _, c := range presetCommands() {
-		allowed = append(allowed, "run_shell_command("+c+")")
+		args = append(args, "--allowed-tools", "run_shell_command("+c+")")
 	}
-	return Preset{Args: []string{"--approval-mode", "auto_edit", "--allowed-tools", strings.Join(allowed, ",")},
+	return Preset{Args: args,
 		Comment: "Preset \"project\" (docs/agent-clis.md): Gemini CLI edits files in the project and\n" +
 			"runs go, gofmt, make, git (not push/fetch/pull) and ls/cat/head/tail/wc/grep/diff\n" +
 			"without asking; any other shell command is refused at once and the agent carries\n" +

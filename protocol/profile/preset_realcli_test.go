@@ -87,8 +87,8 @@ func probeServer(t *testing.T) (url string, hits *atomic.Int32) {
 }
 
 // Each CLI started with its preset (the command `warden init` writes)
-// runs a command on the preset's list inside the project with no dialog
-// (the file it writes appears), and refuses one outside it (a fetch from a
+// runs commands on the preset's list inside the project with no dialog
+// (the files they write appear), and refuses one outside it (a fetch from a
 // server on 127.0.0.1 into a file; for Codex, a call asking to run outside
 // its sandbox) at once, with no dialog drawn: the CLI's refusal reaches the
 // model as the tool's result within seconds, the server is never reached,
@@ -97,7 +97,9 @@ func probeServer(t *testing.T) (url string, hits *atomic.Int32) {
 // dialog reader watches the screen throughout.
 func TestRealPresetsNeverAsk(t *testing.T) {
 	goBin := filepath.Join(runtime.GOROOT(), "bin")
+	// The first and the last command of the preset's list.
 	inside := presetStep{call: fakeprovider.ToolCall{Command: "go version > version.txt", Description: "Print the Go version", InSandbox: true}}
+	here := presetStep{call: fakeprovider.ToolCall{Command: "pwd > here.txt", Description: "Print the directory", InSandbox: true}}
 	fetch := func(url string) fakeprovider.ToolCall {
 		return fakeprovider.ToolCall{Command: "curl -s " + url + " > fetched.txt", Description: "Fetch the probe page"}
 	}
@@ -110,16 +112,16 @@ func TestRealPresetsNeverAsk(t *testing.T) {
 		steps func(url string) []presetStep
 	}{
 		{"claude", func(url string) []presetStep {
-			return []presetStep{inside, {call: fetch(url), refusal: dontAsk},
+			return []presetStep{inside, here, {call: fetch(url), refusal: dontAsk},
 				{call: write("written.txt")}, {call: write("../outside.txt"), refusal: dontAsk}}
 		}},
 		// exec_command with sandbox_permissions "require_escalated": the
 		// one call that makes Codex ask.
 		{"codex", func(url string) []presetStep {
-			return []presetStep{inside, {call: fetch(url), refusal: "approval policy is Never; reject command"}}
+			return []presetStep{inside, here, {call: fetch(url), refusal: "approval policy is Never; reject command"}}
 		}},
 		{"gemini", func(url string) []presetStep {
-			return []presetStep{inside, {call: fetch(url), refusal: "Tool execution denied by policy"}}
+			return []presetStep{inside, here, {call: fetch(url), refusal: "Tool execution denied by policy"}}
 		}},
 	} {
 		t.Run(c.cli, func(t *testing.T) {
@@ -169,6 +171,9 @@ func TestRealPresetsNeverAsk(t *testing.T) {
 			v, err := os.ReadFile(filepath.Join(project, "version.txt"))
 			if err != nil || !strings.Contains(string(v), "go version") {
 				t.Errorf("the command on the list did not run: version.txt %q, %v", v, err)
+			}
+			if h, err := os.ReadFile(filepath.Join(project, "here.txt")); err != nil || strings.TrimSpace(string(h)) != project {
+				t.Errorf("pwd did not run in the project: here.txt %q, %v", h, err)
 			}
 			if n := hits.Load(); n != 0 {
 				t.Errorf("the command outside the project reached the network (%d requests)", n)

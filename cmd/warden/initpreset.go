@@ -1,0 +1,40 @@
+package main
+
+import (
+	"strings"
+)
+
+// initLineWidth is where initCommand breaks a long command's array.
+const initLineWidth = 88
+
+// initCommand is argv as the team file's command value: one line when it
+// fits, else a TOML array over several lines, a flag starting each line and
+// its values after it, so that a preset's allowlist (protocol/profile's
+// Preset) reads as a list one can edit.
+func initCommand(argv []string) string {
+	if one := tomlValue(argv); len("command = ")+len(one) <= initLineWidth {
+		return one
+	}
+	var b strings.Builder
+	b.WriteString("[\n")
+	line := ""
+	flush := func() {
+		if line != "" {
+			b.WriteString("  " + line + "\n")
+			line = ""
+		}
+	}
+	for i, a := range argv {
+		v := tomlValue(a) + ","
+		if i > 0 && strings.HasPrefix(a, "-") || len(line)+1+len(v) > initLineWidth-2 {
+			flush()
+		}
+		if line != "" {
+			line += " "
+		}
+		line += v
+	}
+	flush()
+	b.WriteString("]")
+	return b.String()
+}
