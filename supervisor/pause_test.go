@@ -41,7 +41,9 @@ on_budget = "pause"
 		return u.Tokens.Total()
 	}
 	waitFor(t, "the budget reached and the agent parked", paused)
-	time.Sleep(500 * time.Millisecond) // an answer under way when it was parked is read
+	// What the agent wrote between the read that reached the budget and its
+	// stop is read at the next poll (every 2 s).
+	time.Sleep(2500 * time.Millisecond)
 	held, requests := spent(), countEvents(eventsOf(t, team.cfg), event.CheckpointRequested, "")
 	time.Sleep(2 * time.Second)
 	if now := spent(); now != held || held < 20000 {
@@ -110,5 +112,46 @@ on_budget = "pause"
 	}
 	if line := state.TeamSpend(snap.Usage, snap.Budget); !strings.Contains(line, "budget lifted by `warden resume`") {
 		t.Errorf("team spend: %s", line)
+	}
+}
+
+// A run that ended at the team's budget (checkpoint-exit) and is carried on
+// ends again at once, its spend carried, with a team checkpoint; carried on
+// with the team file's budget raised, it goes on past the old one.
+func TestBudgetHoldsWhenTheRunIsCarriedOn(t *testing.T) {
+	defer proctest.AssertNone(t)
+	cfg := writeTeam(t, `shutdown_timeout = "2s"
+checkpoint_interval = "1s"
+max_tokens = 8000
+`+budgetTask, fakeAgent{name: "s", mode: "spender:in=1000:out=100:every=100ms"})
+	res, _, _ := runTeam(t, cfg, 60*time.Second)
+	first := readSnapshot(t, cfg.StateDir)
+	if res.Stopped || first.Usage == nil || first.Budget == nil || first.Budget.Reached != "max_tokens 8000 reached" {
+		t.Fatalf("first run: %+v, usage %+v, budget %+v", res, first.Usage, first.Budget)
+	}
+
+	res, stdout, _ := runTeamWith(t, cfg, 60*time.Second, resumeRun)
+	evs := eventsOf(t, cfg)
+	if res.Stopped || countEvents(evs, event.BudgetExceeded, "") != 2 || !strings.Contains(stdout, "WARNING: the team's max_tokens 8000 reached (") {
+		t.Errorf("carried on: %+v, %d budget_exceeded\n%s", res, countEvents(evs, event.BudgetExceeded, ""), stdout)
+	}
+	if snap := readSnapshot(t, cfg.StateDir); snap.Usage == nil || snap.Usage.Tokens.Total() < first.Usage.Tokens.Total() {
+		t.Errorf("the spend was not carried: %+v after %+v", snap.Usage, first.Usage)
+	}
+
+	cfg.MaxTokens = 1_000_000
+	team, _, wait := startTeamWith(t, cfg, func(tm *Team) {
+		if err := resumeRun(tm); err != nil {
+			t.Error(err)
+		}
+	})
+	waitFor(t, "spending past the old budget", func() bool {
+		u, _ := team.spendNow()
+		return u != nil && u.Tokens.Total() > first.Usage.Tokens.Total()+8000
+	})
+	team.Stop(true)
+	wait()
+	if n := countEvents(eventsOf(t, cfg), event.BudgetExceeded, ""); n != 2 {
+		t.Errorf("%d budget_exceeded with the budget raised in the team file", n)
 	}
 }
