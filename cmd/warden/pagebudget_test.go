@@ -14,7 +14,7 @@ import (
 )
 
 // A team past its max_tokens with on_budget = "pause": the page's header
-// says what the run spent against its budget and that the agents are
+// (and warden ps) say what the run spent against its budget and that the agents are
 // parked until `warden resume`; `warden resume` (the command, over the
 // control socket) lets them go on, and the page then says the budget is
 // lifted.
@@ -46,6 +46,10 @@ func TestPageAndResumeAtTheBudget(t *testing.T) {
 		/^spent \d[\d.]*k tokens \(unpriced: fake-model\) \(max_tokens 5000: \d+%\) — max_tokens 5000 reached: agents parked until .warden resume.$/.test(s.textContent) })()`,
 		10*time.Second)
 
+	if out, _, code := wardenCmd("ps", team); code != 0 || !strings.Contains(out, "(max_tokens 5000: ") ||
+		!strings.Contains(out, " — max_tokens 5000 reached: agents parked until `warden resume`\n") {
+		t.Errorf("warden ps: exit %d\n%s", code, out)
+	}
 	out, errOut, code := wardenCmd("resume", team)
 	if code != 0 || out != "resumed s; the team's budget no longer applies to this run\n" {
 		t.Errorf("warden resume: exit %d, %q %q", code, out, errOut)

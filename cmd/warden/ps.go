@@ -87,6 +87,9 @@ func renderPS(w io.Writer, ps *control.PS) {
 		stopping = ", stopping"
 	}
 	fmt.Fprintf(w, "team %s: warden pid %d, up %s%s\n\n", ps.Team, ps.Pid, age(now, ps.StartedAt), stopping)
+	if line := state.TeamSpend(ps.Usage, ps.Budget); line != "" { // what the run spent, against its budget
+		fmt.Fprintf(w, "%s\n\n", protocol.Plain(line))
+	}
 	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "AGENT\tSTATE\tTASK\tATTEMPT\tPID\tUPTIME\tLAST CHECKPOINT\tNEXT REQUEST")
 	for _, a := range ps.Agents {
