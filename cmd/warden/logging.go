@@ -58,7 +58,9 @@ func (lf *logFlags) options(w io.Writer, level hclog.Level) *hclog.LoggerOptions
 
 // runLogger is `warden run`'s log: everything at the chosen level into
 // logs/warden.log, and to stderr the same — except on a terminal, where
-// stderr gets warnings and errors only unless the level was chosen.
+// stderr gets warnings and errors only unless the level was chosen, and
+// never a warning that repeats a WARNING line just printed
+// (console.Printed): the person would read it twice.
 func (lf *logFlags) runLogger(file, stderr io.Writer, terminal bool) hclog.Logger {
 	level := hclog.LevelFromString(lf.level)
 	errLevel := level
@@ -66,7 +68,11 @@ func (lf *logFlags) runLogger(file, stderr io.Writer, terminal bool) hclog.Logge
 		errLevel = max(level, hclog.Warn)
 	}
 	l := hclog.NewInterceptLogger(lf.options(file, level))
-	l.RegisterSink(hclog.NewSinkAdapter(lf.options(stderr, errLevel)))
+	sink := hclog.NewSinkAdapter(lf.options(stderr, errLevel))
+	if terminal {
+		sink = console.Unprinted(sink)
+	}
+	l.RegisterSink(sink)
 	return l
 }
 

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/wardenhq/warden/internal/console"
 	"github.com/wardenhq/warden/protocol"
 	"github.com/wardenhq/warden/supervisor/event"
 )
@@ -46,7 +47,7 @@ func (r Recorder) Announce(cp *protocol.Checkpoint, note string) {
 		if why == "" {
 			why = "no blockers named"
 		}
-		d.Log.Warn("task blocked", "agent", cp.Agent, "task", cp.TaskID, "blockers", why)
+		d.Log.Warn("task blocked", "agent", cp.Agent, "task", cp.TaskID, "blockers", why, console.Printed, true)
 		d.Events.Emit(event.TaskBlocked, cp.Agent, cp.TaskID, "blockers", cp.Blockers, "checkpoint_id", cp.CheckpointID)
 		d.Team.Printf(cp.Agent, "WARNING: %s is blocked: %s\n", cp.TaskID, why)
 	}

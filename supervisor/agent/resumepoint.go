@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/wardenhq/warden/internal/console"
 	"github.com/wardenhq/warden/protocol"
 	"github.com/wardenhq/warden/supervisor/config"
 	"github.com/wardenhq/warden/supervisor/event"
@@ -47,7 +48,7 @@ func (a *Agent) resumeFrom(task *config.Task) (*protocol.Checkpoint, string) {
 	case !cp.Resumable:
 		why := fmt.Sprintf("its last checkpoint %s (status %s, %d%%) says it cannot be resumed from (Resumable: no)",
 			cp.CheckpointID, cp.Status, cp.ProgressPercent)
-		a.log.Warn("task not resumed from its checkpoint", "task", task.ID, "checkpoint_id", cp.CheckpointID, "reason", why)
+		a.log.Warn("task not resumed from its checkpoint", "task", task.ID, "checkpoint_id", cp.CheckpointID, "reason", why, console.Printed, true)
 		d.Team.Printf(a.cfg.Name, "WARNING: %s is not resumed from its checkpoint: %s; it starts from its prompt\n", task.ID, why)
 		d.Events.Emit(event.TaskAfresh, a.cfg.Name, task.ID, "reason", why, "checkpoint_id", cp.CheckpointID)
 		return nil, fmt.Sprintf("An earlier session of this task left a checkpoint at %d%% that it said cannot be resumed "+
@@ -66,7 +67,7 @@ func (a *Agent) resumeFrom(task *config.Task) (*protocol.Checkpoint, string) {
 	}
 	if age := d.Clock.Now().Sub(cp.UpdatedAt); d.Config.StaleFailure > 0 && age > d.Config.StaleFailure {
 		age = age.Round(60e9)
-		a.log.Warn("resuming from an old checkpoint", "task", task.ID, "checkpoint_id", cp.CheckpointID, "age", age)
+		a.log.Warn("resuming from an old checkpoint", "task", task.ID, "checkpoint_id", cp.CheckpointID, "age", age, console.Printed, true)
 		d.Team.Printf(a.cfg.Name, "WARNING: %s resumes from a checkpoint %s old (older than stale_failure %s): the session is told so\n",
 			task.ID, age, d.Config.StaleFailure)
 		d.Events.Emit(event.ResumeStale, a.cfg.Name, task.ID, "checkpoint_id", cp.CheckpointID, "age", age.String())

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/wardenhq/warden/internal/console"
 	"github.com/wardenhq/warden/protocol"
 	"github.com/wardenhq/warden/supervisor/config"
 	"github.com/wardenhq/warden/supervisor/event"
@@ -102,7 +103,7 @@ func (r *reporter) completeWork() {
 		return
 	}
 	if err := ts.Repo.FastForward(ctx, ts.Base, ts.Worktree.Branch); err != nil {
-		a.log.Warn("branch not merged", "task", task, "error", err)
+		a.log.Warn("branch not merged", "task", task, "error", err, console.Printed, true)
 		a.d.Events.Emit(event.MergeRefused, a.cfg.Name, task, "branch", ts.Worktree.Branch, "base", ts.Base, "reason", err.Error())
 		r.Printf("WARNING: %s's branch %s not fast-forwarded into %s: %v\n", task, ts.Worktree.Branch, ts.Base, err)
 		return

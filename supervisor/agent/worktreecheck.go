@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/wardenhq/warden/internal/console"
 	"github.com/wardenhq/warden/protocol"
 	"github.com/wardenhq/warden/supervisor/config"
 	"github.com/wardenhq/warden/supervisor/workspace"
@@ -25,7 +26,7 @@ func (a *Agent) sessionDir(g *Generation, task *config.Task, dir string, ts *Tas
 	case err == nil:
 		return dir, ts, true
 	case errors.Is(err, workspace.ErrGone):
-		a.log.Warn("worktree deleted: checking it out again from its branch", "task", task.ID, "path", ts.Worktree.Path)
+		a.log.Warn("worktree deleted: checking it out again from its branch", "task", task.ID, "path", ts.Worktree.Path, console.Printed, true)
 		a.d.Team.Printf(a.cfg.Name, "WARNING: the worktree of %s (%s) was deleted: checked out again from branch %s; what was not committed is lost\n",
 			task.ID, ts.Worktree.Path, ts.Worktree.Branch)
 		return a.workDir(g, task)

@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/wardenhq/warden/internal/console"
 	"github.com/wardenhq/warden/protocol"
 	"github.com/wardenhq/warden/protocol/profile"
 	"github.com/wardenhq/warden/supervisor/event"
@@ -49,6 +50,7 @@ type dialogWatch struct {
 	// nil, text holds its text.
 	up   atomic.Bool
 	text atomic.Value
+	via  atomic.Value // how a person's keys reached it (dialogline.go): "" none yet
 }
 
 // dialogRecheck is when a dialog read once off the screen is read again.
@@ -105,6 +107,7 @@ func (s *Session) checkDialog() {
 		}
 		w.cur, w.screen, w.since, w.denied, w.kept = &d, onScreen, now, false, kept(d)
 		s.dialog.text.Store(d.Text)
+		s.dialog.via.Store("")
 		s.dialog.up.Store(true)
 		s.mon.wait(true, now)
 		if w.kept {
@@ -112,9 +115,9 @@ func (s *Session) checkDialog() {
 			break
 		}
 		s.r.Waiting(&d)
-		s.log.Warn("agent waits on a dialog", "kind", d.Kind, "text", firstLine(d.Text))
+		s.log.Warn("agent waits on a dialog", "kind", d.Kind, "text", firstLine(d.Text), console.Printed, true)
 		s.r.Event(event.AgentWaiting, "kind", d.Kind, "text", d.Text, "question", dialogQuestion(d), "dialog_id", profile.DialogID(d.Text), "session_id", s.id)
-		s.r.Printf("WARNING: %s waits for a person (%s): %s\n", s.cfg.Agent, d.Kind, firstLine(d.Text))
+		s.r.Printf("%s", waitsLine(s.cfg.Agent, d, s.cfg.Dialog)) // and how to answer it (dialogline.go)
 	case w.cur != nil:
 		if !w.kept {
 			s.dialogGone(now)
@@ -142,13 +145,22 @@ func (s *Session) secondRead(d profile.Dialog) bool {
 	return false
 }
 
-// dialogGone ends the wait of a person's dialog: the agent's state and
-// agent_resumed.
+// dialogGone ends the wait of a person's dialog: the agent's state,
+// agent_resumed, and a line that says it closed and through what (unless
+// warden denied it: its WARNING said so).
 func (s *Session) dialogGone(now time.Time) {
 	waited := now.Sub(s.dialog.since).Round(time.Second)
+	via, _ := s.dialog.via.Load().(string)
 	s.r.Waiting(nil)
-	s.log.Info("the dialog is gone", "waited", waited)
-	s.r.Event(event.AgentResumed, "waited", waited.String(), "session_id", s.id)
+	s.log.Info("the dialog is gone", "waited", waited, "via", via)
+	kv := []any{"waited", waited.String(), "session_id", s.id}
+	if via != "" {
+		kv = append(kv, "via", via) // a person's keys reached it through warden
+	}
+	s.r.Event(event.AgentResumed, kv...)
+	if line := closedLine(s.cfg.Agent, s.dialog.cur, waited, via); line != "" && !s.dialog.denied {
+		s.r.Printf("%s", line)
+	}
 }
 
 // answerLimitDialog answers the CLI's limit dialog up now with its keep
@@ -234,7 +246,7 @@ func (s *Session) deny() {
 		s.proc.Write(k.Bytes)
 	}
 	s.input.mu.Unlock()
-	s.log.Warn("dialog denied after dialog_timeout", "dialog_timeout", s.cfg.Dialog.Timeout)
+	s.log.Warn("dialog denied after dialog_timeout", "dialog_timeout", s.cfg.Dialog.Timeout, console.Printed, true)
 	s.r.Event(event.DialogDenied, "text", w.cur.Text, "kind", w.cur.Kind, "session_id", s.id)
 	s.r.Printf("WARNING: %s's dialog was denied after %s: %s\n", s.cfg.Agent, s.cfg.Dialog.Timeout, firstLine(w.cur.Text))
 	s.typeText(denyNote)

@@ -3,6 +3,7 @@ package session
 import (
 	"time"
 
+	"github.com/wardenhq/warden/internal/console"
 	"github.com/wardenhq/warden/internal/pace"
 	"github.com/wardenhq/warden/protocol"
 	"github.com/wardenhq/warden/supervisor/event"
@@ -94,7 +95,7 @@ func (s *Session) reportDrops(d drops, final bool) {
 		emit, counts = emit || e2, addDrops(counts, c2)
 	}
 	if warn {
-		s.log.Warn("answers come faster than they can be recorded: keeping the newest", "dropped", d.total())
+		s.log.Warn("answers come faster than they can be recorded: keeping the newest", "dropped", d.total(), console.Printed, true)
 		s.r.Printf("WARNING: %s sends answers faster than warden records them: only the newest is recorded "+
 			"(at most %d a second); what is dropped is counted in answers_dropped events\n", s.cfg.Agent, int(time.Second/recordEvery))
 	}

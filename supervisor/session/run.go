@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/wardenhq/warden/internal/clock"
+	"github.com/wardenhq/warden/internal/console"
 	"github.com/wardenhq/warden/protocol"
 	"github.com/wardenhq/warden/runner"
 	"github.com/wardenhq/warden/supervisor/event"
@@ -229,7 +230,7 @@ func (s *Session) tick() (time.Time, bool) {
 			s.log.Info("checkpoint requested", "task", task)
 			s.typeRequest(protocol.Request(task), false, "session_id", s.id)
 		case actTimeout:
-			s.log.Warn("checkpoint answer is late", "task", task, "checkpoint_timeout", c.CheckpointTimeout)
+			s.log.Warn("checkpoint answer is late", "task", task, "checkpoint_timeout", c.CheckpointTimeout, console.Printed, true)
 			s.r.Event(event.CheckpointTimeout, "checkpoint_timeout", c.CheckpointTimeout.String())
 			s.r.Printf("WARNING: %s did not answer the checkpoint request for %s within %s\n", name, task, c.CheckpointTimeout)
 		case actStale:
@@ -237,11 +238,11 @@ func (s *Session) tick() (time.Time, bool) {
 			if s.mon.staleWhy == "silent" {
 				what = "has been silent for"
 			}
-			s.log.Warn("agent is stale", "task", task, "why", s.mon.staleWhy, "stale_warning", c.StaleWarning)
+			s.log.Warn("agent is stale", "task", task, "why", s.mon.staleWhy, "stale_warning", c.StaleWarning, console.Printed, true)
 			s.r.Event(event.AgentStale, "silent_for", c.StaleWarning.String(), "why", s.mon.staleWhy)
 			s.r.Printf("WARNING: %s %s %s on %s\n", name, what, c.StaleWarning, task)
 		case actWarn:
-			s.log.Warn("agent looks stuck: asking it for a checkpoint before restarting it", "task", task, "stale_failure", c.StaleFailure)
+			s.log.Warn("agent looks stuck: asking it for a checkpoint before restarting it", "task", task, "stale_failure", c.StaleFailure, console.Printed, true)
 			s.r.Event(event.AgentWarned, "no_progress_for", c.StaleFailure.String(), "session_id", s.id)
 			s.r.Printf("WARNING: %s shows no progress for %s on %s: asking it once more before a restart\n", name, c.StaleFailure, task)
 			s.typeRequest(stuckRequest(task, c.StaleFailure), true, "session_id", s.id, "stuck", true)

@@ -27,6 +27,7 @@ func (s *Session) Keys(p []byte) error {
 	default:
 	}
 	s.input.lastKeys.Store(s.cfg.Clock.Now().UnixNano())
+	s.typedIntoDialog(viaAttach)
 	s.input.mu.Lock()
 	defer s.input.mu.Unlock()
 	_, err := s.proc.Write(p)
@@ -167,6 +168,7 @@ func sendResult(err error) face.SendResult {
 // typeIntoDialog types text and Enter into the dialog the agent waits on
 // (warden send --force): submitted once the dialog is gone.
 func (s *Session) typeIntoDialog(ctx context.Context, text string) face.SendResult {
+	s.typedIntoDialog(viaSend)
 	s.input.mu.Lock()
 	s.typedNow(len(text))
 	_, err := s.proc.Write([]byte(profile.Sanitize(text) + "\r"))
