@@ -24,6 +24,9 @@ func TestInitWritesTheBudgetKeysCommented(t *testing.T) {
 			t.Errorf("%s not written commented:\n%s", key, text)
 		}
 	}
+	if !strings.Contains(text, `"budget_exceeded", "team_done"]`) {
+		t.Errorf("the commented [[notify]] does not tell a person of a budget reached:\n%s", text)
+	}
 	if n := strings.Count(text, "\n# max_cost = "); n != 2 {
 		t.Errorf("max_cost written %d times, want 2 (the team's, the task's)", n)
 	}

@@ -197,7 +197,7 @@ dialog_timeout = "15m"
 
 # A notification when something needs you (the event's JSON on stdin):
 # [[notify]]
-# events = ["agent_waiting", "agent_stalled", "agent_failed", "task_failed", "usage_limit_wait", "team_done"]
+# events = ["agent_waiting", "agent_stalled", "agent_failed", "task_failed", "usage_limit_wait", "budget_exceeded", "team_done"]
 # command = ["notify-send", "warden"]
 # min_interval = "10m"
 
