@@ -1,7 +1,11 @@
 package main
 
 import (
+	"maps"
+	"slices"
 	"strings"
+
+	"github.com/wardenhq/warden/protocol/profile"
 )
 
 // initLineWidth is where initCommand breaks a long command's array.
@@ -37,4 +41,24 @@ func initCommand(argv []string) string {
 	flush()
 	b.WriteString("]")
 	return b.String()
+}
+
+// initEnv is the env line of c's preset ("" when it sets none): each value
+// a TOML multi-line literal string, as the preset writes it (JSON over
+// lines, for OpenCode's OPENCODE_PERMISSION).
+func initEnv(c profile.CLI) string {
+	p, ok := profile.PresetOf(c.Name)
+	if !ok || len(p.Env) == 0 {
+		return ""
+	}
+	var entries []string
+	for _, k := range slices.Sorted(maps.Keys(p.Env)) {
+		v := p.Env[k]
+		if strings.Contains(v, "'''") || !strings.Contains(v, "\n") {
+			entries = append(entries, k+" = "+tomlValue(v))
+			continue
+		}
+		entries = append(entries, k+" = '''\n"+v+"'''")
+	}
+	return "env = { " + strings.Join(entries, ", ") + " }\n"
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -14,11 +15,11 @@ import (
 
 // warden init writes each CLI's preset (protocol/profile's Preset, held to
 // its promise with the real CLIs by TestRealPresetsNeverAsk) as the agent's
-// command, exactly, with what it allows and refuses in the comment above
+// command and environment, exactly, with what it allows and refuses in the comment above
 // it, and no line of keys longer than a screen.
 func TestInitWritesThePresets(t *testing.T) {
 	dir := t.TempDir()
-	for _, cli := range []string{"claude", "codex", "gemini"} {
+	for _, cli := range []string{"claude", "codex", "gemini", "opencode"} {
 		preset, ok := profile.PresetOf(cli)
 		if !ok {
 			t.Fatalf("%s has no preset", cli)
@@ -29,13 +30,19 @@ func TestInitWritesThePresets(t *testing.T) {
 		}
 		b, _ := os.ReadFile(file)
 		var team struct {
-			Agent []struct{ Command []string }
+			Agent []struct {
+				Command []string
+				Env     map[string]string
+			}
 		}
 		if _, err := toml.Decode(string(b), &team); err != nil || len(team.Agent) != 1 {
 			t.Fatalf("%s: %v, %d agents\n%s", cli, err, len(team.Agent), b)
 		}
 		if got, want := team.Agent[0].Command, preset.Command(cli); !slices.Equal(got, want) {
 			t.Errorf("%s: command %q, want the preset's %q", cli, got, want)
+		}
+		if got := team.Agent[0].Env; !maps.Equal(got, preset.Env) && (len(got) > 0 || len(preset.Env) > 0) {
+			t.Errorf("%s: env %q, want the preset's %q", cli, got, preset.Env)
 		}
 		if !strings.Contains(string(b), "# Preset \"project\" (docs/agent-clis.md)") {
 			t.Errorf("%s: no preset comment:\n%s", cli, b)

@@ -61,6 +61,7 @@ func initAgent(c profile.CLI) string {
 		}
 	}
 	fmt.Fprintf(&b, "command = %s\nrestart = \"on-failure\"\nmax_restarts = 5\n", initCommand(c.Init.Command))
+	b.WriteString(initEnv(c))
 	if c.Init.Commented != "" {
 		fmt.Fprintf(&b, "# %s\n", c.Init.Commented)
 	}

@@ -95,13 +95,8 @@ func init() {
 		Unattended: UnattendedRule{
 			Env: func(env map[string]string) bool { return true },
 		},
-		Init: InitAgent{
-			Comment: "Unattended: OpenCode edits files and runs commands without asking by default.\n" +
-				"Narrow that with its permission config, e.g. env = { OPENCODE_PERMISSION =\n" +
-				"'{\"bash\": {\"*\": \"ask\", \"go test *\": \"allow\"}}' }: what it asks is a dialog (on_dialog).",
-			Command:   []string{"opencode"},
-			Commented: `env = { OPENCODE_PERMISSION = '{"bash": {"*": "ask", "git *": "allow", "go test *": "allow"}}' }`,
-		},
+		Preset: &opencodePreset,
+		Init:   InitAgent{Comment: opencodePreset.Comment, Command: []string{"opencode"}},
 	})
 }
 

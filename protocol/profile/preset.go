@@ -1,6 +1,10 @@
 package profile
 
-import "slices"
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
 
 // Preset is a CLI's permission settings for a night that needs nobody:
 // work inside the project runs without a dialog, and what is outside it is
@@ -94,4 +98,32 @@ var geminiPreset = func() Preset {
 			"runs go, gofmt, make, git (not push/fetch/pull) and ls/cat/head/tail/wc/grep/diff\n" +
 			"without asking; any other shell command is refused at once and the agent carries\n" +
 			"on. auto_edit also lets it fetch web pages (web_fetch)."}
+}()
+
+// opencodePreset: OpenCode's permission config through OPENCODE_PERMISSION
+// (JSON, merged over its config): the last bash pattern that matches a
+// command decides, so "*" (deny) comes first; edits are allowed, and what
+// OpenCode would otherwise ask (a path outside the project, a loop of the
+// same failing call, a web fetch) is denied.
+var opencodePreset = func() Preset {
+	// JSON over lines of at most 80 characters, as init writes it.
+	perm := "{\"edit\": \"allow\", \"webfetch\": \"deny\", \"external_directory\": \"deny\", \"doom_loop\": \"deny\",\n" +
+		" \"bash\": {\"*\": \"deny\","
+	line := ""
+	for i, c := range presetCommands() {
+		entry := fmt.Sprintf("%q: \"allow\"", c+" *")
+		if i < len(presetCommands())-1 {
+			entry += ","
+		}
+		if line != "" && len(line)+1+len(entry) > 78 {
+			perm, line = perm+"\n  "+line, ""
+		}
+		line = strings.TrimPrefix(line+" "+entry, " ")
+	}
+	perm += "\n  " + line + "}}"
+	return Preset{Env: map[string]string{"OPENCODE_PERMISSION": perm},
+		Comment: "Preset \"project\" (docs/agent-clis.md): OpenCode edits files in the project and runs\n" +
+			"go, gofmt, make, git (not push/fetch/pull) and ls/cat/head/tail/wc/grep/diff without\n" +
+			"asking; any other command, a path outside the project and web fetches are refused\n" +
+			"at once (OPENCODE_PERMISSION) and the agent carries on."}
 }()

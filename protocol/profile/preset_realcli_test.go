@@ -86,14 +86,15 @@ func probeServer(t *testing.T) (url string, hits *atomic.Int32) {
 	return "http://" + ln.Addr().String() + "/probe", hits
 }
 
-// Each CLI started with its preset (the command `warden init` writes)
+// Each CLI (Claude Code, Codex, Gemini CLI, OpenCode) started with its preset (the command `warden init` writes)
 // runs commands on the preset's list inside the project with no dialog
 // (the files they write appear), and refuses one outside it (a fetch from a
 // server on 127.0.0.1 into a file; for Codex, a call asking to run outside
 // its sandbox) at once, with no dialog drawn: the CLI's refusal reaches the
 // model as the tool's result within seconds, the server is never reached,
 // and the agent carries on to its next answer. Claude Code also writes a
-// file in the project and is refused one outside it. The profile's own
+// file in the project and is refused one outside it, and a command on its
+// list whose redirection writes outside. The profile's own
 // dialog reader watches the screen throughout.
 func TestRealPresetsNeverAsk(t *testing.T) {
 	goBin := filepath.Join(runtime.GOROOT(), "bin")
@@ -113,7 +114,9 @@ func TestRealPresetsNeverAsk(t *testing.T) {
 	}{
 		{"claude", func(url string) []presetStep {
 			return []presetStep{inside, here, {call: fetch(url), refusal: dontAsk},
-				{call: write("written.txt")}, {call: write("../outside.txt"), refusal: dontAsk}}
+				{call: write("written.txt")}, {call: write("../outside.txt"), refusal: dontAsk},
+				// a command on the list whose redirection writes outside
+				{call: fakeprovider.ToolCall{Command: "ls > ../listing.txt", Description: "List"}, refusal: dontAsk}}
 		}},
 		// exec_command with sandbox_permissions "require_escalated": the
 		// one call that makes Codex ask.
@@ -122,6 +125,10 @@ func TestRealPresetsNeverAsk(t *testing.T) {
 		}},
 		{"gemini", func(url string) []presetStep {
 			return []presetStep{inside, here, {call: fetch(url), refusal: "Tool execution denied by policy"}}
+		}},
+		// OPENCODE_PERMISSION (the preset's Env) denies the fetch.
+		{"opencode", func(url string) []presetStep {
+			return []presetStep{inside, here, {call: fetch(url), refusal: "a rule which prevents you from using this specific tool call"}}
 		}},
 	} {
 		t.Run(c.cli, func(t *testing.T) {
@@ -185,8 +192,10 @@ func TestRealPresetsNeverAsk(t *testing.T) {
 				if _, err := os.Stat(filepath.Join(project, "written.txt")); err != nil {
 					t.Errorf("the write in the project did not happen: %v", err)
 				}
-				if _, err := os.Stat(filepath.Join(project, "..", "outside.txt")); err == nil {
-					t.Errorf("the write outside the project happened")
+				for _, f := range []string{"outside.txt", "listing.txt"} {
+					if _, err := os.Stat(filepath.Join(project, "..", f)); err == nil {
+						t.Errorf("%s was written outside the project", f)
+					}
 				}
 			}
 			if err := s.quit(); err != nil {
