@@ -1,15 +1,18 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/wardenhq/warden/supervisor/config"
 )
 
 // cmdValidate checks a team file and prints every error with its position
-// (exit 2), or its warnings (config.Team.Warnings) and ok (exit 0).
+// and the warnings beside them, in the file's order (exit 2), or its
+// warnings and ok (exit 0).
 func cmdValidate(args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("validate", flag.ContinueOnError)
 	if err := fs.Parse(args); err != nil {
@@ -19,6 +22,9 @@ func cmdValidate(args []string, stdout io.Writer) error {
 		return usageError("usage: warden validate TEAM.toml")
 	}
 	team, warnings, err := config.LoadWithWarnings(fs.Arg(0))
+	if errs, ok := config.AsErrors(err); ok && len(warnings) > 0 {
+		return &exitError{code: 2, err: withWarnings(errs, warnings)}
+	}
 	if err != nil {
 		return &exitError{code: 2, err: err}
 	}
@@ -40,4 +46,30 @@ func loadTeam(path string) (*config.Team, error) {
 		return nil, &exitError{code: 2, err: err}
 	}
 	return team, nil
+}
+
+// withWarnings is a team file's errors and its warnings as one text, a
+// line each in the file's order, and a count of both at the end.
+func withWarnings(errs config.Errors, warnings []config.Warning) error {
+	var lines []string
+	i := 0
+	for _, e := range errs {
+		for ; i < len(warnings) && warnings[i].Pos.Line < e.Pos.Line; i++ {
+			lines = append(lines, warnings[i].String())
+		}
+		lines = append(lines, e.Error())
+	}
+	for ; i < len(warnings); i++ {
+		lines = append(lines, warnings[i].String())
+	}
+	lines = append(lines, count(len(errs), "error")+", "+count(len(warnings), "warning"))
+	return errors.New(strings.Join(lines, "\n"))
+}
+
+// count is "1 error", "2 errors".
+func count(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
 }

@@ -72,7 +72,9 @@ func (d *decoder) team(abs string, doc map[string]any) *Team {
 	t.Merge = top.oneOf("merge", t.Merge, MergeNone, MergeFF)
 	rules, _ := d.tableArray(top, "notify")
 	for _, r := range rules {
-		t.Notify = append(t.Notify, d.notify(r))
+		n := d.notify(r)
+		d.notifyPaths(r, &n) // paths.go
+		t.Notify = append(t.Notify, n)
 	}
 
 	agents, agentsOK := d.tableArray(top, "agent")

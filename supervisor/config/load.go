@@ -22,18 +22,24 @@ func Load(path string) (*Team, error) {
 	return Parse(path, data)
 }
 
-// LoadWithWarnings is Load, and the warnings of a valid file: what
-// validates but will likely not work (warnings.go).
+// LoadWithWarnings is Load, and the file's warnings: what validates but
+// will likely not work (warnings.go). A file with errors has its warnings
+// too (of what could be decoded), for `warden validate` to show beside
+// them; its team is nil.
 func LoadWithWarnings(path string) (*Team, []Warning, error) {
 	data, err := read(path)
 	if err != nil {
 		return nil, nil, err
 	}
-	team, ix, err := parse(path, data)
-	if err != nil {
-		return nil, nil, err
+	team, ix, err := decode(path, data)
+	var ws []Warning
+	if team != nil {
+		ws = warnings(team, ix)
 	}
-	return team, warnings(team, ix), nil
+	if err != nil {
+		return nil, ws, err
+	}
+	return team, ws, nil
 }
 
 // read reads the team file at path, refusing one past MaxFileSize.
@@ -58,6 +64,16 @@ func Parse(path string, data []byte) (*Team, error) {
 
 // parse is Parse, and where each key is.
 func parse(path string, data []byte) (*Team, *posIndex, error) {
+	team, ix, err := decode(path, data)
+	if err != nil {
+		return nil, nil, err
+	}
+	return team, ix, nil
+}
+
+// decode is parse, with the team as far as it was decoded even when the
+// file has errors (nil for one that is no TOML at all).
+func decode(path string, data []byte) (*Team, *posIndex, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return nil, nil, fmt.Errorf("resolve team file %s: %w", path, err)
@@ -72,7 +88,7 @@ func parse(path string, data []byte) (*Team, *posIndex, error) {
 	d := &decoder{dir: filepath.Dir(abs), ix: newPosIndex(path, data)}
 	team := d.team(abs, doc)
 	if len(d.errs) > 0 {
-		return nil, nil, d.errs.sorted()
+		return team, d.ix, d.errs.sorted()
 	}
 	return team, d.ix, nil
 }

@@ -50,6 +50,20 @@ func (d *decoder) agentPaths(t table, a *Agent) {
 	}
 }
 
+// notifyPaths checks a [[notify]] command given as a path the way an
+// agent's is checked: it names an executable file (relative to the
+// directory warden runs in, as the command is started). A bare name is
+// looked up on PATH when it runs (warnings.go says when it is not there).
+func (d *decoder) notifyPaths(t table, n *Notify) {
+	if len(n.Command) == 0 || !strings.Contains(n.Command[0], "/") {
+		return
+	}
+	cwd, _ := os.Getwd()
+	if problem := notExecutable(cwd, n.Command[0]); problem != "" {
+		d.errorf(t.key("command"), "command %q %s", n.Command[0], problem)
+	}
+}
+
 // notExecutable says why path (relative to dir unless absolute) cannot be
 // run, or "" when it can.
 func notExecutable(dir, path string) string {

@@ -23,7 +23,7 @@ func (w Warning) String() string { return w.Pos.String() + ": warning: " + w.Msg
 
 // warnings looks for what validates but will likely not work: a command
 // given by its bare name that is not on PATH (the agent's env may set
-// PATH), an agent of a CLI whose command has no permission setting
+// PATH), an agent's or a [[notify]]'s, an agent of a CLI whose command has no permission setting
 // that lets the CLI work unattended (every edit or command would wait on a
 // dialog), a stale_warning that is not above checkpoint_interval +
 // checkpoint_timeout (an agent that answers on time would be called stale),
@@ -44,6 +44,15 @@ func warnings(t *Team, ix *posIndex) []Warning {
 		if ok, hint := profile.Unattended(a.Profile, a.Command, a.Env); !ok {
 			warn(at, "agent %q (profile %s) has no permission setting that lets it work unattended: "+
 				"every edit or command it makes will wait on a dialog for a person (add %s)", a.Name, a.Profile, hint)
+		}
+	}
+	for i, n := range t.Notify {
+		if len(n.Command) == 0 {
+			continue
+		}
+		if prog := n.Command[0]; !strings.Contains(prog, "/") && !onPath(prog, nil) {
+			warn(pathKey(pathIndex("notify", i), "command"), "[[notify]] command %q is not on PATH (is it installed?): "+
+				"each of its notifications would fail to start", prog)
 		}
 	}
 	if sum := t.CheckpointInterval + t.CheckpointTimeout; t.StaleWarning <= sum {
