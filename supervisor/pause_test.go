@@ -59,6 +59,9 @@ on_budget = "pause"
 	if !strings.Contains(out.String(), "every agent is parked; `warden resume` lets them go on") {
 		t.Errorf("stdout:\n%s", out.String())
 	}
+	if snap := readSnapshot(t, root); !snap.Agents[0].BudgetHeld {
+		t.Errorf("state.json: the agent is not held at the budget: %+v", snap.Agents[0])
+	}
 	md, _ := os.ReadFile(filepath.Join(root, "STATUS.md"))
 	if !strings.Contains(string(md), "agents parked until `warden resume`") {
 		t.Errorf("STATUS.md:\n%s", md)
@@ -107,7 +110,7 @@ on_budget = "pause"
 	team.Stop(true)
 	wait()
 	snap := readSnapshot(t, root)
-	if snap.Budget == nil || !snap.Budget.Lifted || snap.Budget.Paused {
+	if snap.Budget == nil || !snap.Budget.Lifted || snap.Budget.Paused || snap.Agents[0].BudgetHeld {
 		t.Errorf("state.json budget %+v", snap.Budget)
 	}
 	if line := state.TeamSpend(snap.Usage, snap.Budget); !strings.Contains(line, "budget lifted by `warden resume`") {

@@ -45,9 +45,12 @@ func TestPageAndResumeAtTheBudget(t *testing.T) {
 		return !s.hidden && s.classList.contains("paused") &&
 		/^spent \d[\d.]*k tokens \(unpriced: fake-model\) \(max_tokens 5000: \d+%\) — max_tokens 5000 reached: agents parked until .warden resume.$/.test(s.textContent) })()`,
 		10*time.Second)
+	pollPage(t, p, "the agent's card", `[...document.querySelectorAll('article.agent')].some(a =>
+		/parked at the team's budget: no requests until warden resume/.test(a.textContent))`, 5*time.Second)
 
 	if out, _, code := wardenCmd("ps", team); code != 0 || !strings.Contains(out, "(max_tokens 5000: ") ||
-		!strings.Contains(out, " — max_tokens 5000 reached: agents parked until `warden resume`\n") {
+		!strings.Contains(out, " — max_tokens 5000 reached: agents parked until `warden resume`\n") ||
+		!strings.Contains(out, "none: parked at the budget") {
 		t.Errorf("warden ps: exit %d\n%s", code, out)
 	}
 	out, errOut, code := wardenCmd("resume", team)

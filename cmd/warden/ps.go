@@ -131,6 +131,8 @@ func nextRequest(now time.Time, a control.Agent) string {
 	switch {
 	case a.State == state.Waiting:
 		return "none while it waits"
+	case a.BudgetHeld:
+		return "none: parked at the budget"
 	case !a.RequestedAt.IsZero():
 		return "asked " + age(now, a.RequestedAt) + " ago"
 	case a.NextRequest.IsZero():

@@ -48,6 +48,9 @@ type AgentStatus struct {
 	LastCheckpoint time.Time `json:"last_checkpoint,omitzero"`
 	// Usage is what the agent's sessions spent in the run (spend.go).
 	Usage *protocol.Usage `json:"usage,omitempty"`
+	// BudgetHeld: the agent is parked at the team's budget (on_budget =
+	// "pause") until `warden resume`.
+	BudgetHeld bool `json:"budget_held,omitempty"`
 }
 
 // Snapshot is the team's state as state.json holds it and `warden status`

@@ -118,6 +118,9 @@ func RenderDashboard(w io.Writer, s Snapshot, now time.Time) {
 		if a.Dialog != "" {
 			reason = "waits on: " + firstLine(a.Dialog)
 		}
+		if a.BudgetHeld {
+			reason = strings.TrimSpace("parked at the team's budget until `warden resume` " + reason)
+		}
 		last := ""
 		if !a.LastCheckpoint.IsZero() {
 			last = "last checkpoint " + ago(a.LastCheckpoint, now)

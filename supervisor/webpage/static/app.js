@@ -178,6 +178,7 @@ function drawAgents(ps) {
     c.pct.textContent = pct + "%";
     let next = "";
     if (a.state === "waiting") next = "no requests while it waits";
+    else if (a.budget_held) next = "parked at the team's budget: no requests until warden resume";
     else if (a.state === "admission") next = a.reason || "waits its turn";
     else if (!zero(a.requested_at)) next = "request typed " + ago(a.requested_at) + ", awaiting the answer";
     else if (!zero(a.next_request)) {
