@@ -86,7 +86,7 @@ func TeamSpend(used *protocol.Usage, budget *Budget) string {
 	line := "spent " + Spend(&u)
 	var shares []string
 	for _, sh := range budget.Limits().Shares(u) {
-		shares = append(shares, fmt.Sprintf("%s %s: %.0f%%", sh.Key, sh.Limit, sh.Percent))
+		shares = append(shares, fmt.Sprintf("%s %s: %d%%", sh.Key, sh.Limit, int(sh.Percent))) // 99% until it is reached
 	}
 	if len(shares) > 0 {
 		line += " (" + strings.Join(shares, ", ") + ")"

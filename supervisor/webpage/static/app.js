@@ -97,8 +97,8 @@ function drawSpent(u, b) {
   if (cost !== null) text += ", " + dollars(cost);
   if (u && u.unpriced && u.unpriced.length) text += " (unpriced: " + u.unpriced.join(", ") + ")";
   const shares = [];
-  if (b && !b.lifted && b.max_cost) shares.push("max_cost " + dollars(b.max_cost) + ": " + Math.round(100 * (cost || 0) / b.max_cost) + "%");
-  if (b && !b.lifted && b.max_tokens) shares.push("max_tokens " + b.max_tokens + ": " + Math.round(100 * tokens / b.max_tokens) + "%");
+  if (b && !b.lifted && b.max_cost) shares.push("max_cost " + dollars(b.max_cost) + ": " + Math.floor(100 * (cost || 0) / b.max_cost) + "%");
+  if (b && !b.lifted && b.max_tokens) shares.push("max_tokens " + b.max_tokens + ": " + Math.floor(100 * tokens / b.max_tokens) + "%");
   if (shares.length) text += " (" + shares.join(", ") + ")";
   if (b && b.paused) text += " — " + b.reached + ": agents parked until `warden resume`";
   else if (b && b.lifted) text += " — budget lifted by `warden resume`";
