@@ -184,6 +184,10 @@ func (a *Agent) runTask(g *Generation, task *config.Task) bool {
 			a.release(task)
 			return false
 		}
+		if end.noStart != "" && out == session.Exited {
+			a.failNow(task, exit, end) // every restart would fail alike (nostart.go)
+			return false
+		}
 		dec := a.policy.Exited(task == nil && exit.Success() && out == session.Exited, g.IsStopping())
 		quick := end.quick(exit, out, task != nil) && !g.IsStopping()
 		switch {
@@ -262,7 +266,7 @@ func (a *Agent) runSession(g *Generation, task *config.Task, attempt int, dir st
 		a.forced = true
 		a.mu.Unlock()
 	}
-	return exit, out, a.endOf(s), memory
+	return exit, out, a.endOf(s, exit), memory
 }
 
 // dialogPolicy is what the agent's sessions do with a dialog.

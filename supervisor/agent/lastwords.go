@@ -22,11 +22,18 @@ const TailLines = 3
 type ended struct {
 	ran   time.Duration // from the start of the process to its end
 	lines []string      // the last lines it showed (TailLines at most)
+	// noStart is why its command could never start as it is ("could not
+	// start: …", nostart.go); "" when it started, or may yet.
+	noStart string
 }
 
-// endOf reads what the finished session s showed last and how long it ran.
-func (a *Agent) endOf(s *session.Session) ended {
+// endOf reads what the finished session s showed last and how long it ran,
+// and, if its process never started, whether it never can (exit).
+func (a *Agent) endOf(s *session.Session, exit runner.Exit) ended {
 	e := ended{lines: s.LastLines(TailLines)}
+	if s.Pid() == 0 {
+		e.noStart = cannotStart(exit.Err)
+	}
 	if start := s.StartedAt(); !start.IsZero() {
 		e.ran = a.d.Clock.Now().Sub(start)
 	}
@@ -42,6 +49,9 @@ func (e ended) quick(exit runner.Exit, out session.Outcome, task bool) bool {
 // said is the end of a progress line that carries the agent's last lines:
 // "; its last lines: a | b | c", or "" when it showed nothing.
 func (e ended) said() string {
+	if e.noStart != "" {
+		return "" // nothing ran that could show anything
+	}
 	if len(e.lines) == 0 {
 		return "; it showed nothing"
 	}
