@@ -89,7 +89,8 @@ func init() {
 				"--allowedTools":                 nil,
 				"--allowed-tools":                nil,
 			},
-			Hint: `--permission-mode acceptEdits, and --allowedTools "Bash(go test *)" for the commands you trust`,
+			Hint: `--permission-mode dontAsk and --allowedTools "Bash(go:*)" … for what may run, as warden init writes it ` +
+				`(docs/agent-clis.md, "Presets"); --permission-mode acceptEdits still asks before any other command`,
 		},
 		Preset: &claudePreset,
 		Init:   InitAgent{Comment: claudePreset.Comment, Command: claudePreset.Command("claude")},

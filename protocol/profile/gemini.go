@@ -130,7 +130,8 @@ func init() {
 				"--policy":        nil,
 				"--allowed-tools": nil,
 			},
-			Hint: "--approval-mode auto_edit, or a --policy file that allows the commands you trust",
+			Hint: `--approval-mode auto_edit and --allowed-tools "run_shell_command(go)" … for what may run, as warden init ` +
+				`writes it (docs/agent-clis.md, "Presets"); auto_edit alone still asks before every shell command`,
 		},
 		Preset: &geminiPreset,
 		Init: InitAgent{
