@@ -50,6 +50,7 @@ type floorResult struct {
 	footprint, private, floor, start int64 // one agent's tree (RSS, private); memory_floor; MemAvailable at the start
 	most, ooms, waits, admits        int   // most: sessions at once, agent_started to agent_exited
 	holding                          int   // the most trees holding their memory at once (sampled)
+	lowest                           int64 // the lowest MemAvailable sampled
 	complete, tasks                  int
 	took                             time.Duration
 	learned                          int64    // plain's footprint as the page shows it at the end
@@ -131,6 +132,9 @@ func (r floorRun) run(t testing.TB) floorResult {
 				}
 			}
 			most = max(most, n)
+			if a, err := avail(); err == nil {
+				res.lowest = minNonZero(res.lowest, a)
+			}
 		}
 	}()
 	var result Result
@@ -204,6 +208,9 @@ func TestMemoryFloorAdmitsAsMemoryFrees(t *testing.T) {
 	if res.ooms != 0 {
 		t.Errorf("%d agent_oom", res.ooms)
 	}
+	if res.lowest < res.floor {
+		t.Errorf("MemAvailable went %d MB under memory_floor", (res.floor-res.lowest)>>20)
+	}
 	if res.waits < 4 || res.admits != res.waits {
 		t.Errorf("%d admission_waiting, %d agent_admitted: want one of each for every agent that waited (at least 4)", res.waits, res.admits)
 	}
@@ -253,6 +260,8 @@ func BenchmarkMemoryFloorFigure(b *testing.B) {
 			"%d/%d tasks complete (exit %d), %d waits, plain's footprint learned %d MB, in %s",
 			n, mb, res.footprint>>20, res.private>>20, onMachine, res.start>>20, res.floor>>20, res.holding, res.most, res.ooms, res.complete, res.tasks, res.exit,
 			res.waits, res.learned>>20, res.took.Round(time.Second))
+		b.ReportMetric(float64(res.lowest-res.floor)/(1<<20), "MB-above-floor-lowest")
+		b.Logf("MemAvailable sampled every 25 ms: lowest %d MB, %d MB above memory_floor", res.lowest>>20, (res.lowest-res.floor)>>20)
 		if onMachine {
 			b.Logf("MemAvailable with the agents' memory added back: %d to %d MB (the machine's other tenants moved it by %d MB, %.1f agents' worth)",
 				res.othersLo>>20, res.othersHi>>20, (res.othersHi-res.othersLo)>>20, float64(res.othersHi-res.othersLo)/float64(res.private))
