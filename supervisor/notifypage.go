@@ -7,3 +7,12 @@ func (t *Team) SetPage(url string) {
 		t.notifier.SetPage(url)
 	}
 }
+
+// dialogOf is the text of the dialog agent waits on now ("" none), as warden
+// ps shows it: a notification tells its question as the screen has it.
+func (t *Team) dialogOf(agent string) string {
+	if a := t.agentNamed(agent); a != nil {
+		return a.Status().Dialog
+	}
+	return ""
+}

@@ -181,11 +181,12 @@ prompt = "Say ready."
 	}
 }
 
-// TestRealClaudeUsageLimitPausesAndResumes: the real Claude Code's turn
-// ends on a usage-limit error (HTTP 429 from the fake API). warden pauses the
-// agent — no restart, no stale alarm — and when the wait is over (here
-// usage_limit_wait, as an API-key login shows no reset time) tells it to
-// continue, and the agent's next turn reaches the model.
+// TestRealClaudeUsageLimitPausesAndResumes: the real Claude Code with an
+// API key, whose turn ends on a usage-limit error (a bare HTTP 429 from the
+// fake API: no reset time anywhere, no continue of its own). warden parks
+// its account (account_parked, no resets_at) — no restart, no stale alarm —
+// and when usage_limit_wait is over tells it to continue, once, and the
+// agent's next turn reaches the model.
 func TestRealClaudeUsageLimitPausesAndResumes(t *testing.T) {
 	bin := realCLI(t, "claude")
 	warden, err := buildWarden()
@@ -227,23 +228,34 @@ prompt = "Say ready."
 	a.Command, a.Profile, a.Dir, a.Env = []string{bin}, "claude", project, env
 
 	team, out, wait := startTeamCfg(t, cfg)
-	waitForD(t, "the pause", 90*time.Second, func() bool { return countEvents(eventsOf(t, cfg), event.UsageLimitWait, "claude") == 1 })
-	waitForD(t, "continue reaching the model", 60*time.Second, func() bool {
+	var stopOnce sync.Once
+	stop := func() { stopOnce.Do(func() { team.Force(); wait() }) }
+	defer stop()
+	waitForD(t, "the park", 90*time.Second, func() bool { return countEvents(eventsOf(t, cfg), event.AccountParked, "claude") == 1 })
+	continues := func() int {
+		n := 0
 		for _, r := range srv.Requests() {
 			if strings.HasSuffix(strings.TrimSpace(r.Prompt), "continue") {
-				return true
+				n++
 			}
 		}
-		return false
-	})
-	team.Force()
-	wait()
+		return n
+	}
+	waitForD(t, "continue reaching the model", 60*time.Second, func() bool { return continues() > 0 })
+	time.Sleep(2 * time.Second)
+	stop()
 	evs := eventsOf(t, cfg)
+	if p := firstEvent(evs, event.AccountParked); p["resets_at"] != "" || countEvents(evs, event.AccountResumed, "") != 1 {
+		t.Errorf("account_parked %v, %d account_resumed", p, countEvents(evs, event.AccountResumed, ""))
+	}
+	if n := continues(); n != 1 {
+		t.Errorf("continue typed %d times, want once", n)
+	}
 	// 8 s paused with stale_failure 6 s: neither a stall nor a restart.
 	if countEvents(evs, event.AgentStalled, "claude") != 0 || countEvents(evs, event.AgentStarted, "claude") != 1 {
 		t.Errorf("the paused agent was treated as stalled or restarted: %v", evs)
 	}
-	if !strings.Contains(out.String(), "WARNING: claude hit a usage limit; waiting until") {
+	if !strings.Contains(out.String(), "is at its usage limit") || !strings.Contains(out.String(), ": claude parked until") {
 		t.Errorf("stdout:\n%s", out.String())
 	}
 }

@@ -166,6 +166,7 @@ func New(logger hclog.Logger, cfg *config.Team, clk clock.Clock, out io.Writer) 
 	}
 	if len(cfg.Notify) > 0 {
 		t.notifier = notify.New(log, cfg.Name, cfg.Notify, clk)
+		t.notifier.SetDialogs(t.dialogOf)
 	}
 	t.hub, t.hurry = control.NewHub(eventsKept), make(chan struct{}, 1)
 	t.hub.Seed(tailLines(dir.Events(), eventsKept)) // the page shows what came before this run

@@ -49,6 +49,8 @@ operating a running team (over its control socket):
                          the agent's live terminal in yours; read-only unless --rw; Ctrl-\ detaches
   send [TEAM.toml | --state-dir DIR] AGENT [--force] [--wait D] TEXT…
                          type TEXT at the agent's next turn boundary (never into a dialog unless --force)
+  answer [TEAM.toml | --state-dir DIR] AGENT allow-once|deny [--dialog ID]
+                         answer the dialog the agent waits on with the CLI's own key (never "always")
   restart [TEAM.toml | --state-dir DIR] AGENT
                          a last checkpoint request, then a new session from that checkpoint
   stop [TEAM.toml | --state-dir DIR] [--now] [--no-wait]
@@ -121,6 +123,8 @@ func realMain(args []string, stdout, stderr io.Writer) int {
 		err = cmdAttach(args[1:], stdout, stderr)
 	case "send":
 		err = cmdSend(args[1:], stdout, stderr)
+	case "answer":
+		err = cmdAnswer(args[1:], stdout, stderr)
 	case "restart":
 		err = cmdRestart(args[1:], stdout, stderr)
 	case "stop":

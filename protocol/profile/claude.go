@@ -40,6 +40,9 @@ var claudeRules = &tuiRules{
 		`ctrl\+c to interrupt`,
 		`^[·✢✳✶✻✽*]\s+\S+…`, // spinner: a gerund with an ellipsis
 	),
+	// "1. Yes" in the default mode, "Yes" under No in auto mode; never
+	// "2. Yes, and always allow …" nor "3. Yes, and switch to auto mode".
+	allowOnce: regexp.MustCompile(`^(\d+\. )?Yes$`),
 	dialog: concat(
 		dialogs(DialogPermission,
 			`Do you want to proceed\?`,

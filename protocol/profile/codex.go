@@ -59,6 +59,8 @@ var codexRules = &tuiRules{
 		`Worked for `,
 		`^■ `,
 	),
+	// "1. Yes, proceed (y)"; never "2. Yes, and don't ask again …".
+	allowOnce: regexp.MustCompile(`^\d+\. Yes, proceed( \(y\))?$`),
 	dialog: concat(
 		dialogs(DialogPermission,
 			`Would you like to run the following command\?`,

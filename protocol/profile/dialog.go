@@ -92,8 +92,11 @@ func (p *Profile) Dialog(s Screen) (Dialog, bool) {
 			return Dialog{Kind: DialogLimit, Text: v.textFrom(top), Keep: keep}, true
 		}
 	}
-	text := v.dialogText(last)
-	return Dialog{Kind: kind, Text: text, Question: v.question(p.tui.dialog, last, text)}, true
+	text, top := v.dialogText(last)
+	if ask := v.askAbove(p.tui.dialog, top, last); ask >= 0 {
+		text = v.textFrom(ask) // the question too, not only the choices under it
+	}
+	return Dialog{Kind: kind, Text: text, Question: QuestionOf(text)}, true
 }
 
 func rank(kind string) int {
@@ -110,8 +113,9 @@ func rank(kind string) int {
 
 // dialogText is the dialog around row last (its bottom-most matching row):
 // up to the separator above it — a full-width ─ rule, the top of a box, or
-// two blank rows — and down to the end of the screen, box borders removed.
-func (v *view) dialogText(last int) string {
+// two blank rows — and down to the end of the screen, box borders removed;
+// and its top row.
+func (v *view) dialogText(last int) (string, int) {
 	top, blanks := last, 0
 	for i := last - 1; i >= 0 && v.box.from != i && !v.typed(i); i-- {
 		t := strings.TrimSpace(v.rows[i])
@@ -126,7 +130,7 @@ func (v *view) dialogText(last int) string {
 		}
 		blanks, top = 0, i
 	}
-	return v.textFrom(top)
+	return v.textFrom(top), top
 }
 
 // textFrom is the screen from row top down, box borders and blank rows

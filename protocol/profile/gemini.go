@@ -37,6 +37,8 @@ var geminiRules = &tuiRules{
 		`esc to cancel`,
 		`^\s*[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] `,
 	),
+	// "1. Allow once"; never "2. Allow for this session".
+	allowOnce: regexp.MustCompile(`^\d+\. Allow once$`),
 	dialog: concat(
 		dialogs(DialogPermission,
 			`Allow execution`,

@@ -38,6 +38,8 @@ var opencodeRules = &tuiRules{
 	busy: res(
 		`esc interrupt`,
 	),
+	noAnswer: "OpenCode draws its choices side by side and marks the selected one by its colour alone, " +
+		"which warden does not read: answer it with warden attach --rw",
 	dialog: concat(
 		dialogs(DialogPermission,
 			`△ Permission required`,

@@ -12,6 +12,7 @@ import (
 // or ●), Claude Code's bare No / Yes, OpenCode's row of buttons, and the
 // hints under them. A dialog's question is what is left.
 var choiceRows = res(
+	`^[\x{2800}-\x{28FF}]`, // a spinner's row
 	`^(?:[›❯●▸>]\s*)?\d+\.\s`,
 	`^(?:[›❯●▸>]\s*)?(?:Yes|No)$`,
 	`Allow once\s+Allow always\s+Reject`,
@@ -43,46 +44,41 @@ func QuestionOf(text string) string {
 
 // DialogID names a dialog by its text (Dialog.Text, as warden reports it
 // in agent_waiting and warden ps): an answer carries the id of the dialog
-// the person saw, and warden refuses it for any other.
-// The selection's mark (›, ❯, ●) is not part of it: moving the selection
-// is the same dialog.
+// the person saw, and warden refuses it for any other. It is made of the
+// question and the choices' words: the selection's mark (›, ❯, ●), a
+// spinner's frame and the key hints are not part of it — moving the
+// selection, or a hint that counts the seconds, is the same dialog.
 func DialogID(text string) string {
 	var b strings.Builder
+	b.WriteString(QuestionOf(text))
+	b.WriteString("\n--\n")
 	for _, row := range strings.Split(text, "\n") {
-		b.WriteString(strings.TrimSpace(selectMark.ReplaceAllString(strings.TrimSpace(row), "")))
-		b.WriteByte('\n')
+		row = strings.TrimSpace(sidebarMark.ReplaceAllString(strings.TrimSpace(row), ""))
+		if m := optionRow.FindStringSubmatch(row); m != nil {
+			b.WriteString(m[2])
+			b.WriteByte('\n')
+		}
 	}
 	sum := sha256.Sum256([]byte(b.String()))
 	return hex.EncodeToString(sum[:5])
 }
 
-// selectMark marks a dialog's selected choice.
-var selectMark = regexp.MustCompile(`^[›❯●▸]\s*`)
-
-// question is the question of the dialog whose text is text and whose
-// bottom-most matching row is last: the text's own, or — when the row that
-// asks is above the text (Codex draws its choices in its composer's place,
-// under the question) — the rows from that one down.
-func (v *view) question(rules []dialogRule, last int, text string) string {
-	for i := last; i >= 0 && i > last-2*maxDialogRows; i-- {
-		row := v.rows[i]
-		asks := false
+// askAbove is the row that asks (a permission or question rule's), when
+// it is above the dialog's text (whose top is top) and close to its bottom
+// row last: Codex draws its choices in its composer's place, under the
+// question. -1 when the text holds it.
+func (v *view) askAbove(rules []dialogRule, top, last int) int {
+	for i := last; i >= 0 && i > last-maxDialogRows; i-- {
 		for _, r := range rules {
-			asks = asks || (rank(r.kind) >= rank(DialogQuestion) && r.re.MatchString(row))
-		}
-		if !asks {
-			continue
-		}
-		if t := strings.TrimSpace(unboxAll(row)); t != "" && !strings.Contains(text, t) {
-			var rows []string
-			for j := i; j <= last && j < len(v.rows); j++ {
-				rows = append(rows, unboxAll(v.rows[j]))
+			if rank(r.kind) >= rank(DialogQuestion) && r.re.MatchString(v.rows[i]) {
+				if i < top {
+					return i
+				}
+				return -1
 			}
-			return QuestionOf(strings.Join(rows, "\n"))
 		}
-		break
 	}
-	return QuestionOf(text)
+	return -1
 }
 
 func matchAny(list []*regexp.Regexp, s string) bool {

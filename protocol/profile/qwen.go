@@ -37,6 +37,8 @@ var qwenRules = &tuiRules{
 		`Enter to steer`,
 		`^\s*[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] `,
 	),
+	// "1. Yes, allow once"; never "Always allow …".
+	allowOnce: regexp.MustCompile(`^\d+\. Yes, allow once$`),
 	dialog: concat(
 		dialogs(DialogPermission,
 			`Allow execution of`,

@@ -41,6 +41,12 @@ type tuiRules struct {
 	// and how to answer it keeping everything as it is; top is its first
 	// row.
 	limitDialog func(v *view) (keep *LimitKeep, top int, ok bool)
+	// allowOnce is the choice of a permission dialog that allows the
+	// action this once (never always, never for the session), as the
+	// dialog lists it without its selection mark; nil with noAnswer:
+	// why warden cannot pick it (answer.go).
+	allowOnce *regexp.Regexp
+	noAnswer  string
 }
 
 // span is rows [from, to] inclusive; from < 0 means none.

@@ -61,6 +61,9 @@ type account struct {
 	members []Member
 
 	parked bool
+	said   bool // the park's event is written
+	first  session.LimitSign
+	seenBy string // the agent the first sign came from
 	since  time.Time
 	reset  time.Time // zero: no sign said
 	rank   int       // how good the sign that gave reset is (rankOf)
@@ -94,8 +97,12 @@ func (a *Accounts) Add(name string, m Member) {
 }
 
 // Limit is a sign of the usage limit of agent's account, seen on agent:
-// the first parks every agent of the account; a later one with a better
-// reset re-plans the park.
+// the first parks every agent of the account at once; a later one with a
+// better reset re-plans the park. The park is said (account_parked, a
+// WARNING; with on_limit = "checkpoint-exit" the run's end) with the best
+// reset known: at once when the first sign gives one, else once a better
+// sign comes or sayWait has passed — Claude Code's StopFailure hook, which
+// gives no time, comes a moment before its status line, which does.
 func (a *Accounts) Limit(agent string, l session.LimitSign) {
 	now := a.c.Clock.Now()
 	a.mu.Lock()
@@ -104,13 +111,16 @@ func (a *Accounts) Limit(agent string, l session.LimitSign) {
 		a.mu.Unlock()
 		return
 	}
-	rank, first := rankOf(l), !acc.parked
+	rank := rankOf(l)
 	switch {
 	case !acc.parked:
-		acc.parked, acc.since = true, now
-		acc.reset, acc.rank, acc.source = l.Reset, rank, l.Source
+		acc.parked, acc.since, acc.said = true, now, false
+		acc.reset, acc.rank, acc.source, acc.first, acc.seenBy = l.Reset, rank, l.Source, l, agent
 		a.plan(acc, now)
-		a.parkedSaid(acc, agent, l)
+		if rank == 1 {
+			gen := acc.gen
+			a.c.Clock.AfterFunc(sayWait, func() { a.sayLate(acc, gen) })
+		}
 	case rank > acc.rank:
 		acc.reset, acc.rank, acc.source = l.Reset, rank, l.Source
 		a.plan(acc, now)
@@ -120,11 +130,37 @@ func (a *Accounts) Limit(agent string, l session.LimitSign) {
 		return // parked already, and this says no better
 	}
 	until, members := acc.until, slices.Clone(acc.members)
+	say := !acc.said && acc.rank > 1
+	if say {
+		acc.said = true
+		a.parkedSaid(acc)
+	}
 	a.mu.Unlock()
 	for _, m := range members {
 		m.Park(until)
 	}
-	if first && a.c.OnLimit == config.OnLimitCheckpointExit {
+	if say && a.c.OnLimit == config.OnLimitCheckpointExit {
+		a.exit(acc, until)
+	}
+}
+
+// sayWait is how long the park of a sign that gave no reset waits for one
+// that does before it is said without.
+const sayWait = time.Second
+
+// sayLate says a park whose first sign gave no reset, if no better sign
+// said it meanwhile (gen: the park's plan then; a re-plan said it).
+func (a *Accounts) sayLate(acc *account, gen int) {
+	a.mu.Lock()
+	if !acc.parked || acc.said || acc.gen != gen {
+		a.mu.Unlock()
+		return
+	}
+	acc.said = true
+	a.parkedSaid(acc)
+	until := acc.until
+	a.mu.Unlock()
+	if a.c.OnLimit == config.OnLimitCheckpointExit {
 		a.exit(acc, until)
 	}
 }
@@ -162,18 +198,19 @@ func (a *Accounts) plan(acc *account, now time.Time) {
 	acc.timer = a.c.Clock.AfterFunc(acc.until.Sub(now), func() { a.resume(acc, gen) })
 }
 
-// parkedSaid writes the park's event and line (a.mu held).
-func (a *Accounts) parkedSaid(acc *account, agent string, l session.LimitSign) {
-	names := acc.names()
+// parkedSaid writes the park's event and line (a.mu held): the first
+// sign's source and text, the best reset known.
+func (a *Accounts) parkedSaid(acc *account) {
+	names, l, agent := acc.names(), acc.first, acc.seenBy
 	a.c.Log.Warn("usage limit: account parked", "account", acc.name, "agents", names, "source", l.Source,
-		"reset", l.Reset, "until", acc.until, "seen_by", agent)
+		"reset", acc.reset, "until", acc.until, "seen_by", agent)
 	if acc.solo {
-		a.c.Emit(event.UsageLimitWait, agent, "until", acc.until.UTC().Format(time.RFC3339), "reset", rfc3339(l.Reset),
+		a.c.Emit(event.UsageLimitWait, agent, "until", acc.until.UTC().Format(time.RFC3339), "reset", rfc3339(acc.reset),
 			"text", l.Text, "source", l.Source)
 		a.c.Printf(agent, "WARNING: %s hit a usage limit; waiting until %s\n", agent, clockTime(acc.until))
 		return
 	}
-	a.c.Emit(event.AccountParked, agent, "account", acc.name, "agents", names, "resets_at", rfc3339(l.Reset),
+	a.c.Emit(event.AccountParked, agent, "account", acc.name, "agents", names, "resets_at", rfc3339(acc.reset),
 		"until", acc.until.UTC().Format(time.RFC3339), "source", l.Source, "text", l.Text)
 	a.c.Printf(agent, "WARNING: account %s is at its usage limit (%s on %s): %s parked until %s\n",
 		acc.name, l.Source, agent, strings.Join(names, ", "), clockTime(acc.until))
@@ -214,6 +251,10 @@ func (a *Accounts) resume(acc *account, gen int) {
 	if !acc.parked || acc.gen != gen {
 		a.mu.Unlock()
 		return
+	}
+	if !acc.said { // resumed within sayWait: the park is said first
+		acc.said = true
+		a.parkedSaid(acc)
 	}
 	acc.parked, acc.timer = false, nil
 	names, members := acc.names(), slices.Clone(acc.members)

@@ -47,18 +47,21 @@ type Request struct {
 	Screens bool `json:"screens,omitempty"`
 	// resume: the budget from now on, and who asks (resume.go).
 	Resume *ResumeRequest `json:"resume,omitempty"`
+	// answer: a person's answer to a dialog (answer.go).
+	Answer *AnswerRequest `json:"answer,omitempty"`
 }
 
 // Response answers a Request; Error is set when OK is not.
 type Response struct {
-	OK      bool             `json:"ok"`
-	Error   string           `json:"error,omitempty"`
-	PS      *PS              `json:"ps,omitempty"`
-	Screen  *Screen          `json:"screen,omitempty"`
-	Send    *face.SendResult `json:"send,omitempty"`
-	Restart *Restarted       `json:"restart,omitempty"`
-	Attach  *Attached        `json:"attach,omitempty"`
-	Resume  *Resumed         `json:"resume,omitempty"`
+	OK       bool             `json:"ok"`
+	Error    string           `json:"error,omitempty"`
+	PS       *PS              `json:"ps,omitempty"`
+	Screen   *Screen          `json:"screen,omitempty"`
+	Send     *face.SendResult `json:"send,omitempty"`
+	Restart  *Restarted       `json:"restart,omitempty"`
+	Attach   *Attached        `json:"attach,omitempty"`
+	Resume   *Resumed         `json:"resume,omitempty"`
+	Answered *Answered        `json:"answered,omitempty"`
 }
 
 // PS is the running team: its agents and tasks (warden ps).

@@ -255,6 +255,10 @@ func (s *Server) serve(c *net.UnixConn, release func()) {
 		reply(c, answer(Response{Restart: r}, err))
 	case CmdResume:
 		reply(c, s.resume(req))
+	case CmdAnswer:
+		ctx, cancel := s.untilGone(c, br, answerWait)
+		defer cancel()
+		reply(c, s.answer(ctx, req))
 	case CmdStop:
 		s.log.Info("stop asked for over the control socket", "now", req.Now)
 		s.team.Stop(req.Now)

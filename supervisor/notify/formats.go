@@ -71,6 +71,10 @@ func (n *Notifier) message(j job) Message {
 	case names.AgentWaiting:
 		m.Question = clip(firstNonEmpty(f.Question, profile.QuestionOf(f.Text)), maxQuestion)
 		m.DialogID = profile.DialogID(f.Text)
+		if now := j.dialog; now != "" && now != f.Text { // read off the screen since
+			m.Question = clip(firstNonEmpty(profile.QuestionOf(now), m.Question), maxQuestion)
+			m.DialogID = profile.DialogID(now)
+		}
 		m.Title = who + " waits for you"
 		if j.again > 0 {
 			m.Waited = j.waited.Round(time.Second).String()

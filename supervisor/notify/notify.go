@@ -88,6 +88,7 @@ type Notifier struct {
 	onPost    func(job, error)
 	waits     map[waitKey]*wait // agents waiting, for rules with renotify
 	page      string            // the team's page, linked from messages
+	dialogs   func(agent string) string
 	closeOnce sync.Once
 	abortOnce sync.Once
 }
@@ -99,6 +100,7 @@ type job struct {
 	suppressed int
 	again      int           // renotify: announcements of this wait before
 	waited     time.Duration // renotify: how long the agent has waited
+	dialog     string        // agent_waiting: the dialog's text when the POST is made (refine.go)
 }
 
 // New returns a notifier for the team's rules, running its workers; Close

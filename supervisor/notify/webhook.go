@@ -60,6 +60,7 @@ func (n *Notifier) postWorker(p *poster) {
 // most postAttempts times; a 4xx other than those is not retried.
 func (n *Notifier) deliver(p *poster, j job) {
 	r := &n.rules[p.rule]
+	j.dialog = n.dialogText(j)
 	b, h := body(r.Format, n.message(j))
 	wait := postBackoff
 	for attempt := 1; ; attempt++ {

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/wardenhq/warden/internal/clock"
+	"github.com/wardenhq/warden/protocol/profile"
 	"github.com/wardenhq/warden/supervisor/config"
 )
 
@@ -287,5 +288,35 @@ func waitStats(t *testing.T, n *Notifier, ok func(Stats) bool) {
 			t.Fatalf("stats %+v", n.Stats())
 		}
 		time.Sleep(time.Millisecond)
+	}
+}
+
+// A dialog announced before the screen was read (the CLI's status report:
+// "the CLI reports it is blocked on the user") is told with the question
+// the screen gives a moment later, and its id.
+func TestWaitingPostTellsTheScreensQuestion(t *testing.T) {
+	rcv := newReceiver(t)
+	h := newHarness(t, []config.Notify{urlRule([]string{"agent_waiting"}, rcv.srv.URL, config.NotifyJSON)}, clock.Real{}, 1, 8)
+	screen := "Would you like to run the following command?\n$ curl -s http://127.0.0.1:9/probe > fetched.txt\n› 1. Yes, proceed (y)\n2. No (esc)"
+	start := time.Now()
+	h.n.SetDialogs(func(agent string) string {
+		if agent == "worker-1" && time.Since(start) > 200*time.Millisecond {
+			return screen
+		}
+		return "the CLI reports it is blocked on the user"
+	})
+	line := `{"event":"agent_waiting","agent":"worker-1","task":"T1","kind":"other","text":"the CLI reports it is blocked on the user","on_screen":false}`
+	h.n.Notify(Event{Name: "agent_waiting", Agent: "worker-1", Task: "T1", JSON: []byte(line + "\n")})
+	var m Message
+	p := rcv.next(t)
+	if err := json.Unmarshal([]byte(p.body), &m); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(m.Question, "Would you like to run the following command?") || strings.Contains(m.Question, "1. Yes") ||
+		m.DialogID != profile.DialogID(screen) {
+		t.Errorf("message: %+v", m)
+	}
+	if d := p.at.Sub(start); d > time.Second {
+		t.Errorf("posted %s after the event", d)
 	}
 }

@@ -1,9 +1,203 @@
 package session
 
 import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"sync"
+	"time"
+
 	"github.com/wardenhq/warden/protocol"
 	"github.com/wardenhq/warden/protocol/profile"
+	"github.com/wardenhq/warden/supervisor/event"
 )
+
+// A person answers the dialog an agent waits on (warden answer, the
+// page): warden types the CLI's own keys for allow-once or deny, only into
+// the dialog the person saw, and reads the screen until it is gone.
+
+// Answered is what a person's answer did.
+type Answered struct {
+	Choice   string
+	Kind     string
+	Question string
+	DialogID string
+	// Took is from the answer's keys typed to the dialog gone from the
+	// screen.
+	Took time.Duration
+}
+
+const (
+	// answerClose bounds the wait for the dialog to leave the screen once
+	// the answer was typed.
+	answerClose = 5 * time.Second
+	// answerRedraw bounds the wait for the selection to move after an
+	// arrow key.
+	answerRedraw = time.Second
+	// answerScreen bounds the wait for a dialog announced by another
+	// channel to be drawn on the screen.
+	answerScreen = 1500 * time.Millisecond
+	// answerMoves bounds the rounds of arrow keys.
+	answerMoves = 6
+)
+
+// answering holds the sessions an answer is being typed into; announced
+// the id each session's last agent_waiting carried.
+var answering, announced sync.Map
+
+// announce notes the dialog agent_waiting names and returns its id: its
+// text's when it was read off the screen. A dialog announced by the CLI's
+// status report or a hook before the screen was read ("dialog open") gets
+// an id of its own, since every such announcement reads the same; it is
+// the same dialog once the screen gives its text, and an answer may name
+// it by either id.
+func (s *Session) announce(text string, onScreen bool) string {
+	id := profile.DialogID(text)
+	if !onScreen {
+		id = profile.DialogID(text + "\x00" + s.id + "\x00" + strconv.FormatInt(time.Now().UnixNano(), 10))
+	}
+	announced.Store(s, id)
+	return id
+}
+
+// isDialog reports whether id names the dialog the agent waits on now: its
+// text's, or the one its agent_waiting carried.
+func (s *Session) isDialog(id string) bool {
+	if profile.DialogID(s.dialogText()) == id {
+		return true
+	}
+	a, _ := announced.Load(s)
+	return a == id
+}
+
+// StaleAnswer: the dialog the person answered is not the one on the
+// screen now.
+var StaleAnswer = errors.New("stale answer")
+
+// Answer answers the dialog the agent waits on with choice
+// (profile.AnswerAllowOnce or AnswerDeny) for a person, via "cli" or
+// "page". dialogID, when set, is the dialog the person saw
+// (profile.DialogID): any other is refused, as is an answer with no dialog
+// on the screen. It returns once the dialog is gone from the screen, and
+// writes dialog_answered {by: person, via, choice}.
+func (s *Session) Answer(ctx context.Context, choice, dialogID, via string) (*Answered, error) {
+	select {
+	case <-s.ended:
+		return nil, ErrEnded
+	case <-s.procReady:
+	}
+	if _, busy := answering.LoadOrStore(s, true); busy {
+		return nil, errors.New("another answer to this agent's dialog is being typed now")
+	}
+	defer answering.Delete(s)
+	if !s.dialog.up.Load() {
+		return nil, errors.New("the agent waits on no dialog now (it was answered, or it is gone)")
+	}
+	if dialogID != "" && !s.isDialog(dialogID) {
+		return nil, fmt.Errorf("%w: the agent waits on another dialog now (%s), not the one answered: look again (warden ps) and answer that one",
+			StaleAnswer, firstLine(s.dialogQuestionNow()))
+	}
+	s.input.mu.Lock()
+	d, id, err := s.typeAnswer(choice, dialogID)
+	s.input.mu.Unlock()
+	if err != nil {
+		s.log.Info("a person's answer refused", "choice", choice, "via", via, "why", err)
+		return nil, err
+	}
+	typed := time.Now()
+	for {
+		cur, ok := s.prof.Dialog(s.screen())
+		if !ok || profile.DialogID(visibleText(cur.Text)) != id {
+			break
+		}
+		if time.Since(typed) > answerClose {
+			return nil, fmt.Errorf("the %s keys were typed, but after %s the dialog is still on the agent's screen", choice, answerClose)
+		}
+		select {
+		case <-s.ended:
+			return nil, ErrEnded
+		case <-ctx.Done():
+			return nil, fmt.Errorf("the %s keys were typed; no longer waiting for the dialog to close: %w", choice, ctx.Err())
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	a := &Answered{Choice: choice, Kind: d.Kind, Question: dialogQuestion(d), DialogID: id, Took: time.Since(typed)}
+	s.log.Info("a person answered the dialog", "choice", choice, "via", via, "took", a.Took)
+	s.r.Event(event.DialogAnswered, "by", "person", "via", via, "choice", choice, "kind", d.Kind,
+		"text", visibleText(d.Text), "question", a.Question, "dialog_id", id, "session_id", s.id)
+	s.r.Printf("DIALOG ANSWERED: %s's dialog (%s: %s) answered %s by a person through %s\n",
+		s.cfg.Agent, d.Kind, firstLine(a.Question), choice, viaText(via))
+	return a, nil
+}
+
+// typeAnswer (with the input held) reads the dialog off the screen, checks
+// it is the one answered, and types the choice's keys: arrow keys toward
+// it, the screen read again after each round, then the key that takes it.
+func (s *Session) typeAnswer(choice, dialogID string) (profile.Dialog, string, error) {
+	// The screen shows the dialog warden reports waiting on: the CLI's
+	// status report or hook may say it waits before the screen settles,
+	// and the loop adopts the screen's text a moment after (the same
+	// dialog, or another one, announced anew).
+	var (
+		scr profile.Screen
+		d   profile.Dialog
+		ok  bool
+		id  string
+	)
+	for deadline := time.Now().Add(answerScreen); ; time.Sleep(25 * time.Millisecond) {
+		scr = s.screen()
+		d, ok = s.prof.Dialog(scr)
+		id = profile.DialogID(visibleText(d.Text))
+		if ok && s.dialog.up.Load() && id == profile.DialogID(s.dialogText()) {
+			break
+		}
+		if time.Now().After(deadline) {
+			if !ok {
+				return d, "", errors.New("the CLI says it waits, but warden reads no dialog on its screen now: answer it with warden attach --rw")
+			}
+			return d, "", errors.New("the dialog on the agent's screen is not yet the one warden reports it waiting on: look again and answer")
+		}
+	}
+	if dialogID != "" && !s.isDialog(dialogID) {
+		return d, "", fmt.Errorf("%w: the dialog on the agent's screen now (%s) is not the one answered", StaleAnswer, firstLine(dialogQuestion(d)))
+	}
+	for range answerMoves {
+		keys, final, err := s.prof.Answer(choice, scr)
+		if err != nil {
+			return d, "", err
+		}
+		before := visibleText(d.Text)
+		for _, k := range keys {
+			time.Sleep(k.Pause)
+			if _, err := s.proc.Write(k.Bytes); err != nil {
+				return d, "", fmt.Errorf("type the answer: %w", err)
+			}
+		}
+		if final {
+			return d, id, nil
+		}
+		// The selection moves: read the dialog again once it is redrawn.
+		deadline := time.Now().Add(answerRedraw)
+		for {
+			time.Sleep(20 * time.Millisecond)
+			scr = s.screen()
+			d, ok = s.prof.Dialog(scr)
+			if !ok || profile.DialogID(visibleText(d.Text)) != id {
+				return d, "", errors.New("the dialog changed while warden moved its selection: nothing was confirmed")
+			}
+			if visibleText(d.Text) != before || time.Now().After(deadline) {
+				break
+			}
+		}
+	}
+	return d, "", errors.New("the selection never reached the allow-once choice: nothing was confirmed")
+}
+
+// dialogQuestionNow is the question of the dialog the agent waits on now.
+func (s *Session) dialogQuestionNow() string {
+	return profile.QuestionOf(s.dialogText())
+}
 
 // dialogQuestion is what dialog d asks, as events carry it: its question
 // (the profile's), or its text without the choices.
@@ -12,5 +206,24 @@ func dialogQuestion(d profile.Dialog) string {
 	if q == "" {
 		q = profile.QuestionOf(d.Text)
 	}
-	return protocol.Visible(profile.Sanitize(q))
+	return visibleText(q)
+}
+
+func visibleText(s string) string { return protocol.Visible(profile.Sanitize(s)) }
+
+func viaText(via string) string {
+	switch via {
+	case "page":
+		return "the page"
+	case "cli":
+		return "warden answer"
+	}
+	return via
+}
+
+// sameDialog reports whether two texts read off the screen are one dialog:
+// the same but for where its selection mark is (a person, or warden
+// answer, moving it).
+func sameDialog(a, b string) bool {
+	return a == b || profile.DialogID(a) == profile.DialogID(b)
 }

@@ -88,7 +88,7 @@ func (s *Session) checkDialog() {
 		return
 	}
 	switch {
-	case ok && w.cur != nil && (!onScreen || !w.screen || d.Text == w.cur.Text):
+	case ok && w.cur != nil && (!onScreen || !w.screen || sameDialog(d.Text, w.cur.Text)):
 		// The same dialog, redrawn or seen through another channel: the
 		// screen's text is the better one.
 		if onScreen && !w.screen {
@@ -116,7 +116,7 @@ func (s *Session) checkDialog() {
 		}
 		s.r.Waiting(&d)
 		s.log.Warn("agent waits on a dialog", "kind", d.Kind, "text", firstLine(d.Text), console.Printed, true)
-		s.r.Event(event.AgentWaiting, "kind", d.Kind, "text", d.Text, "question", dialogQuestion(d), "dialog_id", profile.DialogID(d.Text), "session_id", s.id)
+		s.r.Event(event.AgentWaiting, "kind", d.Kind, "text", d.Text, "question", dialogQuestion(d), "dialog_id", s.announce(d.Text, onScreen), "on_screen", onScreen, "session_id", s.id)
 		s.r.Printf("%s", waitsLine(s.cfg.Agent, d, s.cfg.Dialog)) // and how to answer it (dialogline.go)
 	case w.cur != nil:
 		if !w.kept {

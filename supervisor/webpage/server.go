@@ -147,6 +147,7 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("GET /api/ps", s.ps)
 	mux.HandleFunc("GET /api/screen/{agent}", s.screen)
 	mux.HandleFunc("GET /api/events", s.events)
+	mux.HandleFunc("POST /api/answer/{agent}", s.answer)
 	return s.guard(mux)
 }
 

@@ -140,11 +140,54 @@ function card(name) {
   l1.append(el("h3", "", "Completed"), c.done);
   l2.append(el("h3", "", "Remaining"), c.left);
   lists.append(l1, l2);
-  root.append(top, progress, c.times, c.seed, c.dialog, lists, c.screen);
+  c.answer = answerBox(c);
+  root.append(top, progress, c.times, c.seed, c.dialog, c.answer, lists, c.screen);
   c.progress = progress;
   c.lists = lists;
   S.cards[name] = c;
   return c;
+}
+
+// answerBox holds the two answers a person gives the dialog an agent waits
+// on: shown only while it waits; each POSTs the choice with the dialog as
+// the page showed it, so that warden answers that dialog or none.
+function answerBox(c) {
+  const box = el("div", "answer");
+  const allow = el("button", "allow", "Allow once"), deny = el("button", "deny", "Deny");
+  c.said = el("span", "said");
+  for (const [b, choice] of [[allow, "allow-once"], [deny, "deny"]]) {
+    b.type = "button";
+    b.dataset.choice = choice;
+    b.addEventListener("click", () => answer(c, choice));
+  }
+  box.append(allow, deny, c.said);
+  box.hidden = true;
+  return box;
+}
+
+function showAnswer(c, a) {
+  const waits = a.state === "waiting" && !!a.dialog;
+  if (waits && c.shown !== a.dialog) c.said.textContent = "";
+  c.shown = waits ? a.dialog : "";
+  c.answer.hidden = !waits;
+}
+
+async function answer(c, choice) {
+  const dialog = c.shown;
+  if (!dialog) return;
+  for (const b of c.answer.querySelectorAll("button")) b.disabled = true;
+  c.said.textContent = choice === "deny" ? "denying…" : "allowing once…";
+  try {
+    const r = await fetch("api/answer/" + encodeURIComponent(c.root.dataset.agent), {
+      method: "POST", headers: { "Content-Type": "application/json" }, credentials: "same-origin",
+      body: JSON.stringify({ choice, dialog }),
+    });
+    const body = await r.json().catch(() => ({}));
+    c.said.textContent = r.ok ? "answered " + body.choice + ": the dialog closed" : "not answered: " + (body.error || r.status);
+  } catch (e) {
+    c.said.textContent = "not answered: " + e;
+  }
+  for (const b of c.answer.querySelectorAll("button")) b.disabled = false;
 }
 
 function fill(ul, items, last) {
@@ -195,6 +238,7 @@ function drawAgents(ps) {
     c.root.classList.toggle("blocked", !!blocked);
     c.dialog.hidden = !(a.state === "waiting" && a.dialog);
     c.dialog.textContent = a.dialog || "";
+    showAnswer(c, a);
     c.progress.hidden = c.lists.hidden = !task && !cp; // an agent without tasks
     fill(c.done, cp && cp.completed, true);
     fill(c.left, cp && cp.remaining, false);

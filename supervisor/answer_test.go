@@ -1,0 +1,105 @@
+package supervisor
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/wardenhq/warden/internal/proctest"
+	"github.com/wardenhq/warden/protocol/profile"
+	"github.com/wardenhq/warden/supervisor/control"
+	"github.com/wardenhq/warden/supervisor/event"
+	"github.com/wardenhq/warden/supervisor/state"
+)
+
+// A person answers the dialog a fake TUI (Claude Code's dialog, "1. Yes"
+// preselected) waits on, over the control socket as warden answer does:
+// an answer naming another dialog is refused and types nothing; allow-once
+// takes the dialog's Yes (Enter), deny its Esc; dialog_answered says by
+// whom, how and what, the agent goes on, and a second answer finds no
+// dialog to answer.
+func TestPersonAnswersDialog(t *testing.T) {
+	for _, c := range []struct{ choice, fake string }{
+		{profile.AnswerAllowOnce, "APPROVED"},
+		{profile.AnswerDeny, "DENIED"},
+	} {
+		t.Run(c.choice, func(t *testing.T) {
+			defer proctest.AssertNone(t)
+			log := filepath.Join(t.TempDir(), "dialog.log")
+			cfg := writeTeam(t, dialogTimers("wait"), fakeAgent{name: "w", mode: "tui-dialog:" + log, profile: "claude"})
+			team, out, wait := startTeamCfg(t, cfg)
+			waitFor(t, "agent_waiting", func() bool { return countEvents(eventsOf(t, cfg), event.AgentWaiting, "w") == 1 })
+			seen := firstEvent(eventsOf(t, cfg), event.AgentWaiting)
+			id, _ := seen["dialog_id"].(string)
+			if q, _ := seen["question"].(string); !strings.Contains(q, "Do you want to proceed?") || strings.Contains(q, "1. Yes") || id == "" {
+				t.Errorf("agent_waiting: question %q, dialog_id %q", q, id)
+			}
+			cl := control.NewClient(cfg.StateDir)
+			_, err := cl.Answer("w", control.AnswerRequest{Choice: c.choice, DialogID: "0123456789", Via: "cli"})
+			if err == nil || !strings.Contains(err.Error(), "stale answer") {
+				t.Errorf("an answer to another dialog: %v", err)
+			}
+			if lines := dialogLog(t, log); hasPrefix(lines, "TYPED") >= 0 || hasPrefix(lines, c.fake) >= 0 {
+				t.Fatalf("the stale answer typed something: %v", lines)
+			}
+			if _, err := cl.Answer("w", control.AnswerRequest{Choice: "allow-always", DialogID: id, Via: "cli"}); err == nil {
+				t.Error("allow-always answered")
+			}
+			a, err := cl.Answer("w", control.AnswerRequest{Choice: c.choice, DialogID: id, Via: "cli"})
+			if err != nil {
+				t.Fatalf("answer: %v", err)
+			}
+			if a.Choice != c.choice || a.DialogID != id || a.Kind != "permission" || !strings.Contains(a.Question, "curl -s") {
+				t.Errorf("answered: %+v", a)
+			}
+			if lines := dialogLog(t, log); hasPrefix(lines, c.fake) < 0 || hasPrefix(lines, "TYPED") >= 0 {
+				t.Errorf("the fake TUI saw: %v", lines)
+			}
+			if _, err := cl.Answer("w", control.AnswerRequest{Choice: c.choice, DialogID: id, Via: "cli"}); err == nil ||
+				!strings.Contains(err.Error(), "no dialog") {
+				t.Errorf("a second answer: %v", err)
+			}
+			waitFor(t, "agent_resumed", func() bool { return countEvents(eventsOf(t, cfg), event.AgentResumed, "w") == 1 })
+			ans := firstEvent(eventsOf(t, cfg), event.DialogAnswered)
+			if ans == nil || ans["by"] != "person" || ans["via"] != "cli" || ans["choice"] != c.choice || ans["dialog_id"] != id {
+				t.Errorf("dialog_answered: %v", ans)
+			}
+			if snap, _ := state.ReadSnapshot(cfg.StateDir); snap == nil || snap.Agents[0].State == state.Waiting {
+				t.Errorf("state.json after the answer: %+v", snap)
+			}
+			team.Stop(true)
+			wait()
+			if !strings.Contains(out.String(), "DIALOG ANSWERED: w's dialog (permission: Bash command) answered "+c.choice+" by a person through warden answer") {
+				t.Errorf("stdout:\n%s", out.String())
+			}
+		})
+	}
+}
+
+// A dialog announced by the CLI's hook alone, which warden cannot read off
+// the screen, is never answered: warden types nothing without a dialog on
+// the screen it knows.
+func TestAnswerNeedsADialogOnTheScreen(t *testing.T) {
+	defer proctest.AssertNone(t)
+	warden, err := buildWarden()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("WARDEN_BIN", warden)
+	log := filepath.Join(t.TempDir(), "dialog.log")
+	cfg := writeTeam(t, dialogTimers("wait"), fakeAgent{name: "w", mode: "tui-dialog:" + log + ":hook", profile: "claude"})
+	team, _, wait := startTeamCfg(t, cfg)
+	waitFor(t, "agent_waiting", func() bool { return countEvents(eventsOf(t, cfg), event.AgentWaiting, "w") == 1 })
+	_, err = control.NewClient(cfg.StateDir).Answer("w", control.AnswerRequest{Choice: profile.AnswerAllowOnce, Via: "cli"})
+	if err == nil || !strings.Contains(err.Error(), "reads no dialog on its screen") {
+		t.Errorf("answer without a dialog on the screen: %v", err)
+	}
+	if lines := dialogLog(t, log); hasPrefix(lines, "TYPED") >= 0 || hasPrefix(lines, "APPROVED") >= 0 {
+		t.Errorf("something was typed: %v", lines)
+	}
+	team.Stop(true)
+	wait()
+	if countEvents(eventsOf(t, cfg), event.DialogAnswered, "") != 0 {
+		t.Error("dialog_answered without an answer")
+	}
+}

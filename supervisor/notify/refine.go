@@ -1,0 +1,55 @@
+package notify
+
+import (
+	"encoding/json"
+	"time"
+
+	names "github.com/wardenhq/warden/supervisor/event"
+)
+
+// readGrace is how long a POST for agent_waiting waits for the dialog's
+// text off the screen when the event came before it: the CLI's status
+// report or its hook can say it waits some 300 ms before the screen
+// settles (its text then is "dialog open", or none at all).
+const readGrace = 600 * time.Millisecond
+
+// SetDialogs gives the notifier the text of the dialog each agent waits on
+// now ("" none), as warden ps shows it: a POST for agent_waiting, and each
+// renotify, tells the dialog's question as the screen has it.
+func (n *Notifier) SetDialogs(f func(agent string) string) {
+	n.mu.Lock()
+	n.dialogs = f
+	n.mu.Unlock()
+}
+
+// dialogText is the dialog's text for j's message: the agent's dialog now
+// when it differs from the event's (read off the screen since), after up
+// to readGrace for the first announcement; "" to keep the event's.
+func (n *Notifier) dialogText(j job) string {
+	n.mu.Lock()
+	f := n.dialogs
+	n.mu.Unlock()
+	if f == nil || j.ev.Name != names.AgentWaiting || j.ev.Agent == "" {
+		return ""
+	}
+	var ev struct {
+		Text     string `json:"text"`
+		OnScreen bool   `json:"on_screen"`
+	}
+	_ = json.Unmarshal(j.ev.JSON, &ev)
+	deadline := time.Now().Add(readGrace)
+	if ev.OnScreen {
+		deadline = time.Now() // the screen's text already
+	}
+	for {
+		now := f(j.ev.Agent)
+		if now == "" || now != ev.Text || j.again > 0 || time.Now().After(deadline) {
+			return now
+		}
+		select {
+		case <-n.abort:
+			return now
+		case <-time.After(25 * time.Millisecond):
+		}
+	}
+}

@@ -1,0 +1,271 @@
+package supervisor
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/wardenhq/warden/internal/fakeprovider"
+	"github.com/wardenhq/warden/internal/proctest"
+	"github.com/wardenhq/warden/supervisor/event"
+)
+
+// TestRealCLIAccountParkedAtItsLimit: two agents of one account (the same
+// real CLI, the same config home: the default account) against a fake
+// provider that signals the usage limit the way the CLI's vendor does. The
+// first checkpoint request of agent a meets the limit; warden parks a and
+// b within a second (account_parked; b's process group stopped), nothing
+// reaches the provider from either while the window is open (the ledger:
+// only refusals of a), no checkpoint request, no stale alarm, no restart;
+// at the reset plus the margin account_resumed, and each carries on the
+// way its CLI needs — Claude Code by its own continue (nothing typed for
+// it), Codex's model-switch dialog answered `2` at once and `continue`
+// typed once at the reset, Gemini CLI's "Keep trying" answered after the
+// reset — and each answers a checkpoint request after it. Neither limit
+// dialog is reported as a person's.
+func TestRealCLIAccountParkedAtItsLimit(t *testing.T) {
+	for _, cli := range []string{"claude", "codex", "gemini"} {
+		t.Run(cli, func(t *testing.T) { testRealAccount(t, cli) })
+	}
+}
+
+// accountEnv seeds the home both agents of cli share and returns the
+// environment of agent name: its requests carry the provider's account
+// header with its name, so that the ledger tells the agents apart.
+func accountEnv(t *testing.T, cli, home, project, url, name string) map[string]string {
+	env := seed(t, cli, home, project, url)
+	switch cli {
+	case "claude": // signed in to claude.ai: the unified limit headers, the status line's rate_limits
+		delete(env, "ANTHROPIC_AUTH_TOKEN")
+		env["CLAUDE_CODE_OAUTH_TOKEN"] = "fake-oauth-token"
+		env["ANTHROPIC_CUSTOM_HEADERS"] = fakeprovider.AccountHeader + ": " + name
+	case "gemini":
+		env["GEMINI_CLI_CUSTOM_HEADERS"] = fakeprovider.AccountHeader + ":" + name
+	case "codex":
+		path := filepath.Join(home, ".codex", "config.toml")
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		const line = `wire_api = "responses"`
+		s := strings.Replace(string(b), line, line+"\n"+`env_http_headers = { "`+fakeprovider.AccountHeader+`" = "FAKE_ACCOUNT" }`, 1)
+		if err := os.WriteFile(path, []byte(s), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		env["FAKE_ACCOUNT"] = name
+	}
+	env["HOME"], env["LANG"], env["TZ"], env["CI"] = home, "C.UTF-8", "UTC", "false"
+	return env
+}
+
+// limitReset is when a window opened at now resets: a few seconds away for
+// a CLI that reports it to the second (Claude Code's status line); for one
+// that shows a clock to the minute (Codex's banner, Gemini CLI's dialog),
+// the next whole minute at least 5 s away, so that the clock shown is the
+// reset itself.
+func limitReset(cli string, now time.Time) time.Time {
+	if cli == "claude" {
+		return now.Add(6 * time.Second).Truncate(time.Second) // resets_at is whole seconds
+	}
+	return now.Add(5 * time.Second).Truncate(time.Minute).Add(time.Minute)
+}
+
+// accountRig is the provider's side of the test: a's first checkpoint
+// request opens a limit window for a; once the account is parked the test
+// opens it for every agent (b's request in flight as a met the limit would
+// otherwise meet it too, and b would show the limit itself).
+type accountRig struct {
+	cli string
+	srv *fakeprovider.Server
+
+	mu     sync.Mutex
+	window *fakeprovider.LimitWindow
+	hit    fakeprovider.Request // a's turn that met the limit
+}
+
+func (g *accountRig) decide(r fakeprovider.Request) fakeprovider.Answer {
+	task := "T1"
+	if r.Account == "b" {
+		task = "T2"
+	}
+	if !strings.Contains(r.Prompt, "CHECKPOINT REQUEST: "+task) {
+		return fakeprovider.Answer{Text: "ready", InputTokens: 2000}
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if r.Account == "a" && g.window == nil {
+		reset := limitReset(g.cli, r.At)
+		g.window = g.srv.AddLimitWindow(&fakeprovider.LimitWindow{From: r.At, For: reset.Sub(r.At), ResetAt: reset, Account: "a"})
+		g.hit = r
+		return fakeprovider.Answer{Limit: &fakeprovider.Limit{Kind: fakeprovider.UsageLimit, ResetAt: reset}}
+	}
+	return fakeprovider.Answer{InputTokens: 3000, Text: "CHECKPOINT: " + task + "\nStatus: implementing\nCompleted:\n" +
+		"- parsed the config\nRemaining:\n- write tests\nFiles Modified: a.go\nEstimated Progress: 40%\n"}
+}
+
+func testRealAccount(t *testing.T, cli string) {
+	bin := realCLI(t, cli)
+	warden, err := buildWarden()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("WARDEN_BIN", warden)
+	defer proctest.AssertNone(t)
+
+	g := &accountRig{cli: cli}
+	g.srv = fakeprovider.New(testLogger(t), fakeprovider.Script{Decide: g.decide})
+	defer g.srv.Close()
+	root, _ := filepath.EvalSymlinks(t.TempDir())
+	home, project := filepath.Join(root, "home"), filepath.Join(root, "project")
+	os.MkdirAll(home, 0o700)
+	os.MkdirAll(project, 0o700)
+	cfg := writeTeamB(t, `checkpoint_interval = "3s"
+checkpoint_timeout = "60s"
+stale_warning = "15s"
+stale_failure = "30s"
+shutdown_timeout = "10s"
+usage_limit_wait = "5m"
+[[task]]
+id = "T1"
+agent = "a"
+prompt = "Say ready."
+[[task]]
+id = "T2"
+agent = "b"
+prompt = "Say ready."
+`, fakeAgent{name: "a", mode: "unused"}, fakeAgent{name: "b", mode: "unused"})
+	for i, name := range []string{"a", "b"} {
+		ag := &cfg.Agents[i]
+		env := accountEnv(t, cli, home, project, g.srv.URL(), name)
+		env["WARDEN_TEST_OWNER"] = ag.Env["WARDEN_TEST_OWNER"]
+		ag.Command, ag.Profile, ag.Dir, ag.Env = []string{bin}, cli, project, env
+	}
+	team, out, wait := startTeamWith(t, cfg, func(team *Team) { team.deps.Timers.UsageLimitMargin = 2 * time.Second })
+	var stopOnce sync.Once
+	stop := func() { stopOnce.Do(func() { team.Force(); wait() }) }
+	defer stop()
+
+	var parked map[string]any
+	waitForD(t, "account_parked", 120*time.Second, func() bool {
+		parked = firstEvent(eventsOf(t, cfg), event.AccountParked)
+		return parked != nil
+	})
+	parkedAt := eventTime(t, parked)
+	bPid := team.agents[1].Status().Pid
+	waitForD(t, "b's process group stopped", 5*time.Second, func() bool { return procState(bPid) == 'T' })
+	if lag := time.Since(parkedAt); lag > time.Second {
+		t.Errorf("b stopped %v after account_parked, want within 1 s", lag)
+	}
+	g.mu.Lock()
+	reset, hit := g.window.ResetAt, g.hit
+	g.mu.Unlock()
+	all := g.srv.AddLimitWindow(&fakeprovider.LimitWindow{For: time.Until(reset), ResetAt: reset})
+	t.Logf("limit met at %s, account parked %.2f s later (source %v), reset %s", hit.At.Format("15:04:05.000"),
+		parkedAt.Sub(hit.At).Seconds(), parked["source"], reset.Format("15:04:05"))
+
+	var resumed map[string]any
+	waitForD(t, "account_resumed", time.Until(reset)+30*time.Second, func() bool {
+		resumed = firstEvent(eventsOf(t, cfg), event.AccountResumed)
+		return resumed != nil
+	})
+	resumedAt := eventTime(t, resumed)
+	var again fakeprovider.Request // a's first turn answered after the reset
+	waitForD(t, "a's turn answered after the reset", 150*time.Second, func() bool {
+		for _, r := range g.srv.Ledger().Of("a").Between(reset, time.Now().Add(time.Hour)) {
+			if !r.Side && r.Status == 200 {
+				again = r
+				return true
+			}
+		}
+		return false
+	})
+	for _, name := range []string{"a", "b"} {
+		waitForD(t, name+"'s checkpoint after the reset", 60*time.Second, func() bool {
+			return eventsBetween(t, eventsOf(t, cfg), event.CheckpointReceived, name, resumedAt, time.Now()) > 0
+		})
+	}
+	time.Sleep(3 * time.Second) // a second continue would come now
+	stop()
+
+	evs := eventsOf(t, cfg)
+	t.Logf("account_resumed %.1f s after the reset; a went on %.1f s after it with %q",
+		resumedAt.Sub(reset).Seconds(), again.At.Sub(reset).Seconds(), again.Prompt)
+	if parked["account"] == "" || strings.Join(anyStrings(parked["agents"]), ",") != "a,b" || parked["resets_at"] == "" {
+		t.Errorf("account_parked %v", parked)
+	}
+	if resumedAt.Before(reset) {
+		t.Errorf("account_resumed at %s, before the reset %s", resumedAt, reset)
+	}
+	if n, m := countEvents(evs, event.AccountParked, ""), countEvents(evs, event.AccountResumed, ""); n != 1 || m != 1 {
+		t.Errorf("%d account_parked, %d account_resumed: want one each", n, m)
+	}
+	// Between the park and the reset nothing of the account reached the
+	// provider but refusals of a.
+	during := g.srv.Ledger().Between(parkedAt, reset)
+	if n := len(during.Of("b")); n != 0 {
+		t.Errorf("b made %d requests while parked", n)
+	}
+	for _, r := range during.Of("a") {
+		if !r.Refused {
+			t.Errorf("a's request answered while parked: %q", r.Prompt)
+		}
+	}
+	t.Logf("requests refused in the window besides a's turn: %d of a, %d of the account after the park",
+		g.window.Refused(), all.Refused())
+	for _, name := range []string{"a", "b"} {
+		if n := eventsBetween(t, evs, event.CheckpointRequested, name, parkedAt, resumedAt); n != 0 {
+			t.Errorf("%s was asked for %d checkpoints while parked", name, n)
+		}
+		for _, bad := range []string{event.AgentStale, event.AgentWarned} { // the park is longer than stale_failure
+			if n := eventsBetween(t, evs, bad, name, parkedAt, resumedAt); n != 0 {
+				t.Errorf("%s: %d %s while parked", name, n, bad)
+			}
+		}
+		for _, bad := range []string{event.AgentStalled, event.AgentRestarted, event.AgentWaiting} {
+			if n := countEvents(evs, bad, name); n != 0 {
+				t.Errorf("%s: %d %s", name, n, bad)
+			}
+		}
+		if n := countEvents(evs, event.AgentStarted, name); n != 1 {
+			t.Errorf("%s started %d times", name, n)
+		}
+	}
+	// One resume of a, never two: warden's continue and the CLI's own that
+	// reached the model (Gemini CLI's Keep trying resends the turn instead).
+	var continues []string
+	for _, r := range g.srv.Ledger().Of("a").Between(reset, time.Now()) {
+		if !r.Side && r.Status == 200 && (strings.TrimSpace(r.Prompt) == "continue" || strings.Contains(r.Prompt, "usage limit has reset")) {
+			continues = append(continues, r.Prompt)
+		}
+	}
+	if want := map[bool]int{true: 0, false: 1}[cli == "gemini"]; len(continues) != want {
+		t.Errorf("a was continued %d times, want %d: %q", len(continues), want, continues)
+	}
+	answered := firstEvent(evs, event.DialogAnswered)
+	switch cli {
+	case "claude": // its own continue; warden typed nothing
+		if !strings.Contains(again.Prompt, "usage limit has reset") {
+			t.Errorf("Claude Code went on with %q, not its own continue", again.Prompt)
+		}
+	case "codex": // `2` at once, `continue` at the reset
+		if answered == nil || answered["by"] != "warden" || answered["agent"] != "a" {
+			t.Errorf("dialog_answered %v", answered)
+		}
+		if strings.TrimSpace(again.Prompt) != "continue" {
+			t.Errorf("Codex went on with %q, want warden's continue", again.Prompt)
+		}
+	case "gemini": // Keep trying after the reset: the refused turn again
+		if answered == nil || answered["by"] != "warden" || answered["agent"] != "a" || eventTime(t, answered).Before(reset) {
+			t.Errorf("dialog_answered %v (reset %s)", answered, reset)
+		}
+		if !strings.Contains(again.Prompt, "CHECKPOINT REQUEST: T1") {
+			t.Errorf("Gemini CLI went on with %q, want its refused turn", again.Prompt)
+		}
+	}
+	if !strings.Contains(out.String(), "is at its usage limit") || !strings.Contains(out.String(), "a, b parked until") {
+		t.Errorf("stdout:\n%s", out.String())
+	}
+}
