@@ -113,7 +113,7 @@ func pageServer(logger hclog.Logger, addr, tokenFile, envToken, dir string, stdo
 	if err != nil {
 		return nil, err
 	}
-	srv, err := webpage.Listen(webpage.Options{Addr: addr, Token: token, Client: control.NewClient(dir), Log: logger})
+	srv, err := webpage.Listen(webpage.Options{Addr: addr, Token: token, Client: control.NewClient(dir), StateDir: dir, Log: logger})
 	if err != nil {
 		return nil, err
 	}

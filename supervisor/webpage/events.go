@@ -20,7 +20,9 @@ const (
 
 // events streams the team to the page as server-sent events: "ps" (the
 // team's state), "event" (an events.jsonl line), "screen" (an agent's
-// screen), and "down" when no warden answers (it keeps trying). At most
+// screen), and "down" when no warden answers (it keeps trying) — after
+// "disk", the team's last state and newest events from its state dir, once
+// each time warden is found gone (disk.go). At most
 // Limits.MaxStreams at once (each holds a watcher of the control socket);
 // one more is told 503. The server's write timeout would end a stream that
 // lives for hours (its read deadline net/http clears once the request is
@@ -52,10 +54,14 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	tick := time.NewTicker(keepAlive)
 	defer tick.Stop()
+	shown := false // the last state from disk, since warden was last seen
 	for ctx.Err() == nil {
 		updates, err := s.opts.Client.Watch(ctx, true)
 		if err != nil {
 			st.begin()
+			if !shown {
+				shown = s.sendDisk(w)
+			}
 			send(w, "down", map[string]string{"error": err.Error()})
 			if st.flush() != nil {
 				return
@@ -100,6 +106,7 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 				return
 			}
 		}
+		shown = false // what it wrote last is read again
 		st.begin()
 		send(w, "down", map[string]string{"error": "the team's warden went away"})
 		if st.flush() != nil {

@@ -33,7 +33,10 @@ type Options struct {
 	// required, on loopback too.
 	Token  string
 	Client *control.Client
-	Log    hclog.Logger
+	// StateDir is the team's state dir: with no warden running, the page
+	// shows the last state and events it holds (disk.go).
+	StateDir string
+	Log      hclog.Logger
 	// Limits bound what the page costs; zero fields are DefaultLimits'.
 	Limits Limits
 }

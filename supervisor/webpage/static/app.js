@@ -3,7 +3,7 @@
 // never HTML from the team.
 "use strict";
 
-const S = { ps: null, skew: 0, screens: {}, events: [], seen: new Set(), cards: {}, down: "", refused: false };
+const S = { ps: null, skew: 0, screens: {}, events: [], seen: new Set(), cards: {}, down: "", refused: false, disk: null };
 const $ = (id) => document.getElementById(id);
 const SVG = "http://www.w3.org/2000/svg";
 const MAX_EVENTS = 200;
@@ -42,7 +42,7 @@ function draw() {
   if (S.down || !ps) {
     conn.textContent = S.refused ? "refused" : S.down ? "no warden running" : "connecting";
     conn.className = "pill down";
-    $("summary").textContent = S.down;
+    $("summary").textContent = S.down + diskNote();
   }
   if (!ps) return;
   $("team").textContent = ps.team;
@@ -119,6 +119,16 @@ function count(n) {
 // dollars writes an amount as config.Dollars does: $5.00, $0.0123.
 function dollars(v) {
   return v !== 0 && Math.abs(v) < 0.01 ? "$" + v.toFixed(4) : "$" + v.toFixed(2);
+}
+
+// diskNote says the page shows the team as its state dir last held it (no
+// warden runs it: the morning after): when that was written, how it ended.
+function diskNote() {
+  const d = S.disk;
+  if (!d) return "";
+  const how = d.ended === "finished" ? "the run finished" : d.ended === "stopped" ? "the run was stopped" : "its supervisor is gone";
+  return " · " + how + "; its last state, written " + ago(d.updated_at) +
+    " (" + new Date(d.updated_at).toLocaleString() + "), and its last events";
 }
 
 function card(name) {
@@ -392,7 +402,17 @@ function connect() {
     S.ps = JSON.parse(m.data);
     S.skew = Date.now() - Date.parse(S.ps.now);
     S.down = "";
+    S.disk = null;
     S.refused = false;
+    redraw();
+  });
+  // No warden runs the team: its last state from the state dir (the
+  // "down" that follows says why), drawn as it was.
+  src.addEventListener("disk", (m) => {
+    const d = JSON.parse(m.data);
+    S.ps = d.ps;
+    S.skew = Date.now() - Date.parse(d.ps.now);
+    S.disk = d;
     redraw();
   });
   src.addEventListener("screen", (m) => {
