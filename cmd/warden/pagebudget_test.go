@@ -14,11 +14,12 @@ import (
 )
 
 // A team past its max_tokens with on_budget = "pause": the page's header
-// (and warden ps) say what the run spent against its budget and that the agents are
-// parked until `warden resume`; `warden resume` (the command, over the
-// control socket) lets them go on, and the page then says the budget is
-// lifted.
-func TestPageAndResumeAtTheBudget(t *testing.T) {
+// (and warden ps) say what the run spent against its budget and that the
+// agents are parked until `warden resume`; the page's Resume button lets
+// them go on (budget_resumed via page) and the page then says the budget is
+// lifted; `warden resume` has nothing left to resume, and raises the budget
+// with --max-tokens.
+func TestPageResumesAtTheBudget(t *testing.T) {
 	bin := chromium(t)
 	defer proctest.AssertNone(t)
 	owner := strings.TrimPrefix(fakeagent.Env("")[1], fakeagent.EnvOwner+"=")
@@ -53,14 +54,22 @@ func TestPageAndResumeAtTheBudget(t *testing.T) {
 		!strings.Contains(out, "none: parked at the budget") {
 		t.Errorf("warden ps: exit %d\n%s", code, out)
 	}
-	out, errOut, code := wardenCmd("resume", team)
-	if code != 0 || out != "resumed s; the team's budget no longer applies to this run\n" {
-		t.Errorf("warden resume: exit %d, %q %q", code, out, errOut)
+	// The page's button lets them go on: the budget lifted for the run.
+	if _, err := evalBool(p, `(() => { document.getElementById("resume").click(); return true })()`); err != nil {
+		t.Fatal(err)
 	}
-	waitEvents(t, team, "budget_resumed", "", 1)
+	evs := waitEvents(t, team, "budget_resumed", "", 1)
+	if e := evs[0]; e["via"] != "page" || e["lifted"] != true {
+		t.Errorf("budget_resumed %v", e)
+	}
 	pollPage(t, p, "the budget lifted", `(() => { const s = document.getElementById("spent");
-		return !s.classList.contains("paused") && / — budget lifted by .warden resume.$/.test(s.textContent) })()`, 10*time.Second)
+		return !s.classList.contains("paused") && document.getElementById("resumebox").hidden &&
+		/ — budget lifted by .warden resume.$/.test(s.textContent) })()`, 10*time.Second)
 	if _, errOut, code := wardenCmd("resume", team); code != 1 || !strings.Contains(errOut, "no agent is parked for the team's budget") {
 		t.Errorf("a second warden resume: exit %d, %q", code, errOut)
+	}
+	out, errOut, code := wardenCmd("resume", team, "--max-tokens", "1000000000")
+	if code != 0 || out != "no agent was parked; the team's budget: max_tokens 1000000000\n" {
+		t.Errorf("warden resume --max-tokens: exit %d, %q %q", code, out, errOut)
 	}
 }

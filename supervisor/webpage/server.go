@@ -151,6 +151,7 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("GET /api/screen/{agent}", s.screen)
 	mux.HandleFunc("GET /api/events", s.events)
 	mux.HandleFunc("POST /api/answer/{agent}", s.answer)
+	mux.HandleFunc("POST /api/resume", s.resume) // resume.go
 	return s.guard(mux)
 }
 

@@ -105,6 +105,26 @@ function drawSpent(u, b) {
   else if (b && b.reached) text += " — " + b.reached;
   box.textContent = text;
   box.classList.toggle("paused", !!(b && b.paused));
+  $("resumebox").hidden = !(b && b.paused);
+}
+
+// resumeAll lets the agents parked at the team's budget go on, the budget
+// lifted for this run: `warden resume` from the page (budget_resumed, via
+// page). Raising the budget instead is warden resume --max-cost's.
+async function resumeAll() {
+  const btn = $("resume"), said = $("resumesaid");
+  btn.disabled = true;
+  said.textContent = "resuming…";
+  try {
+    const r = await fetch("api/resume", { method: "POST", headers: { "Content-Type": "application/json" },
+      credentials: "same-origin", body: "{}" });
+    const body = await r.json().catch(() => ({}));
+    said.textContent = r.ok ? (body.agents.length ? body.agents.join(", ") + " resumed" : "no agent was parked") :
+      "not resumed: " + (body.error || r.status);
+  } catch (e) {
+    said.textContent = "not resumed: " + e;
+  }
+  btn.disabled = false;
 }
 
 // count writes a number of tokens short, as state.Count does: 950, 12.3k,
@@ -445,5 +465,6 @@ function connect() {
   };
 }
 
+$("resume").addEventListener("click", resumeAll);
 connect();
 setInterval(redraw, 1000); // ages and countdowns move
