@@ -55,6 +55,7 @@ func TestPageResumesAtTheBudget(t *testing.T) {
 		t.Errorf("warden ps: exit %d\n%s", code, out)
 	}
 	// The page's button lets them go on: the budget lifted for the run.
+	pollPage(t, p, "the resume button", `document.getElementById("resume").offsetParent !== null`, 5*time.Second)
 	if _, err := evalBool(p, `(() => { document.getElementById("resume").click(); return true })()`); err != nil {
 		t.Fatal(err)
 	}
@@ -63,7 +64,7 @@ func TestPageResumesAtTheBudget(t *testing.T) {
 		t.Errorf("budget_resumed %v", e)
 	}
 	pollPage(t, p, "the budget lifted", `(() => { const s = document.getElementById("spent");
-		return !s.classList.contains("paused") && document.getElementById("resumebox").hidden &&
+		return !s.classList.contains("paused") && document.getElementById("resumebox").offsetParent === null &&
 		/ — budget lifted by .warden resume.$/.test(s.textContent) })()`, 10*time.Second)
 	if _, errOut, code := wardenCmd("resume", team); code != 1 || !strings.Contains(errOut, "no agent is parked for the team's budget") {
 		t.Errorf("a second warden resume: exit %d, %q", code, errOut)
