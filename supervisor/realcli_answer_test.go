@@ -17,13 +17,14 @@ import (
 	"github.com/wardenhq/warden/protocol/profile"
 	"github.com/wardenhq/warden/supervisor/control"
 	"github.com/wardenhq/warden/supervisor/event"
+	"github.com/wardenhq/warden/supervisor/face"
 	"github.com/wardenhq/warden/supervisor/state"
 )
 
 // answerScript draws two approval dialogs, one after the other: the first
 // prompt's tool call (denied: first.txt never appears), then, at the next
-// message (warden's checkpoint request after the denial), a second one
-// (allowed once: second.txt appears).
+// message (typed with warden send after the denial), a second one (allowed
+// once: second.txt appears).
 type answerScript struct {
 	mu    sync.Mutex
 	calls int
@@ -117,7 +118,13 @@ func answerRun(tb testing.TB, c dialogCLI) (deny, allow time.Duration) {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	cfg := writeTeamB(tb, dialogHeader("wait", "1h")+`
+	// No checkpoint request in the way: the test types the next message.
+	cfg := writeTeamB(tb, `checkpoint_interval = "1h"
+checkpoint_timeout = "20s"
+stale_warning = "2h"
+stale_failure = "3h"
+shutdown_timeout = "10s"
+on_dialog = "wait"
 [[task]]
 id = "T1"
 prompt = "Fetch the probes."
@@ -170,6 +177,11 @@ prompt = "Fetch the probes."
 	}
 	if !strings.Contains(d.Question, firstProbe) || strings.Contains(d.Question, "1.") {
 		tb.Errorf("the first dialog's question: %q", d.Question)
+	}
+	// The next message draws the second dialog (a person's, as warden send
+	// types it at the turn boundary the denial left).
+	if r, err := cl.Send(c.cli, "Go on: fetch the second probe.", false, time.Minute); err != nil || r.Outcome != face.Submitted {
+		tb.Fatalf("send after the denial: %+v %v", r, err)
 	}
 	id2, _ := waiting(2)["dialog_id"].(string)
 	if id2 == id1 {

@@ -38,6 +38,9 @@ const (
 	// answerScreen bounds the wait for a dialog announced by another
 	// channel to be drawn on the screen.
 	answerScreen = 1500 * time.Millisecond
+	// answerSettle bounds the wait for the session's watch to see the
+	// dialog gone once the screen shows it gone.
+	answerSettle = 2 * time.Second
 	// answerMoves bounds the rounds of arrow keys.
 	answerMoves = 6
 )
@@ -122,7 +125,15 @@ func (s *Session) Answer(ctx context.Context, choice, dialogID, via string) (*An
 		case <-time.After(20 * time.Millisecond):
 		}
 	}
-	a := &Answered{Choice: choice, Kind: d.Kind, Question: dialogQuestion(d), DialogID: id, Took: time.Since(typed)}
+	took := time.Since(typed)
+	// The session's own watch sees it gone at its next look (the screen
+	// settles first): answered means warden ps and warden send agree.
+	for deadline := time.Now().Add(answerSettle); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if !s.dialog.up.Load() || !sameDialog(s.dialogText(), visibleText(d.Text)) {
+			break
+		}
+	}
+	a := &Answered{Choice: choice, Kind: d.Kind, Question: dialogQuestion(d), DialogID: id, Took: took}
 	s.log.Info("a person answered the dialog", "choice", choice, "via", via, "took", a.Took)
 	s.r.Event(event.DialogAnswered, "by", "person", "via", via, "choice", choice, "kind", d.Kind,
 		"text", visibleText(d.Text), "question", a.Question, "dialog_id", id, "session_id", s.id)
