@@ -93,7 +93,7 @@ func TestMemoryFloorAboveTheMachineWarns(t *testing.T) {
 			t.Errorf("memory_floor %s: warning %q, want one: %v", floor, got, warned)
 		}
 		if warned && (!strings.HasSuffix(got, "no agent will ever start here") ||
-			!strings.Contains(got, "team.toml:2:1: warning: memory_floor 1 TiB is not below this machine's memory")) {
+			!strings.Contains(got, "team.toml:2:1: warning: memory_floor 1024 GiB is not below this machine's memory")) {
 			t.Errorf("warning %q", got)
 		}
 	}
