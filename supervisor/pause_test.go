@@ -158,3 +158,31 @@ max_tokens = 8000
 		t.Errorf("%d budget_exceeded with the budget raised in the team file", n)
 	}
 }
+
+// A team stopped while its agents are parked at the budget stops at once:
+// a parked agent is asked for no last checkpoint (it could not answer), its
+// stopped process group is continued and ended, and the handoff says where
+// the run stood with its budget.
+func TestStopWhileParkedAtTheBudget(t *testing.T) {
+	defer proctest.AssertNone(t)
+	team, _, wait := startTeam(t, `shutdown_timeout = "2s"
+checkpoint_interval = "300ms"
+checkpoint_timeout = "20s"
+max_tokens = 5000
+on_budget = "pause"
+`+budgetTask, fakeAgent{name: "s", mode: "spender:in=1000:out=100:every=100ms"})
+	waitFor(t, "the agent parked", func() bool {
+		s, err := state.ReadSnapshot(team.cfg.StateDir)
+		return err == nil && s.Budget != nil && s.Budget.Paused
+	})
+	start := time.Now()
+	team.Stop(true)
+	wait()
+	if took := time.Since(start); took > 8*time.Second {
+		t.Errorf("the stop took %s (checkpoint_timeout 20s, shutdown_timeout 2s)", took)
+	}
+	md, err := os.ReadFile(filepath.Join(team.cfg.StateDir, "handoff.md"))
+	if err != nil || !strings.Contains(string(md), "## Spent") || !strings.Contains(string(md), "max_tokens 5000 reached: agents parked until `warden resume`") {
+		t.Errorf("handoff.md (%v):\n%s", err, md)
+	}
+}

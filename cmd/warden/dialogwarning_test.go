@@ -38,12 +38,13 @@ func answerThroughAttach(t *testing.T, team, agent string, keys string) {
 }
 
 // An agent waits on a dialog (Claude Code's, drawn by the fake TUI) and a
-// person answers it, through warden attach --rw on a terminal, through
-// warden send --force with stdout piped. The WARNING is printed once and
-// says how to answer it; on a terminal the log's WARN that repeats it goes
-// to logs/warden.log only (it was the second copy a person read), piped it
-// stays on stderr; a DIALOG CLOSED line says when it closed and through
-// what, and agent_resumed names the way (via).
+// person answers it: through warden attach --rw on a terminal, through
+// warden send --force or warden answer with stdout piped. The WARNING is
+// printed once and says how to answer it; on a terminal the log's WARN
+// that repeats it goes to logs/warden.log only (it was the second copy a
+// person read), piped it stays on stderr; a DIALOG CLOSED line says when
+// it closed and through what (warden answer's own DIALOG ANSWERED line
+// instead), and agent_resumed names the way (via).
 func TestDialogWarningOnceThenAnswered(t *testing.T) {
 	for _, c := range []struct {
 		name     string
@@ -58,6 +59,11 @@ func TestDialogWarningOnceThenAnswered(t *testing.T) {
 				t.Fatalf("warden send --force: exit %d\n%s%s", code, out, errOut)
 			}
 		}, "send", "answered through warden send --force"},
+		{"piped, warden answer", false, func(t *testing.T, team string) {
+			if out, errOut, code := wardenCmd("answer", team, "w", "allow-once"); code != 0 {
+				t.Fatalf("warden answer: exit %d\n%s%s", code, out, errOut)
+			}
+		}, "answer", ""}, // its own DIALOG ANSWERED line, no DIALOG CLOSED
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			defer proctest.AssertNone(t)
@@ -107,7 +113,10 @@ func TestDialogWarningOnceThenAnswered(t *testing.T) {
 			}
 			closed := regexp.MustCompile(`(?m)^DIALOG CLOSED: w's dialog \(permission: Bash command\) closed after \d+s, ` +
 				regexp.QuoteMeta(c.how) + `(  \[w \d{4}-\d\d-\d\d \d\d:\d\d:\d\d\])?$`)
-			if !closed.MatchString(out) || strings.Index(out, "DIALOG CLOSED") < strings.Index(out, "WARNING: w waits") {
+			switch {
+			case c.how == "" && (strings.Contains(out, "DIALOG CLOSED") || !strings.Contains(out, "DIALOG ANSWERED: w's dialog")):
+				t.Errorf("an answer through warden answer: want its DIALOG ANSWERED line and no DIALOG CLOSED:\n%s", out)
+			case c.how != "" && (!closed.MatchString(out) || strings.Index(out, "DIALOG CLOSED") < strings.Index(out, "WARNING: w waits")):
 				t.Errorf("no DIALOG CLOSED line after the WARNING, %q:\n%s", c.how, out)
 			}
 			if c.terminal == strings.Contains(errOut, "agent waits on a dialog") {

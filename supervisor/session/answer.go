@@ -108,6 +108,7 @@ func (s *Session) Answer(ctx context.Context, choice, dialogID, via string) (*An
 		s.log.Info("a person's answer refused", "choice", choice, "via", via, "why", err)
 		return nil, err
 	}
+	s.typedIntoDialog(viaAnswer) // its DIALOG ANSWERED line says it closed (dialogline.go)
 	typed := time.Now()
 	for {
 		cur, ok := s.prof.Dialog(s.screen())

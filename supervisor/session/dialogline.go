@@ -14,7 +14,7 @@ import (
 const (
 	viaAttach = "attach" // warden attach --rw
 	viaSend   = "send"   // warden send --force
-	viaAnswer = "answer" // warden answer, or the page's buttons: its own DIALOG ANSWERED line says so
+	viaAnswer = "answer" // warden answer, or the page's buttons (answer.go): its own DIALOG ANSWERED line says so
 )
 
 // waitsLine is the WARNING that agent waits on dialog d: what it is, and
