@@ -3,6 +3,7 @@ package supervisor
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,6 +16,7 @@ import (
 	"github.com/wardenhq/warden/internal/clock"
 	"github.com/wardenhq/warden/internal/fakeagent"
 	_ "github.com/wardenhq/warden/internal/fakeagent/hooked" // the "hooked" mode
+	"github.com/wardenhq/warden/runner"
 	"github.com/wardenhq/warden/supervisor/config"
 	"github.com/wardenhq/warden/supervisor/event"
 	"github.com/wardenhq/warden/supervisor/state"
@@ -22,7 +24,18 @@ import (
 
 func TestMain(m *testing.M) {
 	fakeagent.Main()
+	quietReaper()
 	os.Exit(m.Run())
+}
+
+// quietReaper starts the runner's reaper, which keeps the logger of the
+// first process started, with one of its own: with a test's, an orphan of a
+// real CLI reaped after that test ended would log into it (a panic).
+func quietReaper() {
+	log := hclog.New(&hclog.LoggerOptions{Name: "test", Level: hclog.Warn, Output: os.Stderr})
+	if p, err := runner.Start(log, runner.Config{Name: "reaper", Argv: []string{"true"}, Output: io.Discard}); err == nil {
+		p.Wait()
+	}
 }
 
 // fakeAgent is one [[agent]] running the test binary as a fake agent.
