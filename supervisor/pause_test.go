@@ -186,3 +186,56 @@ on_budget = "pause"
 		t.Errorf("handoff.md (%v):\n%s", err, md)
 	}
 }
+
+// `warden resume AGENT` lets that agent go on and keeps the others parked;
+// the budget stays reached until a resume of every agent lifts it.
+func TestResumeOneAgentAtTheBudget(t *testing.T) {
+	defer proctest.AssertNone(t)
+	spender := "spender:in=1000:out=100:every=100ms"
+	team, _, wait := startTeam(t, `shutdown_timeout = "2s"
+checkpoint_interval = "300ms"
+checkpoint_timeout = "2s"
+max_tokens = 8000
+on_budget = "pause"
+[[task]]
+id = "T1"
+prompt = "Spend."
+agent = "a"
+[[task]]
+id = "T2"
+prompt = "Spend."
+agent = "b"
+`, fakeAgent{name: "a", mode: spender}, fakeAgent{name: "b", mode: spender})
+	spentBy := func(name string) int64 {
+		for _, as := range team.agentStatus() {
+			if as.Name == name && as.Usage != nil {
+				return as.Usage.Tokens.Total()
+			}
+		}
+		return 0
+	}
+	waitFor(t, "both parked", func() bool { return team.agentNamed("a").BudgetHeld() && team.agentNamed("b").BudgetHeld() })
+	time.Sleep(2500 * time.Millisecond) // a whole usage poll: what was written before the stop is read
+	a0, b0 := spentBy("a"), spentBy("b")
+	r, err := control.NewClient(team.cfg.StateDir).Resume(control.ResumeRequest{Agent: "a"})
+	if err != nil || len(r.Agents) != 1 || r.Agents[0] != "a" || r.Lifted {
+		t.Fatalf("resume a: %+v %v", r, err)
+	}
+	waitFor(t, "a spending again", func() bool { return spentBy("a") > a0+3000 })
+	if b := spentBy("b"); b != b0 || !team.agentNamed("b").BudgetHeld() {
+		t.Errorf("b spent %d after %d, held %v", b, b0, team.agentNamed("b").BudgetHeld())
+	}
+	if snap := readSnapshot(t, team.cfg.StateDir); snap.Budget == nil || !snap.Budget.Paused || snap.Budget.Lifted {
+		t.Errorf("state.json budget %+v", snap.Budget)
+	}
+	if e := firstEvent(eventsOf(t, team.cfg), event.BudgetResumed); e == nil || e["agent"] != "a" {
+		t.Errorf("budget_resumed %v", e)
+	}
+	r, err = control.NewClient(team.cfg.StateDir).Resume(control.ResumeRequest{})
+	if err != nil || len(r.Agents) != 1 || r.Agents[0] != "b" || !r.Lifted {
+		t.Fatalf("resume: %+v %v", r, err)
+	}
+	waitFor(t, "b spending again", func() bool { return spentBy("b") > b0+3000 })
+	team.Stop(true)
+	wait()
+}
