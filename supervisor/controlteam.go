@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/wardenhq/warden/protocol"
+	"github.com/wardenhq/warden/protocol/profile"
 	"github.com/wardenhq/warden/runner"
 	"github.com/wardenhq/warden/supervisor/agent"
 	"github.com/wardenhq/warden/supervisor/control"
@@ -104,6 +105,9 @@ func (c controlTeam) PS() control.PS {
 
 func agentInfo(a *agent.Agent) control.Agent {
 	info := control.Agent{AgentStatus: a.Status(), Profile: a.Config().Profile}
+	if info.Dialog != "" { // what it asks, and its id for warden answer --dialog
+		info.Question, info.DialogID = profile.QuestionOf(info.Dialog), profile.DialogID(info.Dialog)
+	}
 	if s := a.Session(); s != nil {
 		info.SessionStarted = s.Started()
 		info.NextRequest, info.RequestedAt = s.Due()

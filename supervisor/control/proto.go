@@ -106,6 +106,10 @@ type Agent struct {
 	OutputSeq uint64 `json:"output_seq,omitempty"`
 	// Checkpoint is its last checkpoint in this run.
 	Checkpoint *Checkpoint `json:"checkpoint,omitempty"`
+	// Question is what the dialog it waits on asks, without its choices;
+	// DialogID names that dialog (warden answer --dialog).
+	Question string `json:"question,omitempty"`
+	DialogID string `json:"dialog_id,omitempty"`
 }
 
 // Checkpoint is what PS shows of an agent's last checkpoint.

@@ -49,6 +49,22 @@ const (
 // the id each session's last agent_waiting carried.
 var answering, announced sync.Map
 
+// announcement is the dialog an agent_waiting named: its id, when, and
+// whether it was read off the screen.
+type announcement struct {
+	id       string
+	at       time.Time
+	onScreen bool
+	// prev is an announcement by the CLI's status report or hook just
+	// before this one off the screen (within announceJoin): the same
+	// dialog, seen twice.
+	prev *announcement
+}
+
+// announceJoin is how soon after a dialog announced by the CLI's status
+// report or hook the screen's reading of it may follow.
+const announceJoin = 3 * time.Second
+
 // announce notes the dialog agent_waiting names and returns its id: its
 // text's when it was read off the screen. A dialog announced by the CLI's
 // status report or a hook before the screen was read ("dialog open") gets
@@ -56,12 +72,18 @@ var answering, announced sync.Map
 // the same dialog once the screen gives its text, and an answer may name
 // it by either id.
 func (s *Session) announce(text string, onScreen bool) string {
-	id := profile.DialogID(text)
+	now := time.Now()
+	a := &announcement{id: profile.DialogID(text), at: now, onScreen: onScreen}
 	if !onScreen {
-		id = profile.DialogID(text + "\x00" + s.id + "\x00" + strconv.FormatInt(time.Now().UnixNano(), 10))
+		a.id = profile.DialogID(text + "\x00" + s.id + "\x00" + strconv.FormatInt(now.UnixNano(), 10))
 	}
-	announced.Store(s, id)
-	return id
+	if old, ok := announced.Load(s); ok {
+		if o := old.(*announcement); !o.onScreen && onScreen && now.Sub(o.at) < announceJoin {
+			a.prev = o
+		}
+	}
+	announced.Store(s, a)
+	return a.id
 }
 
 // isDialog reports whether id names the dialog the agent waits on now: its
@@ -70,8 +92,12 @@ func (s *Session) isDialog(id string) bool {
 	if profile.DialogID(s.dialogText()) == id {
 		return true
 	}
-	a, _ := announced.Load(s)
-	return a == id
+	v, ok := announced.Load(s)
+	if !ok {
+		return false
+	}
+	a := v.(*announcement)
+	return a.id == id || (a.prev != nil && a.prev.id == id)
 }
 
 // StaleAnswer: the dialog the person answered is not the one on the

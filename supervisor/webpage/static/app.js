@@ -160,7 +160,14 @@ function card(name) {
   c = { root, name: el("span", "name", name), state: el("span", "state"), meta: el("span", "meta"),
     bar: el("div"), pct: el("span"), times: el("div", "times"), seed: el("div", "seed"), dialog: el("div", "dialog"),
     done: el("ul"), left: el("ul"), screen: el("pre", "screen") };
-  top.append(c.name, c.state, c.meta);
+  // On a phone the screen is shown on demand (app.css hides it there).
+  c.toggle = el("button", "showscreen", "screen");
+  c.toggle.type = "button";
+  c.toggle.addEventListener("click", () => {
+    root.classList.toggle("screenon");
+    c.toggle.textContent = root.classList.contains("screenon") ? "hide screen" : "screen";
+  });
+  top.append(c.name, c.state, c.meta, c.toggle);
   const progress = el("div", "progress");
   const bar = el("div", "bar");
   bar.append(c.bar);
@@ -199,6 +206,7 @@ function showAnswer(c, a) {
   const waits = a.state === "waiting" && !!a.dialog;
   if (waits && c.shown !== a.dialog) c.said.textContent = "";
   c.shown = waits ? a.dialog : "";
+  c.shownID = waits ? a.dialog_id || "" : "";
   c.answer.hidden = !waits;
 }
 
@@ -210,7 +218,7 @@ async function answer(c, choice) {
   try {
     const r = await fetch("api/answer/" + encodeURIComponent(c.root.dataset.agent), {
       method: "POST", headers: { "Content-Type": "application/json" }, credentials: "same-origin",
-      body: JSON.stringify({ choice, dialog }),
+      body: JSON.stringify({ choice, dialog, dialog_id: c.shownID }),
     });
     const body = await r.json().catch(() => ({}));
     c.said.textContent = r.ok ? "answered " + body.choice + ": the dialog closed" : "not answered: " + (body.error || r.status);
@@ -232,7 +240,10 @@ function drawAgents(ps) {
   const box = $("agents");
   const names = ps.agents.map((a) => a.name);
   for (const n of Object.keys(S.cards)) if (!names.includes(n)) { S.cards[n].root.remove(); delete S.cards[n]; }
-  ps.agents.forEach((a, i) => {
+  // The agents waiting for a person first (with their question and the
+  // two answers), the rest in ps's order.
+  const order = ps.agents.slice().sort((x, y) => (y.state === "waiting") - (x.state === "waiting"));
+  order.forEach((a, i) => {
     const c = card(a.name);
     if (box.children[i] !== c.root) box.insertBefore(c.root, box.children[i] || null);
     c.root.classList.toggle("waiting", a.state === "waiting");
@@ -267,7 +278,7 @@ function drawAgents(ps) {
     c.seed.hidden = !c.seed.textContent;
     c.root.classList.toggle("blocked", !!blocked);
     c.dialog.hidden = !(a.state === "waiting" && a.dialog);
-    c.dialog.textContent = a.dialog || "";
+    c.dialog.textContent = a.question || a.dialog || "";
     showAnswer(c, a);
     c.progress.hidden = c.lists.hidden = !task && !cp; // an agent without tasks
     fill(c.done, cp && cp.completed, true);
