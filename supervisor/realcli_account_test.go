@@ -26,10 +26,29 @@ import (
 // typed once at the reset, Gemini CLI's "Keep trying" answered after the
 // reset — and each answers a checkpoint request after it. Neither limit
 // dialog is reported as a person's.
+//
+// Each mostly waits: Claude Code for its own continue (up to two minutes
+// after the reset), Codex and Gemini CLI for a reset on a whole minute. So
+// Claude's run goes beside the other two, which go one after the other
+// (six CLIs at once are too many for a 2-core machine); the processes left
+// are checked once all are done.
 func TestRealCLIAccountParkedAtItsLimit(t *testing.T) {
-	for _, cli := range []string{"claude", "codex", "gemini"} {
-		t.Run(cli, func(t *testing.T) { testRealAccount(t, cli) })
+	warden, err := buildWarden()
+	if err != nil {
+		t.Fatal(err)
 	}
+	t.Setenv("WARDEN_BIN", warden)
+	defer proctest.AssertNone(t)
+	t.Run("each", func(t *testing.T) {
+		for _, group := range [][]string{{"claude"}, {"codex", "gemini"}} {
+			t.Run(strings.Join(group, "+"), func(t *testing.T) {
+				t.Parallel()
+				for _, cli := range group {
+					t.Run(cli, func(t *testing.T) { testRealAccount(t, cli) })
+				}
+			})
+		}
+	})
 }
 
 // accountEnv seeds the home both agents of cli share and returns the
@@ -108,13 +127,6 @@ func (g *accountRig) decide(r fakeprovider.Request) fakeprovider.Answer {
 
 func testRealAccount(t *testing.T, cli string) {
 	bin := realCLI(t, cli)
-	warden, err := buildWarden()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Setenv("WARDEN_BIN", warden)
-	defer proctest.AssertNone(t)
-
 	g := &accountRig{cli: cli}
 	g.srv = fakeprovider.New(testLogger(t), fakeprovider.Script{Decide: g.decide})
 	defer g.srv.Close()
@@ -165,6 +177,11 @@ prompt = "Say ready."
 	all := g.srv.AddLimitWindow(&fakeprovider.LimitWindow{For: time.Until(reset), ResetAt: reset})
 	t.Logf("limit met at %s, account parked %.2f s later (source %v), reset %s", hit.At.Format("15:04:05.000"),
 		parkedAt.Sub(hit.At).Seconds(), parked["source"], reset.Format("15:04:05"))
+	// The refusal, the CLI drawing it, warden reading it twice (a banner)
+	// or its hook, then the park: a few seconds at most on a loaded machine.
+	if lag := parkedAt.Sub(hit.At); lag > 4*time.Second {
+		t.Errorf("account parked %v after the refused request", lag)
+	}
 
 	var resumed map[string]any
 	waitForD(t, "account_resumed", time.Until(reset)+30*time.Second, func() bool {

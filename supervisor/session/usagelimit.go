@@ -53,7 +53,7 @@ type limitWatch struct {
 
 // bannerRecheck is when a banner seen once is read again: it counts only
 // when it is still there, the same, on a later read.
-const bannerRecheck = 2 * time.Second
+const bannerRecheck = time.Second
 
 // settled runs when the agent's output has been quiet for the profile's
 // settle time: the reader parses the screen, and a TUI's screen is checked
