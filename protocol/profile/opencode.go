@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // OpenCode (measured on 1.18.33, protocol/testdata/cli-opencode), a TUI
@@ -37,6 +38,14 @@ var opencodeRules = &tuiRules{
 	echoes:   opencodeEchoes,
 	busy: res(
 		`esc interrupt`,
+	),
+	// Each turn ends with a "▣  Build · MODEL · 1.2s" row (without the time
+	// when the turn was interrupted). A message sent below the last of them
+	// is a turn at work before "esc interrupt" shows: on a loaded machine
+	// OpenCode took more than a second to draw it, and an Enter pressed
+	// meanwhile for the next text was lost (the text stayed in the box).
+	turnEnd: res(
+		`^\s*▣  `,
 	),
 	noAnswer: "OpenCode draws its choices side by side and marks the selected one by its colour alone, " +
 		"which warden does not read: answer it with warden attach --rw",
@@ -108,7 +117,20 @@ func opencodeProfile() *Profile {
 	// Ctrl-C at an empty box quits; a second one, should the first have
 	// only cleared the box or stopped a turn.
 	p.quit = []Keys{{Bytes: []byte{0x03}}, {Bytes: []byte{0x03}, Pause: 700 * time.Millisecond}}
+	p.pasted = opencodePasted
 	return p
+}
+
+// opencodePasted is what OpenCode's input box shows in place of a pasted
+// text of 3 lines or more, or more than 150 characters (its paste summary,
+// on by default; measured in 1.18.33's code and recordings): "[Pasted ~N
+// lines]", N the text's newlines plus one.
+func opencodePasted(text string) string {
+	lines := strings.Count(text, "\n") + 1
+	if lines < 3 && utf8.RuneCountInString(text) <= 150 {
+		return ""
+	}
+	return fmt.Sprintf("[Pasted ~%d lines]", lines)
 }
 
 // opencodeGap cuts the sidebar off a row: its text starts after a run of

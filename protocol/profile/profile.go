@@ -81,6 +81,9 @@ type Profile struct {
 	env  []string  // added by Env unless already set
 	quit []Keys
 	cont string
+	// pasted is what the CLI shows in its input box in place of a pasted
+	// text (OpenCode's "[Pasted ~N lines]"), "" when it shows the text.
+	pasted func(text string) string
 }
 
 // WithLogger returns a copy of p that logs to logger, named "profile".

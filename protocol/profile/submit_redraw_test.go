@@ -1,0 +1,82 @@
+package profile
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+)
+
+// redrawAfter replays a recording from offset in small steps and returns the
+// first screen that shows neither the input box nor a dialog (a TUI
+// between two frames), and the next one that shows the box again.
+func redrawAfter(t *testing.T, p *Profile, rec *recording, offset int) (between, box staticScreen) {
+	t.Helper()
+	rp := rec.replay(t)
+	rp.to(offset)
+	found := false
+	for off := offset; off <= len(rec.raw); off += 64 {
+		s := rp.to(off)
+		v := p.tui.view(s.rows)
+		switch {
+		case !found && !v.hasBox && !v.dialog():
+			between, found = s, true
+		case found && v.hasBox && v.inputEmpty():
+			return between, s
+		}
+	}
+	t.Fatalf("%s: no frame without box and dialog after offset %d, then an empty box", rec.CLI, offset)
+	return
+}
+
+// OpenCode draws its permission dialog in place of the input box and the
+// box again after Esc, over several frames: for a moment the screen shows
+// neither (measured under warden with the real OpenCode: Resubmit took
+// that moment for a draft and dropped the checkpoint request it was
+// finishing, which then stayed unsent in the box). Resubmit waits for the
+// box or a dialog; a screen that never shows either gets no key; the box
+// back and empty gets the text again.
+func TestResubmitWaitsThroughARedraw(t *testing.T) {
+	rec := loadRecording(t, "opencode", "dialog-200x50")
+	p := mustProfile(t, "opencode")
+	between, box := redrawAfter(t, p, rec, sidecarDialogOffset(t, "opencode", "dialog-200x50"))
+	p.EnterDelay, p.SubmitWindow, p.EnterTries = 10*time.Millisecond, 100*time.Millisecond, 1
+	var w bytes.Buffer
+	err := p.Resubmit(context.Background(), &w, func() Screen { return between }, "CHECKPOINT REQUEST: T1")
+	if !errors.Is(err, ErrDialogTyped) || w.Len() != 0 {
+		t.Fatalf("Resubmit on a screen between frames = %v, wrote %q; want ErrDialogTyped and nothing", err, w.String())
+	}
+	w.Reset()
+	_ = p.Resubmit(context.Background(), &w, firstThen(between, box), "CHECKPOINT REQUEST: T1")
+	if !strings.HasPrefix(w.String(), pasteStart+"CHECKPOINT REQUEST: T1") {
+		t.Fatalf("Resubmit once the empty box is back wrote %q, want the text typed again", w.String())
+	}
+}
+
+// OpenCode shows a paste of 3 lines or more than 150 characters as "[Pasted
+// ~N lines]" in its box (measured: warden's request typed before a dialog
+// sat there as "[Pasted ~1 lines]" once the dialog was denied, and
+// Resubmit took it for a person's draft). Resubmit knows that summary for
+// the text it typed: Enter alone; another paste's summary is a draft.
+func TestResubmitKnowsOpenCodesPasteSummary(t *testing.T) {
+	rec := loadRecording(t, "opencode", "dialog-200x50")
+	pasted := rec.screenAt(t, rec.Typed[1].Offset) // the preamble pasted, before its Enter
+	text := strings.TrimSuffix(strings.TrimPrefix(rec.Typed[0].Text, pasteStart), pasteEnd)
+	p := mustProfile(t, "opencode")
+	if got := p.tui.view(pasted.rows).text; got != "[Pasted ~1 lines]" {
+		t.Fatalf("the box before Enter holds %q, want OpenCode's paste summary", got)
+	}
+	p.EnterDelay, p.SubmitWindow, p.EnterTries = 10*time.Millisecond, 20*time.Millisecond, 1
+	var w bytes.Buffer
+	_ = p.Resubmit(context.Background(), &w, func() Screen { return pasted }, text)
+	if w.String() != "\r" {
+		t.Fatalf("Resubmit of the pasted text wrote %q, want Enter alone", w.String())
+	}
+	w.Reset()
+	other := "line one\nline two\nline three"
+	if err := p.Resubmit(context.Background(), &w, func() Screen { return pasted }, other); !errors.Is(err, ErrDraft) || w.Len() != 0 {
+		t.Fatalf("Resubmit of another text over the summary = %v, wrote %q; want ErrDraft", err, w.String())
+	}
+}
