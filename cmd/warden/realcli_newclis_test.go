@@ -142,7 +142,6 @@ func waitScreen(t *testing.T, u *userScreen, what string, d time.Duration, cond 
 	t.Fatalf("%s never came; the screen:\n%s", what, strings.Join(u.Rows(), "\n"))
 }
 
-
 // With OpenCode and Qwen Code on PATH (the installed real ones), warden init
 // writes an agent for each that works unattended by its own rule: Qwen with
 // --approval-mode auto-edit, OpenCode with its preset's permission config
