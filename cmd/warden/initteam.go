@@ -66,6 +66,8 @@ func initAgent(c profile.CLI) string {
 		fmt.Fprintf(&b, "# %s\n", c.Init.Commented)
 	}
 	b.WriteString("# memory_max = \"4GB\"   # a cgroup limit where warden may make one, else a watch on its RSS: checkpoint, restart\n")
+	fmt.Fprintf(&b, "# account = %s   # agents on one account are parked together at its usage limit (default: the same CLI and config home)\n",
+		tomlValue(c.Name+"-plan"))
 	return b.String()
 }
 
@@ -180,6 +182,12 @@ dialog_timeout = "15m"
 # For a night: a team checkpoint and exit after max_runtime, or at stop_at.
 # max_runtime = "8h"
 # stop_at = "07:00"
+# An account's usage limit (a Claude plan's 5-hour window, Codex's): every
+# agent of the account is parked until the reset, then carries on ("wait");
+# or "checkpoint-exit": a team checkpoint and exit 0, for a timer to start
+# the next run after the reset. usage_limit_wait: when no reset time is given.
+# on_limit = "wait"
+# usage_limit_wait = "1h"
 # What the night may spend, every session of every agent counted: at
 # cost_warning %% of a budget a WARNING; at the budget a team checkpoint and
 # exit, or with on_budget = "pause" every agent parked until `+"`warden resume`"+`.
