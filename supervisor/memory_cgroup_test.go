@@ -94,13 +94,17 @@ func TestCgroupHoldsTheAgentsProcesses(t *testing.T) {
 	}
 }
 
-// childrenOfPid is pid's children (/proc/PID/task/PID/children).
+// childrenOfPid is pid's children: those of each of its threads
+// (/proc/PID/task/TID/children; Go forks from whichever thread runs).
 func childrenOfPid(pid int) []int {
-	b, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/task/" + strconv.Itoa(pid) + "/children")
+	tasks, _ := filepath.Glob("/proc/" + strconv.Itoa(pid) + "/task/*/children")
 	var out []int
-	for _, f := range strings.Fields(string(b)) {
-		if n, err := strconv.Atoi(f); err == nil {
-			out = append(out, n)
+	for _, f := range tasks {
+		b, _ := os.ReadFile(f)
+		for _, w := range strings.Fields(string(b)) {
+			if n, err := strconv.Atoi(w); err == nil {
+				out = append(out, n)
+			}
 		}
 	}
 	return out

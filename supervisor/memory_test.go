@@ -97,7 +97,7 @@ func watchStates(t *testing.T, cfg *config.Team, want string) func() bool {
 // other three wait their turn — state admission, one admission_waiting
 // each, agent_admitted when they start — and are never stale however long
 // they wait; every task completes.
-func TestMaxRunningHoldsAgentsBack(t *testing.T) {
+func TestAdmissionAtMaxRunningHoldsAgentsBack(t *testing.T) {
 	defer proctest.AssertNone(t)
 	cfg := writeTeam(t, memoryTimers+"max_running = 2\n"+tasks(5), workers(5, "worker:steps=8")...)
 	saw := watchStates(t, cfg, "max_running 2")
