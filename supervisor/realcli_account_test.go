@@ -16,7 +16,7 @@ import (
 // TestRealCLIAccountParkedAtItsLimit: two agents of one account (the same
 // real CLI, the same config home: the default account) against a fake
 // provider that signals the usage limit the way the CLI's vendor does. The
-// first checkpoint request of agent a meets the limit; warden parks a and
+// third checkpoint request of agent a meets the limit; warden parks a and
 // b within a second (account_parked; b's process group stopped), nothing
 // reaches the provider from either while the window is open (the ledger:
 // only refusals of a), no checkpoint request, no stale alarm, no restart;
@@ -25,7 +25,10 @@ import (
 // it), Codex's model-switch dialog answered `2` at once and `continue`
 // typed once at the reset, Gemini CLI's "Keep trying" answered after the
 // reset — and each answers a checkpoint request after it. Neither limit
-// dialog is reported as a person's.
+// dialog is reported as a person's. Claude's and Codex's accounts stand at
+// 95 % of their window from the start: each agent's warning is one
+// limit_approaching, not a park, and Codex's model-switch dialog, which
+// opens at 95 %, is kept too.
 //
 // Each mostly waits: Claude Code for its own continue (up to two minutes
 // after the reset), Codex and Gemini CLI for a reset on a whole minute. So
@@ -92,8 +95,10 @@ func limitReset(cli string, now time.Time) time.Time {
 	return now.Add(5 * time.Second).Truncate(time.Minute).Add(time.Minute)
 }
 
-// accountRig is the provider's side of the test: a's first checkpoint
-// request opens a limit window for a; once the account is parked the test
+// accountRig is the provider's side of the test: a's third checkpoint
+// request opens a limit window for a (the answers before come at 95 %
+// where the account stands there: Claude Code shows its warning from its
+// second answer on); once the account is parked the test
 // opens it for every agent (b's request in flight as a met the limit would
 // otherwise meet it too, and b would show the limit itself).
 type accountRig struct {
@@ -103,6 +108,7 @@ type accountRig struct {
 	mu     sync.Mutex
 	window *fakeprovider.LimitWindow
 	hit    fakeprovider.Request // a's turn that met the limit
+	asked  int                  // a's checkpoint requests so far
 }
 
 func (g *accountRig) decide(r fakeprovider.Request) fakeprovider.Answer {
@@ -115,7 +121,10 @@ func (g *accountRig) decide(r fakeprovider.Request) fakeprovider.Answer {
 	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	if r.Account == "a" && g.window == nil {
+	if r.Account == "a" {
+		g.asked++
+	}
+	if r.Account == "a" && g.asked == 3 && g.window == nil {
 		reset := limitReset(g.cli, r.At)
 		g.window = g.srv.AddLimitWindow(&fakeprovider.LimitWindow{From: r.At, For: reset.Sub(r.At), ResetAt: reset, Account: "a"})
 		g.hit = r
@@ -130,6 +139,9 @@ func testRealAccount(t *testing.T, cli string) {
 	g := &accountRig{cli: cli}
 	g.srv = fakeprovider.New(testLogger(t), fakeprovider.Script{Decide: g.decide})
 	defer g.srv.Close()
+	if cli != "gemini" { // the account is at 95 % of its 5-hour window from the start (the Gemini API says nothing)
+		g.srv.SetQuota("", &fakeprovider.Quota{UsedPercent: 95, ResetAt: time.Now().Add(2 * time.Hour)})
+	}
 	root, _ := filepath.EvalSymlinks(t.TempDir())
 	home, project := filepath.Join(root, "home"), filepath.Join(root, "project")
 	os.MkdirAll(home, 0o700)
@@ -260,6 +272,16 @@ prompt = "Say ready."
 	}
 	if want := map[bool]int{true: 0, false: 1}[cli == "gemini"]; len(continues) != want {
 		t.Errorf("a was continued %d times, want %d: %q", len(continues), want, continues)
+	}
+	// Before the limit, at 95 %: Claude's and Codex's warnings are
+	// limit_approaching, once a notice, never a park; Codex's model-switch
+	// dialog (opened at 95 %) is kept.
+	if cli != "gemini" {
+		for _, name := range []string{"a", "b"} {
+			if n := eventsBetween(t, evs, event.LimitApproaching, name, time.Time{}, parkedAt); n != 1 {
+				t.Errorf("%s: %d limit_approaching before the limit, want 1", name, n)
+			}
+		}
 	}
 	answered := firstEvent(evs, event.DialogAnswered)
 	switch cli {
