@@ -114,10 +114,21 @@ func init() {
 func opencodeProfile() *Profile {
 	p := tuiDefaults(&Profile{tui: opencodeRules})
 	p.Settle = 300 * time.Millisecond
+	// Its retry line at a usage limit animates ("⬝⬝■⬝…") for as long as
+	// it waits: the output is never quiet for Settle.
+	p.SettleMax = 2 * time.Second
 	// Ctrl-C at an empty box quits; a second one, should the first have
 	// only cleared the box or stopped a turn.
 	p.quit = []Keys{{Bytes: []byte{0x03}}, {Bytes: []byte{0x03}, Pause: 700 * time.Millisecond}}
 	p.pasted = opencodePasted
+	// Measured under warden on a loaded machine: the box emptied after
+	// the first prompt's Enter, the next text was pasted and its Enter
+	// pressed before OpenCode drew the message, and that Enter was lost
+	// (the text stayed in the box, unsent). A turn has started when it
+	// shows (its message below the last "▣" row, or "esc interrupt"),
+	// within 5 s.
+	p.busyStarts = true
+	p.SubmitWindow = 5 * time.Second
 	return p
 }
 

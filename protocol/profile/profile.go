@@ -51,6 +51,10 @@ type Profile struct {
 	Mode protocol.Mode
 	// Settle is how long output must be quiet before the screen is parsed.
 	Settle time.Duration
+	// SettleMax, when set, is how long output may go on without a pause of
+	// Settle before the screen is parsed anyway (a CLI that animates while
+	// it waits).
+	SettleMax time.Duration
 	// TurnQuiet (plain) is how long output must be quiet to count as the end
 	// of a turn; the TUIs say so on screen instead.
 	TurnQuiet time.Duration
@@ -84,6 +88,11 @@ type Profile struct {
 	// pasted is what the CLI shows in its input box in place of a pasted
 	// text (OpenCode's "[Pasted ~N lines]"), "" when it shows the text.
 	pasted func(text string) string
+	// busyStarts: only a busy screen proves a turn started, not the box
+	// emptied after Enter (OpenCode clears its box at once, then may take
+	// a second to take the text; an Enter for the next text meanwhile is
+	// lost).
+	busyStarts bool
 }
 
 // WithLogger returns a copy of p that logs to logger, named "profile".

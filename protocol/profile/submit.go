@@ -185,7 +185,7 @@ func (p *Profile) waitStarted(ctx context.Context, screen func() Screen, landed 
 		v := p.tui.view(s.Rows())
 		// A dialog drawn after Enter is the turn at work (a tool call
 		// asking for approval); another Enter would answer it.
-		if v.busy() || v.dialog() || (landed && v.inputEmpty()) {
+		if v.busy() || v.dialog() || (landed && v.inputEmpty() && !p.busyStarts) {
 			return true, nil
 		}
 		if !p.Clock.Now().Before(deadline) {

@@ -80,3 +80,30 @@ func TestResubmitKnowsOpenCodesPasteSummary(t *testing.T) {
 		t.Fatalf("Resubmit of another text over the summary = %v, wrote %q; want ErrDraft", err, w.String())
 	}
 }
+
+// OpenCode empties its box at Enter and may take a second to show the
+// message it took; an Enter pressed for the next text meanwhile was lost
+// (measured under warden on a loaded machine). So an emptied box alone
+// does not tell Submit that OpenCode's turn started: a screen that only
+// shows the box empty again is no turn, and Enter is not pressed twice.
+func TestOpenCodesEmptiedBoxIsNoTurnYet(t *testing.T) {
+	rec := loadRecording(t, "opencode", "dialog-200x50")
+	ready := rec.screenAt(t, rec.Typed[0].Offset)  // the empty box
+	pasted := rec.screenAt(t, rec.Typed[1].Offset) // the paste, before its Enter
+	p := mustProfile(t, "opencode")
+	p.EnterDelay, p.SubmitWindow, p.EnterTries = 10*time.Millisecond, 50*time.Millisecond, 3
+	var w bytes.Buffer
+	screen := func() Screen {
+		switch {
+		case strings.Contains(w.String(), "\r"):
+			return ready // Enter pressed: the box emptied, nothing else drawn yet
+		case w.Len() > 0:
+			return pasted
+		}
+		return ready
+	}
+	err := p.Submit(context.Background(), &w, screen, rec.Typed[0].Text[len(pasteStart):len(rec.Typed[0].Text)-len(pasteEnd)])
+	if !errors.Is(err, ErrNotSubmitted) || strings.Count(w.String(), "\r") != 1 {
+		t.Fatalf("Submit = %v, wrote %q; want ErrNotSubmitted and Enter once", err, w.String())
+	}
+}

@@ -41,7 +41,7 @@ func (s *Session) Run() (runner.Exit, Outcome) {
 		Reply:      reply,
 	})
 	s.tap.lines = s.prof.Mode == protocol.ModeLines
-	s.settle = newSettler(s.prof.Settle, c.Clock, s.settled)
+	s.settle = newSettler(s.prof.Settle, s.prof.SettleMax, c.Clock, s.settled)
 	defer s.settle.stop()
 	s.startRecording()
 	defer s.stopRecording() // after the last output: Run returns once the process's output is drained

@@ -90,24 +90,29 @@ func (m *modes) signals() (profile.ProgramStatus, string, int) {
 // settler calls fn once output has been quiet for d on clk: the reader then
 // parses what a person would see. One timer per session, re-armed only when
 // it fires early, so a flood of output costs an atomic store per chunk.
+// With max set, fn also runs once output has gone on without a pause of d
+// for max (a CLI that animates a row while it waits: OpenCode's retry
+// line), so that the screen is still read.
 type settler struct {
-	d     time.Duration
-	fn    func()
-	clk   clock.Clock
-	last  atomic.Int64
-	armed atomic.Bool
-	timer clock.Timer
-	mu    sync.Mutex
+	d, max  time.Duration
+	fn      func()
+	clk     clock.Clock
+	last    atomic.Int64
+	armed   atomic.Bool
+	armedAt time.Time // when armed (under mu)
+	timer   clock.Timer
+	mu      sync.Mutex
 }
 
-func newSettler(d time.Duration, clk clock.Clock, fn func()) *settler {
-	return &settler{d: d, clk: clk, fn: fn}
+func newSettler(d, max time.Duration, clk clock.Clock, fn func()) *settler {
+	return &settler{d: d, max: max, clk: clk, fn: fn}
 }
 
 func (st *settler) poke() {
 	st.last.Store(st.clk.Now().UnixNano())
 	if st.armed.CompareAndSwap(false, true) {
 		st.mu.Lock()
+		st.armedAt = st.clk.Now()
 		st.timer = st.clk.AfterFunc(st.d, st.fire)
 		st.mu.Unlock()
 	}
@@ -116,9 +121,14 @@ func (st *settler) poke() {
 func (st *settler) fire() {
 	if since := clock.Since(st.clk, time.Unix(0, st.last.Load())); since < st.d {
 		st.mu.Lock()
-		st.timer.Reset(st.d - since)
+		overdue := st.max > 0 && clock.Since(st.clk, st.armedAt) >= st.max
+		if !overdue {
+			st.timer.Reset(st.d - since)
+		}
 		st.mu.Unlock()
-		return
+		if !overdue {
+			return
+		}
 	}
 	st.armed.Store(false)
 	st.fn()
