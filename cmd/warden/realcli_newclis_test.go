@@ -111,7 +111,17 @@ func TestWrapGuessesTheNewCLIsProfiles(t *testing.T) {
 				}
 			}()
 
-			// wrap's own first prompt, then the turn boundary.
+			// Nothing is typed into the session (the CLI has warden's
+			// protocol in its instructions): the person's own first line
+			// is the first the model gets; then the turn boundary.
+			waitScreen(t, u, "the CLI ready", 90*time.Second, func(s profile.Screen) bool { return p.Ready(s) })
+			time.Sleep(2 * time.Second)
+			if n := len(srv.Requests()); n != 0 {
+				t.Fatalf("%d requests reached the model before the person typed: warden typed into the session", n)
+			}
+			f.Write([]byte("\x1b[200~Say ready.\x1b[201~"))
+			time.Sleep(700 * time.Millisecond)
+			f.Write([]byte("\r"))
 			waitScreen(t, u, "the first turn over", 90*time.Second, func(s profile.Screen) bool {
 				return len(srv.Requests()) > 0 && p.TurnEnded(s)
 			})

@@ -19,7 +19,7 @@ import (
 	"github.com/wardenhq/warden/supervisor/config"
 )
 
-const wrapUsage = "usage: warden wrap [--name N] [--task ID] [--profile P] [--state-dir DIR] [--log-level L] [--log-format text|json] -- CMD ARGS…"
+const wrapUsage = "usage: warden wrap [--name N] [--task ID] [--profile P] [--state-dir DIR] [--checkpoint-interval D] [--log-level L] [--log-format text|json] -- CMD ARGS…"
 
 // wrapPrompt is the wrapped agent's first prompt after the preamble: the
 // user drives the session; warden only keeps its checkpoints.
@@ -35,6 +35,8 @@ func cmdWrap(args []string, stdout, stderr io.Writer) error {
 	task := fs.String("task", "wrap", "task id its checkpoints are recorded under")
 	profile := fs.String("profile", "", strings.Join(prof.Names(), " | ")+" (default: from the command's name)")
 	stateDir := fs.String("state-dir", config.DefaultStateDir, "state directory")
+	interval := fs.Duration("checkpoint-interval", config.Defaults().CheckpointInterval,
+		"the least time between checkpoint requests; one is typed only after your own typing since the last checkpoint")
 	logs := addLogFlags(fs) // the log goes to STATE_DIR/logs/warden.log only: the terminal is the agent's
 	if err := fs.Parse(args); err != nil {
 		return &exitError{code: 2}
@@ -46,10 +48,14 @@ func cmdWrap(args []string, stdout, stderr io.Writer) error {
 	if len(argv) == 0 {
 		return usageError("%s", wrapUsage)
 	}
+	if *interval <= 0 {
+		return usageError("--checkpoint-interval %s: want a positive duration", *interval)
+	}
 	cfg, err := wrapTeam(argv, *name, *task, *profile, *stateDir)
 	if err != nil {
 		return &exitError{code: 2, err: err}
 	}
+	cfg.CheckpointInterval = *interval
 	logFile, err := supervisor.OpenLog(cfg.StateDir, cfg.LogMaxSize, cfg.LogKeep, nil)
 	if err != nil {
 		return err

@@ -46,6 +46,10 @@ type Agent struct {
 	lastRecord     *protocol.Checkpoint // the last checkpoint it made (warden ps, the page)
 	spend          protocol.Usage       // what its sessions spent in the run (usage.go)
 	budgetHeld     bool                 // parked for a person: the team's budget is reached (usage.go)
+	// carried: its CLI keeps warden's protocol where it keeps instructions
+	// (its settings put it there: launch.go), so warden wrap types no
+	// first prompt.
+	carried bool
 }
 
 // New returns the agent of cfg in a team whose services are d.
@@ -291,6 +295,11 @@ func (a *Agent) firstPrompt(g *Generation, task *config.Task) (string, *protocol
 		Handoff:  g.handoff,
 	}
 	p.Checkpoint = cp
+	if a.d.Wrap && a.carried && cp == nil && p.Feedback == "" && p.Handoff == "" {
+		// warden wrap, nothing to resume: the user's own session, whose CLI
+		// has the protocol already (launch.go); nothing is typed into it.
+		return "", nil
+	}
 	return p.Render(), cp
 }
 

@@ -1,10 +1,12 @@
 package agent
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 
 	"github.com/wardenhq/warden/internal/safefile"
 	"github.com/wardenhq/warden/protocol"
@@ -39,9 +41,29 @@ func (a *Agent) commandLine() (argv, env []string, err error) {
 			return nil, nil, fmt.Errorf("agent settings: %w", err)
 		}
 	}
+	a.carried = carries(extraArgs, files)
 	argv = append([]string{a.cfg.Command[0]}, extraArgs...)
 	argv = append(argv, a.cfg.Command[1:]...)
 	return argv, append(env, extraEnv...), nil
+}
+
+// carries reports whether the CLI's settings put warden's protocol where
+// it keeps instructions (an argument, as Claude's --append-system-prompt
+// and Codex's developer_instructions, or a file, as Gemini's GEMINI.md):
+// they hold its request line.
+func carries(args []string, files map[string][]byte) bool {
+	const mark = "CHECKPOINT REQUEST"
+	for _, a := range args {
+		if strings.Contains(a, mark) {
+			return true
+		}
+	}
+	for _, b := range files {
+		if bytes.Contains(b, []byte(mark)) {
+			return true
+		}
+	}
+	return false
 }
 
 // envList turns the team file's env table into K=V pairs, in a stable order.

@@ -49,6 +49,10 @@ type monitor struct {
 	// waiting: the agent waits on a dialog for a person. Nothing is asked
 	// and nothing is stale until it is gone.
 	waiting bool
+	// userDriven: warden wrap, where the user drives the session and
+	// userAt is when they last typed (wrapuser.go).
+	userDriven bool
+	userAt     time.Time
 }
 
 // wait starts (on) or ends a dialog wait at now. A request outstanding when
@@ -112,6 +116,9 @@ func (m *monitor) next(now, lastOutput time.Time) (action, time.Time) {
 	}
 	if m.held {
 		return actNone, time.Time{} // the release wakes the session
+	}
+	if m.userDriven {
+		return m.nextForUser(now, lastOutput)
 	}
 	silentFrom := latest(m.start, m.lastCheckpoint, lastOutput, m.resumedAt)
 	ageFrom := latest(m.start, m.lastCheckpoint, m.resumedAt)

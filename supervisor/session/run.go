@@ -69,7 +69,10 @@ func (s *Session) Run() (runner.Exit, Outcome) {
 	s.r.Event(event.AgentStarted, "pid", proc.Pid(), "attempt", c.Attempt, "session_id", s.id)
 	if c.Task != nil {
 		s.mon = newMonitor(c.Timers, turnQuiet(s.prof), s.started)
-		s.typeText(c.Prompt)
+		s.mon.userDriven = c.Term != nil // warden wrap (wrapuser.go)
+		if c.Prompt != "" {
+			s.typeText(c.Prompt)
+		}
 	}
 	exit, out := s.loop()
 	s.reader.Close()
@@ -216,6 +219,9 @@ func (a *alarms) stop() {
 func (s *Session) tick() (time.Time, bool) {
 	c, name, task := s.cfg.Timers, s.cfg.Agent, s.cfg.Task.ID
 	for {
+		if s.mon.userDriven {
+			s.mon.userAt = time.Unix(0, s.input.lastUser.Load())
+		}
 		act, until := s.mon.next(s.cfg.Clock.Now(), s.lastOutput())
 		switch act {
 		case actNone:

@@ -265,6 +265,7 @@ func (s *Session) Owns(pid int) bool {
 // Input writes the user's keystrokes (warden wrap) to the agent, never
 // inside one of warden's submissions.
 func (s *Session) Input(p []byte) {
+	s.userTyped(p) // wrapuser.go
 	s.input.mu.Lock()
 	defer s.input.mu.Unlock()
 	s.proc.Write(p)

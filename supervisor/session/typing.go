@@ -20,6 +20,7 @@ type input struct {
 	queue    chan typed         // texts for the typist
 	stop     context.CancelFunc // ends a submission in flight
 	lastKeys atomic.Int64       // unix nanos of a person's last keystroke (attach --rw)
+	lastUser atomic.Int64       // unix nanos of the user's last keystroke (warden wrap)
 }
 
 // readyTimeout bounds the wait for a CLI's first input prompt; after it the
