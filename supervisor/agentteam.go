@@ -10,9 +10,9 @@ import (
 	"github.com/wardenhq/warden/supervisor/state"
 )
 
-// usageLimitMargin is added to a usage limit's parsed reset time before
-// the agent is told to continue.
-const usageLimitMargin = time.Minute
+// usageLimitMargin is added to a usage limit's reset (the end of the
+// minute a CLI shows) before the account's agents go on.
+const usageLimitMargin = 30 * time.Second
 
 // sessionTimers are the team file's timers, as the agents' sessions run by
 // them (Deps.Timers).

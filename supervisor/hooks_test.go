@@ -94,10 +94,10 @@ id = "T1"
 prompt = "Work."
 `, fakeAgent{name: "h", mode: "hooked:limit=2"}), func(team *Team) { team.deps.Timers.UsageLimitMargin = 0 })
 	waitFor(t, "the pause", func() bool { return countEvents(eventsOf(t, team.cfg), event.UsageLimitWait, "h") == 1 })
-	snap, _ := state.ReadSnapshot(team.cfg.StateDir)
-	if snap == nil || snap.Agents[0].PausedUntil.IsZero() {
-		t.Errorf("state.json does not show the pause: %+v", snap)
-	}
+	waitFor(t, "state.json showing the pause", func() bool { // its writes are coalesced
+		snap, _ := state.ReadSnapshot(team.cfg.StateDir)
+		return snap != nil && !snap.Agents[0].PausedUntil.IsZero()
+	})
 	waitFor(t, "the agent told to continue", func() bool {
 		log, _ := os.ReadFile(team.dir.AgentLog("h"))
 		return strings.Contains(string(log), "CONTINUED")

@@ -57,7 +57,7 @@ func TestRealCLIAccountParkedAtItsLimit(t *testing.T) {
 // accountEnv seeds the home both agents of cli share and returns the
 // environment of agent name: its requests carry the provider's account
 // header with its name, so that the ledger tells the agents apart.
-func accountEnv(t *testing.T, cli, home, project, url, name string) map[string]string {
+func accountEnv(t testing.TB, cli, home, project, url, name string) map[string]string {
 	env := seed(t, cli, home, project, url)
 	switch cli {
 	case "claude": // signed in to claude.ai: the unified limit headers, the status line's rate_limits
@@ -85,14 +85,19 @@ func accountEnv(t *testing.T, cli, home, project, url, name string) map[string]s
 
 // limitReset is when a window opened at now resets: a few seconds away for
 // a CLI that reports it to the second (Claude Code's status line); for one
-// that shows a clock to the minute (Codex's banner, Gemini CLI's dialog),
-// the next whole minute at least 5 s away, so that the clock shown is the
-// reset itself.
+// that shows a clock to the minute, rounded down (Codex's banner, Gemini
+// CLI's dialog), 50 s into the first minute that leaves at least 5 s, so
+// that warden, which waits for the end of the minute shown plus the
+// margin, resumes the account 12 s after the reset.
 func limitReset(cli string, now time.Time) time.Time {
 	if cli == "claude" {
 		return now.Add(6 * time.Second).Truncate(time.Second) // resets_at is whole seconds
 	}
-	return now.Add(5 * time.Second).Truncate(time.Minute).Add(time.Minute)
+	r := now.Truncate(time.Minute).Add(50 * time.Second)
+	if r.Before(now.Add(5 * time.Second)) {
+		r = r.Add(time.Minute)
+	}
+	return r
 }
 
 // accountRig is the provider's side of the test: a's third checkpoint
@@ -196,7 +201,7 @@ prompt = "Say ready."
 	}
 
 	var resumed map[string]any
-	waitForD(t, "account_resumed", time.Until(reset)+30*time.Second, func() bool {
+	waitForD(t, "account_resumed", time.Until(reset)+40*time.Second, func() bool {
 		resumed = firstEvent(eventsOf(t, cfg), event.AccountResumed)
 		return resumed != nil
 	})
@@ -283,21 +288,28 @@ prompt = "Say ready."
 			}
 		}
 	}
-	answered := firstEvent(evs, event.DialogAnswered)
+	answered := map[string]map[string]any{} // each agent's first dialog_answered
+	for _, e := range evs {
+		if name, _ := e["agent"].(string); e["event"] == event.DialogAnswered && answered[name] == nil {
+			answered[name] = e
+		}
+	}
 	switch cli {
 	case "claude": // its own continue; warden typed nothing
 		if !strings.Contains(again.Prompt, "usage limit has reset") {
 			t.Errorf("Claude Code went on with %q, not its own continue", again.Prompt)
 		}
-	case "codex": // `2` at once, `continue` at the reset
-		if answered == nil || answered["by"] != "warden" || answered["agent"] != "a" {
-			t.Errorf("dialog_answered %v", answered)
+	case "codex": // `2` at once (here at 95 %: the dialog opens once a session), `continue` at the reset
+		for _, name := range []string{"a", "b"} { // at 95 %, before the limit
+			if e := answered[name]; e == nil || e["by"] != "warden" || e["kind"] != "limit" {
+				t.Errorf("%s: dialog_answered %v", name, e)
+			}
 		}
 		if strings.TrimSpace(again.Prompt) != "continue" {
 			t.Errorf("Codex went on with %q, want warden's continue", again.Prompt)
 		}
 	case "gemini": // Keep trying after the reset: the refused turn again
-		if answered == nil || answered["by"] != "warden" || answered["agent"] != "a" || eventTime(t, answered).Before(reset) {
+		if e := answered["a"]; e == nil || e["by"] != "warden" || eventTime(t, e).Before(reset) || answered["b"] != nil {
 			t.Errorf("dialog_answered %v (reset %s)", answered, reset)
 		}
 		if !strings.Contains(again.Prompt, "CHECKPOINT REQUEST: T1") {

@@ -18,7 +18,7 @@ import (
 
 // realCLI returns an installed agent CLI, or skips when it is not installed
 // (`.ci/run` installs them, so in CI this never skips).
-func realCLI(t *testing.T, cli string) string {
+func realCLI(t testing.TB, cli string) string {
 	bin, err := realcli.Bin(cli)
 	if err != nil {
 		t.Skip(err)
@@ -45,7 +45,7 @@ var contextTokens = map[string]int{"claude": 850000, "codex": 220000, "gemini": 
 
 // seed prepares home for cli (internal/realcli) and returns its environment
 // as a team file's env table.
-func seed(t *testing.T, cli, home, project, url string) map[string]string {
+func seed(t testing.TB, cli, home, project, url string) map[string]string {
 	entries, err := realcli.Seed(cli, home, project, url)
 	if err != nil {
 		t.Fatal(err)

@@ -177,14 +177,15 @@ func rankOf(l session.LimitSign) int {
 	return 2
 }
 
-// plan sets when acc's agents go on — the reset plus the margin, or
-// usage_limit_wait from now without one (never sooner than the margin) —
-// and, unless the run ends at the limit, the timer that resumes them.
+// plan sets when acc's agents go on — the reset (the end of a minute
+// shown) plus the margin, or usage_limit_wait from now without one (never
+// sooner than the margin) — and, unless the run ends at the limit, the
+// timer that resumes them.
 func (a *Accounts) plan(acc *account, now time.Time) {
 	wait, margin := a.c.Timers.UsageLimitWait, a.c.Timers.UsageLimitMargin
 	acc.until = now.Add(wait)
 	if !acc.reset.IsZero() {
-		acc.until = latest(acc.reset.Add(margin), now.Add(margin))
+		acc.until = latest(resetEnd(acc.reset, acc.rank).Add(margin), now.Add(margin))
 	}
 	acc.gen++
 	if acc.timer != nil {
@@ -196,6 +197,18 @@ func (a *Accounts) plan(acc *account, now time.Time) {
 	}
 	gen := acc.gen
 	acc.timer = a.c.Clock.AfterFunc(acc.until.Sub(now), func() { a.resume(acc, gen) })
+}
+
+// resetEnd is the latest the limit may reset, by a sign's reset of the
+// given rank: a clock shown to the minute stands for any time in that
+// minute (the CLIs round down: Gemini CLI shows "1:56" for a reset at
+// 1:57:00 it was told 60 s before), so its end; a reset to the second is
+// itself.
+func resetEnd(reset time.Time, rank int) time.Time {
+	if rank == 2 {
+		return reset.Truncate(time.Minute).Add(time.Minute)
+	}
+	return reset
 }
 
 // parkedSaid writes the park's event and line (a.mu held): the first

@@ -79,7 +79,8 @@ type Timers struct {
 	// its limit gave a reset time.
 	UsageLimitWait time.Duration
 	// UsageLimitMargin is added to the limit's reset before the account's
-	// agents go on (a clock shown to the minute may be a minute early).
+	// agents go on (a clock a CLI shows to the minute counts as that
+	// minute's end: it rounds down).
 	UsageLimitMargin time.Duration
 }
 

@@ -1,0 +1,171 @@
+package agent
+
+import (
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/wardenhq/warden/internal/clock"
+	"github.com/wardenhq/warden/supervisor/config"
+	"github.com/wardenhq/warden/supervisor/event"
+	"github.com/wardenhq/warden/supervisor/session"
+)
+
+// member is an account's member that notes what it was told.
+type member struct {
+	name string
+
+	mu     sync.Mutex
+	until  time.Time // its last park's plan
+	parked bool
+	parks  int
+}
+
+func (m *member) Name() string { return m.name }
+
+func (m *member) Park(until time.Time) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.until, m.parked = until, true
+	m.parks++
+}
+
+func (m *member) Unpark() {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.parked = false
+}
+
+func (m *member) state() (bool, time.Time) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.parked, m.until
+}
+
+// said is what the accounts wrote, in order.
+type said struct {
+	mu     sync.Mutex
+	events []map[string]any
+}
+
+func (s *said) emit(name, agent string, kv ...any) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	e := map[string]any{"event": name, "agent": agent}
+	for i := 0; i+1 < len(kv); i += 2 {
+		e[kv[i].(string)] = kv[i+1]
+	}
+	s.events = append(s.events, e)
+}
+
+func (s *said) of(name string) []map[string]any {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []map[string]any
+	for _, e := range s.events {
+		if e["event"] == name {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+func newTestAccounts(clk clock.Clock, s *said, exit func(string)) *Accounts {
+	return NewAccounts(AccountsConfig{Clock: clk, Log: hclog.NewNullLogger(), OnLimit: config.OnLimitWait,
+		Timers: &session.Timers{UsageLimitWait: time.Hour, UsageLimitMargin: 30 * time.Second},
+		Emit:   s.emit, Printf: func(string, string, ...any) {}, Exit: exit})
+}
+
+// The reset each kind of sign gives decides when the account goes on: a
+// clock shown to the minute counts as the end of that minute (the CLIs
+// round down: Gemini CLI showed 1:56 for a reset at 1:57:00), so a
+// shown time just past is not "now"; a structured reset is to the
+// second; none is usage_limit_wait. Every member is parked at once with
+// the same plan, and resumed together when it is due.
+func TestAccountPlansTheResetBySign(t *testing.T) {
+	start := time.Date(2026, 11, 26, 1, 56, 1, 0, time.UTC)
+	cases := []struct {
+		name  string
+		sign  session.LimitSign
+		until time.Time
+	}{
+		{"a minute shown, just past", session.LimitSign{Reset: start.Truncate(time.Minute), Source: session.SourceDialog},
+			time.Date(2026, 11, 26, 1, 57, 30, 0, time.UTC)},
+		{"a minute shown, to come", session.LimitSign{Reset: time.Date(2026, 11, 26, 3, 0, 0, 0, time.UTC), Source: session.SourceBanner},
+			time.Date(2026, 11, 26, 3, 1, 30, 0, time.UTC)},
+		{"to the second", session.LimitSign{Reset: start.Add(95 * time.Second), Exact: true, Source: session.SourceStatusLine},
+			start.Add(125 * time.Second)},
+		{"no reset", session.LimitSign{Source: session.SourceStopFailure}, start.Add(time.Hour)},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			clk := clock.NewFake(start)
+			var s said
+			acc := newTestAccounts(clk, &s, nil)
+			a, b, other := &member{name: "a"}, &member{name: "b"}, &member{name: "c"}
+			acc.Add("work", a)
+			acc.Add("work", b)
+			acc.Add("", other)
+			acc.Limit("a", c.sign)
+			for _, m := range []*member{a, b} {
+				if parked, until := m.state(); !parked || !until.Equal(c.until) {
+					t.Errorf("%s: parked %v until %s, want until %s", m.name, parked, until, c.until)
+				}
+			}
+			if parked, _ := other.state(); parked {
+				t.Error("an agent of no account was parked with the account")
+			}
+			clk.Advance(time.Second) // a park without a reset is said after sayWait
+			if e := s.of(event.AccountParked); len(e) != 1 || e[0]["source"] != c.sign.Source {
+				t.Errorf("account_parked %v", e)
+			}
+			clk.Advance(c.until.Sub(clk.Now()) - time.Millisecond)
+			if parked, _ := a.state(); !parked || len(s.of(event.AccountResumed)) != 0 {
+				t.Fatal("resumed before its plan")
+			}
+			clk.Advance(time.Millisecond)
+			pa, _ := a.state()
+			pb, _ := b.state()
+			if pa || pb || len(s.of(event.AccountResumed)) != 1 {
+				t.Errorf("at its plan: a parked %v, b parked %v, %d account_resumed", pa, pb, len(s.of(event.AccountResumed)))
+			}
+		})
+	}
+}
+
+// A sign without a reset (Claude Code's StopFailure hook) parks the account
+// at once, and account_parked waits for the better sign that follows (its
+// status line's resets_at), which also moves the plan; a later sign that
+// says no better changes nothing.
+func TestAccountSaysTheParkWithTheBetterReset(t *testing.T) {
+	start := time.Date(2026, 11, 26, 1, 0, 0, 0, time.UTC)
+	clk := clock.NewFake(start)
+	var s said
+	var exits []string
+	acc := newTestAccounts(clk, &s, func(why string) { exits = append(exits, why) })
+	a, b := &member{name: "a"}, &member{name: "b"}
+	acc.Add("work", a)
+	acc.Add("work", b)
+	acc.Limit("a", session.LimitSign{Source: session.SourceStopFailure, Text: "the turn ended on a rate limit"})
+	if parked, _ := b.state(); !parked || len(s.of(event.AccountParked)) != 0 {
+		t.Fatalf("b parked %v, account_parked %v: want parked at once, said later", parked, s.of(event.AccountParked))
+	}
+	clk.Advance(200 * time.Millisecond)
+	reset := start.Add(2 * time.Hour)
+	acc.Limit("a", session.LimitSign{Reset: reset, Exact: true, Source: session.SourceStatusLine})
+	acc.Limit("b", session.LimitSign{Reset: start.Add(3 * time.Hour).Truncate(time.Minute), Source: session.SourceBanner})
+	clk.Advance(2 * time.Second)
+	e := s.of(event.AccountParked)
+	if len(e) != 1 || e[0]["resets_at"] != reset.Format(time.RFC3339) || e[0]["source"] != session.SourceStopFailure || e[0]["agent"] != "a" {
+		t.Errorf("account_parked %v", e)
+	}
+	if _, until := b.state(); !until.Equal(reset.Add(30 * time.Second)) {
+		t.Errorf("b parked until %s, want the status line's reset + 30 s", until)
+	}
+	if len(exits) != 0 {
+		t.Errorf("on_limit wait ended the run: %v", exits)
+	}
+	acc.Close()
+}
