@@ -9,6 +9,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/wardenhq/warden/internal/console"
 	"github.com/wardenhq/warden/protocol"
 	"github.com/wardenhq/warden/runner"
 	"github.com/wardenhq/warden/supervisor/agent"
@@ -44,7 +45,7 @@ func (t *Team) carryOn(prev *state.Snapshot) (Beginning, error) {
 	t.printf("CARRYING ON: run %s (started %s, %s): %d of %d tasks complete; `warden run --fresh` starts over instead\n",
 		t.thisRun.id, t.thisRun.started.Local().Format("2006-01-02 15:04"), how, c[queue.Complete], len(prev.Tasks))
 	for _, d := range state.Differences(prev.Specs, teamTasks(t.cfg)) {
-		t.log.Warn("team file changed since the run began", "change", d)
+		t.log.Warn("team file changed since the run began", "change", d, console.Printed, true)
 		t.printf("TEAM FILE: %s\n", d)
 	}
 	t.replaySpool(true)
@@ -76,7 +77,7 @@ func (t *Team) carryOn(prev *state.Snapshot) (Beginning, error) {
 			continue
 		}
 		if why := t.unresumable(cp); why != "" {
-			t.log.Warn("task cannot resume from its checkpoint: starting it afresh", "task", ts.ID, "reason", why)
+			t.log.Warn("task cannot resume from its checkpoint: starting it afresh", "task", ts.ID, "reason", why, console.Printed, true)
 			t.printf("WARNING: %s cannot resume (%s): it starts afresh from its prompt\n", ts.ID, why)
 			t.events.Emit(event.TaskAfresh, cp.Agent, ts.ID, "reason", why, "checkpoint_id", cp.CheckpointID)
 			t.queue.StartAfresh(ts.ID, fmt.Sprintf("An earlier session of this task left a checkpoint at %d%% that could not be "+
@@ -107,7 +108,7 @@ func (t *Team) killLeftovers(prev *state.Snapshot) {
 		// We hold the team's lock, so the process with that pid is not this
 		// team's supervisor (a crafted or copied state.json, or the pid
 		// reused): what it started is not ours to kill.
-		t.log.Warn("the supervisor pid in state.json belongs to a live process: nothing of it is touched", "pid", prev.Pid)
+		t.log.Warn("the supervisor pid in state.json belongs to a live process: nothing of it is touched", "pid", prev.Pid, console.Printed, true)
 		t.printf("WARNING: state.json names pid %d, a live process that is not this team's supervisor: nothing of it is killed\n", prev.Pid)
 		return
 	}

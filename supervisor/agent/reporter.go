@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/wardenhq/warden/internal/console"
 	"github.com/wardenhq/warden/protocol"
 	"github.com/wardenhq/warden/protocol/profile"
 	"github.com/wardenhq/warden/runner"
@@ -155,7 +156,7 @@ func (r *reporter) Gauge(percent float64) {
 	if percent < float64(cfg.ContextThreshold) || !r.g.FireContext() {
 		return
 	}
-	a.log.Warn("context threshold passed: asking for a team checkpoint", "percent", percent, "context_threshold", cfg.ContextThreshold)
+	a.log.Warn("context threshold passed: asking for a team checkpoint", "percent", percent, "context_threshold", cfg.ContextThreshold, console.Printed, true)
 	r.Event(event.ContextThreshold, "percent", percent, "threshold", cfg.ContextThreshold)
 	r.Printf("WARNING: %s's context is %.0f%% full (context_threshold %d%%): team checkpoint\n", a.cfg.Name, percent, cfg.ContextThreshold)
 	note := state.SignalNote(protocol.CauseContextThreshold,
