@@ -15,6 +15,8 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/wardenhq/warden/internal/clock"
+	"github.com/wardenhq/warden/supervisor/event"
+	"github.com/wardenhq/warden/supervisor/state"
 )
 
 // postLatency runs one team of a fake TUI that draws an approval dialog
@@ -22,7 +24,7 @@ import (
 // PermissionRequest hook), with a [[notify]] url (ntfy) on a local
 // receiver and renotify = "1s". It returns the time from the dialog drawn
 // to the first POST received, how late the first renotify came (past 1 s
-// after the first POST), and the first POST's body.
+// after agent_waiting was written), and the first POST's body.
 func postLatency(tb testing.TB, viaHook bool) (first, late time.Duration, msg string) {
 	got := make(chan string, 8)
 	at := make(chan time.Time, 8)
@@ -76,11 +78,18 @@ prompt = "Create the probe file."
 	case <-time.After(10 * time.Second):
 		tb.Fatal("no renotify within 10 s")
 	}
+	// renotify counts from agent_waiting written.
+	evs, _ := state.ReadEvents(state.NewLayout(cfg.StateDir).Events())
+	waiting := firstEvent(evs, event.AgentWaiting)
+	if waiting == nil {
+		tb.Fatal("a POST without agent_waiting")
+	}
+	writtenAt, _ := time.Parse(time.RFC3339Nano, waiting["ts"].(string))
 	b, _ := os.ReadFile(log)
 	for _, l := range strings.Split(string(b), "\n") {
 		if ns, ok := strings.CutPrefix(l, "DIALOG "); ok {
 			n, _ := strconv.ParseInt(ns, 10, 64)
-			return t1.Sub(time.Unix(0, n)), t2.Sub(t1) - time.Second, msg
+			return t1.Sub(time.Unix(0, n)), t2.Sub(writtenAt) - time.Second, msg
 		}
 	}
 	tb.Fatalf("a POST without a dialog drawn: %s", b)
