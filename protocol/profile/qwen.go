@@ -1,6 +1,9 @@
 package profile
 
 import (
+	"encoding/json"
+	"fmt"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"time"
@@ -68,12 +71,7 @@ func init() {
 		// the chat keeps. Qwen's hooks (Claude's names: Stop,
 		// PermissionRequest, Notification in ~/.qwen/settings.json) are not
 		// installed yet: its answers and dialogs are read off the screen.
-		Settings: func(o Options, _ map[string][]byte) ([]string, []string, error) {
-			if o.Protocol == "" {
-				return nil, nil, nil
-			}
-			return []string{"--append-system-prompt", o.Protocol}, nil, nil
-		},
+		Settings: qwenSettings,
 		Unattended: UnattendedRule{
 			Flags: map[string][]string{
 				"--approval-mode": {"auto-edit", "auto", "yolo"},
@@ -139,4 +137,55 @@ func qwenEchoes(rows []string, box span) []span {
 		i = j
 	}
 	return out
+}
+
+// qwenDefaultsFile is Qwen's system-defaults file warden writes, inside the
+// agent's dir.
+const qwenDefaultsFile = "qwen-system-defaults.json"
+
+// qwenSystemDefaults is where Qwen reads its system defaults when
+// QWEN_CODE_SYSTEM_DEFAULTS_PATH does not say (Linux).
+const qwenSystemDefaults = "/etc/qwen-code/system-defaults.json"
+
+// qwenSettings puts the protocol in the system prompt and turns Qwen's
+// follow-up suggestions off. Those (on by default in 0.24.4) fill the empty
+// input box, after a clean turn, with a model-written guess at the next
+// prompt as dim placeholder text: warden, which reads text and not its
+// colour, took it for a person's draft and typed nothing more (measured:
+// "Understood, going on without it." in the box after a denied dialog, and
+// the agent stalled); and Enter accepts it. The setting goes into a system
+// defaults file of warden's (QWEN_CODE_SYSTEM_DEFAULTS_PATH, the lowest
+// layer: the user's own settings still win), holding the user's own
+// system defaults too.
+func qwenSettings(o Options, files map[string][]byte) ([]string, []string, error) {
+	var args []string
+	if o.Protocol != "" {
+		args = []string{"--append-system-prompt", o.Protocol}
+	}
+	if o.Dir == "" {
+		return args, nil, nil
+	}
+	own := o.env("QWEN_CODE_SYSTEM_DEFAULTS_PATH")
+	if own == "" {
+		own = qwenSystemDefaults
+	}
+	defaults := map[string]any{}
+	if b, err := o.readFile(own); err == nil && len(strings.TrimSpace(string(b))) > 0 {
+		if err := json.Unmarshal(b, &defaults); err != nil {
+			return nil, nil, fmt.Errorf("qwen system defaults %s: not a JSON object: %w", own, err)
+		}
+	}
+	ui, _ := defaults["ui"].(map[string]any)
+	if ui == nil {
+		ui = map[string]any{}
+	}
+	ui["enableFollowupSuggestions"] = false
+	defaults["ui"] = ui
+	b, err := json.MarshalIndent(defaults, "", "  ")
+	if err != nil {
+		return nil, nil, fmt.Errorf("encode qwen system defaults: %w", err)
+	}
+	path := filepath.Join(o.Dir, qwenDefaultsFile)
+	files[path] = b
+	return args, []string{"QWEN_CODE_SYSTEM_DEFAULTS_PATH=" + path}, nil
 }
