@@ -106,8 +106,8 @@ func TestDialogWarningOnceThenAnswered(t *testing.T) {
 			if n := strings.Count(out, "WARNING: w waits for a person"); n != 1 {
 				t.Errorf("%d WARNING lines for the one dialog, want 1:\n%s", n, out)
 			}
-			warning := regexp.MustCompile(`(?m)^WARNING: w waits for a person \(permission\): Bash command; answer it in its terminal: ` +
-				`warden attach --rw w, or warden denies it in 1h0m0s \(on_dialog = "deny"\)(  \[w \d{4}-\d\d-\d\d \d\d:\d\d:\d\d\])?$`)
+			warning := regexp.MustCompile(`(?m)^WARNING: w waits for a person \(permission\): Bash command; answer it: warden answer w allow-once\|deny, ` +
+				`or in its terminal: warden attach --rw w, or warden denies it in 1h0m0s \(on_dialog = "deny"\)(  \[w \d{4}-\d\d-\d\d \d\d:\d\d:\d\d\])?$`)
 			if !warning.MatchString(out) {
 				t.Errorf("no WARNING that says how to answer the dialog:\n%s", out)
 			}

@@ -18,10 +18,18 @@ const (
 )
 
 // waitsLine is the WARNING that agent waits on dialog d: what it is, and
-// how a person answers it — in the agent's own terminal, or by letting
+// how a person answers it — warden answer (a permission dialog: allow once
+// or deny; another: deny), in the agent's own terminal, or by letting
 // on_dialog = "deny" (or dialog_timeout, when it is already on) deny it.
 func waitsLine(agent string, d profile.Dialog, p DialogPolicy) string {
 	how := fmt.Sprintf("answer it in its terminal: warden attach --rw %s", agent)
+	switch d.Kind {
+	case profile.DialogPermission:
+		how = fmt.Sprintf("answer it: warden answer %s allow-once|deny, or in its terminal: warden attach --rw %s", agent, agent)
+	case profile.DialogLimit:
+	default:
+		how += fmt.Sprintf(" (warden answer %s deny denies it)", agent)
+	}
 	switch {
 	case d.Kind == profile.DialogLimit:
 		// never denied: a person answers it, or the limit's reset does
