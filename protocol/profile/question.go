@@ -30,12 +30,19 @@ var sidebarMark = regexp.MustCompile(`^[┃│]\s?`)
 // QuestionOf is what a dialog's text asks, without its choices and key
 // hints: "Do you want to proceed?" and the command, never "› 1. Yes,
 // proceed (y)". Empty when the text is only choices.
+//
+// Gemini CLI and Qwen Code head their confirmation with the tool's row
+// ("? Shell curl …"): what is above it (the user's message, when the CLI
+// draws no rule between) is not the question.
 func QuestionOf(text string) string {
 	var out []string
 	for _, row := range strings.Split(text, "\n") {
 		row = strings.TrimSpace(sidebarMark.ReplaceAllString(strings.TrimSpace(row), ""))
 		if row == "" || matchAny(choiceRows, row) {
 			continue
+		}
+		if strings.HasPrefix(row, "? ") {
+			out = out[:0]
 		}
 		out = append(out, row)
 	}

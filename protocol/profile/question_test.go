@@ -39,6 +39,9 @@ func TestDialogQuestion(t *testing.T) {
 			}
 		})
 	}
+	if q := QuestionOf("Whenever you receive a line CHECKPOINT REQUEST, reply.\n? Shell curl -s x > y\nAllow execution of: 'curl'?\n› 1. Yes, allow once"); q != "? Shell curl -s x > y\nAllow execution of: 'curl'?" {
+		t.Errorf("the user's message above the tool's row is in the question: %q", q)
+	}
 	moved := strings.Replace("❯ 1. Yes\n2. No", "❯ 1. Yes\n2. No", "1. Yes\n❯ 2. No", 1)
 	if DialogID("❯ 1. Yes\n2. No") != DialogID(moved) || DialogID("❯ 1. Yes\n2. No") == DialogID("❯ 1. Yes\n2. Nope") {
 		t.Error("DialogID: the selection's mark changes it, or the text does not")
