@@ -5,9 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
-	"sync"
 	"time"
 
+	"github.com/wardenhq/warden/internal/clock"
 	"github.com/wardenhq/warden/protocol"
 	"github.com/wardenhq/warden/protocol/profile"
 	"github.com/wardenhq/warden/supervisor/event"
@@ -45,10 +45,6 @@ const (
 	answerMoves = 6
 )
 
-// answering holds the sessions an answer is being typed into; announced
-// the id each session's last agent_waiting carried.
-var answering, announced sync.Map
-
 // announcement is the dialog an agent_waiting named: its id, when, and
 // whether it was read off the screen.
 type announcement struct {
@@ -72,17 +68,15 @@ const announceJoin = 3 * time.Second
 // the same dialog once the screen gives its text, and an answer may name
 // it by either id.
 func (s *Session) announce(text string, onScreen bool) string {
-	now := time.Now()
+	now := s.cfg.Clock.Now()
 	a := &announcement{id: profile.DialogID(text), at: now, onScreen: onScreen}
 	if !onScreen {
 		a.id = profile.DialogID(text + "\x00" + s.id + "\x00" + strconv.FormatInt(now.UnixNano(), 10))
 	}
-	if old, ok := announced.Load(s); ok {
-		if o := old.(*announcement); !o.onScreen && onScreen && now.Sub(o.at) < announceJoin {
-			a.prev = o
-		}
+	if o := s.dialog.announced.Load(); o != nil && !o.onScreen && onScreen && now.Sub(o.at) < announceJoin {
+		a.prev = o
 	}
-	announced.Store(s, a)
+	s.dialog.announced.Store(a)
 	return a.id
 }
 
@@ -92,11 +86,10 @@ func (s *Session) isDialog(id string) bool {
 	if profile.DialogID(s.dialogText()) == id {
 		return true
 	}
-	v, ok := announced.Load(s)
-	if !ok {
+	a := s.dialog.announced.Load()
+	if a == nil {
 		return false
 	}
-	a := v.(*announcement)
 	return a.id == id || (a.prev != nil && a.prev.id == id)
 }
 
@@ -116,10 +109,10 @@ func (s *Session) Answer(ctx context.Context, choice, dialogID, via string) (*An
 		return nil, ErrEnded
 	case <-s.procReady:
 	}
-	if _, busy := answering.LoadOrStore(s, true); busy {
+	if !s.dialog.answering.CompareAndSwap(false, true) {
 		return nil, errors.New("another answer to this agent's dialog is being typed now")
 	}
-	defer answering.Delete(s)
+	defer s.dialog.answering.Store(false)
 	if !s.dialog.up.Load() {
 		return nil, errors.New("the agent waits on no dialog now (it was answered, or it is gone)")
 	}
@@ -135,13 +128,13 @@ func (s *Session) Answer(ctx context.Context, choice, dialogID, via string) (*An
 		return nil, err
 	}
 	s.typedIntoDialog(viaAnswer) // its DIALOG ANSWERED line says it closed (dialogline.go)
-	typed := time.Now()
+	typed := s.cfg.Clock.Now()
 	for {
 		cur, ok := s.prof.Dialog(s.screen())
 		if !ok || profile.DialogID(visibleText(cur.Text)) != id {
 			break
 		}
-		if time.Since(typed) > answerClose {
+		if clock.Since(s.cfg.Clock, typed) > answerClose {
 			return nil, fmt.Errorf("the %s keys were typed, but after %s the dialog is still on the agent's screen", choice, answerClose)
 		}
 		select {
@@ -149,13 +142,13 @@ func (s *Session) Answer(ctx context.Context, choice, dialogID, via string) (*An
 			return nil, ErrEnded
 		case <-ctx.Done():
 			return nil, fmt.Errorf("the %s keys were typed; no longer waiting for the dialog to close: %w", choice, ctx.Err())
-		case <-time.After(20 * time.Millisecond):
+		case <-s.cfg.Clock.After(20 * time.Millisecond):
 		}
 	}
-	took := time.Since(typed)
+	took := clock.Since(s.cfg.Clock, typed)
 	// The session's own watch sees it gone at its next look (the screen
 	// settles first): answered means warden ps and warden send agree.
-	for deadline := time.Now().Add(answerSettle); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+	for deadline := s.cfg.Clock.Now().Add(answerSettle); s.cfg.Clock.Now().Before(deadline); s.cfg.Clock.Sleep(20 * time.Millisecond) {
 		if !s.dialog.up.Load() || !sameDialog(s.dialogText(), visibleText(d.Text)) {
 			break
 		}
@@ -183,14 +176,14 @@ func (s *Session) typeAnswer(choice, dialogID string) (profile.Dialog, string, e
 		ok  bool
 		id  string
 	)
-	for deadline := time.Now().Add(answerScreen); ; time.Sleep(25 * time.Millisecond) {
+	for deadline := s.cfg.Clock.Now().Add(answerScreen); ; s.cfg.Clock.Sleep(25 * time.Millisecond) {
 		scr = s.screen()
 		d, ok = s.prof.Dialog(scr)
 		id = profile.DialogID(visibleText(d.Text))
 		if ok && s.dialog.up.Load() && id == profile.DialogID(s.dialogText()) {
 			break
 		}
-		if time.Now().After(deadline) {
+		if s.cfg.Clock.Now().After(deadline) {
 			if !ok {
 				return d, "", errors.New("the CLI says it waits, but warden reads no dialog on its screen now: answer it with warden attach --rw")
 			}
@@ -207,7 +200,7 @@ func (s *Session) typeAnswer(choice, dialogID string) (profile.Dialog, string, e
 		}
 		before := visibleText(d.Text)
 		for _, k := range keys {
-			time.Sleep(k.Pause)
+			s.cfg.Clock.Sleep(k.Pause)
 			if _, err := s.proc.Write(k.Bytes); err != nil {
 				return d, "", fmt.Errorf("type the answer: %w", err)
 			}
@@ -216,15 +209,15 @@ func (s *Session) typeAnswer(choice, dialogID string) (profile.Dialog, string, e
 			return d, id, nil
 		}
 		// The selection moves: read the dialog again once it is redrawn.
-		deadline := time.Now().Add(answerRedraw)
+		deadline := s.cfg.Clock.Now().Add(answerRedraw)
 		for {
-			time.Sleep(20 * time.Millisecond)
+			s.cfg.Clock.Sleep(20 * time.Millisecond)
 			scr = s.screen()
 			d, ok = s.prof.Dialog(scr)
 			if !ok || profile.DialogID(visibleText(d.Text)) != id {
 				return d, "", errors.New("the dialog changed while warden moved its selection: nothing was confirmed")
 			}
-			if visibleText(d.Text) != before || time.Now().After(deadline) {
+			if visibleText(d.Text) != before || s.cfg.Clock.Now().After(deadline) {
 				break
 			}
 		}

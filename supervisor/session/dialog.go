@@ -51,6 +51,10 @@ type dialogWatch struct {
 	up   atomic.Bool
 	text atomic.Value
 	via  atomic.Value // how a person's keys reached it (dialogline.go): "" none yet
+	// answering: a person's answer is being typed (answer.go); announced
+	// is the dialog the last agent_waiting named.
+	answering atomic.Bool
+	announced atomic.Pointer[announcement]
 }
 
 // dialogRecheck is when a dialog read once off the screen is read again.
