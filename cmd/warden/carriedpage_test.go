@@ -54,6 +54,7 @@ func TestThePageSaysTheRunWasCarriedOn(t *testing.T) {
 	defer cancel()
 	tab, end := startBrowser(t, ctx, bin, 390, 844)
 	defer end()
+	asPhone(t, tab)
 	navigate(t, tab, p.base+"/?token="+p.token)
 	pollPage(t, tab, "the carry-on", `(() => { const c = document.getElementById('carried');
 		return !c.hidden && /^Resumed .* after its supervisor died; last update at .*: T1 from w1's checkpoint at [3-9]\d% \(implementing, \d+[sm] ago\)$/.test(c.textContent) })()`, 10*time.Second)

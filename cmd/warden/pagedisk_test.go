@@ -2,6 +2,9 @@ package main
 
 import (
 	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -22,6 +25,10 @@ func TestThePageTheMorningAfter(t *testing.T) {
 	if out, errOut, code := wardenCmd("run", team); code != 0 {
 		t.Fatalf("warden run: exit %d\n%s%s", code, out, errOut)
 	}
+	// As if w1 had been left waiting on a dialog when its warden ended:
+	// the page shows the dialog, and no buttons — no warden could type an
+	// answer.
+	waitingOnDisk(t, stateOf(team), "w1", "Do you want to proceed?")
 	p := startPage(t, stateOf(team), 0, nil, "serve", "--http", "127.0.0.1:0", team)
 	defer p.stop()
 
@@ -45,9 +52,39 @@ func TestThePageTheMorningAfter(t *testing.T) {
 	pollPage(t, tab, "no warden running, and the last state's time", `document.getElementById('conn').textContent === 'no warden running' &&
 		/the run finished; its last state, written \d+s ago/.test(document.getElementById('summary').textContent)`, 10*time.Second)
 	pollPage(t, tab, "both agents as they ended", `["w1","w2"].every(n => { const a = document.querySelector('article.agent[data-agent="'+n+'"]');
-		return a && a.querySelector('.state').textContent === 'exited' && /last checkpoint \d+s ago/.test(a.textContent) })`, 5*time.Second)
+		return a && a.querySelector('.state').textContent === (n === 'w1' ? 'waiting' : 'exited') && /last checkpoint \d+s ago/.test(a.textContent) })`, 5*time.Second)
+	pollPage(t, tab, "w1's dialog without the answer buttons", `(() => { const a = document.querySelector('article.agent[data-agent="w1"]');
+		return /Do you want to proceed\?/.test(a.querySelector('.dialog').textContent) && a.querySelector('.answer').hidden &&
+			a.querySelector('.answer button').offsetParent === null })()`, 5*time.Second)
 	pollPage(t, tab, "both tasks complete", `document.querySelectorAll('#graph g[data-task]').length === 2 &&
 		[...document.querySelectorAll('#graph g[data-task] text')].filter(x => /· complete$/.test(x.textContent)).length === 2`, 5*time.Second)
 	pollPage(t, tab, "the events to team_done", `!!document.querySelector('#events li[data-event="team_done"]') &&
 		!!document.querySelector('#events li[data-event="task_completed"]')`, 5*time.Second)
+}
+
+// waitingOnDisk rewrites the state dir's state.json as if agent had been
+// waiting on dialog when its warden ended.
+func waitingOnDisk(t *testing.T, stateDir, agent, dialog string) {
+	t.Helper()
+	path := filepath.Join(stateDir, "state.json")
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var snap map[string]any
+	if err := json.Unmarshal(b, &snap); err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, a := range snap["agents"].([]any) {
+		if m := a.(map[string]any); m["name"] == agent {
+			m["state"], m["dialog"], found = "waiting", dialog, true
+		}
+	}
+	if b, err = json.Marshal(snap); err != nil || !found {
+		t.Fatalf("state.json: %v (agent %s found: %v)", err, agent, found)
+	}
+	if err := os.WriteFile(path, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
 }

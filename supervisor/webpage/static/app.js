@@ -207,7 +207,9 @@ function showAnswer(c, a) {
   if (waits && c.shown !== a.dialog) c.said.textContent = "";
   c.shown = waits ? a.dialog : "";
   c.shownID = waits ? a.dialog_id || "" : "";
-  c.answer.hidden = !waits;
+  // No warden answers (the page the morning after, from disk): nobody
+  // could type the answer, so no buttons.
+  c.answer.hidden = !waits || !!S.down;
 }
 
 async function answer(c, choice) {
