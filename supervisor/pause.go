@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/wardenhq/warden/internal/console"
 	"github.com/wardenhq/warden/supervisor/config"
 	"github.com/wardenhq/warden/supervisor/control"
 	"github.com/wardenhq/warden/supervisor/event"
@@ -26,7 +27,7 @@ func (t *Team) pauseForBudget(why string) {
 			held = append(held, a.Name())
 		}
 	}
-	t.log.Warn("the team's budget is reached: agents parked until warden resume", "agents", held)
+	t.log.Warn("the team's budget is reached: agents parked until warden resume", "agents", held, console.Printed, true)
 	t.printf("WARNING: the team's %s: every agent is parked; `warden resume` lets them go on\n", why)
 	t.publish()
 }

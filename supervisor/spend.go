@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/wardenhq/warden/handoff"
+	"github.com/wardenhq/warden/internal/console"
 	"github.com/wardenhq/warden/protocol"
 	"github.com/wardenhq/warden/supervisor/config"
 	"github.com/wardenhq/warden/supervisor/event"
@@ -157,7 +158,7 @@ func (t *Team) budgetReached(sh config.Share, why string) {
 	if action == "" {
 		action = config.BudgetCheckpointExit
 	}
-	t.log.Warn("the team's budget is reached", "reason", why, "on_budget", action)
+	t.log.Warn("the team's budget is reached", "reason", why, "on_budget", action, console.Printed, true)
 	t.events.Emit(event.BudgetExceeded, "", "", "budget", "team", "limit", sh.Key, "max", sh.Limit, "spent", sh.Spent,
 		"action", action)
 	if action == config.BudgetPause {

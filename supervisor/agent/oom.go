@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"syscall"
 
+	"github.com/wardenhq/warden/internal/console"
 	"github.com/wardenhq/warden/runner"
 	"github.com/wardenhq/warden/supervisor/config"
 	"github.com/wardenhq/warden/supervisor/event"
@@ -90,7 +91,7 @@ func (a *Agent) afterSession(t *Ticket, s *session.Session, grp *Group, exit run
 		if a.cfg.MemoryMax > 0 {
 			kv = append(kv, "memory_max", a.cfg.MemoryMax)
 		}
-		a.log.Error("the kernel's OOM killer ended the agent", "evidence", ev)
+		a.log.Error("the kernel's OOM killer ended the agent", "evidence", ev, console.Printed, true)
 		a.d.Events.Emit(event.AgentOOM, a.cfg.Name, task, kv...)
 		a.d.Team.Printf(a.cfg.Name, "WARNING: %s was killed by the kernel's OOM killer (%s)\n", a.cfg.Name, ev)
 		return "killed by the kernel's OOM killer (" + ev + ")"
@@ -106,7 +107,7 @@ func (a *Agent) afterSession(t *Ticket, s *session.Session, grp *Group, exit run
 // the restart policy: an agent that is over again and again ends failed).
 func (a *Agent) overMemory(s *session.Session, task string, rss int64) {
 	limit := a.cfg.MemoryMax
-	a.log.Warn("over memory_max: a last checkpoint, then a restart", "rss", rss, "memory_max", limit)
+	a.log.Warn("over memory_max: a last checkpoint, then a restart", "rss", rss, "memory_max", limit, console.Printed, true)
 	a.d.Events.Emit(event.AgentOverMemory, a.cfg.Name, task, "rss", rss, "memory_max", limit, "session_id", s.ID())
 	a.d.Team.Printf(a.cfg.Name, "WARNING: %s holds %s, over its memory_max %s: a last checkpoint, then a restart\n",
 		a.cfg.Name, config.FormatSize(rss), config.FormatSize(limit))
