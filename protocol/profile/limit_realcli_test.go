@@ -51,10 +51,18 @@ func testTypedLimitWords(t *testing.T, cli string) {
 
 	stop, done := make(chan struct{}), make(chan struct{})
 	seen := 0
-	go func() { // every screen while the prompt is typed and answered
+	go func() { // every settled screen while the prompt is typed and answered
 		defer close(done)
 		for {
-			sc := s.screen()
+			sc, settled := s.settledScreen()
+			if !settled { // a frame half drawn: warden parses none (Settle)
+				select {
+				case <-stop:
+					return
+				case <-time.After(20 * time.Millisecond):
+				}
+				continue
+			}
 			seen++
 			if l, ok := s.p.Limit(sc, now); ok {
 				t.Errorf("%s: limit %+v read from typed text on\n%s", cli, l, sc)
@@ -93,6 +101,9 @@ func testTypedLimitWords(t *testing.T, cli string) {
 	}
 	if n := s.turns("Quoted from a CLI"); n != 1 {
 		t.Errorf("%s: the prompt reached the provider %d times, want 1", cli, n)
+	}
+	if seen < 3 {
+		t.Errorf("%s: only %d settled screens read on the way: this test proved little", cli, seen)
 	}
 	t.Logf("%s: %d screens read; the echo:\n%s", cli, seen, sc)
 	if err := s.quit(); err != nil {

@@ -49,9 +49,10 @@ type cliSession struct {
 	cmd    *exec.Cmd
 	ptmx   *os.File
 
-	mu    sync.Mutex
-	scr   protocol.Screen
-	modes ModeTracker
+	mu      sync.Mutex
+	scr     protocol.Screen
+	modes   ModeTracker
+	lastOut time.Time // when the CLI last wrote
 
 	readDone chan struct{}
 	waitDone chan struct{}
@@ -109,12 +110,27 @@ func (s *cliSession) read() {
 			s.mu.Lock()
 			_, _ = s.scr.Write(buf[:n])
 			_, _ = s.modes.Write(buf[:n])
+			s.lastOut = time.Now()
 			s.mu.Unlock()
 		}
 		if err != nil {
 			return
 		}
 	}
+}
+
+// settledScreen is the current screen when the CLI has written nothing for
+// 100 ms (or the profile's Settle, if shorter) — whole frames, never one
+// torn half drawn, which warden never parses (it waits for Settle) — else
+// false.
+func (s *cliSession) settledScreen() (Screen, bool) {
+	s.mu.Lock()
+	quiet := time.Since(s.lastOut) >= min(s.p.Settle, 100*time.Millisecond)
+	s.mu.Unlock()
+	if !quiet {
+		return nil, false
+	}
+	return s.screen(), true
 }
 
 // screen is the current screen.
