@@ -36,6 +36,7 @@ const genuineBlock = "CHECKPOINT: T1\nStatus: implementing\nCompleted:\n- the pa
 func modeSpooler(args []string) int {
 	dir := args[0]
 	signal.Ignore(syscall.SIGHUP)
+	os.WriteFile(filepath.Join(dir, "ready"), []byte("SIGHUP ignored\n"), 0o600) // it may now outlive its warden
 	fmt.Println("spooler: working")
 	if _, err := os.Stat(filepath.Join(dir, "spooled")); err == nil {
 		select {}
@@ -72,7 +73,10 @@ func TestSpooledLinesAreJudgedWhenReplayed(t *testing.T) {
 	first, _ := runWarden(t, "run", team)
 	waitEvents(t, team, "agent_started", "w", 1)
 	agentPid(t, team, "w") // state.json names the agent's pid and task: what the replay checks a line against
-	first.Process.Kill()   // warden dies; its agent runs on
+	// Killed before the agent ignores SIGHUP (a -race build starts slowly),
+	// the agent would die with its terminal.
+	waitFile(t, filepath.Join(dir, "ready"), filepath.Join(stateOf(team), "logs", "w.log"))
+	first.Process.Kill() // warden dies; its agent runs on
 	first.Wait()
 	os.WriteFile(filepath.Join(dir, "go"), nil, 0o600)
 	if said := waitFile(t, filepath.Join(dir, "spooled"), filepath.Join(stateOf(team), "logs", "hook.log")); !strings.HasPrefix(said, "hook: <nil> \"\"") {
