@@ -118,7 +118,7 @@ func TestDocsSetUpCommandsAreCIs(t *testing.T) {
 	if run != "go run ./cmd/warden run examples/team.toml" {
 		t.Errorf("README Set-up runs %q", run)
 	}
-	if test != "go vet ./... && go test -race -count=1 -timeout 15m ./..." {
+	if test != "go vet ./... && go test -race -count=1 -p 4 -timeout 18m ./..." {
 		t.Errorf("README Set-up tests with %q", test)
 	}
 	ci, err := os.ReadFile(filepath.Join(root, ".ci", "run"))
