@@ -80,7 +80,9 @@ func startDialogRun(t *testing.T, c dialogCLI, header string) (*dialogRun, *Team
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Setenv("WARDEN_BIN", warden)
+	if os.Getenv("WARDEN_BIN") != warden { // a parallel subtest's parent set it (wardenForSubtests)
+		t.Setenv("WARDEN_BIN", warden)
+	}
 	r := &dialogRun{}
 	r.srv = fakeprovider.New(testLogger(t), fakeprovider.Script{Decide: r.decide})
 	t.Cleanup(r.srv.Close)
@@ -125,82 +127,100 @@ dialog_timeout = "` + timeout + `"`
 // denies it — the command never runs — and the agent carries on: it
 // answers a checkpoint request afterwards.
 func TestRealCLIDialogDenied(t *testing.T) {
-	for _, c := range dialogCLIs {
-		t.Run(c.name, func(t *testing.T) {
-			defer proctest.AssertNone(t)
-			r, team, out, wait, stateDir := startDialogRun(t, c, dialogHeader("deny", "12s"))
-			evsOf := func() []map[string]any { return readEvents(t, stateDir) }
-			waitForD(t, "a checkpoint after the denial", 150*time.Second, func() bool {
+	wardenForSubtests(t)
+	defer proctest.AssertNone(t) // once every CLI's subtest is done
+	t.Run("each", func(t *testing.T) {
+		for _, c := range dialogCLIs {
+			t.Run(c.name, func(t *testing.T) {
+				t.Parallel() // two at once (-parallel is GOMAXPROCS)
+				r, team, out, wait, stateDir := startDialogRun(t, c, dialogHeader("deny", "12s"))
+				evsOf := func() []map[string]any { return readEvents(t, stateDir) }
+				waitForD(t, "a checkpoint after the denial", 150*time.Second, func() bool {
+					evs := evsOf()
+					return countEvents(evs, event.DialogDenied, c.cli) > 0 && countEvents(evs, event.CheckpointReceived, c.cli) > 0
+				})
+				team.Force()
+				wait()
 				evs := evsOf()
-				return countEvents(evs, event.DialogDenied, c.cli) > 0 && countEvents(evs, event.CheckpointReceived, c.cli) > 0
-			})
-			team.Force()
-			wait()
-			evs := evsOf()
-			waiting := eventTime(t, firstEvent(evs, event.AgentWaiting))
-			denied := eventTime(t, firstEvent(evs, event.DialogDenied))
-			if d := waiting.Sub(r.asked); d > 5*time.Second {
-				t.Errorf("agent_waiting %s after the tool call was sent, want ≤ 5 s", d)
-			}
-			if d := denied.Sub(waiting); d < 11*time.Second {
-				t.Errorf("denied %s after agent_waiting, want dialog_timeout 12s", d)
-			}
-			if n := r.turnsBetween(r.asked.Add(time.Millisecond), denied); n != 0 {
-				t.Errorf("%d requests reached the model while the dialog was open: something was typed into it", n)
-			}
-			if _, err := os.Stat(filepath.Join(r.project, "fetched.txt")); err == nil {
-				t.Error("the command ran: the dialog was approved")
-			}
-			for _, ev := range []string{event.AgentStale, event.AgentStalled, event.AgentWarned} {
-				if n := countEvents(whileWaiting(evs, c.cli), ev, c.cli); n != 0 {
-					t.Errorf("%d %s events", n, ev)
+				waiting := eventTime(t, firstEvent(evs, event.AgentWaiting))
+				denied := eventTime(t, firstEvent(evs, event.DialogDenied))
+				if d := waiting.Sub(r.asked); d > 5*time.Second {
+					t.Errorf("agent_waiting %s after the tool call was sent, want ≤ 5 s", d)
 				}
-			}
-			if countEvents(evs, event.AgentStarted, c.cli) != 1 || countEvents(evs, event.AgentResumed, c.cli) < 1 {
-				t.Errorf("events: %v", evs)
-			}
-			if !strings.Contains(out.String(), "WARNING: "+c.cli+" waits for a person") {
-				t.Errorf("stdout:\n%s", out.String())
-			}
-		})
-	}
+				if d := denied.Sub(waiting); d < 11*time.Second {
+					t.Errorf("denied %s after agent_waiting, want dialog_timeout 12s", d)
+				}
+				if n := r.turnsBetween(r.asked.Add(time.Millisecond), denied); n != 0 {
+					t.Errorf("%d requests reached the model while the dialog was open: something was typed into it", n)
+				}
+				if _, err := os.Stat(filepath.Join(r.project, "fetched.txt")); err == nil {
+					t.Error("the command ran: the dialog was approved")
+				}
+				for _, ev := range []string{event.AgentStale, event.AgentStalled, event.AgentWarned} {
+					if n := countEvents(whileWaiting(evs, c.cli), ev, c.cli); n != 0 {
+						t.Errorf("%d %s events", n, ev)
+					}
+				}
+				if countEvents(evs, event.AgentStarted, c.cli) != 1 || countEvents(evs, event.AgentResumed, c.cli) < 1 {
+					t.Errorf("events: %v", evs)
+				}
+				if !strings.Contains(out.String(), "WARNING: "+c.cli+" waits for a person") {
+					t.Errorf("stdout:\n%s", out.String())
+				}
+			})
+		}
+	})
 }
 
 // With on_dialog = "wait" the agent is still waiting after twice
 // dialog_timeout: nothing typed, nothing denied, not stale, not restarted.
 func TestRealCLIDialogWaits(t *testing.T) {
-	for _, c := range []dialogCLI{dialogCLIs[0], dialogCLIs[2], dialogCLIs[3], dialogCLIs[4], dialogCLIs[5]} {
-		t.Run(c.name, func(t *testing.T) {
-			defer proctest.AssertNone(t)
-			r, team, _, wait, stateDir := startDialogRun(t, c, dialogHeader("wait", "6s"))
-			waitForD(t, "agent_waiting", 90*time.Second, func() bool {
-				return countEvents(readEvents(t, stateDir), event.AgentWaiting, c.cli) > 0
-			})
-			time.Sleep(12 * time.Second) // 2× dialog_timeout, past stale_failure
-			snap := readSnapshot(t, stateDir)
-			team.Force()
-			wait()
-			evs := readEvents(t, stateDir)
-			if snap.Agents[0].State != "waiting" || !strings.Contains(snap.Agents[0].Dialog, "curl") {
-				t.Errorf("after 2× dialog_timeout: %+v", snap.Agents[0])
-			}
-			if n := r.turnsBetween(r.asked.Add(time.Millisecond), time.Now()); n != 0 {
-				t.Errorf("%d requests reached the model while the dialog was open", n)
-			}
-			if _, err := os.Stat(filepath.Join(r.project, "fetched.txt")); err == nil {
-				t.Error("the command ran")
-			}
-			if n := countEvents(evs, event.DialogDenied, c.cli); n != 0 {
-				t.Errorf("%d dialog_denied events with on_dialog = wait", n)
-			}
-			for _, ev := range []string{event.AgentStale, event.AgentStalled, event.AgentWarned} {
-				if n := countEvents(whileWaiting(evs, c.cli), ev, c.cli); n != 0 {
-					t.Errorf("%d %s events", n, ev)
+	wardenForSubtests(t)
+	defer proctest.AssertNone(t) // once every CLI's subtest is done
+	t.Run("each", func(t *testing.T) {
+		for _, c := range []dialogCLI{dialogCLIs[0], dialogCLIs[2], dialogCLIs[3], dialogCLIs[4], dialogCLIs[5]} {
+			t.Run(c.name, func(t *testing.T) {
+				t.Parallel() // two at once (-parallel is GOMAXPROCS)
+				r, team, _, wait, stateDir := startDialogRun(t, c, dialogHeader("wait", "6s"))
+				waitForD(t, "agent_waiting", 90*time.Second, func() bool {
+					return countEvents(readEvents(t, stateDir), event.AgentWaiting, c.cli) > 0
+				})
+				time.Sleep(12 * time.Second) // 2× dialog_timeout, past stale_failure
+				snap := readSnapshot(t, stateDir)
+				team.Force()
+				wait()
+				evs := readEvents(t, stateDir)
+				if snap.Agents[0].State != "waiting" || !strings.Contains(snap.Agents[0].Dialog, "curl") {
+					t.Errorf("after 2× dialog_timeout: %+v", snap.Agents[0])
 				}
-			}
-			if countEvents(evs, event.AgentWaiting, c.cli) != 1 || countEvents(evs, event.AgentStarted, c.cli) != 1 {
-				t.Errorf("events: %v", evs)
-			}
-		})
+				if n := r.turnsBetween(r.asked.Add(time.Millisecond), time.Now()); n != 0 {
+					t.Errorf("%d requests reached the model while the dialog was open", n)
+				}
+				if _, err := os.Stat(filepath.Join(r.project, "fetched.txt")); err == nil {
+					t.Error("the command ran")
+				}
+				if n := countEvents(evs, event.DialogDenied, c.cli); n != 0 {
+					t.Errorf("%d dialog_denied events with on_dialog = wait", n)
+				}
+				for _, ev := range []string{event.AgentStale, event.AgentStalled, event.AgentWarned} {
+					if n := countEvents(whileWaiting(evs, c.cli), ev, c.cli); n != 0 {
+						t.Errorf("%d %s events", n, ev)
+					}
+				}
+				if countEvents(evs, event.AgentWaiting, c.cli) != 1 || countEvents(evs, event.AgentStarted, c.cli) != 1 {
+					t.Errorf("events: %v", evs)
+				}
+			})
+		}
+	})
+}
+
+// wardenForSubtests builds warden and points WARDEN_BIN at it for the
+// parallel subtests of t, which may not set the environment themselves.
+func wardenForSubtests(t *testing.T) {
+	warden, err := buildWarden()
+	if err != nil {
+		t.Fatal(err)
 	}
+	t.Setenv("WARDEN_BIN", warden)
 }
