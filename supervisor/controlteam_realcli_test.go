@@ -21,9 +21,7 @@ import (
 // frame draws that same screen, and a text sent with warden send is
 // submitted and its answer reaches the viewer's stream.
 func TestRealCLIScreenAttachSend(t *testing.T) {
-	for _, cli := range []string{"claude", "codex", "gemini", "opencode", "qwen"} {
-		t.Run(cli, func(t *testing.T) { testRealCLIOps(t, cli) })
-	}
+	realCLIsTwoAtOnce(t, []string{"claude", "codex", "gemini", "opencode", "qwen"}, testRealCLIOps)
 }
 
 func testRealCLIOps(t *testing.T, cli string) {
@@ -32,8 +30,10 @@ func testRealCLIOps(t *testing.T, cli string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Setenv("WARDEN_BIN", warden)
-	defer proctest.AssertNone(t)
+	if os.Getenv("WARDEN_BIN") != warden { // else set by realCLIsTwoAtOnce, which checks for leftovers once all are done
+		t.Setenv("WARDEN_BIN", warden)
+		defer proctest.AssertNone(t)
+	}
 	srv := fakeprovider.New(testLogger(t), fakeprovider.Script{Decide: func(r fakeprovider.Request) fakeprovider.Answer {
 		if strings.Contains(r.Prompt, "PING-FROM-SEND") {
 			return fakeprovider.Answer{Text: "PONG-FROM-MODEL", InputTokens: 2000}

@@ -224,3 +224,20 @@ func wardenForSubtests(t *testing.T) {
 	}
 	t.Setenv("WARDEN_BIN", warden)
 }
+
+// realCLIsTwoAtOnce runs fn for each cli as parallel subtests — two at
+// once, -parallel being GOMAXPROCS — with WARDEN_BIN set for them, and
+// checks that no process is left once all of them are done (a subtest's
+// own check would see its sibling's CLI).
+func realCLIsTwoAtOnce(t *testing.T, clis []string, fn func(t *testing.T, cli string)) {
+	wardenForSubtests(t)
+	defer proctest.AssertNone(t)
+	t.Run("each", func(t *testing.T) {
+		for _, cli := range clis {
+			t.Run(cli, func(t *testing.T) {
+				t.Parallel()
+				fn(t, cli)
+			})
+		}
+	})
+}

@@ -66,9 +66,7 @@ func seed(t testing.TB, cli, home, project, url string) map[string]string {
 // session whose first prompt carries the handoff. OpenCode and Qwen Code
 // report no gauge to warden: for them the run ends after three records.
 func TestRealCLIsThroughWarden(t *testing.T) {
-	for _, cli := range []string{"claude", "codex", "gemini", "opencode", "qwen"} {
-		t.Run(cli, func(t *testing.T) { testRealCLI(t, cli) })
-	}
+	realCLIsTwoAtOnce(t, []string{"claude", "codex", "gemini", "opencode", "qwen"}, testRealCLI)
 }
 
 func testRealCLI(t *testing.T, cli string) {
@@ -77,8 +75,10 @@ func testRealCLI(t *testing.T, cli string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Setenv("WARDEN_BIN", warden)
-	defer proctest.AssertNone(t)
+	if os.Getenv("WARDEN_BIN") != warden { // else set by realCLIsTwoAtOnce, which checks for leftovers once all are done
+		t.Setenv("WARDEN_BIN", warden)
+		defer proctest.AssertNone(t)
+	}
 
 	var mu sync.Mutex
 	requests := 0
