@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/wardenhq/warden/internal/fakeprovider"
-	"github.com/wardenhq/warden/internal/proctest"
 	"github.com/wardenhq/warden/supervisor/event"
 )
 
@@ -20,15 +19,9 @@ import (
 // usage_limit_wait event and its WARNING, no stale alarm, no stall, no
 // restart while it waits, past stale_failure.
 func TestRealNewCLIUsageLimit(t *testing.T) {
-	for _, cli := range []string{"opencode", "qwen"} {
-		t.Run(cli, func(t *testing.T) {
+	realCLIsTwoAtOnce(t, []string{"opencode", "qwen"}, func(t *testing.T, cli string) {
+		{
 			bin := realCLI(t, cli)
-			warden, err := buildWarden()
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Setenv("WARDEN_BIN", warden)
-			defer proctest.AssertNone(t)
 			// The quota is used up from the first checkpoint request on.
 			srv := fakeprovider.New(testLogger(t), fakeprovider.Script{Decide: func(r fakeprovider.Request) fakeprovider.Answer {
 				if strings.Contains(r.Prompt, "CHECKPOINT REQUEST: T1") {
@@ -76,6 +69,6 @@ prompt = "Say ready."
 			if !strings.Contains(out.String(), "WARNING: "+cli+" hit a usage limit; waiting until") {
 				t.Errorf("stdout:\n%s", out.String())
 			}
-		})
-	}
+		}
+	})
 }
