@@ -10,7 +10,6 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/wardenhq/warden/internal/fakeprovider"
-	"github.com/wardenhq/warden/internal/proctest"
 	"github.com/wardenhq/warden/protocol"
 	"github.com/wardenhq/warden/supervisor/control"
 )
@@ -26,14 +25,7 @@ func TestRealCLIScreenAttachSend(t *testing.T) {
 
 func testRealCLIOps(t *testing.T, cli string) {
 	bin := realCLI(t, cli)
-	warden, err := buildWarden()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if os.Getenv("WARDEN_BIN") != warden { // else set by realCLIsTwoAtOnce, which checks for leftovers once all are done
-		t.Setenv("WARDEN_BIN", warden)
-		defer proctest.AssertNone(t)
-	}
+	// WARDEN_BIN and the leftover check: realCLIsTwoAtOnce, its only caller.
 	srv := fakeprovider.New(testLogger(t), fakeprovider.Script{Decide: func(r fakeprovider.Request) fakeprovider.Answer {
 		if strings.Contains(r.Prompt, "PING-FROM-SEND") {
 			return fakeprovider.Answer{Text: "PONG-FROM-MODEL", InputTokens: 2000}

@@ -71,14 +71,7 @@ func TestRealCLIsThroughWarden(t *testing.T) {
 
 func testRealCLI(t *testing.T, cli string) {
 	bin := realCLI(t, cli)
-	warden, err := buildWarden()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if os.Getenv("WARDEN_BIN") != warden { // else set by realCLIsTwoAtOnce, which checks for leftovers once all are done
-		t.Setenv("WARDEN_BIN", warden)
-		defer proctest.AssertNone(t)
-	}
+	// WARDEN_BIN and the leftover check: realCLIsTwoAtOnce, its only caller.
 
 	var mu sync.Mutex
 	requests := 0
