@@ -51,9 +51,9 @@ func TestMain(m *testing.M) {
 }
 
 var (
-	usageCommand = regexp.MustCompile(`(?m)^  ([a-z]+) `)
+	usageCommand = regexp.MustCompile(`(?m)^  ([a-z][a-z-]*) `)
 	usageFlag    = regexp.MustCompile(`(?m)^  -([a-z][a-z-]*)`)
-	docCommand   = regexp.MustCompile("(?m)^\\| `warden ([a-z]+)")
+	docCommand   = regexp.MustCompile("(?m)^\\| `warden ([a-z][a-z-]*)")
 )
 
 // Every command `warden -h` lists has a row in docs/commands.md, every flag

@@ -18,19 +18,22 @@ type dialogCLI struct {
 	name, cli string
 	args      []string          // added to the CLI's command
 	env       map[string]string // added to the CLI's environment
+	// channel: warden reads the CLI's app-server beside its screen
+	// (Codex), so that agent_waiting comes from the request itself.
+	channel bool
 }
 
 var dialogCLIs = []dialogCLI{
-	{"claude-default", "claude", []string{"--permission-mode", "default"}, nil}, // "1. Yes" preselected
-	{"claude-auto", "claude", nil, nil},                                         // the auto-mode explainer, then "No" preselected
-	{"codex", "codex", nil, nil},                                                // "1. Yes, proceed" preselected
-	{"gemini", "gemini", nil, nil},                                              // "1. Allow once" preselected
+	{"claude-default", "claude", []string{"--permission-mode", "default"}, nil, false}, // "1. Yes" preselected
+	{"claude-auto", "claude", nil, nil, false},                                         // the auto-mode explainer, then "No" preselected
+	{"codex", "codex", nil, nil, true},                                                 // "1. Yes, proceed" preselected
+	{"gemini", "gemini", nil, nil, false},                                              // "1. Allow once" preselected
 	// OpenCode asks nothing by default; its permission config makes bash
 	// ask: "Allow once" preselected.
-	{"opencode", "opencode", nil, map[string]string{"OPENCODE_PERMISSION": `{"bash":"ask"}`}},
+	{"opencode", "opencode", nil, map[string]string{"OPENCODE_PERMISSION": `{"bash":"ask"}`}, false},
 	// Qwen Code's default auto mode lets its model classify each call;
 	// its default approval mode asks: "1. Yes, allow once" preselected.
-	{"qwen-default", "qwen", []string{"--approval-mode", "default"}, nil},
+	{"qwen-default", "qwen", []string{"--approval-mode", "default"}, nil, false},
 }
 
 // probeCommand leaves fetched.txt behind if it ever runs.
@@ -144,6 +147,7 @@ func TestRealCLIDialogDenied(t *testing.T) {
 				evs := evsOf()
 				waiting := eventTime(t, firstEvent(evs, event.AgentWaiting))
 				denied := eventTime(t, firstEvent(evs, event.DialogDenied))
+				checkChannelWaiting(t, c, firstEvent(evs, event.AgentWaiting))
 				if d := waiting.Sub(r.asked); d > 5*time.Second {
 					t.Errorf("agent_waiting %s after the tool call was sent, want ≤ 5 s", d)
 				}
@@ -210,9 +214,24 @@ func TestRealCLIDialogWaits(t *testing.T) {
 				if countEvents(evs, event.AgentWaiting, c.cli) != 1 || countEvents(evs, event.AgentStarted, c.cli) != 1 {
 					t.Errorf("events: %v", evs)
 				}
+				checkChannelWaiting(t, c, firstEvent(evs, event.AgentWaiting))
 			})
 		}
 	})
+}
+
+// checkChannelWaiting: for a CLI read through its app-server, agent_waiting
+// came from the approval request (not off the screen), with the request's
+// own reason and command.
+func checkChannelWaiting(t *testing.T, c dialogCLI, waiting map[string]any) {
+	t.Helper()
+	if !c.channel {
+		return
+	}
+	text, _ := waiting["text"].(string)
+	if waiting["on_screen"] != false || !strings.Contains(text, "Fetch the probe page into fetched.txt") || !strings.Contains(text, probeCommand) {
+		t.Errorf("agent_waiting did not come from the app-server's request: %v", waiting)
+	}
 }
 
 // wardenForSubtests builds warden and points WARDEN_BIN at it for the

@@ -36,6 +36,8 @@ commands:
   wrap [--name N] [--task ID] [--profile P] [--state-dir DIR] -- CMD ARGS…
                          one agent in your own terminal, with checkpoints, handoff and restart around it
   hook KIND [ARG]        called by an agent CLI's hook or status line; hands its JSON to the supervisor
+  codex-remote --socket PATH --log FILE -- CODEX…
+                         run by warden under a Codex agent's pty: Codex's app-server, then its TUI attached to it
   init [--cli CLI]… [FILE]
                          write a commented team file (team.toml) for the CLIs on PATH, or those named (init -h lists them)
   --version              warden's version, commit and Go version
@@ -115,6 +117,8 @@ func realMain(args []string, stdout, stderr io.Writer) int {
 		err = cmdValidate(args[1:], stdout)
 	case "hook":
 		err = cmdHook(args[1:], stdout, stderr)
+	case "codex-remote":
+		err = cmdCodexRemote(args[1:], stderr)
 	case "ps":
 		err = cmdPS(args[1:], stdout, stderr)
 	case "screen":

@@ -254,7 +254,7 @@ func (a *Agent) runSession(g *Generation, task *config.Task, attempt int, dir st
 		LogPath: a.d.Dir.AgentLog(a.cfg.Name), Size: a.d.windowSize(), Term: a.d.termOutput(),
 		Timers: a.d.Timers, Clock: a.d.Clock, Team: g, Dialog: a.dialogPolicy(), TimeLeft: left,
 		LogMaxSize: a.d.Config.LogMaxSize, LogKeep: a.d.Config.LogKeep, CastPath: a.recordings(),
-		Report: rep, Cgroup: grp.Runner(),
+		Report: rep, Cgroup: grp.Runner(), Channel: a.channel(argv),
 	})
 	a.watch(ticket, s, grp, taskID(task))
 	oomBefore, oomKnown := a.d.Memory.oomCount()

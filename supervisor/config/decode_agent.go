@@ -10,7 +10,7 @@ import (
 // agent validates one [[agent]] table.
 func (d *decoder) agent(t table) Agent {
 	t.unknown("name", "command", "profile", "dir", "env", "restart", "max_restarts", "prompt",
-		"on_dialog", "dialog_timeout", "workspace", "lead", "memory_max", "account")
+		"on_dialog", "dialog_timeout", "workspace", "lead", "memory_max", "account", "channel")
 	a := AgentDefaults()
 	a.Pos = d.ix.at(t.path)
 	a.Name, _ = d.name(t, "name", "agent name")
@@ -36,6 +36,10 @@ func (d *decoder) agent(t table) Agent {
 	a.Lead = t.boolean("lead", false)
 	a.Account = d.account(t)
 	a.MemoryMax = t.size("memory_max", 0, MinMemoryMax, "32MB")
+	a.Channel = t.oneOf("channel", "", ChannelAppServer, ChannelScreen)
+	if a.Channel == ChannelAppServer && a.Profile != "codex" {
+		d.errorf(t.key("channel"), "channel %q is Codex's app-server: it needs profile \"codex\", not %q", a.Channel, a.Profile)
+	}
 	d.agentPaths(t, &a)
 	return a
 }

@@ -81,6 +81,12 @@ const (
 	DialogDeny = "deny" // after dialog_timeout, answer with the CLI's deny/cancel keys
 )
 
+// Values of an agent's channel.
+const (
+	ChannelAppServer = "app-server" // Codex's app-server beside its TUI
+	ChannelScreen    = "screen"     // the screen (and the CLI's hooks) only
+)
+
 // Values of after_team_checkpoint.
 const (
 	AfterRehydrate = "rehydrate"
@@ -187,7 +193,13 @@ type Agent struct {
 	// hold: a cgroup limit where warden can make one, else a watch on their
 	// RSS; 0 (default) for no limit.
 	MemoryMax int64
-	Pos       Position // the [[agent]] header
+	// Channel is how warden reads a Codex agent besides its screen:
+	// "app-server" (its TUI attached to an app-server warden starts, read
+	// as a second client), "screen" (the screen, notify and rollout
+	// only); "" when the file leaves it: app-server where the Codex CLI
+	// has it.
+	Channel string
+	Pos     Position // the [[agent]] header
 }
 
 // Task is one [[task]] of the task list.

@@ -4,6 +4,7 @@ import (
 	"sync"
 
 	"github.com/wardenhq/warden/protocol"
+	"github.com/wardenhq/warden/supervisor/channel/codexapp"
 	"github.com/wardenhq/warden/supervisor/hookbus"
 )
 
@@ -13,6 +14,7 @@ type readerEvent struct {
 	signals  bool             // the program's status report, title or probes changed
 	putOff   bool             // the typist put a checkpoint request off
 	hook     *hookbus.Message // from the CLI's own hooks
+	channel  *codexapp.Event  // from the agent's app-server (channel.go)
 	restart  bool             // warden restart
 	park     bool             // the account parked or resumed the session (Park, Unpark)
 	block    *protocol.Block
@@ -41,6 +43,9 @@ const (
 	maxPendingRejects = 8
 	// maxPendingHooks: hook messages waiting; more drop the oldest.
 	maxPendingHooks = 64
+	// maxPendingChannel: messages of the app-server waiting; more drop
+	// the oldest.
+	maxPendingChannel = 256
 )
 
 // backlog holds the events for the session's loop, bounded however fast
@@ -87,6 +92,11 @@ func (q *backlog) push(e readerEvent) {
 	case e.hook != nil:
 		if q.count(func(o readerEvent) bool { return o.hook != nil }) >= maxPendingHooks {
 			q.remove(q.find(func(o readerEvent) bool { return o.hook != nil }))
+			q.dropped.hooks++
+		}
+	case e.channel != nil:
+		if q.count(func(o readerEvent) bool { return o.channel != nil }) >= maxPendingChannel {
+			q.remove(q.find(func(o readerEvent) bool { return o.channel != nil }))
 			q.dropped.hooks++
 		}
 	case e.settled || e.signals || e.putOff || e.complete || e.restart || e.park:
@@ -142,7 +152,7 @@ func isReject(e readerEvent) bool {
 }
 
 func sameFlags(a, b readerEvent) bool {
-	return a.block == nil && a.hook == nil && b.block == nil && b.hook == nil &&
+	return a.block == nil && a.hook == nil && a.channel == nil && b.block == nil && b.hook == nil && b.channel == nil &&
 		a.settled == b.settled && a.signals == b.signals && a.putOff == b.putOff && a.complete == b.complete &&
 		a.restart == b.restart && a.park == b.park
 }

@@ -35,6 +35,8 @@ func (s *Session) handle(events []readerEvent) (done bool) {
 			s.mon.notYet(s.cfg.Clock.Now())
 		case e.hook != nil:
 			s.onHook(*e.hook)
+		case e.channel != nil:
+			s.onChannel(*e.channel)
 		case e.restart:
 			s.beginRestart()
 		case e.park:

@@ -39,6 +39,10 @@ type dialogWatch struct {
 	denied bool
 	kept   bool            // cur is a limit dialog warden answers (Keep.Keys)
 	hook   *profile.Dialog // announced by a hook, not yet seen to end
+	// channel is a request of the app-server (channel.go), until it is
+	// resolved; request is its id.
+	channel *profile.Dialog
+	request string
 	// first is a dialog's text read once off the screen: all but a
 	// permission dialog count from their second read (a limit dialog half
 	// drawn reads as another kind).
@@ -202,6 +206,9 @@ func (s *Session) currentDialog() (d profile.Dialog, onScreen, ok bool) {
 	scr := s.screen()
 	if d, ok := s.prof.Dialog(scr); ok {
 		return d, true, true
+	}
+	if c := s.dialog.channel; c != nil {
+		return *c, false, true // the server's word holds until it says resolved
 	}
 	st, title, _ := s.modes.signals()
 	if st.Blocked() {

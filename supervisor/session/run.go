@@ -46,8 +46,12 @@ func (s *Session) Run() (runner.Exit, Outcome) {
 	s.startRecording()
 	defer s.stopRecording() // after the last output: Run returns once the process's output is drained
 
+	argv := s.prof.Command(c.Argv)
+	if c.Channel != nil {
+		argv = c.Channel.argv(argv)
+	}
 	proc, err := runner.Start(s.log, runner.Config{
-		Name: c.Agent, Argv: s.prof.Command(c.Argv), Dir: c.Dir, Env: s.prof.Env(c.Env), Size: c.Size,
+		Name: c.Agent, Argv: argv, Dir: c.Dir, Env: s.prof.Env(c.Env), Size: c.Size,
 		LogPath: c.LogPath, LogMaxSize: c.LogMaxSize, LogKeep: c.LogKeep, OnLogError: s.logError, Output: s,
 		Cgroup: c.Cgroup,
 	})
@@ -60,6 +64,9 @@ func (s *Session) Run() (runner.Exit, Outcome) {
 	s.proc = proc
 	close(s.procReady)
 	go s.killWhenTold()
+	if c.Channel != nil {
+		go s.joinChannel()
+	}
 	s.input.queue = make(chan typed, 16)
 	typistCtx, stopTypist := context.WithCancel(context.Background())
 	s.input.stop = stopTypist
@@ -227,9 +234,10 @@ func (s *Session) tick() (time.Time, bool) {
 		case actNone:
 			return until, false
 		case actRequest:
-			if !s.prof.TurnEnded(s.screen()) {
-				// A TUI mid-turn, or with a draft in its box: not a turn
-				// boundary, whatever the quiet output said.
+			if !s.prof.TurnEnded(s.screen()) || s.app.turn {
+				// A TUI mid-turn, or with a draft in its box, or a turn its
+				// app-server says runs: not a turn boundary, whatever the
+				// quiet output said.
 				s.mon.notYet(s.cfg.Clock.Now())
 				continue
 			}

@@ -125,6 +125,9 @@ type Config struct {
 	// Cgroup is the cgroup v2 group the process starts in (memory_max), or
 	// nil (supervisor/agent/cgroup.go).
 	Cgroup *runner.Cgroup
+	// Channel, when set, attaches a Codex TUI to its own app-server and
+	// reads the thread through it too (channel.go).
+	Channel *Channel
 }
 
 // Session is one process of an agent working on one task. Its parts: the
@@ -165,6 +168,7 @@ type Session struct {
 	pace      recordPace
 	latest    lastRecord
 	use       meter // the CLI's token files (usage.go)
+	app       appChannel
 
 	input input // who types into the agent: warden's typist, a person
 	inbox inbox // what other goroutines hand the loop

@@ -109,6 +109,23 @@ func (l Layout) HookSocket() string { return l.socket("hooks.sock", ".sock") }
 // socket, HASH.control.sock beside the hook socket's fallback.
 func (l Layout) ControlSocket() string { return l.socket("control.sock", ".control.sock") }
 
+// AppSocket is where a Codex agent's app-server listens (docs/agent-clis.md,
+// "Codex's app-server"): STATE/agents/NAME/app.sock, or, when that path is
+// too long for a socket, HASH.NAME.app.sock beside the hook socket's
+// fallback (made private by PrepareAppSocket).
+func (l Layout) AppSocket(agent string) string {
+	return l.socket(filepath.Join("agents", agent, "app.sock"), "."+agent+".app.sock")
+}
+
+// PrepareAppSocket makes sure an agent's app-server socket can be warden's
+// alone, as PrepareSockets does for the team's.
+func (l Layout) PrepareAppSocket(agent string) error {
+	if dir := filepath.Dir(l.AppSocket(agent)); dir != l.AgentSettings(agent) && dir != filepath.Join(l.abs(), "agents", agent) {
+		return unixsock.PrivateDir(dir)
+	}
+	return nil
+}
+
 // socket is STATE/name when it fits in sun_path, else the short fallback
 // $XDG_RUNTIME_DIR (or the temp dir)/warden-UID/HASH+suffix.
 func (l Layout) socket(name, suffix string) string {

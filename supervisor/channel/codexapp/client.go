@@ -2,15 +2,20 @@
 // second client beside the TUI (codex --remote unix://PATH): it reads turn
 // boundaries, approval requests, usage-limit errors and token counts as
 // messages, and never answers a server request (docs/design-channels.md).
-// It is not wired into the supervisor yet: warden reads Codex off its
-// screen, its notify program and its rollout file.
+// The session of a Codex agent started with it (Launch) reads these
+// beside the screen (supervisor/session/channel.go).
 package codexapp
 
 import (
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"sync"
+	"time"
+
+	"github.com/wardenhq/warden/internal/unixsock"
+	"github.com/wardenhq/warden/protocol/profile"
 )
 
 // Kind is what an Event says.
@@ -23,13 +28,17 @@ const (
 	// Resolved: the request Waiting named was answered (by the TUI or
 	// anyone), or the thread no longer waits.
 	Resolved Kind = "resolved"
+	// TurnStarted: a turn of the thread began.
+	TurnStarted Kind = "turn_started"
 	// TurnCompleted: a turn of the thread ended (Status: completed,
 	// interrupted, failed).
 	TurnCompleted Kind = "turn_completed"
+	// RateLimits: the account's usage windows (Limits).
+	RateLimits Kind = "rate_limits"
 	// Limit: a turn failed on a usage or rate limit (Status: Codex's
 	// codexErrorInfo).
 	Limit Kind = "limit"
-	// Tokens: the thread's token usage (Total, Window).
+	// Tokens: the thread's token usage (Total, Input, Window).
 	Tokens Kind = "tokens"
 )
 
@@ -40,11 +49,15 @@ type Event struct {
 	// Text is a waiting request's own words: its reason and command (or
 	// what else it asks).
 	Text string
-	// Request is the server request's id (Waiting, Resolved), as sent.
-	Request string
-	Status  string
-	Total   int64 // Tokens: total tokens of the thread
-	Window  int64 // Tokens: the model's context window (0: unknown)
+	// Request is the server request's id (Waiting, Resolved), as sent;
+	// Method the request's method (Waiting).
+	Request, Method string
+	Status          string
+	Total           int64 // Tokens: total tokens of the thread
+	Input           int64 // Tokens: the input tokens of the last request: the context in use
+	Window          int64 // Tokens: the model's context window (0: unknown)
+	// Limits are the usage windows (RateLimits).
+	Limits []profile.RateLimit
 }
 
 // Client is one connection to an app-server.
@@ -59,18 +72,37 @@ type Client struct {
 	resume int    // its request id
 	done   chan struct{}
 	err    error
+	peer   int // the pid that listens, as the kernel says
 }
 
-// Dial connects to the app-server's unix socket, initializes, and starts
-// reading; events arrive on Events until the connection ends (Err).
+// Peer is the pid of the process that listens on the socket, as the kernel
+// said when the client connected.
+func (c *Client) Peer() int { return c.peer }
+
+// Dial connects to the app-server's unix socket (only one of this user's,
+// in a private directory: unixsock.Dial; Codex links path to its own
+// socket in /tmp/codex-daemon-UID), initializes, and starts reading;
+// events arrive on Events until the connection ends (Err).
 func Dial(path string) (*Client, error) {
-	ws, err := dialWS(path)
+	target, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		return nil, fmt.Errorf("codexapp: %w", err)
+	}
+	conn, err := unixsock.Dial(target, 2*time.Second)
+	if err != nil {
+		return nil, fmt.Errorf("codexapp: %w", err)
+	}
+	ws, err := upgrade(conn)
 	if err != nil {
 		return nil, err
 	}
-	c := &Client{ws: ws, events: make(chan Event, 64), done: make(chan struct{})}
+	c := &Client{ws: ws, events: make(chan Event, 64), done: make(chan struct{}), peer: unixsock.PeerOf(conn).Pid}
+	// The name of the first client to initialize becomes the server's
+	// originator, the head of the User-Agent of every request to the
+	// provider, the TUI's too: warden, often first, names the TUI's own,
+	// so that what Codex sends upstream is what it sends without warden.
 	if err := c.request("initialize", map[string]any{"clientInfo": map[string]string{
-		"name": "warden", "title": "warden", "version": "1"}}); err != nil {
+		"name": "codex-tui", "title": "warden", "version": "1"}}); err != nil {
 		ws.close()
 		return nil, err
 	}
@@ -185,13 +217,17 @@ func (c *Client) handle(m message) {
 			Total struct {
 				TotalTokens int64 `json:"totalTokens"`
 			} `json:"total"`
+			Last struct {
+				InputTokens int64 `json:"inputTokens"`
+			} `json:"last"`
 			ModelContextWindow int64 `json:"modelContextWindow"`
 		} `json:"tokenUsage"`
-		Reason   string   `json:"reason"`
-		Command  string   `json:"command"`
-		Question string   `json:"question"`
-		Message  string   `json:"message"`
-		Paths    []string `json:"paths"`
+		RateLimits rateLimits `json:"rateLimits"`
+		Reason     string     `json:"reason"`
+		Command    string     `json:"command"`
+		Question   string     `json:"question"`
+		Message    string     `json:"message"`
+		Paths      []string   `json:"paths"`
 	}
 	_ = json.Unmarshal(m.Params, &p)
 	c.mu.Lock()
@@ -212,7 +248,10 @@ func (c *Client) handle(m message) {
 			_ = c.request("thread/resume", map[string]string{"threadId": main})
 		}
 		if hasFlag(p.Status.ActiveFlags, "waitingOnApproval", "waitingOnUserInput") {
-			c.emit(Event{Kind: Waiting, Thread: main, Status: strings.Join(p.Status.ActiveFlags, ",")})
+			if !c.subscribed() {
+				// Not subscribed yet: the request itself will not come here.
+				c.emit(Event{Kind: Waiting, Thread: main, Status: strings.Join(p.Status.ActiveFlags, ",")})
+			}
 		} else {
 			c.emit(Event{Kind: Resolved, Thread: main, Status: p.Status.Type})
 		}
@@ -220,9 +259,12 @@ func (c *Client) handle(m message) {
 		if p.ThreadID != "" && p.ThreadID != main {
 			return
 		}
-		c.emit(Event{Kind: Waiting, Thread: main, Request: string(m.ID), Text: requestText(m.Method, p.Reason, p.Command, p.Question, p.Message, p.Paths)})
+		c.emit(Event{Kind: Waiting, Thread: main, Request: string(m.ID), Method: m.Method,
+			Text: requestText(m.Method, p.Reason, p.Command, p.Question, p.Message, p.Paths)})
 	case m.Method == "serverRequest/resolved" && p.ThreadID == main:
 		c.emit(Event{Kind: Resolved, Thread: main, Request: fmt.Sprint(p.RequestID)})
+	case m.Method == "turn/started" && p.ThreadID == main:
+		c.emit(Event{Kind: TurnStarted, Thread: main})
 	case m.Method == "turn/completed" && p.ThreadID == main:
 		c.emit(Event{Kind: TurnCompleted, Thread: main, Status: p.Turn.Status})
 	case m.Method == "error" && p.ThreadID == main && !p.WillRetry:
@@ -231,8 +273,39 @@ func (c *Client) handle(m message) {
 			c.emit(Event{Kind: Limit, Thread: main, Status: info, Text: p.Error.Message})
 		}
 	case m.Method == "thread/tokenUsage/updated" && p.ThreadID == main:
-		c.emit(Event{Kind: Tokens, Thread: main, Total: p.TokenUsage.Total.TotalTokens, Window: p.TokenUsage.ModelContextWindow})
+		c.emit(Event{Kind: Tokens, Thread: main, Total: p.TokenUsage.Total.TotalTokens,
+			Input: p.TokenUsage.Last.InputTokens, Window: p.TokenUsage.ModelContextWindow})
+	case m.Method == "account/rateLimits/updated":
+		if l := p.RateLimits.windows(); len(l) > 0 {
+			c.emit(Event{Kind: RateLimits, Limits: l})
+		}
 	}
+}
+
+// subscribed reports whether the client joined the thread.
+func (c *Client) subscribed() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.joined
+}
+
+// rateLimits is account/rateLimits/updated's snapshot.
+type rateLimits struct {
+	Primary, Secondary *struct {
+		UsedPercent float64 `json:"usedPercent"`
+		ResetsAt    int64   `json:"resetsAt"`
+	}
+}
+
+func (r rateLimits) windows() []profile.RateLimit {
+	var out []profile.RateLimit
+	if w := r.Primary; w != nil {
+		out = append(out, profile.RateLimit{Window: "primary", UsedPercent: w.UsedPercent, ResetsAt: w.ResetsAt})
+	}
+	if w := r.Secondary; w != nil {
+		out = append(out, profile.RateLimit{Window: "secondary", UsedPercent: w.UsedPercent, ResetsAt: w.ResetsAt})
+	}
+	return out
 }
 
 func hasFlag(flags []string, want ...string) bool {

@@ -23,6 +23,7 @@ import (
 )
 
 func TestMain(m *testing.M) {
+	fakeCodex()
 	fakeagent.Main()
 	os.Exit(m.Run())
 }

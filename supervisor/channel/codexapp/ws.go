@@ -26,12 +26,9 @@ type wsConn struct {
 	mu sync.Mutex // one writer at a time
 }
 
-// dialWS connects to the unix socket at path and upgrades to WebSocket.
-func dialWS(path string) (*wsConn, error) {
-	c, err := net.Dial("unix", path)
-	if err != nil {
-		return nil, fmt.Errorf("codexapp: dial %s: %w", path, err)
-	}
+// upgrade turns a connection to the app-server into WebSocket (it is
+// closed on error).
+func upgrade(c net.Conn) (*wsConn, error) {
 	key := make([]byte, 16)
 	rand.Read(key)
 	req := "GET / HTTP/1.1\r\nHost: localhost\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n" +

@@ -1,0 +1,152 @@
+package codexapp
+
+import (
+	"net"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/wardenhq/warden/internal/fakeagent"
+	"github.com/wardenhq/warden/internal/proctest"
+)
+
+// envFake makes the test binary, run as "codex", a fake Codex: with
+// app-server it listens on the socket of --listen (or exits 3 when the
+// variable says "no-server") until TERM; as the TUI it writes its
+// arguments to DIR/tui and exits 7. Both write what they saw into DIR,
+// the variable's value after "dir=".
+const envFake = "CODEXAPP_FAKE_CODEX"
+
+func fakeCodex() {
+	spec := os.Getenv(envFake)
+	if spec == "" {
+		return
+	}
+	dir := spec[strings.Index(spec, "dir=")+4:]
+	args := os.Args[1:]
+	if len(args) > 0 && args[0] == "app-server" {
+		if strings.HasPrefix(spec, "no-server") {
+			os.Exit(3)
+		}
+		os.WriteFile(filepath.Join(dir, "server"), []byte(strings.Join(args, "\n")), 0o600)
+		var sock string
+		for i, a := range args {
+			if a == "--listen" {
+				sock = strings.TrimPrefix(args[i+1], "unix://")
+			}
+		}
+		term := make(chan os.Signal, 1)
+		signal.Notify(term, syscall.SIGTERM)
+		l, err := net.Listen("unix", sock)
+		if err != nil {
+			os.Exit(4)
+		}
+		<-term
+		l.Close()
+		os.WriteFile(filepath.Join(dir, "server-terminated"), nil, 0o600)
+		os.Exit(0)
+	}
+	os.WriteFile(filepath.Join(dir, "tui"), []byte(strings.Join(args, "\n")), 0o600)
+	os.Exit(7)
+}
+
+// fakeCodexBin links the test binary as DIR/codex.
+func fakeCodexBin(t *testing.T, spec string) (dir, bin string) {
+	dir, _ = filepath.EvalSymlinks(t.TempDir())
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin = filepath.Join(dir, "codex")
+	if err := os.Symlink(self, bin); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv(envFake, spec+"dir="+dir)
+	t.Setenv(fakeagent.EnvOwner, strconv.Itoa(os.Getpid()))
+	return dir, bin
+}
+
+func readLines(t *testing.T, path string) []string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%s: %v", filepath.Base(path), err)
+	}
+	return strings.Split(string(b), "\n")
+}
+
+// The launcher starts the app-server with the TUI's -c settings, waits for
+// its socket, runs the TUI attached to it, asks the server to exit once
+// the TUI did, and exits with the TUI's code; nothing is left running.
+func TestLaunchRunsTheServerBesideTheTUI(t *testing.T) {
+	t.Cleanup(func() { proctest.AssertNone(t) })
+	dir, bin := fakeCodexBin(t, "")
+	sock := filepath.Join(dir, "app.sock")
+	tui := RemoteArgv([]string{bin, "-c", `notify=["warden","hook"]`, "--no-alt-screen", "--no-daemon", "-a", "never"}, sock)
+	if code := Launch(sock, filepath.Join(dir, "log"), tui, os.Stderr); code != 7 {
+		t.Errorf("exit code %d, want the TUI's 7", code)
+	}
+	server := strings.Join(readLines(t, filepath.Join(dir, "server")), " ")
+	if server != `app-server --listen unix://`+sock+` -c notify=["warden","hook"]` {
+		t.Errorf("the server ran with %q", server)
+	}
+	tuiArgs := strings.Join(readLines(t, filepath.Join(dir, "tui")), " ")
+	if tuiArgs != `--remote unix://`+sock+` -c notify=["warden","hook"] --no-alt-screen -a never` {
+		t.Errorf("the TUI ran with %q", tuiArgs)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "server-terminated")); err != nil {
+		t.Error("the app-server was not asked to exit once the TUI had")
+	}
+}
+
+// A Codex whose app-server makes no socket (it exits at once here): the
+// TUI runs on its own, with --no-daemon and without --remote, and the
+// log says why.
+func TestLaunchWithoutAnAppServer(t *testing.T) {
+	t.Cleanup(func() { proctest.AssertNone(t) })
+	dir, bin := fakeCodexBin(t, "no-server,")
+	sock := filepath.Join(dir, "app.sock")
+	log := filepath.Join(dir, "log")
+	if code := Launch(sock, log, RemoteArgv([]string{bin, "--no-alt-screen", "--no-daemon"}, sock), os.Stderr); code != 7 {
+		t.Errorf("exit code %d, want the TUI's 7", code)
+	}
+	if got := strings.Join(readLines(t, filepath.Join(dir, "tui")), " "); got != "--no-daemon --no-alt-screen" {
+		t.Errorf("the TUI ran with %q, want it on its own", got)
+	}
+	if l := strings.Join(readLines(t, log), "\n"); !strings.Contains(l, "the app-server did not start") {
+		t.Errorf("the log says:\n%s", l)
+	}
+	fi, err := os.Stat(log)
+	if err != nil || fi.Mode().Perm() != 0o600 {
+		t.Errorf("the log: %v %v, want 0600", fi.Mode(), err)
+	}
+}
+
+// Which command lines run the Codex TUI itself, and what the server gets.
+func TestArgvOfTheTUIAndItsServer(t *testing.T) {
+	for _, c := range []struct {
+		argv []string
+		tui  bool
+	}{
+		{[]string{"codex"}, true},
+		{[]string{"/usr/bin/node", "/x/codex.js", "-m", "o3", "--ask-for-approval", "never"}, true},
+		{[]string{"codex", "exec", "do it"}, false},
+		{[]string{"codex", "resume", "--last"}, false},
+		{[]string{"codex", "--remote", "ws://h:1"}, false},
+		{[]string{"sh", "-c", "codex"}, false},
+		{[]string{"my-codex-wrapper"}, false},
+	} {
+		if got := Names(c.argv); got != c.tui {
+			t.Errorf("Names(%q) = %v, want %v", c.argv, got, c.tui)
+		}
+	}
+	got := ServerArgv([]string{"node", "codex.js", "-cmodel=o3", "--config=a=1", "--enable", "x", "--strict-config", "-m", "o3", "--", "-c", "y=2"}, "/s")
+	want := "node codex.js app-server --listen unix:///s -c model=o3 --config=a=1 --enable x --strict-config"
+	if strings.Join(got, " ") != want {
+		t.Errorf("ServerArgv = %q, want %q", strings.Join(got, " "), want)
+	}
+}

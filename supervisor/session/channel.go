@@ -1,0 +1,135 @@
+package session
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/wardenhq/warden/protocol/profile"
+	"github.com/wardenhq/warden/supervisor/channel/codexapp"
+)
+
+// Channel attaches a Codex agent's TUI to an app-server warden starts
+// beside it, in its process group (warden codex-remote), and reads the
+// TUI's thread as a second client: approval requests, turns, limits and
+// token counts as messages, sooner than the screen shows them. It never
+// answers a request. The screen stays read as before: it is the fallback
+// when the channel fails, and the record.
+type Channel struct {
+	Socket string   // the app-server's unix socket
+	Launch []string // what starts both: warden codex-remote --socket S --log F --
+}
+
+// channelJoin bounds the wait for the app-server's socket: a launcher
+// that fell back to the TUI alone makes none.
+const channelJoin = 45 * time.Second
+
+// appChannel is what the loop knows of the channel.
+type appChannel struct {
+	turn bool // a turn runs, as the channel says (between turn/started and turn/completed)
+}
+
+// channelArgv is what runs under the pty: the launcher, then the TUI
+// attached to the socket.
+func (c *Channel) argv(tui []string) []string {
+	return append(slices.Clone(c.Launch), codexapp.RemoteArgv(tui, c.Socket)...)
+}
+
+// joinChannel connects to the app-server once its socket is there, checks
+// that the process listening is the agent's own (in its session: one
+// started by the launcher), and hands what it reads to the loop until the
+// connection ends. Run's end closes it.
+func (s *Session) joinChannel() {
+	c := s.cfg.Channel
+	deadline := s.cfg.Clock.Now().Add(channelJoin)
+	var client *codexapp.Client
+	for {
+		var err error
+		client, err = codexapp.Dial(c.Socket)
+		if err == nil && !s.proc.Owns(client.Peer()) {
+			client.Close()
+			err = fmt.Errorf("the process listening on it (pid %d) is not one of the agent's", client.Peer())
+			s.log.Warn("app-server refused: reading the screen only", "socket", c.Socket, "error", err)
+			return
+		}
+		if err == nil {
+			break
+		}
+		select {
+		case <-s.ended:
+			return
+		case <-s.proc.Done():
+			return
+		case <-s.cfg.Clock.After(50 * time.Millisecond):
+		}
+		if s.cfg.Clock.Now().After(deadline) {
+			s.log.Warn("no app-server to join: reading the screen only", "socket", c.Socket, "error", err)
+			return
+		}
+	}
+	s.log.Info("joined the agent's app-server", "socket", c.Socket, "pid", client.Peer())
+	go func() {
+		<-s.ended
+		client.Close()
+	}()
+	for e := range client.Events() {
+		s.push(readerEvent{channel: &e})
+	}
+	s.push(readerEvent{channel: &codexapp.Event{Kind: channelGone, Text: fmt.Sprint(client.Err())}})
+}
+
+// channelGone is the event the joiner adds when the connection ends.
+const channelGone codexapp.Kind = "gone"
+
+// onChannel handles one message of the channel on the loop.
+func (s *Session) onChannel(e codexapp.Event) {
+	switch e.Kind {
+	case codexapp.Waiting:
+		d := profile.Dialog{Kind: requestKind(e.Method), Text: e.Text}
+		if d.Text == "" {
+			d.Text = "Codex waits on a person (" + e.Status + ")"
+		}
+		s.dialog.channel, s.dialog.request = &d, e.Request
+		s.checkDialog()
+	case codexapp.Resolved:
+		if s.dialog.channel != nil && (e.Request == "" || e.Request == s.dialog.request) {
+			s.dialog.channel, s.dialog.request = nil, ""
+			s.checkDialog()
+		}
+	case codexapp.TurnStarted:
+		s.app.turn = true
+	case codexapp.TurnCompleted:
+		s.app.turn = false
+		s.log.Debug("turn completed (app-server)", "status", e.Status)
+	case codexapp.Limit:
+		l := LimitSign{Source: SourceRateLimits, Text: strings.TrimSpace("the turn failed on a usage limit: " + e.Text)}
+		if r := s.limits.structReset; r.After(s.cfg.Clock.Now()) {
+			l.Reset, l.Exact = r, true
+		}
+		s.limits.hooked = true
+		s.limitSign(l)
+	case codexapp.RateLimits:
+		s.structuredLimit(e.Limits, SourceRateLimits)
+	case codexapp.Tokens:
+		if e.Window > 0 && e.Input >= 0 {
+			s.r.Gauge(min(100*float64(e.Input)/float64(e.Window), 100))
+		}
+	case channelGone:
+		s.log.Warn("the app-server connection ended: reading the screen only", "why", e.Text)
+		s.app.turn = false
+		if s.dialog.channel != nil {
+			s.dialog.channel, s.dialog.request = nil, ""
+			s.checkDialog()
+		}
+	}
+}
+
+// requestKind is the dialog kind of a server request: a question for
+// what asks the user for input, a permission for the rest.
+func requestKind(method string) string {
+	if strings.Contains(method, "requestUserInput") || strings.Contains(method, "elicitation") {
+		return profile.DialogQuestion
+	}
+	return profile.DialogPermission
+}
