@@ -98,11 +98,11 @@ func writeTeamB(t testing.TB, header string, agents ...fakeAgent) *config.Team {
 	return cfg
 }
 
-func testLogger(t *testing.T) hclog.Logger {
+func testLogger(t testing.TB) hclog.Logger {
 	return hclog.New(&hclog.LoggerOptions{Name: t.Name(), Level: hclog.Debug, Output: testWriter{t}})
 }
 
-type testWriter struct{ t *testing.T }
+type testWriter struct{ t testing.TB }
 
 func (w testWriter) Write(p []byte) (int, error) {
 	w.t.Log(strings.TrimRight(string(p), "\n"))
@@ -116,7 +116,7 @@ func eventsOf(t *testing.T, cfg *config.Team) []map[string]any {
 }
 
 // readEvents returns the events of the state dir at root.
-func readEvents(t *testing.T, root string) []map[string]any {
+func readEvents(t testing.TB, root string) []map[string]any {
 	t.Helper()
 	evs, err := state.ReadEvents(state.NewLayout(root).Events())
 	if err != nil {
@@ -136,7 +136,7 @@ func readSnapshot(t *testing.T, root string) *state.Snapshot {
 }
 
 // eventTime is an event's ts (the test fails on an event that is missing).
-func eventTime(t *testing.T, e map[string]any) time.Time {
+func eventTime(t testing.TB, e map[string]any) time.Time {
 	t.Helper()
 	if e == nil {
 		t.Fatal("no such event")

@@ -10,6 +10,7 @@ import (
 
 	"github.com/wardenhq/warden/internal/fakeprovider"
 	"github.com/wardenhq/warden/internal/proctest"
+	"github.com/wardenhq/warden/supervisor/config"
 	"github.com/wardenhq/warden/supervisor/event"
 )
 
@@ -77,7 +78,7 @@ func (r *dialogRun) turnsBetween(from, to time.Time) int {
 	return n
 }
 
-func startDialogRun(t *testing.T, c dialogCLI, header string) (*dialogRun, *Team, *syncBuffer, func() Result, string) {
+func startDialogRun(t testing.TB, c dialogCLI, header string) (*dialogRun, *Team, *syncBuffer, func() Result, string) {
 	bin := realCLI(t, c.cli)
 	warden, err := buildWarden()
 	if err != nil {
@@ -107,6 +108,9 @@ prompt = "Create the probe file."
 		env[k] = v
 	}
 	a.Command, a.Profile, a.Dir, a.Env = append([]string{bin}, c.args...), c.cli, r.project, env
+	if c.cli == "codex" && !c.channel {
+		a.Channel = config.ChannelScreen
+	}
 	team, out, wait := startTeamCfg(t, cfg)
 	return r, team, out, wait, cfg.StateDir
 }
@@ -223,7 +227,7 @@ func TestRealCLIDialogWaits(t *testing.T) {
 // checkChannelWaiting: for a CLI read through its app-server, agent_waiting
 // came from the approval request (not off the screen), with the request's
 // own reason and command.
-func checkChannelWaiting(t *testing.T, c dialogCLI, waiting map[string]any) {
+func checkChannelWaiting(t testing.TB, c dialogCLI, waiting map[string]any) {
 	t.Helper()
 	if !c.channel {
 		return

@@ -34,13 +34,13 @@ func startTeam(t *testing.T, header string, agents ...fakeAgent) (*Team, *syncBu
 }
 
 // startTeamCfg runs the team of cfg in the background; wait returns its result.
-func startTeamCfg(t *testing.T, cfg *config.Team) (*Team, *syncBuffer, func() Result) {
+func startTeamCfg(t testing.TB, cfg *config.Team) (*Team, *syncBuffer, func() Result) {
 	t.Helper()
 	return startTeamWith(t, cfg, nil)
 }
 
 // startTeamWith is startTeamCfg with a step between New and Run.
-func startTeamWith(t *testing.T, cfg *config.Team, prepare func(*Team)) (*Team, *syncBuffer, func() Result) {
+func startTeamWith(t testing.TB, cfg *config.Team, prepare func(*Team)) (*Team, *syncBuffer, func() Result) {
 	t.Helper()
 	out := &syncBuffer{}
 	team, err := New(testLogger(t), cfg, clock.Real{}, out)
@@ -84,7 +84,7 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 }
 
 // waitForD polls cond for up to d.
-func waitForD(t *testing.T, what string, d time.Duration, cond func() bool) {
+func waitForD(t testing.TB, what string, d time.Duration, cond func() bool) {
 	t.Helper()
 	for deadline := time.Now().Add(d); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
 		if cond() {

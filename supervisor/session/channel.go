@@ -27,6 +27,7 @@ const channelJoin = 45 * time.Second
 
 // appChannel is what the loop knows of the channel.
 type appChannel struct {
+	up   bool // connected: its requests say when the agent waits
 	turn bool // a turn runs, as the channel says (between turn/started and turn/completed)
 }
 
@@ -69,6 +70,7 @@ func (s *Session) joinChannel() {
 		}
 	}
 	s.log.Info("joined the agent's app-server", "socket", c.Socket, "pid", client.Peer())
+	s.push(readerEvent{channel: &codexapp.Event{Kind: channelUp}})
 	go func() {
 		<-s.ended
 		client.Close()
@@ -79,8 +81,11 @@ func (s *Session) joinChannel() {
 	s.push(readerEvent{channel: &codexapp.Event{Kind: channelGone, Text: fmt.Sprint(client.Err())}})
 }
 
-// channelGone is the event the joiner adds when the connection ends.
-const channelGone codexapp.Kind = "gone"
+// The events the joiner adds: connected, and the connection ended.
+const (
+	channelUp   codexapp.Kind = "up"
+	channelGone codexapp.Kind = "gone"
+)
 
 // onChannel handles one message of the channel on the loop.
 func (s *Session) onChannel(e codexapp.Event) {
@@ -115,9 +120,11 @@ func (s *Session) onChannel(e codexapp.Event) {
 		if e.Window > 0 && e.Input >= 0 {
 			s.r.Gauge(min(100*float64(e.Input)/float64(e.Window), 100))
 		}
+	case channelUp:
+		s.app.up = true
 	case channelGone:
 		s.log.Warn("the app-server connection ended: reading the screen only", "why", e.Text)
-		s.app.turn = false
+		s.app.up, s.app.turn = false, false
 		if s.dialog.channel != nil {
 			s.dialog.channel, s.dialog.request = nil, ""
 			s.checkDialog()

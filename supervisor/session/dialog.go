@@ -211,6 +211,11 @@ func (s *Session) currentDialog() (d profile.Dialog, onScreen, ok bool) {
 		return *c, false, true // the server's word holds until it says resolved
 	}
 	st, title, _ := s.modes.signals()
+	if s.app.up {
+		// The app-server's requests say it with their own text, at the
+		// moment the CLI's status report and title would.
+		st.State, title = "", ""
+	}
 	if st.Blocked() {
 		kind := profile.DialogOther
 		if st.Kind == "permission" {
