@@ -61,7 +61,8 @@ func (s *answerScript) decide(req fakeprovider.Request) fakeprovider.Answer {
 var answerCLIs = []dialogCLI{dialogCLIs[0], dialogCLIs[2], dialogCLIs[3], dialogCLIs[5]}
 
 // Each real CLI's approval dialog answered by a person over the control
-// socket, as warden answer does: the first dialog denied (its command never
+// socket, as warden answer does (Codex's through its app-server, as the
+// request's decision): the first dialog denied (its command never
 // runs); then, with the second dialog up, an answer carrying the first
 // one's id is refused as stale and types nothing; allow-once on the second
 // runs its command. Each dialog leaves the screen after its key
@@ -217,6 +218,11 @@ prompt = "Fetch the probes."
 	for _, e := range events() {
 		if e["event"] == event.DialogAnswered && e["by"] == "person" {
 			answered = append(answered, e["choice"].(string)+"/"+e["via"].(string))
+			// Codex, read through its app-server, gets each answer as the
+			// request's own decision, not as keys.
+			if through, _ := e["through"].(string); (through == "app-server") != c.channel {
+				tb.Errorf("%s: dialog_answered through %q", c.name, through)
+			}
 		}
 	}
 	if strings.Join(answered, " ") != "deny/cli allow-once/page" {

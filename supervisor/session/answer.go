@@ -120,6 +120,10 @@ func (s *Session) Answer(ctx context.Context, choice, dialogID, via string) (*An
 		return nil, fmt.Errorf("%w: the agent waits on another dialog now (%s), not the one answered: look again (warden ps) and answer that one",
 			StaleAnswer, firstLine(s.dialogQuestionNow()))
 	}
+	if a, ok, err := s.answerByDecision(ctx, choice, via); ok {
+		s.typedIntoDialog(viaAnswer) // its own DIALOG ANSWERED line says it closed
+		return a, err
+	}
 	s.input.mu.Lock()
 	d, id, err := s.typeAnswer(choice, dialogID)
 	s.input.mu.Unlock()

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/wardenhq/warden/protocol/profile"
@@ -29,6 +30,10 @@ const channelJoin = 45 * time.Second
 type appChannel struct {
 	up   bool // connected: its requests say when the agent waits
 	turn bool // a turn runs, as the channel says (between turn/started and turn/completed)
+	// For the answering goroutines (answerdecision.go): the connection,
+	// and the request the agent waits on.
+	client  atomic.Pointer[codexapp.Client]
+	pending atomic.Pointer[pendingRequest]
 }
 
 // channelArgv is what runs under the pty: the launcher, then the TUI
@@ -70,6 +75,7 @@ func (s *Session) joinChannel() {
 		}
 	}
 	s.log.Info("joined the agent's app-server", "socket", c.Socket, "pid", client.Peer())
+	s.app.client.Store(client)
 	s.push(readerEvent{channel: &codexapp.Event{Kind: channelUp}})
 	go func() {
 		<-s.ended
@@ -78,6 +84,7 @@ func (s *Session) joinChannel() {
 	for e := range client.Events() {
 		s.push(readerEvent{channel: &e})
 	}
+	s.app.client.Store(nil)
 	s.push(readerEvent{channel: &codexapp.Event{Kind: channelGone, Text: fmt.Sprint(client.Err())}})
 }
 
@@ -96,10 +103,14 @@ func (s *Session) onChannel(e codexapp.Event) {
 			d.Text = "Codex waits on a person (" + e.Status + ")"
 		}
 		s.dialog.channel, s.dialog.request = &d, e.Request
+		if e.Request != "" {
+			s.setPending(&pendingRequest{id: e.Request, method: e.Method, text: d.Text})
+		}
 		s.checkDialog()
 	case codexapp.Resolved:
 		if s.dialog.channel != nil && (e.Request == "" || e.Request == s.dialog.request) {
 			s.dialog.channel, s.dialog.request = nil, ""
+			s.setPending(nil)
 			s.checkDialog()
 		}
 	case codexapp.TurnStarted:
@@ -125,6 +136,7 @@ func (s *Session) onChannel(e codexapp.Event) {
 	case channelGone:
 		s.log.Warn("the app-server connection ended: reading the screen only", "why", e.Text)
 		s.app.up, s.app.turn = false, false
+		s.setPending(nil)
 		if s.dialog.channel != nil {
 			s.dialog.channel, s.dialog.request = nil, ""
 			s.checkDialog()

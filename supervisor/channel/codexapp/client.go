@@ -153,6 +153,15 @@ func (c *Client) request(method string, params any) error {
 	return c.send(map[string]any{"method": method, "id": id, "params": params})
 }
 
+// Respond answers the server request id (as an Event's Request carries
+// it) with result: a person's decision, which warden only passes on.
+func (c *Client) Respond(id string, result any) error {
+	if !json.Valid([]byte(id)) {
+		return fmt.Errorf("codexapp: request id %q is not JSON", id)
+	}
+	return c.send(map[string]any{"id": json.RawMessage(id), "result": result})
+}
+
 // message is any JSON-RPC message of the app-server.
 type message struct {
 	ID     json.RawMessage `json:"id"`
