@@ -21,7 +21,9 @@ func BenchmarkCheckpointRequests(b *testing.B) {
 	if v, err := strconv.Atoi(os.Getenv("WARDEN_BENCH_REQUESTS")); err == nil && v > 0 {
 		n = v
 	}
-	for _, cli := range cliNames {
+	// Codex also as warden runs it by default: its TUI attached to its
+	// app-server.
+	for _, cli := range append(slices.Clone(cliNames), "codex+app-server") {
 		b.Run(cli, func(b *testing.B) {
 			for range b.N {
 				submitted, answeredN, median := benchCLI(b, cli, n)

@@ -43,6 +43,7 @@ var mainUA = map[string]string{"claude": "claude-cli/", "codex": "codex-tui/", "
 type cliSession struct {
 	t      testing.TB
 	cli    string
+	name   string // cli, or how it runs ("codex+app-server")
 	marker string
 	p      *Profile
 	srv    *fakeprovider.Server
@@ -60,9 +61,13 @@ type cliSession struct {
 
 // startCLI starts cli with a fresh HOME holding the pre-seeded config of
 // research/real-clis.md, answering with decide; edit, when given, changes
-// the CLI's own environment.
+// the CLI's own environment. "codex+app-server" is Codex's TUI attached to
+// its app-server (started first, in the TUI's process group's stead: its
+// own group, killed with the session), as warden runs it.
 func startCLI(t testing.TB, cli string, decide func(fakeprovider.Request) fakeprovider.Answer, edit ...func([]string) []string) *cliSession {
 	t.Helper()
+	name := cli
+	cli, remote := strings.CutSuffix(cli, "+app-server")
 	bin := cliBin(t, cli)
 	marker := fmt.Sprintf("%s=%s-%d", envSession, cli, time.Now().UnixNano())
 	t.Cleanup(func() { assertNoneLeft(t, marker) })
@@ -86,9 +91,12 @@ func startCLI(t testing.TB, cli string, decide func(fakeprovider.Request) fakepr
 	env := append([]string{"PATH=" + filepath.Dir(bin) + ":/usr/local/bin:/usr/bin:/bin", "HOME=" + home,
 		"LANG=C.UTF-8", "TZ=UTC", fakeagent.EnvOwner + "=" + strconv.Itoa(os.Getpid()), marker}, extra...)
 	argv := p.Command([]string{bin})
+	if remote {
+		argv = []string{bin, "--remote", "unix://" + startAppServer(t, bin, root, project, p.Env(env)), "--no-alt-screen"}
+	}
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Env, cmd.Dir = p.Env(env), project
-	s := &cliSession{t: t, cli: cli, marker: marker, p: p, srv: srv, cmd: cmd, readDone: make(chan struct{}), waitDone: make(chan struct{})}
+	s := &cliSession{t: t, cli: cli, name: name, marker: marker, p: p, srv: srv, cmd: cmd, readDone: make(chan struct{}), waitDone: make(chan struct{})}
 	ptmx, err := pty.StartWithSize(cmd, &pty.Winsize{Cols: 200, Rows: 50})
 	if err != nil {
 		t.Fatalf("start %s: %v", cli, err)
@@ -204,6 +212,29 @@ func (s *cliSession) kill() {
 	_ = s.ptmx.Close()
 	<-s.readDone
 	_ = s.scr.Close()
+}
+
+// startAppServer starts `codex app-server` on a socket in dir, in its own
+// process group (killed at the test's end), and returns the socket once
+// it is there.
+func startAppServer(t testing.TB, bin, dir, project string, env []string) string {
+	t.Helper()
+	sock := filepath.Join(dir, "app.sock")
+	srv := exec.Command(bin, "app-server", "--listen", "unix://"+sock)
+	srv.Env, srv.Dir = env, project
+	srv.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = syscall.Kill(-srv.Process.Pid, syscall.SIGKILL); _ = srv.Wait() })
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		if fi, err := os.Stat(sock); err == nil && fi.Mode()&os.ModeSocket != 0 {
+			return sock
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the app-server made no socket within 30 s")
+		}
+	}
 }
 
 // seedConfig writes what each CLI needs to start offline without dialogs
