@@ -1,11 +1,13 @@
 package codexapp
 
 import (
+	"context"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
+	"time"
 )
 
 // Programs are the names the Codex CLI runs under (as its profile knows
@@ -109,6 +111,9 @@ func LocalArgv(remote []string) []string {
 
 var supported sync.Map // program path → bool
 
+// helpTimeout bounds each --help Supported runs.
+const helpTimeout = 10 * time.Second
+
 // Supported reports whether the Codex of argv can attach its TUI to an
 // app-server (its --help names --remote and app-server has --listen). It
 // asks each program once.
@@ -122,7 +127,12 @@ func Supported(argv []string) bool {
 		return v.(bool)
 	}
 	help := func(args ...string) string {
-		cmd := exec.Command(argv[0], append(slices.Clone(argv[1:i+1]), args...)...)
+		// A program that does not answer --help at once is not a Codex
+		// that can: the agent starts on its screen alone.
+		ctx, cancel := context.WithTimeout(context.Background(), helpTimeout)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, argv[0], append(slices.Clone(argv[1:i+1]), args...)...)
+		cmd.WaitDelay = time.Second
 		out, _ := cmd.Output()
 		return string(out)
 	}
