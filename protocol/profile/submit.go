@@ -165,11 +165,17 @@ func (p *Profile) press(ctx context.Context, w io.Writer, screen func() Screen, 
 		last := p.tui.view(screen().Rows())
 		p.log.Info("no turn yet after Enter", "try", try, "waited", window,
 			"box", firstLine(last.text), "has_box", last.hasBox, "busy", last.busy())
-		// Enter on an empty box submits nothing; and when the CLI is only
-		// slow to draw, the Enter already pressed will start the turn — a
-		// second one would then land in whatever the turn shows next: an
-		// approval dialog, whose preselected answer is Yes.
-		if last.hasBox && last.inputEmpty() {
+		// Enter again only into the input box still holding the text. Enter
+		// on an empty box submits nothing; and when the CLI is only slow to
+		// draw, the Enter already pressed will start the turn — a second
+		// one would then land in whatever the turn shows next: an approval
+		// dialog, whose preselected answer is Yes. With no box on the
+		// screen, something else is drawn where it was (a dialog of a kind
+		// the profile does not know, a notice): not pressed again either.
+		switch {
+		case !last.hasBox:
+			return fmt.Errorf("submit to %s: %w (no input box on the screen after Enter; not pressed again)", p.Name, ErrNotSubmitted)
+		case last.inputEmpty():
 			return fmt.Errorf("submit to %s: %w (the input box shows empty after Enter; not pressed again)", p.Name, ErrNotSubmitted)
 		}
 		window *= 2

@@ -95,8 +95,11 @@ func TestPlainSubmitAndQuit(t *testing.T) {
 }
 
 // TestSubmitNeverRetypes: when no turn ever starts (a raw-mode program that
-// only echoes what it reads), Submit types the text once, bracketed,
-// presses Enter EnterTries times, never sends Ctrl-C, and says so.
+// only echoes what it reads) and no input box is on the screen, Submit
+// types the text once, bracketed, presses Enter once — with no box,
+// something else may be drawn where it was, an unknown dialog whose
+// preselected answer a second Enter would take —, never sends Ctrl-C, and
+// says so.
 func TestSubmitNeverRetypes(t *testing.T) {
 	p := mustProfile(t, "gemini")
 	p.EnterDelay, p.SubmitWindow = 10*time.Millisecond, 20*time.Millisecond
@@ -104,14 +107,38 @@ func TestSubmitNeverRetypes(t *testing.T) {
 	screen := func() Screen { return staticScreen{bracketed: true} }
 	text := "line one\nline two \x1b[201~ \x1b[31mred\r\nend"
 	err := p.Submit(context.Background(), f.ptmx, screen, text)
-	if !errors.Is(err, ErrNotSubmitted) {
-		t.Fatalf("Submit = %v, want ErrNotSubmitted", err)
+	if !errors.Is(err, ErrNotSubmitted) || !strings.Contains(err.Error(), "no input box") {
+		t.Fatalf("Submit = %v, want ErrNotSubmitted: no input box", err)
 	}
-	want := pasteStart + "line one\nline two [201~ [31mred\nend" + pasteEnd + "\r\r\r"
+	want := pasteStart + "line one\nline two [201~ [31mred\nend" + pasteEnd + "\r"
 	f.wait(t, want)
+	time.Sleep(100 * time.Millisecond) // a second Enter would be here by now
 	if got := strings.TrimPrefix(f.output(), "ready\r\n"); got != want {
 		t.Fatalf("the program got %q, want %q", got, want)
 	}
+}
+
+// TestSubmitRepeatsEnterIntoItsBoxOnly: while the input box still holds
+// text after Enter and no turn shows, Enter is pressed again, up to
+// EnterTries in all (Claude Code's screens, recorded: its box empty, then
+// holding text).
+func TestSubmitRepeatsEnterIntoItsBoxOnly(t *testing.T) {
+	rec := loadRecording(t, "claude", "checkpoint-200x50")
+	ready, held := rec.screenAt(t, rec.Typed[0].Offset), rec.screenAt(t, rec.Typed[1].Offset)
+	p := mustProfile(t, "claude")
+	p.EnterDelay, p.SubmitWindow = 10*time.Millisecond, 20*time.Millisecond
+	f := startFake(t, "rawecho")
+	screen := func() Screen {
+		if strings.Contains(f.output(), pasteEnd) {
+			return held
+		}
+		return ready
+	}
+	err := p.Submit(context.Background(), f.ptmx, screen, "CHECKPOINT REQUEST: T1")
+	if !errors.Is(err, ErrNotSubmitted) || !strings.Contains(err.Error(), "Enter pressed 3 times") {
+		t.Fatalf("Submit = %v, want ErrNotSubmitted after 3 Enters", err)
+	}
+	f.wait(t, pasteEnd+"\r\r\r")
 }
 
 // TestSubmitRefusesDraft: text half-typed by someone else stays alone.
@@ -180,7 +207,8 @@ func TestForAndQuit(t *testing.T) {
 	if _, err := For("aider"); err == nil {
 		t.Error("For(aider) succeeded")
 	}
-	want := map[string]string{"plain": `"\x04"`, "claude": `"/exit" "\r"`, "codex": `"\x03"`, "gemini": `"/quit" "\r"`, "opencode": `"\x03" "\x03"`, "qwen": `"/quit" "\r"`}
+	want := map[string]string{"plain": `"\x04"`, "claude": `"/exit" "\r"`, "codex": `"\x03"`, "gemini": `"/quit" "\r"`, "opencode": `"\x03" "\x03"`, "qwen": `"/quit" "\r"`,
+		"copilot": `"/exit" "\r"`}
 	for _, name := range Names() {
 		p := mustProfile(t, name)
 		var keys []string
