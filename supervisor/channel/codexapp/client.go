@@ -1,7 +1,8 @@
 // Package codexapp joins a Codex thread through Codex's app-server as a
 // second client beside the TUI (codex --remote unix://PATH): it reads turn
 // boundaries, approval requests, usage-limit errors and token counts as
-// messages, and never answers a server request (docs/design-channels.md).
+// messages, and never answers a server request of itself
+// (docs/design-channels.md); Launch starts the server beside the TUI.
 // The session of a Codex agent started with it (Launch) reads these
 // beside the screen (supervisor/session/channel.go).
 package codexapp
@@ -10,55 +11,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/wardenhq/warden/internal/unixsock"
-	"github.com/wardenhq/warden/protocol/profile"
 )
-
-// Kind is what an Event says.
-type Kind string
-
-const (
-	// Waiting: the agent waits on a person (an approval or input request,
-	// or the thread's waitingOnApproval flag before warden subscribed).
-	Waiting Kind = "waiting"
-	// Resolved: the request Waiting named was answered (by the TUI or
-	// anyone), or the thread no longer waits.
-	Resolved Kind = "resolved"
-	// TurnStarted: a turn of the thread began.
-	TurnStarted Kind = "turn_started"
-	// TurnCompleted: a turn of the thread ended (Status: completed,
-	// interrupted, failed).
-	TurnCompleted Kind = "turn_completed"
-	// RateLimits: the account's usage windows (Limits).
-	RateLimits Kind = "rate_limits"
-	// Limit: a turn failed on a usage or rate limit (Status: Codex's
-	// codexErrorInfo).
-	Limit Kind = "limit"
-	// Tokens: the thread's token usage (Total, Input, Window).
-	Tokens Kind = "tokens"
-)
-
-// Event is one thing the channel read.
-type Event struct {
-	Kind   Kind
-	Thread string
-	// Text is a waiting request's own words: its reason and command (or
-	// what else it asks).
-	Text string
-	// Request is the server request's id (Waiting, Resolved), as sent;
-	// Method the request's method (Waiting).
-	Request, Method string
-	Status          string
-	Total           int64 // Tokens: total tokens of the thread
-	Input           int64 // Tokens: the input tokens of the last request: the context in use
-	Window          int64 // Tokens: the model's context window (0: unknown)
-	// Limits are the usage windows (RateLimits).
-	Limits []profile.RateLimit
-}
 
 // Client is one connection to an app-server.
 type Client struct {
@@ -191,156 +148,3 @@ func (c *Client) readLoop() {
 }
 
 func (c *Client) emit(e Event) { c.events <- e }
-
-// handle reads one message. Server requests (an id and a method) are
-// never answered.
-func (c *Client) handle(m message) {
-	if m.Method == "" { // a response
-		c.mu.Lock()
-		if c.asking && string(m.ID) == fmt.Sprint(c.resume) {
-			c.asking, c.joined = false, m.Error == nil
-		}
-		c.mu.Unlock()
-		return
-	}
-	var p struct {
-		ThreadID  string `json:"threadId"`
-		RequestID any    `json:"requestId"`
-		Thread    struct {
-			ID        string `json:"id"`
-			Ephemeral bool   `json:"ephemeral"`
-		} `json:"thread"`
-		Status struct {
-			Type        string   `json:"type"`
-			ActiveFlags []string `json:"activeFlags"`
-		} `json:"status"`
-		Turn struct {
-			Status string `json:"status"`
-		} `json:"turn"`
-		Error struct {
-			CodexErrorInfo any    `json:"codexErrorInfo"`
-			Message        string `json:"message"`
-		} `json:"error"`
-		WillRetry  bool `json:"willRetry"`
-		TokenUsage struct {
-			Total struct {
-				TotalTokens int64 `json:"totalTokens"`
-			} `json:"total"`
-			Last struct {
-				InputTokens int64 `json:"inputTokens"`
-			} `json:"last"`
-			ModelContextWindow int64 `json:"modelContextWindow"`
-		} `json:"tokenUsage"`
-		RateLimits rateLimits `json:"rateLimits"`
-		Reason     string     `json:"reason"`
-		Command    string     `json:"command"`
-		Question   string     `json:"question"`
-		Message    string     `json:"message"`
-		Paths      []string   `json:"paths"`
-	}
-	_ = json.Unmarshal(m.Params, &p)
-	c.mu.Lock()
-	main := c.thread
-	c.mu.Unlock()
-	switch {
-	case m.Method == "thread/started":
-		c.mu.Lock()
-		if c.thread == "" && !p.Thread.Ephemeral {
-			c.thread = p.Thread.ID
-		}
-		c.mu.Unlock()
-	case m.Method == "thread/status/changed" && p.ThreadID == main:
-		c.mu.Lock()
-		join := !c.joined && !c.asking
-		c.mu.Unlock()
-		if join { // its rollout exists once a turn has begun
-			_ = c.request("thread/resume", map[string]string{"threadId": main})
-		}
-		if hasFlag(p.Status.ActiveFlags, "waitingOnApproval", "waitingOnUserInput") {
-			if !c.subscribed() {
-				// Not subscribed yet: the request itself will not come here.
-				c.emit(Event{Kind: Waiting, Thread: main, Status: strings.Join(p.Status.ActiveFlags, ",")})
-			}
-		} else {
-			c.emit(Event{Kind: Resolved, Thread: main, Status: p.Status.Type})
-		}
-	case len(m.ID) > 0 && strings.Contains(m.Method, "request") || m.Method == "execCommandApproval" || m.Method == "applyPatchApproval":
-		if p.ThreadID != "" && p.ThreadID != main {
-			return
-		}
-		c.emit(Event{Kind: Waiting, Thread: main, Request: string(m.ID), Method: m.Method,
-			Text: requestText(m.Method, p.Reason, p.Command, p.Question, p.Message, p.Paths)})
-	case m.Method == "serverRequest/resolved" && p.ThreadID == main:
-		c.emit(Event{Kind: Resolved, Thread: main, Request: fmt.Sprint(p.RequestID)})
-	case m.Method == "turn/started" && p.ThreadID == main:
-		c.emit(Event{Kind: TurnStarted, Thread: main})
-	case m.Method == "turn/completed" && p.ThreadID == main:
-		c.emit(Event{Kind: TurnCompleted, Thread: main, Status: p.Turn.Status})
-	case m.Method == "error" && p.ThreadID == main && !p.WillRetry:
-		info := fmt.Sprint(p.Error.CodexErrorInfo)
-		if strings.Contains(info, "usageLimitExceeded") || strings.Contains(info, "rateLimitExceeded") {
-			c.emit(Event{Kind: Limit, Thread: main, Status: info, Text: p.Error.Message})
-		}
-	case m.Method == "thread/tokenUsage/updated" && p.ThreadID == main:
-		c.emit(Event{Kind: Tokens, Thread: main, Total: p.TokenUsage.Total.TotalTokens,
-			Input: p.TokenUsage.Last.InputTokens, Window: p.TokenUsage.ModelContextWindow})
-	case m.Method == "account/rateLimits/updated":
-		if l := p.RateLimits.windows(); len(l) > 0 {
-			c.emit(Event{Kind: RateLimits, Limits: l})
-		}
-	}
-}
-
-// subscribed reports whether the client joined the thread.
-func (c *Client) subscribed() bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.joined
-}
-
-// rateLimits is account/rateLimits/updated's snapshot.
-type rateLimits struct {
-	Primary, Secondary *struct {
-		UsedPercent float64 `json:"usedPercent"`
-		ResetsAt    int64   `json:"resetsAt"`
-	}
-}
-
-func (r rateLimits) windows() []profile.RateLimit {
-	var out []profile.RateLimit
-	if w := r.Primary; w != nil {
-		out = append(out, profile.RateLimit{Window: "primary", UsedPercent: w.UsedPercent, ResetsAt: w.ResetsAt})
-	}
-	if w := r.Secondary; w != nil {
-		out = append(out, profile.RateLimit{Window: "secondary", UsedPercent: w.UsedPercent, ResetsAt: w.ResetsAt})
-	}
-	return out
-}
-
-func hasFlag(flags []string, want ...string) bool {
-	for _, f := range flags {
-		for _, w := range want {
-			if f == w {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-// requestText is a server request's own words, as a person would read them.
-func requestText(method, reason, command, question, message string, paths []string) string {
-	var parts []string
-	for _, s := range []string{reason, command, question, message} {
-		if s != "" {
-			parts = append(parts, s)
-		}
-	}
-	if len(paths) > 0 {
-		parts = append(parts, strings.Join(paths, ", "))
-	}
-	if len(parts) == 0 {
-		return method
-	}
-	return strings.Join(parts, ": ")
-}

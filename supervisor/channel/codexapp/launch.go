@@ -1,7 +1,6 @@
 package codexapp
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -28,7 +27,10 @@ const (
 // the file logPath (0600), never to the screen. A server that does not
 // make its socket leaves the TUI on its own (LocalArgv): warden reads its
 // screen as before. Once the TUI exits the server is asked to exit, and
-// Launch returns the TUI's exit code (128+N for a signal).
+// Launch returns the TUI's exit code (128+N for a signal). A server that
+// exits while the TUI runs leaves it "Reconnecting to server…" for good:
+// the TUI is then stopped and Launch fails, so that warden restarts the
+// agent as it would after a crash.
 func Launch(sock, logPath string, tui []string, stderr io.Writer) int {
 	// The group's signals (warden's TERM, the pty's HUP) are the TUI's to
 	// act on: the launcher outlives them until the TUI exits. Caught, not
@@ -54,8 +56,12 @@ func Launch(sock, logPath string, tui []string, stderr io.Writer) int {
 	} else {
 		note("app-server %d listens on %s", server.cmd.Process.Pid, sock)
 	}
-	code := runTUI(tui, note)
+	var lost <-chan error
 	if server != nil {
+		lost = server.exited
+	}
+	code, serverLost := runTUI(tui, note, lost)
+	if server != nil && !serverLost {
 		stopServer(server, note)
 	}
 	if logf != nil {
@@ -107,22 +113,39 @@ func startServer(tui []string, sock string, logf *os.File) (*server, error) {
 }
 
 // runTUI runs the TUI on the pty (the launcher's stdio) and returns its
-// exit code.
-func runTUI(argv []string, note func(string, ...any)) int {
+// exit code. When the server exits first (lost) the TUI is stopped: TERM,
+// KILL after serverStop; the code is then never 0.
+func runTUI(argv []string, note func(string, ...any), lost <-chan error) (code int, serverLost bool) {
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
-	if err := cmd.Run(); err != nil {
-		var ee *exec.ExitError
-		if !errors.As(err, &ee) {
-			note("the TUI did not start: %v", err)
-			return 127
+	if err := cmd.Start(); err != nil {
+		note("the TUI did not start: %v", err)
+		return 127, false
+	}
+	exited := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(exited) }()
+	select {
+	case <-exited:
+	case err := <-lost:
+		serverLost = true
+		note("the app-server exited (%v) while the TUI ran: the TUI is stopped", err)
+		_ = cmd.Process.Signal(syscall.SIGTERM)
+		select {
+		case <-exited:
+		case <-time.After(serverStop):
+			_ = cmd.Process.Kill()
+			<-exited
 		}
 	}
 	ws, _ := cmd.ProcessState.Sys().(syscall.WaitStatus)
+	code = cmd.ProcessState.ExitCode()
 	if ws.Signaled() {
-		return 128 + int(ws.Signal())
+		code = 128 + int(ws.Signal())
 	}
-	return cmd.ProcessState.ExitCode()
+	if serverLost && code == 0 {
+		code = 1
+	}
+	return code, serverLost
 }
 
 // stopServer asks the app-server to exit (TERM), and kills it after

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/wardenhq/warden/internal/fakeagent"
 	"github.com/wardenhq/warden/internal/proctest"
@@ -16,8 +17,10 @@ import (
 
 // envFake makes the test binary, run as "codex", a fake Codex: with
 // app-server it listens on the socket of --listen (or exits 3 when the
-// variable says "no-server") until TERM; as the TUI it writes its
-// arguments to DIR/tui and exits 7. Both write what they saw into DIR,
+// variable says "no-server"; exits 5 a moment after it listens with
+// "server-dies") until TERM; as the TUI it writes its arguments to DIR/tui
+// and exits 7 (with "server-dies": waits for TERM, writes DIR/tui-stopped
+// and exits 0). Both write what they saw into DIR,
 // the variable's value after "dir=".
 const envFake = "CODEXAPP_FAKE_CODEX"
 
@@ -45,12 +48,23 @@ func fakeCodex() {
 		if err != nil {
 			os.Exit(4)
 		}
+		if strings.HasPrefix(spec, "server-dies") {
+			time.Sleep(300 * time.Millisecond)
+			os.Exit(5)
+		}
 		<-term
 		l.Close()
 		os.WriteFile(filepath.Join(dir, "server-terminated"), nil, 0o600)
 		os.Exit(0)
 	}
 	os.WriteFile(filepath.Join(dir, "tui"), []byte(strings.Join(args, "\n")), 0o600)
+	if strings.HasPrefix(spec, "server-dies") {
+		term := make(chan os.Signal, 1)
+		signal.Notify(term, syscall.SIGTERM)
+		<-term
+		os.WriteFile(filepath.Join(dir, "tui-stopped"), nil, 0o600)
+		os.Exit(0)
+	}
 	os.Exit(7)
 }
 
@@ -123,6 +137,25 @@ func TestLaunchWithoutAnAppServer(t *testing.T) {
 	fi, err := os.Stat(log)
 	if err != nil || fi.Mode().Perm() != 0o600 {
 		t.Errorf("the log: %v %v, want 0600", fi.Mode(), err)
+	}
+}
+
+// An app-server that dies under a running TUI would leave it reconnecting
+// for good (the real Codex shows "Reconnecting to server…"): the launcher
+// stops the TUI and fails, as a crash of the agent, which warden restarts.
+func TestLaunchStopsTheTUIWhenItsServerDies(t *testing.T) {
+	t.Cleanup(func() { proctest.AssertNone(t) })
+	dir, bin := fakeCodexBin(t, "server-dies,")
+	sock := filepath.Join(dir, "app.sock")
+	log := filepath.Join(dir, "log")
+	if code := Launch(sock, log, RemoteArgv([]string{bin, "--no-alt-screen", "--no-daemon"}, sock), os.Stderr); code == 0 {
+		t.Error("exit code 0, want a failure")
+	}
+	if _, err := os.Stat(filepath.Join(dir, "tui-stopped")); err != nil {
+		t.Error("the TUI was not stopped")
+	}
+	if l := strings.Join(readLines(t, log), "\n"); !strings.Contains(l, "the app-server exited") {
+		t.Errorf("the log says:\n%s", l)
 	}
 }
 
