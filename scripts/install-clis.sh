@@ -7,7 +7,8 @@
 # Idempotent: a package already installed at its pinned version is left alone.
 # Prints the bin dir (DIR/node_modules/.bin) on stdout as the last line; all
 # npm chatter goes to stderr. Override a pin with CLAUDE_CODE_VERSION,
-# CODEX_VERSION, GEMINI_CLI_VERSION, OPENCODE_VERSION or QWEN_CODE_VERSION.
+# CODEX_VERSION, GEMINI_CLI_VERSION, OPENCODE_VERSION, QWEN_CODE_VERSION or
+# COPILOT_VERSION.
 set -euo pipefail
 
 dir="${1:-${HOME}/.cache/warden-clis}"
@@ -16,6 +17,7 @@ codex_version="${CODEX_VERSION:-0.169.0}"
 gemini_version="${GEMINI_CLI_VERSION:-0.61.0}"
 opencode_version="${OPENCODE_VERSION:-1.18.33}"
 qwen_version="${QWEN_CODE_VERSION:-0.24.4}"
+copilot_version="${COPILOT_VERSION:-1.0.102}"
 
 command -v npm >/dev/null || { echo "install-clis: npm not found on PATH" >&2; exit 1; }
 umask 077
@@ -35,7 +37,8 @@ for spec in "@anthropic-ai/claude-code@${claude_version}" \
 	"@openai/codex@${codex_version}" \
 	"@google/gemini-cli@${gemini_version}" \
 	"opencode-ai@${opencode_version}" \
-	"@qwen-code/qwen-code@${qwen_version}"; do
+	"@qwen-code/qwen-code@${qwen_version}" \
+	"@github/copilot@${copilot_version}"; do
 	name="${spec%@*}"
 	version="${spec##*@}"
 	have="$(installed_version "$name")"
@@ -73,7 +76,7 @@ fi
 qwen_rg="node_modules/@qwen-code/qwen-code/vendor/ripgrep/x64-linux/rg"
 [ ! -f "$qwen_rg" ] || [ -x "$qwen_rg" ] || chmod u+x "$qwen_rg"
 
-for bin in claude codex gemini opencode qwen; do
+for bin in claude codex gemini opencode qwen copilot; do
 	[ -x "node_modules/.bin/$bin" ] || { echo "install-clis: node_modules/.bin/$bin missing" >&2; exit 1; }
 done
 echo "$dir/node_modules/.bin"

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # record-clis.sh — re-record the raw pty streams of the real agent CLIs in
-# protocol/testdata/cli-{claude,codex,gemini,opencode,qwen}/ (see
+# protocol/testdata/cli-{claude,codex,gemini,opencode,qwen,copilot}/ (see
 # protocol/testdata/README.md).
 #
-#   scripts/record-clis.sh [CLI...]      default: claude codex gemini opencode qwen
+#   scripts/record-clis.sh [CLI...]      default: claude codex gemini opencode qwen copilot
 #
 # RECORD_ONLY="dialog-auto dialog-default" records only those scenarios
 # (the limit scenarios wait for a reset: limit-subscriber about 2.5 min).
@@ -18,7 +18,7 @@ set -euo pipefail
 top="$(cd "$(dirname "$0")/.." && pwd -P)"
 cd "$top"
 clis=("$@")
-[ "${#clis[@]}" -gt 0 ] || clis=(claude codex gemini opencode qwen)
+[ "${#clis[@]}" -gt 0 ] || clis=(claude codex gemini opencode qwen copilot)
 
 bin_dir="$(scripts/install-clis.sh "${WARDEN_CLIS_DIR:-$HOME/.cache/warden-clis}" | tail -n 1)"
 work="$(mktemp -d)"

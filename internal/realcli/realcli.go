@@ -1,11 +1,12 @@
 // Package realcli is how tests run the real agent CLIs (Claude Code, Codex
-// CLI, Gemini CLI, OpenCode, Qwen Code) offline here: where scripts/install-clis.sh put them, and
+// CLI, Gemini CLI, OpenCode, Qwen Code, GitHub Copilot CLI) offline here: where scripts/install-clis.sh put them, and
 // the config and environment each needs to start against a fake provider API
 // on 127.0.0.1 without a login, onboarding or trust dialog
 // (research/real-clis.md).
 package realcli
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -90,6 +91,20 @@ trust_level = "trusted"
  "memory": {"enableManagedAutoMemory": false}, "ui": {"hideTips": true}}
 `)
 		return []string{"OPENAI_BASE_URL=" + url + "/v1", "OPENAI_API_KEY=fake-key", "OPENAI_MODEL=fake-model"}, err
+	case "copilot":
+		// BYOK: a provider of its own instead of GitHub's model routing,
+		// which needs no GitHub login; COPILOT_OFFLINE keeps it off the
+		// network otherwise (auth, telemetry, update checks).
+		copilotHome := filepath.Join(home, ".copilot")
+		// The folder's trust is in config.json (in settings.json it is not
+		// read: the trust dialog shows), the rest in settings.json.
+		err := errors.Join(write(filepath.Join(copilotHome, "config.json"), fmt.Sprintf(`{"trustedFolders": [%q]}
+`, project)), write(filepath.Join(copilotHome, "settings.json"), `{"banner": "never", "showTipsOnStartup": false, "autoUpdate": false}
+`))
+		return []string{"COPILOT_HOME=" + copilotHome, "COPILOT_PROVIDER_BASE_URL=" + url + "/v1",
+			"COPILOT_PROVIDER_API_KEY=fake-key", "COPILOT_MODEL=fake-model", "COPILOT_PROVIDER_MAX_PROMPT_TOKENS=200000",
+			"COPILOT_PROVIDER_MAX_OUTPUT_TOKENS=32000", "COPILOT_OFFLINE=true",
+			"COPILOT_AUTO_UPDATE=false"}, err
 	}
 	return nil, fmt.Errorf("realcli: no offline set-up for %q", cli)
 }

@@ -22,6 +22,7 @@ func TestAnswerKeys(t *testing.T) {
 		{"gemini", "dialog-200x50", "\r", true},
 		{"qwen", "dialog-200x50", "\r", true},
 		{"opencode", "dialog-200x50", "", false},
+		{"copilot", "dialog-200x50", "\r", true},
 	}
 	for _, c := range cases {
 		t.Run(c.cli+"/"+c.name, func(t *testing.T) {

@@ -93,6 +93,9 @@ func (p *Profile) Dialog(s Screen) (Dialog, bool) {
 		}
 	}
 	text, top := v.dialogText(last)
+	if head := v.headAbove(top); head >= 0 {
+		text, top = v.textFrom(head), head
+	}
 	if ask := v.askAbove(p.tui.dialog, top, last); ask >= 0 {
 		text = v.textFrom(ask) // the question too, not only the choices under it
 	}
@@ -131,6 +134,27 @@ func (v *view) dialogText(last int) (string, int) {
 		blanks, top = 0, i
 	}
 	return v.textFrom(top), top
+}
+
+// headAbove is the row of the tool call above a dialog drawn in a box
+// whose first row inside is top: a dialogHead row among the three last
+// rows drawn above the box (Copilot leaves blank rows between). -1 when
+// none.
+func (v *view) headAbove(top int) int {
+	if v.r.dialogHead == nil || top < 1 || !strings.HasPrefix(strings.TrimSpace(v.rows[top-1]), "╭") {
+		return -1
+	}
+	seen := 0
+	for i := top - 2; i >= 0 && seen < 3 && !v.typed(i); i-- {
+		if strings.TrimSpace(v.rows[i]) == "" {
+			continue
+		}
+		if v.r.dialogHead.MatchString(v.rows[i]) {
+			return i
+		}
+		seen++
+	}
+	return -1
 }
 
 // textFrom is the screen from row top down, box borders and blank rows

@@ -31,10 +31,11 @@ func TestDialogRecordings(t *testing.T) {
 		{"claude", "dialog-auto-200x50", func(m *ModeTracker, _ *Profile) bool { return m.Status().Blocked() }},
 		{"codex", "dialog-200x50", func(m *ModeTracker, _ *Profile) bool { return m.Status().Blocked() }},
 		{"gemini", "dialog-200x50", func(m *ModeTracker, p *Profile) bool { return p.WaitingTitle(m.Title()) }},
-		// OpenCode and Qwen Code say it only on the screen: no status
+		// OpenCode, Qwen Code and Copilot say it only on the screen: no status
 		// report, no title of their own for it.
 		{"opencode", "dialog-200x50", nil},
 		{"qwen", "dialog-200x50", nil},
+		{"copilot", "dialog-200x50", nil},
 	}
 	for _, c := range cases {
 		t.Run(c.cli+"/"+c.name, func(t *testing.T) {

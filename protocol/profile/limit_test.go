@@ -17,7 +17,9 @@ import (
 // reset only. Against a Chat Completions quota error naming its reset
 // ("… will reset at 5:24 AM UTC."), Qwen Code shows "✕ Quota exhausted: …"
 // with that time, and OpenCode waits the provider's retry-after on its
-// status row ("[retrying in 4h 59m attempt #1]") and retries by itself.
+// status row ("[retrying in 4h 59m attempt #1]") and retries by itself;
+// Copilot shows the provider's message after the status, "✗ 429 …", and
+// ends the turn.
 func TestRecordedUsageLimit(t *testing.T) {
 	defer setLocal(time.UTC)()
 	cases := []struct {
@@ -40,6 +42,9 @@ func TestRecordedUsageLimit(t *testing.T) {
 		{"qwen", "/quit", func(sent time.Time, _ *Profile) time.Time {
 			return sent.Add(5 * time.Hour).Truncate(time.Minute) // "will reset at 5:24 AM UTC."
 		}, "✕ Quota exhausted: You exceeded your current quota", nil, false, time.Minute},
+		{"copilot", "/exit", func(sent time.Time, _ *Profile) time.Time {
+			return sent.Add(5 * time.Hour).Truncate(time.Minute) // "will reset at 9:55 AM UTC."
+		}, "✗ 429 You exceeded your current quota", nil, false, time.Minute},
 		{"opencode", "\x03", func(sent time.Time, _ *Profile) time.Time {
 			return sent.Add(4*time.Hour + 59*time.Minute) // "[retrying in 4h 59m attempt #1]", read at sent
 		}, "You exceeded your current quota", nil, true, 0},

@@ -18,6 +18,7 @@ func TestDialogQuestion(t *testing.T) {
 		{"gemini", "dialog-200x50", "Allow execution of [Shell]?"},
 		{"opencode", "dialog-200x50", "△ Permission required"},
 		{"qwen", "dialog-200x50", "Allow execution of: 'curl'?"},
+		{"copilot", "dialog-200x50", "Do you want to allow this access?"},
 	}
 	for _, c := range cases {
 		t.Run(c.cli+"/"+c.name, func(t *testing.T) {

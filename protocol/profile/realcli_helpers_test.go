@@ -36,7 +36,7 @@ func cliBin(t testing.TB, cli string) string {
 
 // mainUA is the User-Agent prefix of a CLI's own turns (not side calls).
 var mainUA = map[string]string{"claude": "claude-cli/", "codex": "codex-tui/", "gemini": "GeminiCLI-tui/",
-	"opencode": "opencode/", "qwen": "QwenCode/"}
+	"opencode": "opencode/", "qwen": "QwenCode/", "copilot": "OpenAI/JS "}
 
 // cliSession is one real CLI under a real pty (200x50), offline against
 // the fake provider, with its screen emulated.

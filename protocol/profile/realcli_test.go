@@ -62,7 +62,8 @@ func TestRealOpenCode(t *testing.T) {
 	t.Parallel()
 	testRealCLI(t, "opencode")
 }
-func TestRealQwen(t *testing.T) { t.Parallel(); testRealCLI(t, "qwen") }
+func TestRealQwen(t *testing.T)    { t.Parallel(); testRealCLI(t, "qwen") }
+func TestRealCopilot(t *testing.T) { t.Parallel(); testRealCLI(t, "copilot") }
 
 // testRealCLI: wait Ready, submit a prompt, a 3 KB multi-line text and 10
 // checkpoint requests, each at a turn boundary: every one reaches the

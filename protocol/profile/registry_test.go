@@ -8,10 +8,10 @@ import (
 
 // The CLIs are named as the team file spells them, plain first.
 func TestNames(t *testing.T) {
-	if got, want := Names(), []string{"plain", "claude", "codex", "gemini", "opencode", "qwen"}; !slices.Equal(got, want) {
+	if got, want := Names(), []string{"plain", "claude", "codex", "copilot", "gemini", "opencode", "qwen"}; !slices.Equal(got, want) {
 		t.Errorf("Names() = %v, want %v", got, want)
 	}
-	if _, err := For("aider"); err == nil || !strings.Contains(err.Error(), "plain, claude, codex, gemini, opencode, qwen") {
+	if _, err := For("aider"); err == nil || !strings.Contains(err.Error(), "plain, claude, codex, copilot, gemini, opencode, qwen") {
 		t.Errorf("For(aider): %v, want the known ones named", err)
 	}
 	if p, err := For(""); err != nil || p.Name != "plain" {

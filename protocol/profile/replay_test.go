@@ -9,7 +9,7 @@ import (
 // Recorded screens (protocol/testdata/cli-*): what each profile must read
 // off them, at the moments the recorder typed.
 
-var cliNames = []string{"claude", "codex", "gemini", "opencode", "qwen"}
+var cliNames = []string{"claude", "codex", "gemini", "opencode", "qwen", "copilot"}
 
 var recordingNames = []string{"checkpoint-200x50", "checkpoint-80x50", "repeat-200x50", "usage-limit-200x50"}
 

@@ -28,6 +28,10 @@ type tuiRules struct {
 	turnEnd []*regexp.Regexp
 	// dialog rows mean the CLI waits for a choice, not for text.
 	dialog []dialogRule
+	// dialogHead is the CLI's row of the tool call a dialog drawn in a box
+	// right under it asks about (Copilot's "$ Shell DESCRIPTION", the
+	// command under it): the dialog's text starts there.
+	dialogHead *regexp.Regexp
 	// waitingTitle is the window title the CLI sets while a dialog waits.
 	waitingTitle *regexp.Regexp
 	// limits recognise a usage-limit banner in one paragraph of output;

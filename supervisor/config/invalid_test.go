@@ -56,7 +56,7 @@ var invalidFiles = map[string][]string{
 	},
 	"invalid-enum.toml": {
 		`1:1: unknown after_team_checkpoint "stop" (want rehydrate or exit)`,
-		`6:1: unknown profile "claude-code" (want plain, claude, codex, gemini, opencode or qwen)`,
+		`6:1: unknown profile "claude-code" (want plain, claude, codex, copilot, gemini, opencode or qwen)`,
 		`7:1: unknown restart "sometimes" (want never, on-failure or always)`,
 	},
 	"invalid-env.toml": {

@@ -109,6 +109,14 @@ func init() {
 			return realcli.Seed("qwen", home, project, baseURL)
 		},
 	}
+	profiles["copilot"] = profile{
+		name:  "copilot",
+		ready: []string{"/ commands"},
+		quit:  []string{"/exit", "\r"},
+		setup: func(home, project, baseURL string) ([]string, error) {
+			return realcli.Seed("copilot", home, project, baseURL)
+		},
+	}
 }
 
 func writeFile(path, content string) error {

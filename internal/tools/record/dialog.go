@@ -84,6 +84,12 @@ var dialogSpecs = map[string]dialogSpec{
 		dialog: stage{Rows: []string{"Permission required", "Shell command", "$ " + probeCall.Command,
 			"Allow once", "Reject"}, Key: esc},
 	},
+	// The command fetches a URL: Copilot asks about the URL first.
+	"copilot/dialog": {
+		dialog: stage{Rows: []string{"$ Shell", probeCall.Command, "Copilot is attempting to access the following URL:",
+			"Do you want to allow this access?", "❯ 1. Yes", "4. No, and tell Copilot what to do differently",
+			"↑/↓ to navigate · enter to select · esc to cancel"}, Key: esc},
+	},
 	"gemini/dialog": {
 		dialog: stage{Rows: []string{"? Shell", probeCall.Command, "Allow execution of [Shell]?", "1. Allow once",
 			"3. No, suggest changes (esc)", "╰"}, Key: esc},

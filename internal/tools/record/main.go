@@ -33,7 +33,7 @@ type options struct {
 
 func main() {
 	var o options
-	flag.StringVar(&o.cli, "cli", "", "claude, codex, gemini, opencode or qwen")
+	flag.StringVar(&o.cli, "cli", "", "claude, codex, gemini, opencode, qwen or copilot")
 	flag.StringVar(&o.binDir, "bin", "", "directory holding the CLI binaries (scripts/install-clis.sh prints it)")
 	flag.StringVar(&o.outDir, "out", "", "output directory (default protocol/testdata/cli-CLI)")
 	flag.StringVar(&o.scenario, "scenario", "checkpoint", "checkpoint, repeat, usage-limit, a dialog scenario: "+
@@ -129,7 +129,7 @@ func run(ctx context.Context, logger hclog.Logger, o options) error {
 		return err
 	}
 	s.answer7501 = isDialog
-	if o.cli == "opencode" || o.cli == "qwen" {
+	if o.cli == "opencode" || o.cli == "qwen" || o.cli == "copilot" {
 		s.prof, _ = wprofile.For(o.cli)
 	}
 	logger.Info("started", "cli", o.cli, "version", strings.TrimSpace(string(version)), "cols", o.cols)
