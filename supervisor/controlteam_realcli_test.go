@@ -20,7 +20,7 @@ import (
 // frame draws that same screen, and a text sent with warden send is
 // submitted and its answer reaches the viewer's stream.
 func TestRealCLIScreenAttachSend(t *testing.T) {
-	realCLIsTwoAtOnce(t, []string{"claude", "codex", "gemini", "opencode", "qwen"}, testRealCLIOps)
+	realCLIsTwoAtOnce(t, []string{"claude", "codex", "gemini", "opencode", "qwen", "copilot"}, testRealCLIOps)
 }
 
 func testRealCLIOps(t *testing.T, cli string) {

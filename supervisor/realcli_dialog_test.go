@@ -35,6 +35,8 @@ var dialogCLIs = []dialogCLI{
 	// Qwen Code's default auto mode lets its model classify each call;
 	// its default approval mode asks: "1. Yes, allow once" preselected.
 	{"qwen-default", "qwen", []string{"--approval-mode", "default"}, nil, false},
+	// Copilot asks about the command's URL first: "1. Yes" preselected.
+	{"copilot", "copilot", nil, nil, false},
 }
 
 // probeCommand leaves fetched.txt behind if it ever runs.

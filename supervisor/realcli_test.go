@@ -66,7 +66,7 @@ func seed(t testing.TB, cli, home, project, url string) map[string]string {
 // session whose first prompt carries the handoff. OpenCode and Qwen Code
 // report no gauge to warden: for them the run ends after three records.
 func TestRealCLIsThroughWarden(t *testing.T) {
-	realCLIsTwoAtOnce(t, []string{"claude", "codex", "gemini", "opencode", "qwen"}, testRealCLI)
+	realCLIsTwoAtOnce(t, []string{"claude", "codex", "gemini", "opencode", "qwen", "copilot"}, testRealCLI)
 }
 
 func testRealCLI(t *testing.T, cli string) {

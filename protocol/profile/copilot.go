@@ -18,22 +18,23 @@ import (
 // Approval · / commands · ? help · tab next tab   MODEL". Sent messages
 // stay in the transcript as " ❯ text" rows (the time they were sent at the
 // right edge of the first), continued on rows indented by three; answers
-// are " ● …" rows, tool calls " $ Shell DESCRIPTION" and the command under
-// it. A turn shows the footer "◎ Working · 48 B esc esc interrupt" (the
-// glyph turns; "esc again to interrupt" after one Esc). A command that
-// fetches a URL asks in a box drawn in place of the input box:
-// "Copilot is attempting to access the following URL:", the URL, "Do you
-// want to allow this access?", "❯ 1. Yes" preselected (Enter approves), "2.
-// Yes, and approve all URLs from … for the rest of the running session",
-// "3. … permanently", "4. No, and tell Copilot what to do differently (Esc
-// to stop)" and "↑/↓ to navigate · enter to select · esc to cancel"; Esc
-// denies ("✗ Shell … The user rejected this tool call.", "● Operation
-// cancelled by user": the turn ends, nothing reaches the model). A usage
-// or rate limit (an HTTP 429) is one row, " ✗ 429 <the provider's
-// message>", at once and without a retry; the turn ends. Copilot shows no
-// context gauge. "/exit" quits. The window title is "GitHub Copilot", then
-// the first message (or the model's name for the session) with " - GitHub
-// Copilot"; it says nothing of a dialog.
+// are " ● …" rows, tool calls " $ Shell DESCRIPTION" (from 5 s on, the
+// seconds it has waited after it) with the command under it. A turn shows
+// the footer "◎ Working · 48 B esc esc interrupt" (the glyph turns; "esc
+// again to interrupt" after one Esc). A command that fetches a URL asks in
+// a box drawn in place of the input box: "Copilot is attempting to access
+// the following URL:", the URL, "Do you want to allow this access?", "❯ 1.
+// Yes" preselected (Enter approves), "2. Yes, and approve all URLs from …
+// for the rest of the running session", "3. … permanently", "4. No, and
+// tell Copilot what to do differently (Esc to stop)" and "↑/↓ to navigate
+// · enter to select · esc to cancel"; the dialog's text starts at the
+// command above the box. Esc denies ("✗ Shell … The user rejected this
+// tool call.", "● Operation cancelled by user": the turn ends, nothing
+// reaches the model). A usage or rate limit (an HTTP 429) is one row, " ✗
+// 429 <the provider's message>", at once and without a retry; the turn
+// ends. Copilot shows no context gauge. "/exit" quits. The window title is
+// "GitHub Copilot", then the first message with " - GitHub Copilot"; it
+// says nothing of a dialog.
 
 var copilotRules = &tuiRules{
 	composer: copilotComposer,

@@ -136,10 +136,12 @@ func (v *view) dialogText(last int) (string, int) {
 	return v.textFrom(top), top
 }
 
-// headAbove is the row of the tool call above a dialog drawn in a box
-// whose first row inside is top: a dialogHead row among the three last
-// rows drawn above the box (Copilot leaves blank rows between). -1 when
-// none.
+// headAbove is where the tool call above a dialog drawn in a box (whose
+// first row inside is top) starts: the row under a dialogHead row among the
+// three last rows drawn above the box (Copilot leaves blank rows between),
+// that is the command; not the head itself, which counts the seconds the
+// call waits ("$ Shell Fetch the page 5s"), and a dialog whose text
+// changes every second is a new dialog each time. -1 when none.
 func (v *view) headAbove(top int) int {
 	if v.r.dialogHead == nil || top < 1 || !strings.HasPrefix(strings.TrimSpace(v.rows[top-1]), "╭") {
 		return -1
@@ -150,7 +152,10 @@ func (v *view) headAbove(top int) int {
 			continue
 		}
 		if v.r.dialogHead.MatchString(v.rows[i]) {
-			return i
+			if i+1 < top-1 && strings.TrimSpace(v.rows[i+1]) != "" {
+				return i + 1
+			}
+			return -1
 		}
 		seen++
 	}

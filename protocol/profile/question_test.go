@@ -48,3 +48,27 @@ func TestDialogQuestion(t *testing.T) {
 		t.Error("DialogID: the selection's mark changes it, or the text does not")
 	}
 }
+
+// TestCopilotDialogKeepsItsIDWhileItWaits: Copilot's tool row above its
+// dialog counts the seconds the call has waited ("$ Shell … 5s"): the
+// dialog starts at the command under it, the same dialog every second.
+func TestCopilotDialogKeepsItsIDWhileItWaits(t *testing.T) {
+	p := mustProfile(t, "copilot")
+	at := func(secs string) Dialog {
+		t.Helper()
+		d, ok := p.Dialog(rowsScreen{" $ Shell Fetch the probe page into fetched.txt" + secs,
+			"   curl -s http://127.0.0.1:9/probe > fetched.txt", "", "",
+			"╭──────────╮", "│ Copilot is attempting to access the following URL: │",
+			"│ Do you want to allow this access? │", "│ ❯ 1. Yes │", "│   4. No, and tell Copilot what to do differently (Esc to stop) │",
+			"│ ↑/↓ to navigate · enter to select · esc to cancel │", "╰──────────╯"})
+		if !ok || d.Kind != DialogPermission {
+			t.Fatalf("no permission dialog: %+v", d)
+		}
+		return d
+	}
+	first, later := at(""), at(" 7s")
+	if DialogID(first.Text) != DialogID(later.Text) || strings.Contains(later.Text, "7s") ||
+		!strings.HasPrefix(first.Text, "curl -s http://127.0.0.1:9/probe > fetched.txt\n") {
+		t.Errorf("the dialog changed with its timer:\n%s\n--\n%s", first.Text, later.Text)
+	}
+}

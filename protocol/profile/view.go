@@ -29,8 +29,8 @@ type tuiRules struct {
 	// dialog rows mean the CLI waits for a choice, not for text.
 	dialog []dialogRule
 	// dialogHead is the CLI's row of the tool call a dialog drawn in a box
-	// right under it asks about (Copilot's "$ Shell DESCRIPTION", the
-	// command under it): the dialog's text starts there.
+	// under it asks about (Copilot's "$ Shell DESCRIPTION"): the dialog's
+	// text starts at the command under it.
 	dialogHead *regexp.Regexp
 	// waitingTitle is the window title the CLI sets while a dialog waits.
 	waitingTitle *regexp.Regexp
