@@ -11,15 +11,16 @@ import (
 	"github.com/wardenhq/warden/supervisor/event"
 )
 
-// TestRealNewCLIUsageLimit: the real OpenCode and Qwen Code meet a used-up
-// quota (HTTP 429 insufficient_quota from the fake Chat Completions API,
-// its reset five hours away) on a checkpoint request. warden reads the
-// CLI's own limit screen — Qwen's "✕ Quota exhausted: …", OpenCode's
-// "… [retrying in 4h 59m attempt #1]" — and pauses the agent: a
+// TestRealNewCLIUsageLimit: the real OpenCode, Qwen Code and Copilot CLI
+// meet a used-up quota (HTTP 429 insufficient_quota from the fake Chat
+// Completions API, its reset five hours away) on a checkpoint request.
+// warden reads the CLI's own limit screen — Qwen's "✕ Quota exhausted: …",
+// OpenCode's "… [retrying in 4h 59m attempt #1]", Copilot's "✗ 429 …" —
+// and pauses the agent: a
 // usage_limit_wait event and its WARNING, no stale alarm, no stall, no
 // restart while it waits, past stale_failure.
 func TestRealNewCLIUsageLimit(t *testing.T) {
-	realCLIsTwoAtOnce(t, []string{"opencode", "qwen"}, func(t *testing.T, cli string) {
+	realCLIsTwoAtOnce(t, []string{"opencode", "qwen", "copilot"}, func(t *testing.T, cli string) {
 		{
 			bin := realCLI(t, cli)
 			// The quota is used up from the first checkpoint request on.

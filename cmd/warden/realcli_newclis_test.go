@@ -152,14 +152,15 @@ func waitScreen(t *testing.T, u *userScreen, what string, d time.Duration, cond 
 	t.Fatalf("%s never came; the screen:\n%s", what, strings.Join(u.Rows(), "\n"))
 }
 
-// With OpenCode and Qwen Code on PATH (the installed real ones), warden init
-// writes an agent for each that works unattended by its own rule: Qwen with
-// --approval-mode auto-edit, OpenCode with its preset's permission config
-// (env OPENCODE_PERMISSION, docs/agent-clis.md) — and the team validates
+// With OpenCode, Qwen Code and Copilot CLI on PATH (the installed real
+// ones), warden init writes an agent for each that works unattended by its
+// own rule: Qwen with --approval-mode auto-edit, Copilot with --allow-tool
+// write, OpenCode with its preset's permission config (env
+// OPENCODE_PERMISSION, docs/agent-clis.md) — and the team validates
 // without a warning.
-func TestInitOffersOpenCodeAndQwen(t *testing.T) {
+func TestInitOffersTheNewCLIs(t *testing.T) {
 	dir, bin := t.TempDir(), t.TempDir()
-	for _, cli := range []string{"opencode", "qwen"} {
+	for _, cli := range []string{"opencode", "qwen", "copilot"} {
 		real, err := realcli.Bin(cli)
 		if err != nil {
 			t.Skip(err)
@@ -171,13 +172,14 @@ func TestInitOffersOpenCodeAndQwen(t *testing.T) {
 	cmd := inDir(dir, "init")
 	cmd.Env = append(withoutEnv(cmd.Env, "PATH"), "PATH="+bin)
 	out, err := cmd.CombinedOutput()
-	if err != nil || !strings.Contains(string(out), "wrote team.toml: agents opencode, qwen\n") {
+	if err != nil || !strings.Contains(string(out), "wrote team.toml: agents copilot, opencode, qwen\n") {
 		t.Fatalf("init: %v\n%s", err, out)
 	}
 	text, _ := os.ReadFile(filepath.Join(dir, "team.toml"))
 	for _, want := range []string{
 		"profile = \"opencode\"", "command = [\"opencode\"]", "env = { OPENCODE_PERMISSION = '''",
 		"profile = \"qwen\"", `command = ["qwen", "--approval-mode", "auto-edit"]`,
+		"profile = \"copilot\"", `command = ["copilot", "--allow-tool", "write"]`,
 	} {
 		if !strings.Contains(string(text), want) {
 			t.Errorf("team.toml lacks %s:\n%s", want, text)
