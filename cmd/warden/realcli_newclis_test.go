@@ -39,13 +39,13 @@ func (u *userScreen) Rows() []string {
 
 func (u *userScreen) Bracketed() bool { return true }
 
-// `warden wrap -- opencode` and `warden wrap -- qwen` in a person's
+// `warden wrap -- opencode`, `-- qwen` and `-- copilot` in a person's
 // terminal, offline against the fake provider: warden takes the profile
 // from the program's name (warden ps says so), the person types a
 // checkpoint request into the real CLI, and warden records the block the
 // CLI draws — read off the CLI's own screen.
 func TestWrapGuessesTheNewCLIsProfiles(t *testing.T) {
-	for _, cli := range []string{"opencode", "qwen"} {
+	for _, cli := range []string{"opencode", "qwen", "copilot"} {
 		t.Run(cli, func(t *testing.T) {
 			bin, err := realcli.Bin(cli)
 			if err != nil {
