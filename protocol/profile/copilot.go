@@ -27,8 +27,11 @@ import (
 // Yes" preselected (Enter approves), "2. Yes, and approve all URLs from …
 // for the rest of the running session", "3. … permanently", "4. No, and
 // tell Copilot what to do differently (Esc to stop)" and "↑/↓ to navigate
-// · enter to select · esc to cancel"; the dialog's text starts at the
-// command above the box. Esc denies ("✗ Shell … The user rejected this
+// · enter to select · esc to cancel"; any other command asks the same
+// way, "Do you want to run this command?" under the command, "❯ 1. Yes",
+// "2. Yes, and don't ask again for `touch` in this directory (…)", "3. No,
+// …" (measured, not recorded: copilot_test.go). The dialog's text starts at
+// the command above the box. Esc denies ("✗ Shell … The user rejected this
 // tool call.", "● Operation cancelled by user": the turn ends, nothing
 // reaches the model). A usage or rate limit (an HTTP 429) is one row, " ✗
 // 429 <the provider's message>", at once and without a retry; the turn
@@ -51,7 +54,7 @@ var copilotRules = &tuiRules{
 		dialogs(DialogPermission,
 			`Do you want to allow this access\?`,
 			`Copilot is attempting to access`,
-			`Do you want to (run|allow|proceed|make)`,
+			`Do you want to run this command\?`,
 		),
 		dialogs(DialogOther,
 			`↑/↓ to navigate · enter to select`,
