@@ -188,7 +188,7 @@ func TestRealCLIDialogWaits(t *testing.T) {
 	wardenForSubtests(t)
 	defer proctest.AssertNone(t) // once every CLI's subtest is done
 	t.Run("each", func(t *testing.T) {
-		for _, c := range []dialogCLI{dialogCLIs[0], dialogCLIs[2], dialogCLIs[3], dialogCLIs[4], dialogCLIs[5]} {
+		for _, c := range []dialogCLI{dialogCLIs[0], dialogCLIs[2], dialogCLIs[3], dialogCLIs[4], dialogCLIs[5], dialogCLIs[6]} {
 			t.Run(c.name, func(t *testing.T) {
 				t.Parallel() // two at once (-parallel is GOMAXPROCS)
 				r, team, _, wait, stateDir := startDialogRun(t, c, dialogHeader("wait", "6s"))

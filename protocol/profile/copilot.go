@@ -64,7 +64,6 @@ var copilotRules = &tuiRules{
 	// (../testdata/cli-copilot/usage-limit-200x50).
 	limits: res(
 		`^✗ 429 `,
-		`(?i)^✗ .*\b(quota|rate limit|usage limit)\b.*\b(exceeded|reached|hit)\b`,
 	),
 }
 
