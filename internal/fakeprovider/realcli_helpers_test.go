@@ -17,6 +17,7 @@ import (
 	"github.com/wardenhq/warden/internal/fakeprovider/clirun"
 	"github.com/wardenhq/warden/internal/proctest"
 	"github.com/wardenhq/warden/internal/realcli"
+	"github.com/wardenhq/warden/protocol/profile"
 )
 
 // ready is what each CLI's screen shows once its prompt takes input.
@@ -65,8 +66,13 @@ func (r *limitRig) decide(fakeprovider.Request) fakeprovider.Answer {
 	return fakeprovider.Answer{Text: fmt.Sprintf("ANSWER %d", r.n), InputTokens: 20000 + r.n, OutputTokens: 40}
 }
 
+// submit types text once the CLI is at a turn boundary, as its profile
+// reads the screen: typed while the last turn still drew, it can be lost.
 func (r *limitRig) submit(text string) {
 	r.t.Helper()
+	if p, err := profile.For(r.cli.Name); err == nil {
+		r.wait("a turn boundary", 30*time.Second, func(s string) bool { return p.TurnEnded(textScreen(s)) })
+	}
 	if err := r.cli.Submit(text); err != nil {
 		r.t.Fatal(err)
 	}
@@ -78,6 +84,12 @@ func (r *limitRig) wait(what string, d time.Duration, cond func(screen string) b
 		r.t.Fatal(err)
 	}
 }
+
+// textScreen is a screen's text as a profile reads it.
+type textScreen string
+
+func (s textScreen) Rows() []string  { return strings.Split(string(s), "\n") }
+func (s textScreen) Bracketed() bool { return true }
 
 // waitRows waits until the screen shows every text.
 func (r *limitRig) waitRows(d time.Duration, texts ...string) string {
