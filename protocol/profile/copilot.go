@@ -40,8 +40,8 @@ import (
 // says nothing of a dialog.
 
 var copilotRules = &tuiRules{
-	composer: copilotComposer,
-	echoes:   copilotEchoes,
+	composer: ruledComposer(copilotInput),
+	echoes:   indentedEchoes(" ❯ ", "   "),
 	busy: res(
 		`^\s*\S Working\b.*\besc (esc|again)\b`,
 		`\besc esc interrupt\b`,
@@ -110,45 +110,6 @@ func copilotProfile() *Profile {
 }
 
 var copilotInput = regexp.MustCompile(`^❯ ?`)
-
-// copilotComposer finds the last "❯" row (at the left edge) right under a
-// rule row, down to the next rule.
-func copilotComposer(rows []string) (span, string, bool) {
-	for i := len(rows) - 1; i > 0; i-- {
-		if !copilotInput.MatchString(rows[i]) || !lineOf(rows[i-1], '─') {
-			continue
-		}
-		for j := i + 1; j < len(rows); j++ {
-			if lineOf(rows[j], '─') {
-				var lines []string
-				for k := i; k < j; k++ {
-					lines = append(lines, strings.TrimSpace(copilotInput.ReplaceAllString(rows[k], "")))
-				}
-				return span{i - 1, j}, strings.TrimSpace(strings.Join(lines, "\n")), true
-			}
-		}
-		return noSpan, "", false
-	}
-	return noSpan, "", false
-}
-
-// copilotEchoes are the sent messages: a " ❯ " row and the rows under it
-// indented by three.
-func copilotEchoes(rows []string, box span) []span {
-	var out []span
-	for i := 0; i < len(rows); i++ {
-		if box.has(i) || !strings.HasPrefix(rows[i], " ❯ ") {
-			continue
-		}
-		j := i
-		for j+1 < len(rows) && !box.has(j+1) && strings.HasPrefix(rows[j+1], "   ") && strings.TrimSpace(rows[j+1]) != "" {
-			j++
-		}
-		out = append(out, span{i, j})
-		i = j
-	}
-	return out
-}
 
 // copilotInstructions is the dir of custom instructions warden writes,
 // inside the agent's dir.

@@ -32,8 +32,8 @@ import (
 // dialog.
 
 var qwenRules = &tuiRules{
-	composer:     qwenComposer,
-	echoes:       qwenEchoes,
+	composer:     ruledComposer(qwenInput),
+	echoes:       indentedEchoes("  > ", "    "),
 	placeholders: []string{"Type your message or @path/to/file"},
 	busy: res(
 		`esc to cancel`,
@@ -99,45 +99,6 @@ func qwenProfile() *Profile {
 }
 
 var qwenInput = regexp.MustCompile(`^> `)
-
-// qwenComposer finds the last "> " row (at the left edge) right under a
-// rule row, down to the next rule.
-func qwenComposer(rows []string) (span, string, bool) {
-	for i := len(rows) - 1; i > 0; i-- {
-		if !qwenInput.MatchString(rows[i]) || !lineOf(rows[i-1], '─') {
-			continue
-		}
-		for j := i + 1; j < len(rows); j++ {
-			if lineOf(rows[j], '─') {
-				var lines []string
-				for k := i; k < j; k++ {
-					lines = append(lines, strings.TrimSpace(qwenInput.ReplaceAllString(rows[k], "")))
-				}
-				return span{i - 1, j}, strings.TrimSpace(strings.Join(lines, "\n")), true
-			}
-		}
-		return noSpan, "", false
-	}
-	return noSpan, "", false
-}
-
-// qwenEchoes are the sent messages: a "  > " row and the rows under it
-// indented by four.
-func qwenEchoes(rows []string, box span) []span {
-	var out []span
-	for i := 0; i < len(rows); i++ {
-		if box.has(i) || !strings.HasPrefix(rows[i], "  > ") {
-			continue
-		}
-		j := i
-		for j+1 < len(rows) && !box.has(j+1) && strings.HasPrefix(rows[j+1], "    ") && strings.TrimSpace(rows[j+1]) != "" {
-			j++
-		}
-		out = append(out, span{i, j})
-		i = j
-	}
-	return out
-}
 
 // qwenDefaultsFile is Qwen's system-defaults file warden writes, inside the
 // agent's dir.
