@@ -67,11 +67,16 @@ func (r *limitRig) decide(fakeprovider.Request) fakeprovider.Answer {
 }
 
 // submit types text once the CLI is at a turn boundary, as its profile
-// reads the screen: typed while the last turn still drew, it can be lost.
+// reads the screen — typed while the last turn still drew, it can be lost
+// — or shows a dialog (Codex's model-switch dialog, opened when the
+// last turn's side call met the window: typed as before).
 func (r *limitRig) submit(text string) {
 	r.t.Helper()
 	if p, err := profile.For(r.cli.Name); err == nil {
-		r.wait("a turn boundary", 30*time.Second, func(s string) bool { return p.TurnEnded(textScreen(s)) })
+		r.wait("a turn boundary", 30*time.Second, func(s string) bool {
+			_, dialog := p.Dialog(textScreen(s))
+			return dialog || p.TurnEnded(textScreen(s))
+		})
 	}
 	if err := r.cli.Submit(text); err != nil {
 		r.t.Fatal(err)
