@@ -102,14 +102,16 @@ func (s *Session) onChannel(e codexapp.Event) {
 		if d.Text == "" {
 			d.Text = "Codex waits on a person (" + e.Status + ")"
 		}
-		s.dialog.channel, s.dialog.request = &d, e.Request
+		s.dialog.channel = &d
+		s.setPending(nil) // the flag alone (not yet subscribed): no request to answer
 		if e.Request != "" {
 			s.setPending(&pendingRequest{id: e.Request, method: e.Method, text: d.Text})
 		}
 		s.checkDialog()
 	case codexapp.Resolved:
-		if s.dialog.channel != nil && (e.Request == "" || e.Request == s.dialog.request) {
-			s.dialog.channel, s.dialog.request = nil, ""
+		p := s.app.pending.Load()
+		if s.dialog.channel != nil && (e.Request == "" || p != nil && e.Request == p.id) {
+			s.dialog.channel = nil
 			s.setPending(nil)
 			s.checkDialog()
 		}
@@ -119,12 +121,7 @@ func (s *Session) onChannel(e codexapp.Event) {
 		s.app.turn = false
 		s.log.Debug("turn completed (app-server)", "status", e.Status)
 	case codexapp.Limit:
-		l := LimitSign{Source: SourceRateLimits, Text: strings.TrimSpace("the turn failed on a usage limit: " + e.Text)}
-		if r := s.limits.structReset; r.After(s.cfg.Clock.Now()) {
-			l.Reset, l.Exact = r, true
-		}
-		s.limits.hooked = true
-		s.limitSign(l)
+		s.turnLimited(SourceRateLimits, strings.TrimSpace("the turn failed on a usage limit: "+e.Text))
 	case codexapp.RateLimits:
 		s.structuredLimit(e.Limits, SourceRateLimits)
 	case codexapp.Tokens:
@@ -138,7 +135,7 @@ func (s *Session) onChannel(e codexapp.Event) {
 		s.app.up, s.app.turn = false, false
 		s.setPending(nil)
 		if s.dialog.channel != nil {
-			s.dialog.channel, s.dialog.request = nil, ""
+			s.dialog.channel = nil
 			s.checkDialog()
 		}
 	}

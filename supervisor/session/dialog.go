@@ -40,9 +40,8 @@ type dialogWatch struct {
 	kept   bool            // cur is a limit dialog warden answers (Keep.Keys)
 	hook   *profile.Dialog // announced by a hook, not yet seen to end
 	// channel is a request of the app-server (channel.go), until it is
-	// resolved; request is its id.
+	// resolved (its id: s.app.pending).
 	channel *profile.Dialog
-	request string
 	// first is a dialog's text read once off the screen: all but a
 	// permission dialog count from their second read (a limit dialog half
 	// drawn reads as another kind).

@@ -34,12 +34,7 @@ func (s *Session) onHook(m hookbus.Message) {
 	}
 	s.structuredLimit(f.Limits, source)
 	if f.LimitStop {
-		s.limits.hooked = true
-		l := LimitSign{Source: SourceStopFailure, Text: "the turn ended on a rate limit"}
-		if r := s.limits.structReset; r.After(s.cfg.Clock.Now()) {
-			l.Reset, l.Exact = r, true // the status line said when, a moment before
-		}
-		s.limitSign(l)
+		s.turnLimited(SourceStopFailure, "the turn ended on a rate limit")
 	}
 	if f.LimitResumed {
 		s.limits.autoFired = true
@@ -52,6 +47,17 @@ func (s *Session) onHook(m hookbus.Message) {
 		s.log.Info("the CLI says it will not continue by itself after its usage limit's reset")
 		s.awaitCLI(s.cfg.Clock.Now())
 	}
+}
+
+// turnLimited: the CLI says a turn failed on its account's limit; the
+// reset is the one a structured report gave a moment before, if any.
+func (s *Session) turnLimited(source, text string) {
+	s.limits.hooked = true
+	l := LimitSign{Source: source, Text: text}
+	if r := s.limits.structReset; r.After(s.cfg.Clock.Now()) {
+		l.Reset, l.Exact = r, true // the status line said when, a moment before
+	}
+	s.limitSign(l)
 }
 
 // structuredLimit: a usage window the CLI reports used up, with a reset
