@@ -105,11 +105,18 @@ func start(t *testing.T, cfg Config) (*Process, *capture) {
 // waitDone waits for Done, failing after 10 s.
 func waitDone(t *testing.T, p *Process) Exit {
 	t.Helper()
+	return waitDoneWithin(t, p, 10*time.Second)
+}
+
+// waitDoneWithin is waitDone for a process with more to do (a flood of
+// tens of MiB through the pty takes seconds under -race on a busy machine).
+func waitDoneWithin(t *testing.T, p *Process, d time.Duration) Exit {
+	t.Helper()
 	select {
 	case <-p.Done():
 		return p.Exit()
-	case <-time.After(10 * time.Second):
-		t.Fatalf("pid %d: not done after 10 s", p.Pid())
+	case <-time.After(d):
+		t.Fatalf("pid %d: not done after %v", p.Pid(), d)
 		return Exit{}
 	}
 }

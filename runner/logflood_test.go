@@ -12,6 +12,7 @@ import (
 	"sync"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/wardenhq/warden/internal/fakeagent"
 	"github.com/wardenhq/warden/internal/proctest"
@@ -67,7 +68,7 @@ func TestLogRotationUnderAFloodingAgent(t *testing.T) {
 	cfg.Output = out
 	cfg.OnLogError = func(err error) { t.Errorf("OnLogError(%v)", err) }
 	p, _ := start(t, cfg)
-	if exit := waitDone(t, p); !exit.Success() {
+	if exit := waitDoneWithin(t, p, time.Minute); !exit.Success() {
 		t.Fatalf("exit %v", exit)
 	}
 	stream := out.buf

@@ -41,32 +41,6 @@ prompt = "Work."
 	return cfg
 }
 
-// procState is the state letter of process pid ('T': stopped), or 0.
-func procState(pid int) byte {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return 0
-	}
-	s := string(b)
-	if i := strings.LastIndexByte(s, ')'); i >= 0 && i+2 < len(s) {
-		return s[i+2]
-	}
-	return 0
-}
-
-// eventsBetween are the events named name of agent from from to to.
-func eventsBetween(t *testing.T, evs []map[string]any, name, agent string, from, to time.Time) int {
-	n := 0
-	for _, e := range evs {
-		if e["event"] == name && (agent == "" || e["agent"] == agent) {
-			if at := eventTime(t, e); !at.Before(from) && !at.After(to) {
-				n++
-			}
-		}
-	}
-	return n
-}
-
 // The first sign of a usage limit on one agent of an account — here a's
 // status line, its 5-hour window used up — parks every agent of the account
 // within a second: b's process group is stopped (a CLI mid-turn sends
@@ -184,13 +158,4 @@ func TestOnLimitCheckpointExit(t *testing.T) {
 		t.Errorf("state.json ended %q, want stopped (the next run carries it on)", snap.Ended)
 	}
 	_ = team
-}
-
-func anyStrings(v any) []string {
-	l, _ := v.([]any)
-	out := make([]string, len(l))
-	for i, s := range l {
-		out[i], _ = s.(string)
-	}
-	return out
 }

@@ -5,7 +5,6 @@ import (
 	"os"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -13,9 +12,7 @@ import (
 	"github.com/wardenhq/warden/internal/fakeagent"
 	"github.com/wardenhq/warden/internal/proctest"
 	"github.com/wardenhq/warden/runner"
-	"github.com/wardenhq/warden/supervisor/config"
 	"github.com/wardenhq/warden/supervisor/event"
-	"github.com/wardenhq/warden/supervisor/state"
 )
 
 // memoryTimers ask every 200 ms; a silence of 3 s is stale.
@@ -42,55 +39,6 @@ func workers(n int, mode string) []fakeAgent {
 		out[i] = fakeAgent{name: fmt.Sprintf("w%d", i+1), mode: mode}
 	}
 	return out
-}
-
-// mostAtOnce is the most sessions running at once, as events.jsonl tells
-// it: agent_started counts one in, agent_exited one out.
-func mostAtOnce(evs []map[string]any) int {
-	n, most := 0, 0
-	for _, e := range evs {
-		switch e["event"] {
-		case event.AgentStarted:
-			n++
-			most = max(most, n)
-		case event.AgentExited:
-			n--
-		}
-	}
-	return most
-}
-
-// watchStates polls state.json while the team runs and returns a function
-// that stops it and says whether some agent was seen in state admission
-// with a reason holding want.
-func watchStates(t *testing.T, cfg *config.Team, want string) func() bool {
-	seen := atomic.Bool{}
-	stop := make(chan struct{})
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		for {
-			select {
-			case <-stop:
-				return
-			case <-time.After(20 * time.Millisecond):
-			}
-			snap, err := state.ReadSnapshot(cfg.StateDir)
-			if err != nil {
-				continue
-			}
-			for _, a := range snap.Agents {
-				if a.State == state.Admission && strings.Contains(a.Reason, want) {
-					seen.Store(true)
-				}
-			}
-		}
-	}()
-	return func() bool {
-		close(stop)
-		<-done
-		return seen.Load()
-	}
 }
 
 // max_running = 2 with five agents: never more than two run at once; the

@@ -80,16 +80,21 @@ on_budget = "pause"
 	if n := countEvents(evs, event.BudgetExceeded, ""); n != 2 {
 		t.Errorf("%d budget_exceeded, want 2", n)
 	}
-	// The raised budget is warned of once (the first may have been passed
-	// in one read: the files are read every 2 s, and at each record).
+	// The raised budget is warned of at most once, below it: its 80–100 %
+	// band is 2000 tokens, about 0.1 s of this agent's spending, so a read
+	// (every 2 s, and at each record) may pass it whole — then only
+	// budget_exceeded says so, as for the first budget.
 	warned := 0
 	for _, e := range evs {
 		if e["event"] == event.CostWarning && e["max"] == fmt.Sprint(held+10000) {
 			warned++
+			if p, _ := e["percent"].(float64); p < 80 || p >= 100 {
+				t.Errorf("cost_warning of the raised budget at %v %%: %v", e["percent"], e)
+			}
 		}
 	}
-	if warned != 1 || countEvents(evs, event.CostWarning, "") > 2 {
-		t.Errorf("%d cost_warning of the raised budget, want 1: %v", warned, evs)
+	if warned > 1 || countEvents(evs, event.CostWarning, "") > 2 {
+		t.Errorf("%d cost_warning of the raised budget, want at most 1: %v", warned, evs)
 	}
 	if e := firstEvent(evs, event.BudgetResumed); e == nil || e["via"] != "cli" || e["lifted"] != false {
 		t.Errorf("budget_resumed %v", e)

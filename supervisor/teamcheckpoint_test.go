@@ -83,17 +83,6 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 	waitForD(t, what, 20*time.Second, cond)
 }
 
-// waitForD polls cond for up to d.
-func waitForD(t testing.TB, what string, d time.Duration, cond func() bool) {
-	t.Helper()
-	for deadline := time.Now().Add(d); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-		if cond() {
-			return
-		}
-	}
-	t.Fatalf("timed out waiting for %s", what)
-}
-
 func TestSignalFileRunsTeamCheckpointAndRehydrates(t *testing.T) {
 	defer proctest.AssertNone(t)
 	team, out, wait := startTeam(t, longTasks,

@@ -96,6 +96,7 @@ func TestClaudeHomeStartsClaudeAtWork(t *testing.T) {
 	if err != nil {
 		t.Skip(err) // .ci/run installs it: in CI this never skips
 	}
+	realcli.Hold(t)
 	defer proctest.AssertNone(t)
 	var answered atomic.Int32
 	srv := fakeprovider.New(hclog.NewNullLogger(), fakeprovider.Script{Decide: func(r fakeprovider.Request) fakeprovider.Answer {

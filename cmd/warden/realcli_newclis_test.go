@@ -51,6 +51,7 @@ func TestWrapGuessesTheNewCLIsProfiles(t *testing.T) {
 			if err != nil {
 				t.Skip(err)
 			}
+			realcli.Hold(t)
 			defer proctest.AssertNone(t)
 			srv := fakeprovider.New(hclog.NewNullLogger(), fakeprovider.Script{Decide: func(r fakeprovider.Request) fakeprovider.Answer {
 				if strings.Contains(r.Prompt, "CHECKPOINT REQUEST: T7") {

@@ -32,6 +32,7 @@ func TestRealWrapAsksOnlyAfterTheUsersWork(t *testing.T) {
 			if err != nil {
 				t.Skip(err)
 			}
+			realcli.Hold(t)
 			defer proctest.AssertNone(t)
 			var mu sync.Mutex
 			var prompts []string // the main requests' prompts, in order

@@ -42,6 +42,7 @@ func startRig(t *testing.T, o clirun.Options) *limitRig {
 	if _, err := realcli.Bin(o.CLI); err != nil {
 		t.Skip(err) // not installed (CI installs them)
 	}
+	realcli.Hold(t)
 	t.Cleanup(func() { proctest.AssertNone(t) })
 	r := &limitRig{t: t}
 	logger := hclog.New(&hclog.LoggerOptions{Name: t.Name(), Level: hclog.Warn})

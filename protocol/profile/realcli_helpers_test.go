@@ -31,6 +31,7 @@ func cliBin(t testing.TB, cli string) string {
 	if err != nil {
 		t.Skip(err)
 	}
+	realcli.Hold(t)
 	return bin
 }
 

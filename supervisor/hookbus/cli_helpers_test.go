@@ -64,6 +64,7 @@ var cliSetups = map[string]cliSetup{
 // seed is internal/realcli's offline set-up of one CLI.
 func seed(t *testing.T, cli, home, project, baseURL string) []string {
 	t.Helper()
+	realcli.Hold(t)
 	env, err := realcli.Seed(cli, home, project, baseURL)
 	if err != nil {
 		t.Fatal(err)

@@ -79,6 +79,7 @@ func testRealTokens(t *testing.T, cli string) {
 	if _, err := realcli.Bin(cli); err != nil {
 		t.Skip(err) // not installed (CI installs them)
 	}
+	realcli.Hold(t)
 	defer proctest.AssertNone(t)
 	logger := hclog.New(&hclog.LoggerOptions{Name: t.Name(), Level: hclog.Warn})
 	m := &model{cli: cli}

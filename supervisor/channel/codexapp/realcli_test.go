@@ -48,6 +48,7 @@ func startShared(t testing.TB) *shared {
 	if err != nil {
 		t.Skip(err)
 	}
+	realcli.Hold(t)
 	s := &shared{}
 	s.srv = fakeprovider.New(hclog.NewNullLogger(), fakeprovider.Script{Decide: func(r fakeprovider.Request) fakeprovider.Answer {
 		if strings.Contains(r.Prompt, "Create the probe file") && len(r.ToolResults) == 0 {

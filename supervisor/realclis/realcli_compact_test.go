@@ -1,4 +1,4 @@
-package supervisor
+package realclis
 
 import (
 	"encoding/json"
@@ -12,6 +12,7 @@ import (
 
 	"github.com/wardenhq/warden/internal/fakeprovider"
 	"github.com/wardenhq/warden/internal/proctest"
+	"github.com/wardenhq/warden/internal/teamtest"
 	"github.com/wardenhq/warden/supervisor/event"
 )
 
@@ -64,7 +65,7 @@ func TestRealClaudeProtocolSurvivesCompaction(t *testing.T) {
 	os.MkdirAll(home, 0o700)
 	os.MkdirAll(project, 0o700)
 	env := seed(t, "claude", home, project, srv.URL())
-	cfg := writeTeamB(t, `checkpoint_interval = "4s"
+	cfg := teamtest.WriteTeam(t, `checkpoint_interval = "4s"
 checkpoint_timeout = "60s"
 stale_warning = "2m"
 stale_failure = "5m"
@@ -72,7 +73,7 @@ shutdown_timeout = "10s"
 [[task]]
 id = "T1"
 prompt = "Say ready."
-`, fakeAgent{name: "claude", mode: "unused"})
+`, teamtest.Agent{Name: "claude", Mode: "unused"})
 	a := &cfg.Agents[0]
 	env["HOME"], env["LANG"], env["CI"] = home, "C.UTF-8", "false"
 	env["CLAUDE_AUTOCOMPACT_PCT_OVERRIDE"] = "3" // compact once the context holds 3 % (30 000 tokens)

@@ -1,4 +1,4 @@
-package supervisor
+package realclis
 
 import (
 	"os"
@@ -14,7 +14,9 @@ import (
 	"github.com/wardenhq/warden/internal/fakeprovider"
 	"github.com/wardenhq/warden/internal/proctest"
 	"github.com/wardenhq/warden/internal/realcli"
+	"github.com/wardenhq/warden/internal/teamtest"
 	"github.com/wardenhq/warden/protocol/profile"
+	"github.com/wardenhq/warden/supervisor"
 	"github.com/wardenhq/warden/supervisor/control"
 	"github.com/wardenhq/warden/supervisor/event"
 	"github.com/wardenhq/warden/supervisor/face"
@@ -96,6 +98,7 @@ func BenchmarkRealCLIAnswer(b *testing.B) {
 // dialogs; it returns how long each took to leave the screen.
 func answerRun(tb testing.TB, c dialogCLI) (deny, allow time.Duration) {
 	bin, err := realcli.Bin(c.cli)
+	realcli.Hold(tb)
 	if err != nil {
 		tb.Skip(err)
 	}
@@ -120,7 +123,7 @@ func answerRun(tb testing.TB, c dialogCLI) (deny, allow time.Duration) {
 		tb.Fatal(err)
 	}
 	// No checkpoint request in the way: the test types the next message.
-	cfg := writeTeamB(tb, `checkpoint_interval = "1h"
+	cfg := teamtest.WriteTeam(tb, `checkpoint_interval = "1h"
 checkpoint_timeout = "20s"
 stale_warning = "2h"
 stale_failure = "3h"
@@ -129,7 +132,7 @@ on_dialog = "wait"
 [[task]]
 id = "T1"
 prompt = "Fetch the probes."
-`, fakeAgent{name: c.cli, mode: "unused"})
+`, teamtest.Agent{Name: c.cli, Mode: "unused"})
 	a := &cfg.Agents[0]
 	env := map[string]string{}
 	for _, kv := range entries {
@@ -142,11 +145,11 @@ prompt = "Fetch the probes."
 		env[k] = v
 	}
 	a.Command, a.Profile, a.Dir, a.Env = append([]string{bin}, c.args...), c.cli, project, env
-	team, err := New(logger, cfg, clock.Real{}, nil)
+	team, err := supervisor.New(logger, cfg, clock.Real{}, nil)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	done := make(chan Result)
+	done := make(chan supervisor.Result)
 	go func() { done <- runWithEdges(team) }()
 	defer func() {
 		team.Force()

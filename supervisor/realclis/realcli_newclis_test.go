@@ -1,4 +1,4 @@
-package supervisor
+package realclis
 
 import (
 	"os"
@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/wardenhq/warden/internal/fakeprovider"
+	"github.com/wardenhq/warden/internal/teamtest"
 	"github.com/wardenhq/warden/supervisor/event"
 )
 
@@ -36,7 +37,7 @@ func TestRealNewCLIUsageLimit(t *testing.T) {
 			os.MkdirAll(home, 0o700)
 			os.MkdirAll(project, 0o700)
 			env := seed(t, cli, home, project, srv.URL())
-			cfg := writeTeamB(t, `checkpoint_interval = "3s"
+			cfg := teamtest.WriteTeam(t, `checkpoint_interval = "3s"
 checkpoint_timeout = "60s"
 stale_warning = "4s"
 stale_failure = "6s"
@@ -44,7 +45,7 @@ shutdown_timeout = "10s"
 [[task]]
 id = "T1"
 prompt = "Say ready."
-`, fakeAgent{name: cli, mode: "unused"})
+`, teamtest.Agent{Name: cli, Mode: "unused"})
 			a := &cfg.Agents[0]
 			env["HOME"], env["LANG"], env["TZ"], env["CI"] = home, "C.UTF-8", "UTC", "false"
 			env["WARDEN_TEST_OWNER"] = a.Env["WARDEN_TEST_OWNER"]

@@ -1,9 +1,8 @@
-package supervisor
+package realclis
 
 import (
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -12,51 +11,13 @@ import (
 
 	"github.com/wardenhq/warden/internal/fakeprovider"
 	"github.com/wardenhq/warden/internal/proctest"
-	"github.com/wardenhq/warden/internal/realcli"
+	"github.com/wardenhq/warden/internal/teamtest"
 	"github.com/wardenhq/warden/supervisor/event"
 )
-
-// realCLI returns an installed agent CLI, or skips when it is not installed
-// (`.ci/run` installs them, so in CI this never skips).
-func realCLI(t testing.TB, cli string) string {
-	bin, err := realcli.Bin(cli)
-	if err != nil {
-		t.Skip(err)
-	}
-	return bin
-}
-
-var buildWarden = sync.OnceValues(func() (string, error) {
-	dir, err := os.MkdirTemp("", "warden-bin-")
-	if err != nil {
-		return "", err
-	}
-	bin := filepath.Join(dir, "warden")
-	out, err := exec.Command("go", "build", "-o", bin, "../cmd/warden").CombinedOutput()
-	if err != nil {
-		return "", fmt.Errorf("go build: %v\n%s", err, out)
-	}
-	return bin, nil
-})
 
 // contextTokens is how many input tokens make 85 % of each CLI's context
 // window with the fake provider's model.
 var contextTokens = map[string]int{"claude": 850000, "codex": 220000, "gemini": 900000}
-
-// seed prepares home for cli (internal/realcli) and returns its environment
-// as a team file's env table.
-func seed(t testing.TB, cli, home, project, url string) map[string]string {
-	entries, err := realcli.Seed(cli, home, project, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	env := map[string]string{}
-	for _, kv := range entries {
-		k, v, _ := strings.Cut(kv, "=")
-		env[k] = v
-	}
-	return env
-}
 
 // TestRealCLIsThroughWarden runs each real agent CLI as a team agent,
 // offline against its fake provider API: its first prompt is submitted, each
@@ -98,7 +59,7 @@ func testRealCLI(t *testing.T, cli string) {
 	os.MkdirAll(project, 0o700)
 	env := seed(t, cli, home, project, srv.URL())
 
-	cfg := writeTeamB(t, `checkpoint_interval = "4s"
+	cfg := teamtest.WriteTeam(t, `checkpoint_interval = "4s"
 checkpoint_timeout = "30s"
 shutdown_timeout = "10s"
 context_threshold = 80
@@ -106,7 +67,7 @@ context_threshold = 80
 id = "T1"
 title = "real cli"
 prompt = "Say ready."
-`, fakeAgent{name: cli, mode: "unused"})
+`, teamtest.Agent{Name: cli, Mode: "unused"})
 	a := &cfg.Agents[0]
 	env["HOME"], env["LANG"], env["TZ"] = home, "C.UTF-8", "UTC"
 	// CI runs set CI=true, and Gemini CLI then refuses to be interactive
@@ -205,7 +166,7 @@ func TestRealClaudeUsageLimitPausesAndResumes(t *testing.T) {
 	os.MkdirAll(home, 0o700)
 	os.MkdirAll(project, 0o700)
 	env := seed(t, "claude", home, project, srv.URL())
-	cfg := writeTeamB(t, `checkpoint_interval = "3s"
+	cfg := teamtest.WriteTeam(t, `checkpoint_interval = "3s"
 checkpoint_timeout = "60s"
 stale_warning = "4s"
 stale_failure = "6s"
@@ -214,7 +175,7 @@ usage_limit_wait = "8s"
 [[task]]
 id = "T1"
 prompt = "Say ready."
-`, fakeAgent{name: "claude", mode: "unused"})
+`, teamtest.Agent{Name: "claude", Mode: "unused"})
 	a := &cfg.Agents[0]
 	env["HOME"], env["LANG"], env["CI"] = home, "C.UTF-8", "false"
 	env["WARDEN_TEST_OWNER"] = a.Env["WARDEN_TEST_OWNER"]

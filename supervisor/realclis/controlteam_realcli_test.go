@@ -1,4 +1,4 @@
-package supervisor
+package realclis
 
 import (
 	"os"
@@ -10,6 +10,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/wardenhq/warden/internal/fakeprovider"
+	"github.com/wardenhq/warden/internal/teamtest"
 	"github.com/wardenhq/warden/protocol"
 	"github.com/wardenhq/warden/supervisor/control"
 )
@@ -38,14 +39,14 @@ func testRealCLIOps(t *testing.T, cli string) {
 	os.MkdirAll(home, 0o700)
 	os.MkdirAll(project, 0o700)
 	env := seed(t, cli, home, project, srv.URL())
-	cfg := writeTeamB(t, `checkpoint_interval = "1h"
+	cfg := teamtest.WriteTeam(t, `checkpoint_interval = "1h"
 checkpoint_timeout = "30s"
 shutdown_timeout = "10s"
 [[task]]
 id = "T1"
 title = "real cli"
 prompt = "Say ready."
-`, fakeAgent{name: cli, mode: "unused"})
+`, teamtest.Agent{Name: cli, Mode: "unused"})
 	a := &cfg.Agents[0]
 	env["HOME"], env["LANG"], env["TZ"], env["CI"] = home, "C.UTF-8", "UTC", "false"
 	env["WARDEN_TEST_OWNER"] = a.Env["WARDEN_TEST_OWNER"]

@@ -1,4 +1,4 @@
-package supervisor
+package realclis
 
 import (
 	"os"
@@ -10,6 +10,8 @@ import (
 
 	"github.com/wardenhq/warden/internal/fakeprovider"
 	"github.com/wardenhq/warden/internal/proctest"
+	"github.com/wardenhq/warden/internal/teamtest"
+	"github.com/wardenhq/warden/supervisor"
 	"github.com/wardenhq/warden/supervisor/config"
 	"github.com/wardenhq/warden/supervisor/event"
 )
@@ -80,7 +82,7 @@ func (r *dialogRun) turnsBetween(from, to time.Time) int {
 	return n
 }
 
-func startDialogRun(t testing.TB, c dialogCLI, header string) (*dialogRun, *Team, *syncBuffer, func() Result, string) {
+func startDialogRun(t testing.TB, c dialogCLI, header string) (*dialogRun, *supervisor.Team, *teamtest.Buffer, func() supervisor.Result, string) {
 	bin := realCLI(t, c.cli)
 	warden, err := buildWarden()
 	if err != nil {
@@ -98,11 +100,11 @@ func startDialogRun(t testing.TB, c dialogCLI, header string) (*dialogRun, *Team
 	os.MkdirAll(home, 0o700)
 	os.MkdirAll(r.project, 0o700)
 	env := seed(t, c.cli, home, r.project, r.srv.URL())
-	cfg := writeTeamB(t, header+`
+	cfg := teamtest.WriteTeam(t, header+`
 [[task]]
 id = "T1"
 prompt = "Create the probe file."
-`, fakeAgent{name: c.cli, mode: "unused"})
+`, teamtest.Agent{Name: c.cli, Mode: "unused"})
 	a := &cfg.Agents[0]
 	env["HOME"], env["LANG"], env["TZ"], env["CI"] = home, "C.UTF-8", "UTC", "false"
 	env["WARDEN_TEST_OWNER"] = a.Env["WARDEN_TEST_OWNER"]

@@ -1,0 +1,101 @@
+// Package realclis runs the real agent CLIs (Claude Code, Codex CLI, Gemini
+// CLI, OpenCode, Qwen Code, GitHub Copilot CLI) as a team's agents under the
+// supervisor, offline against the fake provider. It is a package of its own
+// so that `go test ./...` runs these minutes of real CLIs beside the
+// supervisor's other tests, not after them.
+package realclis
+
+import (
+	"context"
+	"io"
+	"os"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/wardenhq/warden/internal/clock"
+	"github.com/wardenhq/warden/internal/fakeagent"
+	"github.com/wardenhq/warden/internal/teamtest"
+	"github.com/wardenhq/warden/runner"
+	"github.com/wardenhq/warden/supervisor"
+	"github.com/wardenhq/warden/supervisor/config"
+)
+
+func TestMain(m *testing.M) {
+	fakeagent.Main()
+	// The runner's reaper keeps the logger of the first process started:
+	// one of its own, not a test's (an orphan of a real CLI reaped after
+	// that test ended would log into it: a panic).
+	log := hclog.New(&hclog.LoggerOptions{Name: "test", Level: hclog.Warn, Output: os.Stderr})
+	if p, err := runner.Start(log, runner.Config{Name: "reaper", Argv: []string{"true"}, Output: io.Discard}); err == nil {
+		p.Wait()
+	}
+	os.Exit(m.Run())
+}
+
+var (
+	testLogger   = teamtest.Logger
+	eventsOf     = teamtest.EventsOf
+	readEvents   = teamtest.ReadEvents
+	readSnapshot = teamtest.ReadSnapshot
+	eventTime    = teamtest.EventTime
+	countEvents  = teamtest.CountEvents
+	firstEvent   = teamtest.FirstEvent
+	whileWaiting = teamtest.WhileWaiting
+	waitForD     = teamtest.WaitFor
+	realCLI      = teamtest.RealCLI
+	seed         = teamtest.Seed
+	buildWarden  = teamtest.BuildWarden
+)
+
+// startTeamCfg runs the team of cfg in the background, as cmd/warden does
+// (its edges beside it); wait returns its result. A test that fails before
+// it waits still ends its team.
+func startTeamCfg(t testing.TB, cfg *config.Team) (*supervisor.Team, *teamtest.Buffer, func() supervisor.Result) {
+	t.Helper()
+	out := &teamtest.Buffer{}
+	team, err := supervisor.New(testLogger(t), cfg, clock.Real{}, out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var res supervisor.Result
+	done := make(chan struct{})
+	go func() { res = runWithEdges(team); close(done) }()
+	t.Cleanup(func() {
+		select {
+		case <-done:
+		default:
+			team.Force()
+			<-done
+		}
+	})
+	return team, out, func() supervisor.Result {
+		select {
+		case <-done:
+			return res
+		case <-time.After(30 * time.Second):
+			team.Force()
+			<-done
+			t.Fatal("team did not end")
+			return res
+		}
+	}
+}
+
+// runWithEdges runs team with its edges beside it, taken down once it
+// returns, then Close.
+func runWithEdges(team *supervisor.Team) supervisor.Result {
+	edges := []*supervisor.Edge{team.SignalWatch(), team.HookServer(), team.ControlServer(), team.Dashboard(), team.Budget(), team.Keys()}
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	for _, e := range edges {
+		wg.Go(func() { e.Run(ctx) })
+	}
+	res := team.Run()
+	cancel()
+	wg.Wait()
+	team.Close()
+	return res
+}

@@ -1,0 +1,27 @@
+package supervisor
+
+import "github.com/wardenhq/warden/internal/teamtest"
+
+// The helpers these tests share with supervisor/realclis (internal/teamtest).
+var (
+	testLogger    = teamtest.Logger
+	eventsOf      = teamtest.EventsOf
+	readEvents    = teamtest.ReadEvents
+	readSnapshot  = teamtest.ReadSnapshot
+	eventTime     = teamtest.EventTime
+	countEvents   = teamtest.CountEvents
+	eventsBetween = teamtest.EventsBetween
+	firstEvent    = teamtest.FirstEvent
+	whileWaiting  = teamtest.WhileWaiting
+	waitForD      = teamtest.WaitFor
+	procState     = teamtest.ProcState
+	anyStrings    = teamtest.AnyStrings
+	mostAtOnce    = teamtest.MostAtOnce
+	watchStates   = teamtest.WatchStates
+	realCLI       = teamtest.RealCLI
+	seed          = teamtest.Seed
+	buildWarden   = teamtest.BuildWarden
+)
+
+// syncBuffer is warden's stdout in tests.
+type syncBuffer = teamtest.Buffer
