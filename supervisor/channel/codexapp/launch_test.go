@@ -18,7 +18,7 @@ import (
 // envFake makes the test binary, run as "codex", a fake Codex: with
 // app-server it listens on the socket of --listen (or exits 3 when the
 // variable says "no-server"; exits 5 a moment after it listens with
-// "server-dies") until TERM; as the TUI it writes its arguments to DIR/tui
+// "server-dies", once the TUI wrote DIR/tui) until TERM; as the TUI it writes its arguments to DIR/tui
 // and exits 7 (with "server-dies": waits for TERM, writes DIR/tui-stopped
 // and exits 0). Both write what they saw into DIR,
 // the variable's value after "dir=".
@@ -49,7 +49,15 @@ func fakeCodex() {
 			os.Exit(4)
 		}
 		if strings.HasPrefix(spec, "server-dies") {
-			time.Sleep(300 * time.Millisecond)
+			// Dies once the TUI runs and takes TERM (it writes DIR/tui
+			// then): a TUI still starting would die of the TERM instead.
+			for i := 0; i < 300; i++ {
+				if _, err := os.Stat(filepath.Join(dir, "tui")); err == nil {
+					break
+				}
+				time.Sleep(100 * time.Millisecond)
+			}
+			time.Sleep(100 * time.Millisecond)
 			os.Exit(5)
 		}
 		<-term
@@ -57,10 +65,12 @@ func fakeCodex() {
 		os.WriteFile(filepath.Join(dir, "server-terminated"), nil, 0o600)
 		os.Exit(0)
 	}
+	term := make(chan os.Signal, 1)
+	if strings.HasPrefix(spec, "server-dies") {
+		signal.Notify(term, syscall.SIGTERM)
+	}
 	os.WriteFile(filepath.Join(dir, "tui"), []byte(strings.Join(args, "\n")), 0o600)
 	if strings.HasPrefix(spec, "server-dies") {
-		term := make(chan os.Signal, 1)
-		signal.Notify(term, syscall.SIGTERM)
 		<-term
 		os.WriteFile(filepath.Join(dir, "tui-stopped"), nil, 0o600)
 		os.Exit(0)
