@@ -314,7 +314,9 @@ shutdown_timeout = "1s"
 id = "T7"
 prompt = "Answer like a TUI."
 `, fakeAgent{name: "tui", mode: "tui-answer", profile: "claude"})
-	res, stdout, _ := runTeam(t, cfg, 6*time.Second)
+	// 12 s: at least two answers drawn and read on a loaded machine (in
+	// 6 s one was, of three requests, while the whole suite ran).
+	res, stdout, _ := runTeam(t, cfg, 12*time.Second)
 	if !res.Stopped {
 		t.Fatalf("result %+v", res)
 	}

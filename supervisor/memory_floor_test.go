@@ -107,7 +107,11 @@ func (r floorRun) run(t testing.TB) floorResult {
 	m := team.deps.Memory
 	m.MemAvailable = avail
 	if r.fast {
-		m.LearnAfter, m.SampleEvery, m.Poll = 300*time.Millisecond, 100*time.Millisecond, 100*time.Millisecond
+		// Learned after 2 s, not warden's 10: long enough for a fake agent
+		// (a -race binary) to start and populate its memory on a loaded
+		// machine — learned at 300 ms, it was once learned before that,
+		// too small, and five were let in at once.
+		m.LearnAfter, m.SampleEvery, m.Poll = 2*time.Second, 100*time.Millisecond, 100*time.Millisecond
 	}
 	began := time.Now()
 	done := make(chan struct{})

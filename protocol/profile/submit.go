@@ -163,6 +163,17 @@ func (p *Profile) press(ctx context.Context, w io.Writer, screen func() Screen, 
 			return nil
 		}
 		last := p.tui.view(screen().Rows())
+		if !last.hasBox {
+			// Neither the box nor a turn: the CLI is between frames (OpenCode
+			// blanks its screen while it opens the session view, for
+			// seconds on a loaded machine). Wait for what it draws next.
+			if last, err = p.redrawn(ctx, screen, 3*window); err != nil {
+				return fmt.Errorf("submit to %s: %w", p.Name, err)
+			}
+			if last.busy() || last.dialog() || (landed && last.hasBox && last.inputEmpty() && !p.busyStarts) {
+				return nil
+			}
+		}
 		p.log.Info("no turn yet after Enter", "try", try, "waited", window,
 			"box", firstLine(last.text), "has_box", last.hasBox, "busy", last.busy())
 		// Enter again only into the input box still holding the text. Enter
@@ -199,6 +210,21 @@ func (p *Profile) waitStarted(ctx context.Context, screen func() Screen, landed 
 		}
 		if err := p.sleep(ctx, p.Poll); err != nil {
 			return false, err
+		}
+	}
+}
+
+// redrawn polls the screen for up to d until it shows the input box, a
+// turn at work or a dialog, and returns the last view.
+func (p *Profile) redrawn(ctx context.Context, screen func() Screen, d time.Duration) (*view, error) {
+	deadline := p.Clock.Now().Add(d)
+	for {
+		v := p.tui.view(screen().Rows())
+		if v.hasBox || v.busy() || v.dialog() || !p.Clock.Now().Before(deadline) {
+			return v, nil
+		}
+		if err := p.sleep(ctx, p.Poll); err != nil {
+			return nil, err
 		}
 	}
 }

@@ -107,3 +107,52 @@ func TestOpenCodesEmptiedBoxIsNoTurnYet(t *testing.T) {
 		t.Fatalf("Submit = %v, wrote %q; want ErrNotSubmitted and Enter once", err, w.String())
 	}
 }
+
+// After Enter, OpenCode blanks its screen while it opens the session view —
+// for seconds on a loaded machine (measured: the whole suite beside it, a
+// blank screen 5 s after Enter, and Submit gave up "no input box"). Submit
+// waits for what comes next without another key: the turn at work is a
+// submission; a screen that stays blank is still none, Enter pressed once.
+func TestSubmitWaitsThroughABlankScreenAfterEnter(t *testing.T) {
+	rec := loadRecording(t, "opencode", "dialog-200x50")
+	ready := rec.screenAt(t, rec.Typed[0].Offset)  // the empty box
+	pasted := rec.screenAt(t, rec.Typed[1].Offset) // the paste, before its Enter
+	p := mustProfile(t, "opencode")
+	var busy Screen
+	rp := rec.replay(t)
+	for off := rec.Typed[1].Offset; off <= len(rec.raw) && busy == nil; off += 64 {
+		if s := rp.to(off); p.tui.view(s.rows).busy() {
+			busy = s
+		}
+	}
+	if busy == nil {
+		t.Fatal("no busy frame after the paste's Enter in the recording")
+	}
+	blank := staticScreen{rows: make([]string, 50)}
+	text := rec.Typed[0].Text[len(pasteStart) : len(rec.Typed[0].Text)-len(pasteEnd)]
+	for _, c := range []struct {
+		name  string
+		after Screen // what follows the blank screen
+		ok    bool
+	}{{"then busy", busy, true}, {"blank for good", blank, false}} {
+		p.EnterDelay, p.SubmitWindow, p.EnterTries, p.Poll = 10*time.Millisecond, 50*time.Millisecond, 3, 5*time.Millisecond
+		var w bytes.Buffer
+		polls := 0
+		screen := func() Screen {
+			switch {
+			case w.Len() == 0:
+				return ready
+			case !strings.Contains(w.String(), "\r"):
+				return pasted
+			case polls < 20: // past SubmitWindow (10 polls)
+				polls++
+				return blank
+			}
+			return c.after
+		}
+		err := p.Submit(context.Background(), &w, screen, text)
+		if (err == nil) != c.ok || strings.Count(w.String(), "\r") != 1 {
+			t.Errorf("%s: Submit = %v, wrote Enter %d times; want ok=%v and Enter once", c.name, err, strings.Count(w.String(), "\r"), c.ok)
+		}
+	}
+}

@@ -74,6 +74,9 @@ func TestRefusedConnectionsAreOneLineWithACount(t *testing.T) {
 // (the lines beyond the first two long ones, and the messages past the
 // queue's bytes, are answered "busy" and the hook spools them).
 func TestHookSocketMemoryIsBounded(t *testing.T) {
+	d := connDeadline
+	t.Cleanup(func() { connDeadline = d }) // after the server's Close
+	connDeadline = 30 * time.Second
 	s := listen(t, t.TempDir())
 	line, _ := json.Marshal(map[string]string{"agent": "w1", "kind": "k", "payload_text": strings.Repeat("x", maxMessage-100)})
 	line = append(line, '\n')

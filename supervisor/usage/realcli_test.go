@@ -145,7 +145,9 @@ func claudeStatusLine(cli, home, dir string) error {
 	if cli != "claude" {
 		return nil
 	}
-	settings := fmt.Sprintf(`{"statusLine": {"type": "command", "command": "cat > %s/status.json; echo status"}}`, dir)
+	// Written aside, then renamed: a read never sees the file truncated
+	// by the next run of the command.
+	settings := fmt.Sprintf(`{"statusLine": {"type": "command", "command": "cat > %s/status.tmp && mv %s/status.tmp %s/status.json; echo status"}}`, dir, dir, dir)
 	if err := os.MkdirAll(filepath.Join(home, ".claude"), 0o700); err != nil {
 		return err
 	}
