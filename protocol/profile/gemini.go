@@ -36,6 +36,12 @@ var geminiRules = &tuiRules{
 	busy: res(
 		`esc to cancel`,
 		`^\s*[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] `,
+		// Prompts sent before Gemini finished initializing wait in its
+		// queue ("Initializing... Prompts will be queued.") until it has:
+		// a turn is due, not over, and what is typed meanwhile may be
+		// lost (measured under load: a checkpoint request typed then never
+		// reached the box).
+		`^\s*Queued \(press ↑ to edit\):`,
 	),
 	// "1. Allow once"; never "2. Allow for this session".
 	allowOnce: regexp.MustCompile(`^\d+\. Allow once$`),

@@ -1,0 +1,56 @@
+package profile
+
+import (
+	"bytes"
+	"context"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// Gemini CLI queues what is sent before it has initialized ("Initializing...
+// Prompts will be queued.") and draws the queue above its input box, as
+// 0.61.0's QueuedMessageDisplay does. Measured under load: warden took that
+// screen (the box empty, no spinner) for a turn boundary and typed its
+// checkpoint request, which never reached the box. With the queue drawn, a
+// turn is due: no turn boundary, and a prompt that went into the queue was
+// submitted (Enter once, no error).
+func TestGeminiQueuedPromptIsATurnDue(t *testing.T) {
+	rec := loadRecording(t, "gemini", "checkpoint-200x50")
+	ready := rec.screenAt(t, rec.Typed[0].Offset)
+	p := mustProfile(t, "gemini")
+	if !p.TurnEnded(ready) {
+		t.Fatalf("the recording's ready screen is no turn boundary:\n%s", ready)
+	}
+	// The queue goes above the box's top frame (the row of ▄).
+	top := slices.IndexFunc(ready.rows, func(r string) bool { return strings.HasPrefix(strings.TrimSpace(r), "▄▄▄") })
+	if top < 2 {
+		t.Fatalf("no input box frame on the ready screen:\n%s", ready)
+	}
+	queued := staticScreen{bracketed: ready.bracketed, rows: slices.Concat(ready.rows[2:top],
+		[]string{"  Queued (press ↑ to edit):", "    Say ready."}, ready.rows[top:])}
+	if p.TurnEnded(queued) {
+		t.Errorf("a screen with Gemini's queue drawn is a turn boundary:\n%s", queued)
+	}
+
+	text := "Say ready."
+	p.EnterDelay, p.SubmitWindow, p.EnterTries, p.Poll = 10*time.Millisecond, 50*time.Millisecond, 3, 5*time.Millisecond
+	typedRows := slices.Clone(ready.rows)
+	for i, r := range typedRows {
+		typedRows[i] = strings.Replace(r, "Type your message or @path/to/file", text, 1)
+	}
+	var w bytes.Buffer
+	screen := func() Screen {
+		switch {
+		case w.Len() == 0:
+			return ready
+		case !strings.Contains(w.String(), "\r"):
+			return staticScreen{rows: typedRows, bracketed: ready.bracketed}
+		}
+		return queued
+	}
+	if err := p.Submit(context.Background(), &w, screen, text); err != nil || strings.Count(w.String(), "\r") != 1 {
+		t.Errorf("Submit into Gemini's queue = %v, Enter %d times; want nil and once", err, strings.Count(w.String(), "\r"))
+	}
+}
