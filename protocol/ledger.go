@@ -164,6 +164,14 @@ func (l *ledger) forget(key string) {
 	}
 }
 
+// unobserve takes n copies of key back off its baseline: the next observe
+// reports them again if they are still there.
+func (l *ledger) unobserve(key string, n int) {
+	if l.base[key] -= n; l.base[key] <= 0 {
+		delete(l.base, key)
+	}
+}
+
 // grown is a content that gained copies above its baseline.
 type grown struct {
 	key string

@@ -70,6 +70,11 @@ type Reader struct {
 	dirty  bool
 	view   []string
 	defers int    // Quiet calls put off in a row because one frame was half drawn
+	// unsure: the blocks that did not parse at the last Quiet (ModeScreen),
+	// by key. One is rejected only when the next Quiet reads it the same:
+	// a TUI slowed down mid-draw (a loaded machine) shows a block without
+	// its last fields for longer than a settle.
+	unsure map[string]bool
 	frame  uint64 // the frame that was half drawn at the last Quiet put off
 }
 
@@ -184,17 +189,21 @@ func (r *Reader) Forget(b Block) {
 
 // Quiet tells the Reader that output has been quiet for a while: in
 // ModeScreen it reads the screen now; in ModeLines it takes a valid block
-// whose last line has arrived.
-func (r *Reader) Quiet() {
+// whose last line has arrived. again: a block on the screen did not parse
+// and is read once more at the next Quiet before it is rejected; call Quiet
+// again after a settle even if nothing more is drawn.
+func (r *Reader) Quiet() (again bool) {
 	r.mu.Lock()
 	if !r.done {
 		if r.scr != nil {
 			r.quietScreen(false)
+			again = len(r.unsure) > 0
 		} else {
 			r.quietLines()
 		}
 	}
 	r.unlockAndDispatch()
+	return again
 }
 
 // Flush reads whatever is left at EOF, reports blocks cut off by the end of

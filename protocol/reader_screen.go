@@ -81,13 +81,21 @@ func (r *Reader) quietScreen(final bool) {
 			order = append(order, k)
 		}
 	}
+	unsure := map[string]bool{}
 	for _, g := range r.led.observe(order, counts) {
 		if g.key == completeKey {
 			r.complete(g.n)
 			continue
 		}
+		if c := byKey[g.key]; !c.valid() && !final && !r.unsure[g.key] {
+			unsure[g.key] = true // read again at the next Quiet
+			r.dirty = true
+			r.led.unobserve(g.key, g.n)
+			continue
+		}
 		r.report(byKey[g.key], g.key)
 	}
+	r.unsure = unsure
 }
 
 // sidebarCols is how wide a right-hand sidebar is: OpenCode (1.18) draws

@@ -40,6 +40,9 @@ func TestScreenTUIAnswerRepaintedOnce(t *testing.T) {
 	}
 }
 
+// A block without its last fields is read once more at the next Quiet
+// before it is rejected (Quiet says so: again); the same at that Quiet, it
+// is rejected, and the whole block drawn later is recorded.
 func TestScreenHalfDrawnFrameIsRejectedThenRecorded(t *testing.T) {
 	c := newCollector()
 	r := NewReader(testLogger(t), c.options(ModeScreen, 80, 30))
@@ -48,13 +51,38 @@ func TestScreenHalfDrawnFrameIsRejectedThenRecorded(t *testing.T) {
 	s.transcript = append(s.transcript, "⏺ "+answerLines[0], "  "+answerLines[1], "  "+answerLines[2])
 	s.frame("⠸ Thinking")
 	feed(r, s.take(), 100)
-	r.Quiet() // the model paused mid-block
+	if !r.Quiet() { // the model paused mid-block
+		t.Error("Quiet on a block that does not parse: again = false, want true")
+	}
+	c.expect(t, 0, 0, 0)
+	r.Quiet() // read the same
 	c.expect(t, 0, 1, 0)
 	s.transcript = s.transcript[:0]
 	s.answer(answerLines)
 	feed(r, s.take(), 100)
 	r.Quiet()
 	c.expect(t, 1, 1, 0)
+}
+
+// A TUI slowed down mid-draw (a loaded machine) shows a block without its
+// last fields for longer than a settle; drawn whole before the next Quiet,
+// it is recorded and nothing is rejected.
+func TestScreenSlowDrawIsNotRejected(t *testing.T) {
+	c := newCollector()
+	r := NewReader(testLogger(t), c.options(ModeScreen, 80, 30))
+	defer r.Close()
+	s := newTUIStream(80, 30)
+	s.transcript = append(s.transcript, "⏺ "+answerLines[0], "  "+answerLines[1], "  "+answerLines[2])
+	s.frame("")
+	feed(r, s.take(), 100)
+	r.Quiet()
+	s.transcript = s.transcript[:0]
+	s.answer(answerLines)
+	feed(r, s.take(), 100)
+	if r.Quiet() {
+		t.Error("Quiet once the block parses: again = true, want false")
+	}
+	c.expect(t, 1, 0, 0)
 }
 
 func TestScreenOldBlockIsNotTheAnswerToANewRequest(t *testing.T) {

@@ -119,14 +119,16 @@ prompt = "Create the probe file."
 	return r, team, out, wait, cfg.StateDir
 }
 
-// dialogHeader keeps the defaults' ratios between the timers, scaled to a
-// test; stale_failure is shorter than the wait, so a waiting agent treated
-// as silent would be stalled and restarted.
+// dialogHeader scales the timers to a test; stale_failure is shorter than
+// TestRealCLIDialogWaits's wait, so a waiting agent treated as silent would
+// be stalled and restarted. 20 s: a real CLI's start and first turn take
+// longer than 10 s on a loaded machine (OpenCode was restarted twice before
+// its first turn with 10 s).
 func dialogHeader(on, timeout string) string {
 	return `checkpoint_interval = "3s"
 checkpoint_timeout = "20s"
-stale_warning = "6s"
-stale_failure = "10s"
+stale_warning = "12s"
+stale_failure = "20s"
 shutdown_timeout = "10s"
 on_dialog = "` + on + `"
 dialog_timeout = "` + timeout + `"`
@@ -184,8 +186,9 @@ func TestRealCLIDialogDenied(t *testing.T) {
 	})
 }
 
-// With on_dialog = "wait" the agent is still waiting after twice
-// dialog_timeout: nothing typed, nothing denied, not stale, not restarted.
+// With on_dialog = "wait" the agent is still waiting past twice
+// dialog_timeout and stale_failure: nothing typed, nothing denied, not
+// stale, not restarted.
 func TestRealCLIDialogWaits(t *testing.T) {
 	wardenForSubtests(t)
 	defer proctest.AssertNone(t) // once every CLI's subtest is done
@@ -197,13 +200,13 @@ func TestRealCLIDialogWaits(t *testing.T) {
 				waitForD(t, "agent_waiting", 90*time.Second, func() bool {
 					return countEvents(readEvents(t, stateDir), event.AgentWaiting, c.cli) > 0
 				})
-				time.Sleep(12 * time.Second) // 2× dialog_timeout, past stale_failure
+				time.Sleep(22 * time.Second) // past 2× dialog_timeout and stale_failure
 				snap := readSnapshot(t, stateDir)
 				team.Force()
 				wait()
 				evs := readEvents(t, stateDir)
 				if snap.Agents[0].State != "waiting" || !strings.Contains(snap.Agents[0].Dialog, "curl") {
-					t.Errorf("after 2× dialog_timeout: %+v", snap.Agents[0])
+					t.Errorf("past 2× dialog_timeout and stale_failure: %+v", snap.Agents[0])
 				}
 				if n := r.turnsBetween(r.asked.Add(time.Millisecond), time.Now()); n != 0 {
 					t.Errorf("%d requests reached the model while the dialog was open", n)

@@ -59,7 +59,9 @@ const bannerRecheck = time.Second
 // settle time: the reader parses the screen, and a TUI's screen is checked
 // for a usage-limit banner.
 func (s *Session) settled() {
-	s.reader.Quiet()
+	if s.reader.Quiet() {
+		s.settle.poke() // a block that did not parse is read once more
+	}
 	if s.prof.Mode == protocol.ModeScreen && s.cfg.Task != nil {
 		s.push(readerEvent{settled: true})
 	}
