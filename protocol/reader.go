@@ -69,7 +69,7 @@ type Reader struct {
 	scroll []Row
 	dirty  bool
 	view   []string
-	defers int    // Quiet calls put off in a row because one frame was half drawn
+	defers int // Quiet calls put off in a row because one frame was half drawn
 	// unsure: the blocks that did not parse at the last Quiet (ModeScreen),
 	// by key. One is rejected only when the next Quiet reads it the same:
 	// a TUI slowed down mid-draw (a loaded machine) shows a block without
