@@ -221,7 +221,10 @@ func (s *sequence) wardenTo(how string, after time.Duration, args ...string) int
 		}
 	}
 	code := exitCode(err)
-	killed := how == "kill" && code == -1
+	// Died of the signal: SIGKILL, or a SIGTERM that came before warden's
+	// handler was set (96 ms after the start on a loaded machine: the
+	// process had not reached main), which ends it the same way.
+	killed := how != "end" && code == -1
 	snap, serr := state.ReadSnapshot(s.state)
 	if killed && errors.Is(serr, os.ErrNotExist) {
 		// Killed before its run began: it wrote no record (a run's records

@@ -118,8 +118,10 @@ func opencodeProfile() *Profile {
 	// it waits: the output is never quiet for Settle.
 	p.SettleMax = 2 * time.Second
 	// Ctrl-C at an empty box quits; a second one, should the first have
-	// only cleared the box or stopped a turn.
-	p.quit = []Keys{{Bytes: []byte{0x03}}, {Bytes: []byte{0x03}, Pause: 700 * time.Millisecond}}
+	// only cleared the box or stopped a turn. 2 s apart: quitting takes
+	// OpenCode more than 700 ms on a loaded machine, and a Ctrl-C that
+	// comes once it has given the terminal back is the kernel's SIGINT.
+	p.quit = []Keys{{Bytes: []byte{0x03}}, {Bytes: []byte{0x03}, Pause: 2 * time.Second}}
 	p.pasted = opencodePasted
 	// Measured under warden on a loaded machine: the box emptied after
 	// the first prompt's Enter, the next text was pasted and its Enter

@@ -168,7 +168,9 @@ func TestRealPresetsNeverAsk(t *testing.T) {
 					text += res.Text
 				}
 				t.Logf("%q → %.200q", st.call.Command+st.call.Name, text)
-				if d := r.came[i].Sub(r.sent[i]); d > 10*time.Second {
+				// At once: no dialog held it (one would hold it for good);
+				// 30 s for a CLI on a loaded machine (OpenCode took 14 s).
+				if d := r.came[i].Sub(r.sent[i]); d > 30*time.Second {
 					t.Errorf("%q: its result came back %s after the call, want at once", st.call.Command, d)
 				}
 				if st.refusal != "" && !strings.Contains(text, st.refusal) {

@@ -185,7 +185,11 @@ func (s *cliSession) turns(marker string) int {
 // quit types the profile's quit keys and waits for the CLI to exit.
 func (s *cliSession) quit() error {
 	for _, k := range s.p.Quit() {
-		time.Sleep(k.Pause)
+		select { // as warden's stop: no key once the CLI has exited
+		case <-s.waitDone:
+			return s.exitErr()
+		case <-time.After(k.Pause):
+		}
 		if _, err := s.ptmx.Write(k.Bytes); err != nil {
 			return fmt.Errorf("write quit keys: %w", err)
 		}
@@ -195,6 +199,11 @@ func (s *cliSession) quit() error {
 	case <-time.After(20 * time.Second):
 		return errors.New("still running 20 s after the quit keys")
 	}
+	return s.exitErr()
+}
+
+// exitErr says how the CLI exited, if not with success.
+func (s *cliSession) exitErr() error {
 	if !s.cmd.ProcessState.Success() {
 		return fmt.Errorf("exit status %v", s.cmd.ProcessState)
 	}
