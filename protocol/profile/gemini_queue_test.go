@@ -54,3 +54,37 @@ func TestGeminiQueuedPromptIsATurnDue(t *testing.T) {
 		t.Errorf("Submit into Gemini's queue = %v, Enter %d times; want nil and once", err, strings.Count(w.String(), "\r"))
 	}
 }
+
+// Gemini CLI still initializing on a loaded machine dropped a paste without
+// a trace: never in the box, the box empty after Enter, no turn (measured
+// under warden, the whole suite beside it). Once three more windows pass
+// without a turn, the text is typed once more, and Enter pressed because it
+// shows in the box this time.
+func TestGeminiDroppedPasteIsTypedOnceMore(t *testing.T) {
+	rec := loadRecording(t, "gemini", "checkpoint-200x50")
+	ready := rec.screenAt(t, rec.Typed[0].Offset)
+	p := mustProfile(t, "gemini")
+	p.EnterDelay, p.SubmitWindow, p.EnterTries, p.Poll = 10*time.Millisecond, 50*time.Millisecond, 3, 5*time.Millisecond
+	text := "CHECKPOINT REQUEST: T1"
+	typedRows := slices.Clone(ready.rows)
+	for i, r := range typedRows {
+		typedRows[i] = strings.Replace(r, "Type your message or @path/to/file", text, 1)
+	}
+	busyRows := slices.Clone(ready.rows)
+	busyRows[len(busyRows)-8] = "⠸ Thinking... (esc to cancel, 0s)"
+	var w bytes.Buffer
+	screen := func() Screen {
+		pastes, enters := strings.Count(w.String(), pasteStart), strings.Count(w.String(), "\r")
+		switch {
+		case pastes < 2: // the first paste dropped
+			return ready
+		case enters < 2:
+			return staticScreen{rows: typedRows, bracketed: ready.bracketed}
+		}
+		return staticScreen{rows: busyRows, bracketed: ready.bracketed}
+	}
+	err := p.Submit(context.Background(), &w, screen, text)
+	if err != nil || strings.Count(w.String(), pasteStart) != 2 || strings.Count(w.String(), "\r") != 2 {
+		t.Errorf("Submit = %v, wrote %q; want nil, the text twice and Enter after each", err, w.String())
+	}
+}

@@ -73,8 +73,10 @@ func payload(text string, bracketed bool) string {
 // EnterDelay; press Enter ("\r") as a write of its own; then watch the
 // screen until the turn starts (Busy, or the box that held the text is
 // empty). Without that, Enter is pressed again, up to EnterTries in all,
-// each wait twice the one before. The text is never typed twice and no
-// Ctrl-C is ever sent. screen returns the current screen.
+// each wait twice the one before. The text is typed a second time only when
+// it never showed in the box and the box is empty after Enter with no turn
+// running (the CLI dropped it unseen); no Ctrl-C is ever sent. screen
+// returns the current screen.
 func (p *Profile) Submit(ctx context.Context, w io.Writer, screen func() Screen, text string) error {
 	text = Sanitize(text)
 	if p.tui == nil {
@@ -108,8 +110,46 @@ func (p *Profile) Submit(ctx context.Context, w io.Writer, screen func() Screen,
 	if !landed {
 		p.log.Warn("typed text not visible in the input box", "bytes", len(text))
 	}
-	return p.press(ctx, w, screen, landed)
+	err = p.press(ctx, w, screen, landed)
+	if landed || !errors.Is(err, errDropped) {
+		return err
+	}
+	// The text never showed in the box, and after Enter the box is empty
+	// and no turn runs: the CLI slow to draw, or it dropped the text unseen
+	// (measured: Gemini CLI still initializing on a loaded machine dropped
+	// a paste without a trace). A slow CLI shows its turn soon: watched for
+	// three more windows. Still nothing: typed once more, the same way —
+	// and Enter only if it shows in the box this time (an Enter on an
+	// empty box may land in what a slow turn draws next: an approval
+	// dialog, Yes preselected).
+	v, err = p.redrawnUntil(ctx, screen, 3*p.SubmitWindow, func(v *view) bool { return v.busy() || v.dialog() || !v.inputEmpty() })
+	switch {
+	case err != nil:
+		return fmt.Errorf("submit to %s: %w", p.Name, err)
+	case v.busy() || v.dialog() || waiting(screen()):
+		return nil // the Enter started the turn, late
+	case !v.hasBox || !v.inputEmpty():
+		return fmt.Errorf("submit to %s: %w (no turn after Enter, and the box does not show empty; not typed again)", p.Name, ErrNotSubmitted)
+	}
+	p.log.Warn("typed text never reached the input box: typing it once more", "bytes", len(text))
+	if _, err := io.WriteString(w, payload(text, screen().Bracketed())); err != nil {
+		return fmt.Errorf("submit to %s: type: %w", p.Name, err)
+	}
+	if err := p.sleep(ctx, p.EnterDelay); err != nil {
+		return fmt.Errorf("submit to %s: %w", p.Name, err)
+	}
+	if landed, err = p.waitLanded(ctx, screen); err != nil {
+		return fmt.Errorf("submit to %s: %w", p.Name, err)
+	}
+	if !landed {
+		return fmt.Errorf("submit to %s: %w (typed twice, never seen in the input box; Enter not pressed again)", p.Name, ErrNotSubmitted)
+	}
+	return p.press(ctx, w, screen, true)
 }
+
+// errDropped: press found the box empty after Enter, no turn running, and
+// the text was never seen in the box.
+var errDropped = errors.New("the typed text was never seen and the box is empty")
 
 // waitLanded polls the screen for up to SubmitWindow until the input box
 // shows the typed text (or a dialog, which press refuses to answer).
@@ -186,6 +226,8 @@ func (p *Profile) press(ctx context.Context, w io.Writer, screen func() Screen, 
 		switch {
 		case !last.hasBox:
 			return fmt.Errorf("submit to %s: %w (no input box on the screen after Enter; not pressed again)", p.Name, ErrNotSubmitted)
+		case last.inputEmpty() && !landed:
+			return errDropped
 		case last.inputEmpty():
 			return fmt.Errorf("submit to %s: %w (the input box shows empty after Enter; not pressed again)", p.Name, ErrNotSubmitted)
 		}
@@ -217,10 +259,16 @@ func (p *Profile) waitStarted(ctx context.Context, screen func() Screen, landed 
 // redrawn polls the screen for up to d until it shows the input box, a
 // turn at work or a dialog, and returns the last view.
 func (p *Profile) redrawn(ctx context.Context, screen func() Screen, d time.Duration) (*view, error) {
+	return p.redrawnUntil(ctx, screen, d, func(v *view) bool { return v.hasBox || v.busy() || v.dialog() })
+}
+
+// redrawnUntil polls the screen for up to d until done holds for its view,
+// and returns the last view.
+func (p *Profile) redrawnUntil(ctx context.Context, screen func() Screen, d time.Duration, done func(*view) bool) (*view, error) {
 	deadline := p.Clock.Now().Add(d)
 	for {
 		v := p.tui.view(screen().Rows())
-		if v.hasBox || v.busy() || v.dialog() || !p.Clock.Now().Before(deadline) {
+		if done(v) || !p.Clock.Now().Before(deadline) {
 			return v, nil
 		}
 		if err := p.sleep(ctx, p.Poll); err != nil {
@@ -259,59 +307,4 @@ type Waiter interface {
 func waiting(s Screen) bool {
 	w, ok := s.(Waiter)
 	return ok && w.Waiting()
-}
-
-// Resubmit finishes a submission a dialog interrupted (ErrDialogTyped): if
-// the input box holds the text, Enter is pressed and verified as Submit does;
-// if the box is empty (the CLI dropped the text), the text is typed again.
-// A box that shows the CLI's summary of this paste (OpenCode's "[Pasted ~3
-// lines]") holds the text. A box holding anything else is a draft:
-// ErrDraft. A screen without the box (a redraw) or with a dialog gets no
-// key: ErrDialogTyped.
-func (p *Profile) Resubmit(ctx context.Context, w io.Writer, screen func() Screen, text string) error {
-	if p.tui == nil {
-		return p.Submit(ctx, w, screen, text)
-	}
-	s, v, err := p.boxOrDialog(ctx, screen)
-	if err != nil {
-		return fmt.Errorf("submit to %s: %w", p.Name, err)
-	}
-	switch {
-	case v.dialog() || !v.hasBox:
-		// A dialog, or a screen still without its box after SubmitWindow:
-		// the text waits, Enter is not pressed.
-		return fmt.Errorf("submit to %s: %w", p.Name, ErrDialogTyped)
-	case v.inputEmpty():
-		return p.Submit(ctx, w, screen, text)
-	}
-	if p.pasted != nil && s.Bracketed() {
-		if sum := p.pasted(Sanitize(text)); sum != "" && strings.TrimSpace(v.text) == sum {
-			return p.press(ctx, w, screen, true) // the CLI's summary of this very paste
-		}
-	}
-	want := strings.Fields(Sanitize(text))
-	got := strings.Fields(v.text)
-	if len(got) == 0 || len(want) == 0 || got[0] != want[0] {
-		return fmt.Errorf("submit to %s: %w: %q", p.Name, ErrDraft, firstLine(v.text))
-	}
-	return p.press(ctx, w, screen, true)
-}
-
-// boxOrDialog polls the screen for up to SubmitWindow until it shows the
-// input box or a dialog. A TUI redrawing between the two (OpenCode draws
-// its permission dialog in place of the box, and the box again after Esc,
-// over several frames) shows neither for a moment: a box missing then is
-// not a draft.
-func (p *Profile) boxOrDialog(ctx context.Context, screen func() Screen) (Screen, *view, error) {
-	deadline := p.Clock.Now().Add(p.SubmitWindow)
-	for {
-		s := screen()
-		v := p.tui.view(s.Rows())
-		if v.hasBox || v.dialog() || !p.Clock.Now().Before(deadline) {
-			return s, v, nil
-		}
-		if err := p.sleep(ctx, p.Poll); err != nil {
-			return nil, nil, err
-		}
-	}
 }

@@ -1,0 +1,63 @@
+package profile
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// Resubmit finishes a submission a dialog interrupted (ErrDialogTyped): if
+// the input box holds the text, Enter is pressed and verified as Submit does;
+// if the box is empty (the CLI dropped the text), the text is typed again.
+// A box that shows the CLI's summary of this paste (OpenCode's "[Pasted ~3
+// lines]") holds the text. A box holding anything else is a draft:
+// ErrDraft. A screen without the box (a redraw) or with a dialog gets no
+// key: ErrDialogTyped.
+func (p *Profile) Resubmit(ctx context.Context, w io.Writer, screen func() Screen, text string) error {
+	if p.tui == nil {
+		return p.Submit(ctx, w, screen, text)
+	}
+	s, v, err := p.boxOrDialog(ctx, screen)
+	if err != nil {
+		return fmt.Errorf("submit to %s: %w", p.Name, err)
+	}
+	switch {
+	case v.dialog() || !v.hasBox:
+		// A dialog, or a screen still without its box after SubmitWindow:
+		// the text waits, Enter is not pressed.
+		return fmt.Errorf("submit to %s: %w", p.Name, ErrDialogTyped)
+	case v.inputEmpty():
+		return p.Submit(ctx, w, screen, text)
+	}
+	if p.pasted != nil && s.Bracketed() {
+		if sum := p.pasted(Sanitize(text)); sum != "" && strings.TrimSpace(v.text) == sum {
+			return p.press(ctx, w, screen, true) // the CLI's summary of this very paste
+		}
+	}
+	want := strings.Fields(Sanitize(text))
+	got := strings.Fields(v.text)
+	if len(got) == 0 || len(want) == 0 || got[0] != want[0] {
+		return fmt.Errorf("submit to %s: %w: %q", p.Name, ErrDraft, firstLine(v.text))
+	}
+	return p.press(ctx, w, screen, true)
+}
+
+// boxOrDialog polls the screen for up to SubmitWindow until it shows the
+// input box or a dialog. A TUI redrawing between the two (OpenCode draws
+// its permission dialog in place of the box, and the box again after Esc,
+// over several frames) shows neither for a moment: a box missing then is
+// not a draft.
+func (p *Profile) boxOrDialog(ctx context.Context, screen func() Screen) (Screen, *view, error) {
+	deadline := p.Clock.Now().Add(p.SubmitWindow)
+	for {
+		s := screen()
+		v := p.tui.view(s.Rows())
+		if v.hasBox || v.dialog() || !p.Clock.Now().Before(deadline) {
+			return s, v, nil
+		}
+		if err := p.sleep(ctx, p.Poll); err != nil {
+			return nil, nil, err
+		}
+	}
+}
