@@ -200,7 +200,7 @@ func (r *reporter) Record(cp *protocol.Checkpoint) session.Verdict {
 	rec.Announce(cp, "")
 	done := cp.Status == protocol.StatusComplete || cp.Status == protocol.StatusAwaitingVerification
 	if r.ts != nil && !done {
-		go r.commit(cp) // never delays the record
+		r.a.d.Workspaces.goCommit(func() { r.commit(cp) }) // never delays the record
 	}
 	if cp.Trigger == protocol.TriggerTeamCheckpoint {
 		r.g.answered <- a.cfg.Name

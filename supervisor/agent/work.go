@@ -61,9 +61,6 @@ func (a *Agent) workDir(g *Generation, task *config.Task) (dir string, ts *TaskS
 // background: the record is never delayed) and notes the commit in the
 // record.
 func (r *reporter) commit(cp *protocol.Checkpoint) {
-	ws := r.a.d.Workspaces
-	ws.wg.Add(1)
-	defer ws.wg.Done()
 	ctx, cancel := context.WithTimeout(context.Background(), gitTimeout)
 	defer cancel()
 	commit, made, err := r.ts.Commit(ctx, cp.TaskID, cp.Status, cp.ProgressPercent, cp)
@@ -117,7 +114,9 @@ func (r *reporter) completeWork() {
 // starts), waiting for commits in flight first. status says what each task's
 // queue state is. It returns the tasks whose work could not be committed.
 func (w *Workspaces) CommitAll(ctx context.Context, tasks []queue.Status, emit func(task, branch, commit string)) []string {
-	w.wg.Wait()
+	w.gate.Lock()
+	defer w.gate.Unlock()
+	w.inflight.Wait()
 	var failed []string
 	for _, t := range tasks {
 		ts := w.Space(t.ID)

@@ -31,7 +31,21 @@ type Workspaces struct {
 	mu      sync.Mutex
 	byTask  map[string]*TaskSpace
 	refused map[string]string // task → the reason last reported
-	wg      sync.WaitGroup    // commits in flight
+	// inflight counts the commits in flight; gate makes its Add and Wait
+	// never overlap (a commit begun while CommitAll waits waits for it).
+	inflight sync.WaitGroup
+	gate     sync.RWMutex
+}
+
+// goCommit runs commit in the background, counted for CommitAll.
+func (w *Workspaces) goCommit(commit func()) {
+	go func() {
+		w.gate.RLock()
+		w.inflight.Add(1)
+		w.gate.RUnlock()
+		defer w.inflight.Done()
+		commit()
+	}()
 }
 
 // TaskSpace is one task's worktree.
