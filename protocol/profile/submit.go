@@ -229,6 +229,16 @@ func (p *Profile) press(ctx context.Context, w io.Writer, screen func() Screen, 
 		case last.inputEmpty() && !landed:
 			return errDropped
 		case last.inputEmpty():
+			// The box took the text and emptied at Enter, but (a CLI whose
+			// busy row alone proves a turn) no turn shows yet: slow to draw
+			// on a loaded machine (Qwen Code), watched for three windows more.
+			v, err := p.redrawnUntil(ctx, screen, 3*window, func(v *view) bool { return v.busy() || v.dialog() })
+			if err != nil {
+				return fmt.Errorf("submit to %s: %w", p.Name, err)
+			}
+			if v.busy() || v.dialog() {
+				return nil
+			}
 			return fmt.Errorf("submit to %s: %w (the input box shows empty after Enter; not pressed again)", p.Name, ErrNotSubmitted)
 		}
 		window *= 2
