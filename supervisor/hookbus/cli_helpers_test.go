@@ -219,8 +219,15 @@ func (r *cliRun) waitScreen(want string, timeout time.Duration) bool {
 // submit types text, then after 700 ms "\r" as its own write.
 func (r *cliRun) submit(text string) {
 	r.t.Helper()
-	if _, err := r.ptmx.Write([]byte(text)); err != nil {
-		r.t.Fatal(err)
+	// Typed again if it never shows (Gemini CLI still initializing on a
+	// loaded machine drops what is typed, as warden's Submit knows).
+	for try := 0; try < 2; try++ {
+		if _, err := r.ptmx.Write([]byte(text)); err != nil {
+			r.t.Fatal(err)
+		}
+		if r.waitScreen(text, 5*time.Second) {
+			break
+		}
 	}
 	time.Sleep(700 * time.Millisecond)
 	if _, err := r.ptmx.Write([]byte("\r")); err != nil {
