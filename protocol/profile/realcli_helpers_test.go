@@ -196,8 +196,8 @@ func (s *cliSession) quit() error {
 	}
 	select {
 	case <-s.waitDone:
-	case <-time.After(20 * time.Second):
-		return errors.New("still running 20 s after the quit keys")
+	case <-time.After(40 * time.Second): // Gemini took over 20 s on a loaded machine
+		return errors.New("still running 40 s after the quit keys")
 	}
 	return s.exitErr()
 }
