@@ -129,7 +129,7 @@ func opencodeProfile() *Profile {
 	// (the text stayed in the box, unsent). A turn has started when it
 	// shows (its message below the last "▣" row, or "esc interrupt"),
 	// within 5 s.
-	p.busyStarts = true
+	p.busyStarts, p.redrawsAfterEnter = true, true
 	p.SubmitWindow = 5 * time.Second
 	return p
 }

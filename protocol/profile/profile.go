@@ -93,6 +93,10 @@ type Profile struct {
 	// a second to take the text; an Enter for the next text meanwhile is
 	// lost).
 	busyStarts bool
+	// redrawsAfterEnter: after Enter the CLI may show neither its box nor
+	// a turn for seconds (OpenCode opening its session view), and Submit
+	// waits for what it draws next.
+	redrawsAfterEnter bool
 }
 
 // WithLogger returns a copy of p that logs to logger, named "profile".

@@ -203,10 +203,13 @@ func (p *Profile) press(ctx context.Context, w io.Writer, screen func() Screen, 
 			return nil
 		}
 		last := p.tui.view(screen().Rows())
-		if !last.hasBox {
+		if !last.hasBox && p.redrawsAfterEnter {
 			// Neither the box nor a turn: the CLI is between frames (OpenCode
 			// blanks its screen while it opens the session view, for
 			// seconds on a loaded machine). Wait for what it draws next.
+			// (Elsewhere no box is something else drawn in its place: a
+			// dialog of a kind the profile does not know, whose news may be
+			// on its way through a hook; not waited on here.)
 			if last, err = p.redrawn(ctx, screen, 3*window); err != nil {
 				return fmt.Errorf("submit to %s: %w", p.Name, err)
 			}
