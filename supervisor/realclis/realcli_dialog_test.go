@@ -158,8 +158,10 @@ func TestRealCLIDialogDenied(t *testing.T) {
 				waiting := eventTime(t, firstEvent(evs, event.AgentWaiting))
 				denied := eventTime(t, firstEvent(evs, event.DialogDenied))
 				checkChannelWaiting(t, c, firstEvent(evs, event.AgentWaiting))
-				if d := waiting.Sub(r.asked); d > 5*time.Second {
-					t.Errorf("agent_waiting %s after the tool call was sent, want ≤ 5 s", d)
+				// 5 s alone; 10 s beside a whole test run, where OpenCode
+				// took 5.8 s (its start 20 s, a request being typed then).
+				if d := waiting.Sub(r.asked); d > 10*time.Second {
+					t.Errorf("agent_waiting %s after the tool call was sent, want ≤ 10 s", d)
 				}
 				if d := denied.Sub(waiting); d < 11*time.Second {
 					t.Errorf("denied %s after agent_waiting, want dialog_timeout 12s", d)
