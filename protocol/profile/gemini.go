@@ -154,7 +154,11 @@ func geminiProfile() *Profile {
 	p := tuiDefaults(&Profile{tui: geminiRules})
 	p.Settle = 500 * time.Millisecond
 	p.DropReplies = true
-	p.quit = []Keys{{Bytes: []byte("/quit")}, {Bytes: []byte("\r"), Pause: 700 * time.Millisecond}}
+	// "/quit", Enter, and Enter once more 2 s later if it still runs: on a
+	// loaded machine the first Enter met the command menu drawn late
+	// ("quit  Exit the cli") and "/quit" stayed in the box (measured with
+	// Gemini CLI 0.61.0). Once it has quit, no key is typed.
+	p.quit = []Keys{{Bytes: []byte("/quit")}, {Bytes: []byte("\r"), Pause: 700 * time.Millisecond}, {Bytes: []byte("\r"), Pause: 2 * time.Second}}
 	return p
 }
 

@@ -94,7 +94,11 @@ func qwenProfile() *Profile {
 	// As in Gemini CLI, whose input handling Qwen keeps: a terminal reply
 	// read late would be taken as keys, and a "1" picks "Yes, allow once".
 	p.DropReplies = true
-	p.quit = []Keys{{Bytes: []byte("/quit")}, {Bytes: []byte("\r"), Pause: 700 * time.Millisecond}}
+	// "/quit", Enter, and Enter once more 2 s later if it still runs: on a
+	// loaded machine the first Enter met the command menu drawn late
+	// ("quit  Exit the cli") and "/quit" stayed in the box (measured with
+	// Gemini CLI 0.61.0). Once it has quit, no key is typed.
+	p.quit = []Keys{{Bytes: []byte("/quit")}, {Bytes: []byte("\r"), Pause: 700 * time.Millisecond}, {Bytes: []byte("\r"), Pause: 2 * time.Second}}
 	return p
 }
 

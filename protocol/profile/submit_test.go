@@ -207,7 +207,7 @@ func TestForAndQuit(t *testing.T) {
 	if _, err := For("aider"); err == nil {
 		t.Error("For(aider) succeeded")
 	}
-	want := map[string]string{"plain": `"\x04"`, "claude": `"/exit" "\r"`, "codex": `"\x03"`, "gemini": `"/quit" "\r"`, "opencode": `"\x03" "\x03"`, "qwen": `"/quit" "\r"`,
+	want := map[string]string{"plain": `"\x04"`, "claude": `"/exit" "\r"`, "codex": `"\x03"`, "gemini": `"/quit" "\r" "\r"`, "opencode": `"\x03" "\x03"`, "qwen": `"/quit" "\r" "\r"`,
 		"copilot": `"/exit" "\r"`}
 	for _, name := range Names() {
 		p := mustProfile(t, name)
