@@ -122,7 +122,12 @@ func (r *limitRig) turns() fakeprovider.Ledger {
 // resetNear is a reset about d from now, 30 s past a minute: a clock shown
 // to the minute reads the same however a CLI rounds.
 func resetNear(d time.Duration) time.Time {
-	return time.Now().Add(d).Truncate(time.Minute).Add(30 * time.Second)
+	now := time.Now()
+	r := now.Add(d).Truncate(time.Minute).Add(30 * time.Second)
+	if r.Sub(now) < d/2 { // at :29 it was a second away, closed before the turn was typed
+		r = r.Add(time.Minute)
+	}
+	return r
 }
 
 // capture is a shell command that saves its stdin as a new JSON file in
