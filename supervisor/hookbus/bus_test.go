@@ -184,8 +184,8 @@ func TestHookProcessCannotConnectExitsFast(t *testing.T) {
 		if err != nil || stdout.Len() != 0 || stderr.Len() != 0 {
 			t.Errorf("hook: %v, stdout %q, stderr %q", err, stdout.String(), stderr.String())
 		}
-		if d := time.Since(start); d > time.Second {
-			t.Errorf("hook took %v, want under 1 s", d)
+		if d := time.Since(start); d > SendTimeout+time.Second {
+			t.Errorf("hook took %v, want under SendTimeout + 1 s", d)
 		}
 	}
 	msgs, _, _ := Drain(state)
