@@ -2,36 +2,22 @@ package supervisor
 
 import (
 	"context"
-	"io"
 	"os"
 	"sync"
 	"testing"
 	"time"
 
-	"github.com/hashicorp/go-hclog"
-
 	"github.com/wardenhq/warden/internal/clock"
 	"github.com/wardenhq/warden/internal/fakeagent"
 	_ "github.com/wardenhq/warden/internal/fakeagent/hooked" // the "hooked" mode
 	"github.com/wardenhq/warden/internal/teamtest"
-	"github.com/wardenhq/warden/runner"
 	"github.com/wardenhq/warden/supervisor/config"
 )
 
 func TestMain(m *testing.M) {
 	fakeagent.Main()
-	quietReaper()
+	teamtest.QuietReaper()
 	os.Exit(m.Run())
-}
-
-// quietReaper starts the runner's reaper, which keeps the logger of the
-// first process started, with one of its own: with a test's, an orphan of a
-// real CLI reaped after that test ended would log into it (a panic).
-func quietReaper() {
-	log := hclog.New(&hclog.LoggerOptions{Name: "test", Level: hclog.Warn, Output: os.Stderr})
-	if p, err := runner.Start(log, runner.Config{Name: "reaper", Argv: []string{"true"}, Output: io.Discard}); err == nil {
-		p.Wait()
-	}
 }
 
 // fakeAgent is one [[agent]] running the test binary as a fake agent.

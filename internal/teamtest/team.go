@@ -3,6 +3,7 @@ package teamtest
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,6 +15,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/wardenhq/warden/internal/fakeagent"
+	"github.com/wardenhq/warden/runner"
 	"github.com/wardenhq/warden/supervisor/config"
 	"github.com/wardenhq/warden/supervisor/state"
 )
@@ -159,4 +161,15 @@ func ProcState(pid int) byte {
 		return s[i+2]
 	}
 	return 0
+}
+
+// QuietReaper starts the runner's reaper, which keeps the logger of the
+// first process started, with one of its own: with a test's, an orphan of a
+// real CLI reaped after that test ended would log into it (a panic). Call it
+// from TestMain.
+func QuietReaper() {
+	log := hclog.New(&hclog.LoggerOptions{Name: "test", Level: hclog.Warn, Output: os.Stderr})
+	if p, err := runner.Start(log, runner.Config{Name: "reaper", Argv: []string{"true"}, Output: io.Discard}); err == nil {
+		p.Wait()
+	}
 }

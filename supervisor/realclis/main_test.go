@@ -7,31 +7,21 @@ package realclis
 
 import (
 	"context"
-	"io"
 	"os"
 	"sync"
 	"testing"
 	"time"
 
-	"github.com/hashicorp/go-hclog"
-
 	"github.com/wardenhq/warden/internal/clock"
 	"github.com/wardenhq/warden/internal/fakeagent"
 	"github.com/wardenhq/warden/internal/teamtest"
-	"github.com/wardenhq/warden/runner"
 	"github.com/wardenhq/warden/supervisor"
 	"github.com/wardenhq/warden/supervisor/config"
 )
 
 func TestMain(m *testing.M) {
 	fakeagent.Main()
-	// The runner's reaper keeps the logger of the first process started:
-	// one of its own, not a test's (an orphan of a real CLI reaped after
-	// that test ended would log into it: a panic).
-	log := hclog.New(&hclog.LoggerOptions{Name: "test", Level: hclog.Warn, Output: os.Stderr})
-	if p, err := runner.Start(log, runner.Config{Name: "reaper", Argv: []string{"true"}, Output: io.Discard}); err == nil {
-		p.Wait()
-	}
+	teamtest.QuietReaper()
 	os.Exit(m.Run())
 }
 
