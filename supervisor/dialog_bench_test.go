@@ -63,7 +63,8 @@ prompt = "Create the probe file."
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	tb.Fatal("no agent_waiting")
+	b, _ := os.ReadFile(log)
+	tb.Fatalf("no agent_waiting; the fake CLI's log: %q", b)
 	return 0, ""
 }
 

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/wardenhq/warden/internal/proctest"
 	"github.com/wardenhq/warden/protocol"
@@ -35,7 +36,12 @@ func TestHookDialogTextWithEscapesIsMadePlain(t *testing.T) {
 	log := filepath.Join(t.TempDir(), "dialog.log")
 	cfg := writeTeam(t, dialogTimers("wait"), fakeAgent{name: "w", mode: "tui-dialog:" + log + ":hook-hostile", profile: "claude"})
 	team, out, wait := startTeamCfg(t, cfg)
-	waitFor(t, "agent_waiting", func() bool { return countEvents(eventsOf(t, cfg), event.AgentWaiting, "w") == 1 })
+	for deadline := time.Now().Add(20 * time.Second); countEvents(eventsOf(t, cfg), event.AgentWaiting, "w") != 1; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			// The fake CLI logs what its hook did: why its message never came.
+			t.Fatalf("timed out waiting for agent_waiting; the fake CLI's log: %q", dialogLog(t, log))
+		}
+	}
 	snap, err := state.ReadSnapshot(cfg.StateDir)
 	if err != nil {
 		t.Fatal(err)

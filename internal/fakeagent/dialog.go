@@ -119,7 +119,7 @@ func modeTUIDialog(args []string) int {
 			t.dialogFrame(rows)
 			logf(fmt.Sprintf("DIALOG %d", time.Now().UnixNano()))
 			if viaHook {
-				permissionHook(hostile)
+				permissionHook(hostile, logf)
 			}
 			continue
 		}
@@ -161,10 +161,11 @@ func firstWords(s string) string {
 // permissionHook runs warden's hook as Claude Code runs its PermissionRequest
 // hook: the payload on stdin, warden's WARDEN_* variables in the environment.
 // hostile puts escape sequences in the command.
-func permissionHook(hostile bool) {
+func permissionHook(hostile bool, logf func(string)) {
 	bin := os.Getenv("WARDEN_BIN")
 	if bin == "" {
 		fmt.Fprintln(os.Stderr, "fakeagent: tui-dialog:hook needs WARDEN_BIN")
+		logf("HOOKERR no WARDEN_BIN")
 		return
 	}
 	command := "curl -s http://127.0.0.1:9/probe > fetched.txt"
@@ -174,9 +175,13 @@ func permissionHook(hostile bool) {
 	cmd := exec.Command(bin, "hook", "claude-permission-request")
 	cmd.Stdin = strings.NewReader(`{"hook_event_name":"PermissionRequest","tool_name":"Bash",` +
 		`"tool_input":{"command":` + jsonString(command) + `,"description":"probe a write"}}`)
-	if err := cmd.Run(); err != nil {
+	start := time.Now()
+	out, err := cmd.CombinedOutput()
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "fakeagent: hook:", err)
 	}
+	// What the hook did, for a test that never saw its message.
+	logf(fmt.Sprintf("HOOK %s in %v: %v %q", bin, time.Since(start).Round(time.Millisecond), err, out))
 }
 
 // jsonString is s as a JSON string.
