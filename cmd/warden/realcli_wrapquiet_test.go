@@ -70,7 +70,7 @@ func TestRealWrapAsksOnlyAfterTheUsersWork(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			cmd := warden("wrap", "--name", "me", "--task", "T7", "--state-dir", state, "--checkpoint-interval", "2s", "--", bin)
+			cmd := warden("wrap", "--name", "me", "--task", "T7", "--state-dir", state, "--checkpoint-interval", "2s", "--log-level", "debug", "--", bin)
 			cmd.Dir = project
 			cmd.Env = append(append(cmd.Env, "HOME="+home, "LANG=C.UTF-8", "TZ=UTC", "CI=false", "TERM=xterm-256color"), env...)
 			f, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 50, Cols: 200})
@@ -132,7 +132,8 @@ func TestRealWrapAsksOnlyAfterTheUsersWork(t *testing.T) {
 					break
 				}
 				if time.Now().After(deadline) {
-					t.Fatalf("warden's request never answered and recorded; the model got %q; the screen:\n%s", got(), strings.Join(u.Rows(), "\n"))
+					log, _ := os.ReadFile(filepath.Join(state, "logs", "warden.log"))
+					t.Fatalf("warden's request never answered and recorded; the model got %q; the screen:\n%s\nwarden's log:\n%s", got(), strings.Join(u.Rows(), "\n"), log)
 				}
 			}
 			if asked("Say ready.") != 1 || asked("CHECKPOINT REQUEST: T7") != 1 {

@@ -34,6 +34,10 @@ type monitor struct {
 
 	start, lastCheckpoint, nextRequest, requestedAt time.Time
 	awaiting, warned                                bool
+	// askedBefore is requestedAt before the request now due: a request
+	// put off (notYet) was never typed, and under warden wrap the user's
+	// work it was for still wants one.
+	askedBefore time.Time
 	// stuckAt: when the agent was told it looks stuck (zero: not told).
 	stuckAt time.Time
 	// blocked: the last checkpoint's status was blocked.
@@ -92,9 +96,10 @@ func newMonitor(c Timers, turnQuiet time.Duration, start time.Time) *monitor {
 }
 
 // notYet puts a due request off: the screen does not show a turn boundary.
-// It is looked at again after turnQuiet.
+// It is looked at again after turnQuiet. Nothing was typed, so nothing was
+// requested.
 func (m *monitor) notYet(now time.Time) {
-	m.awaiting = false
+	m.awaiting, m.requestedAt = false, m.askedBefore
 	m.nextRequest = now.Add(max(m.turnQuiet, time.Second))
 }
 
@@ -152,7 +157,7 @@ func (m *monitor) next(now, lastOutput time.Time) (action, time.Time) {
 	}
 	quietAt := lastOutput.Add(m.turnQuiet)
 	if !m.awaiting && !now.Before(m.nextRequest) && !now.Before(quietAt) {
-		m.awaiting, m.requestedAt = true, now
+		m.awaiting, m.askedBefore, m.requestedAt = true, m.requestedAt, now
 		return actRequest, time.Time{}
 	}
 	wake := from.Add(m.staleFail)

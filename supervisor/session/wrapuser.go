@@ -46,7 +46,7 @@ func (m *monitor) nextForUser(now, lastOutput time.Time) (action, time.Time) {
 	if now.Before(due) {
 		return actNone, due
 	}
-	m.awaiting, m.requestedAt = true, now
+	m.awaiting, m.askedBefore, m.requestedAt = true, m.requestedAt, now
 	return actRequest, time.Time{}
 }
 
