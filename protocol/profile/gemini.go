@@ -43,6 +43,10 @@ var geminiRules = &tuiRules{
 		// reached the box).
 		`^\s*Queued \(press ↑ to edit\):`,
 	),
+	// What 0.61.0 prints (handleFinalSubmit) when a prompt is submitted
+	// before it has initialized: the prompt waits in its queue, unseen in
+	// the box, and runs once Gemini is ready.
+	queued: regexp.MustCompile(`(?i)prompts will be queued\.`),
 	// "1. Allow once"; never "2. Allow for this session".
 	allowOnce: regexp.MustCompile(`^\d+\. Allow once$`),
 	dialog: concat(

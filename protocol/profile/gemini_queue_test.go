@@ -55,11 +55,10 @@ func TestGeminiQueuedPromptIsATurnDue(t *testing.T) {
 	}
 }
 
-// Gemini CLI still initializing on a loaded machine dropped a paste without
-// a trace: never in the box, the box empty after Enter, no turn (measured
-// under warden, the whole suite beside it). Once three more windows pass
-// without a turn, the text is typed once more, and Enter pressed because it
-// shows in the box this time.
+// A paste dropped without a trace: never in the box, the box empty after
+// Enter, no turn, and no notice that the CLI queued it. Once three more
+// windows pass without a turn, the text is typed once more, and Enter
+// pressed because it shows in the box this time.
 func TestGeminiDroppedPasteIsTypedOnceMore(t *testing.T) {
 	rec := loadRecording(t, "gemini", "checkpoint-200x50")
 	ready := rec.screenAt(t, rec.Typed[0].Offset)
@@ -86,5 +85,39 @@ func TestGeminiDroppedPasteIsTypedOnceMore(t *testing.T) {
 	err := p.Submit(context.Background(), &w, screen, text)
 	if err != nil || strings.Count(w.String(), pasteStart) != 2 || strings.Count(w.String(), "\r") != 2 {
 		t.Errorf("Submit = %v, wrote %q; want nil, the text twice and Enter after each", err, w.String())
+	}
+}
+
+// Gemini CLI 0.61.0 still initializing takes a submitted prompt into its
+// queue: the paste never shows in the box, the box is empty after Enter, no
+// turn runs — and it prints "ℹ Initializing... Prompts will be queued." in
+// its transcript (measured under load, the screen of a failing whole run:
+// the text typed once more sat in the box as "[Pasted Text: 18 lines]"
+// while the queued prompt ran). That notice is the submission: nothing is
+// typed again.
+func TestGeminiQueuedWhileInitializingIsNotTypedAgain(t *testing.T) {
+	rec := loadRecording(t, "gemini", "checkpoint-200x50")
+	ready := rec.screenAt(t, rec.Typed[0].Offset)
+	p := mustProfile(t, "gemini")
+	p.EnterDelay, p.SubmitWindow, p.EnterTries, p.Poll = 10*time.Millisecond, 50*time.Millisecond, 3, 5*time.Millisecond
+	top := slices.IndexFunc(ready.rows, func(r string) bool { return strings.HasPrefix(strings.TrimSpace(r), "▄▄▄") })
+	if top < 2 {
+		t.Fatalf("no input box frame on the ready screen:\n%s", ready)
+	}
+	noticed := staticScreen{bracketed: ready.bracketed, rows: slices.Concat(ready.rows[1:top],
+		[]string{"ℹ Initializing... Prompts will be queued."}, ready.rows[top:])}
+	if !p.TurnEnded(noticed) {
+		t.Fatalf("the screen with the notice reads as a turn at work:\n%s", noticed)
+	}
+	var w bytes.Buffer
+	screen := func() Screen {
+		if !strings.Contains(w.String(), "\r") {
+			return ready // the paste never shows
+		}
+		return noticed
+	}
+	err := p.Submit(context.Background(), &w, screen, "Say ready.")
+	if err != nil || strings.Count(w.String(), pasteStart) != 1 || strings.Count(w.String(), "\r") != 1 {
+		t.Errorf("Submit = %v, wrote %q; want nil, the text once and Enter once", err, w.String())
 	}
 }

@@ -93,6 +93,7 @@ func (p *Profile) Submit(ctx context.Context, w io.Writer, screen func() Screen,
 	if v.hasBox && !v.inputEmpty() {
 		return fmt.Errorf("submit to %s: %w: %q", p.Name, ErrDraft, firstLine(v.text))
 	}
+	notices := p.queuedNotices(s.Rows())
 	if _, err := io.WriteString(w, payload(text, s.Bracketed())); err != nil {
 		return fmt.Errorf("submit to %s: type: %w", p.Name, err)
 	}
@@ -115,19 +116,26 @@ func (p *Profile) Submit(ctx context.Context, w io.Writer, screen func() Screen,
 		return err
 	}
 	// The text never showed in the box, and after Enter the box is empty
-	// and no turn runs: the CLI slow to draw, or it dropped the text unseen
-	// (measured: Gemini CLI still initializing on a loaded machine dropped
-	// a paste without a trace). A slow CLI shows its turn soon: watched for
-	// three more windows. Still nothing: typed once more, the same way —
-	// and Enter only if it shows in the box this time (an Enter on an
-	// empty box may land in what a slow turn draws next: an approval
-	// dialog, Yes preselected).
-	v, err = p.redrawnUntil(ctx, screen, 3*p.SubmitWindow, func(v *view) bool { return v.busy() || v.dialog() || !v.inputEmpty() })
+	// and no turn runs: the CLI slow to draw, took the text into its queue
+	// (Gemini CLI still initializing on a loaded machine: the box stays
+	// empty, no turn runs, and a notice says the prompt is queued), or it
+	// dropped the text unseen. A slow CLI shows its turn, a queueing one
+	// its notice, soon: watched for three more windows. Still nothing:
+	// typed once more, the same way — and Enter only if it shows in the box
+	// this time (an Enter on an empty box may land in what a slow turn
+	// draws next: an approval dialog, Yes preselected).
+	queued := func(v *view) bool { return p.queuedNotices(v.rows) > notices }
+	v, err = p.redrawnUntil(ctx, screen, 3*p.SubmitWindow, func(v *view) bool {
+		return v.busy() || v.dialog() || !v.inputEmpty() || queued(v)
+	})
 	switch {
 	case err != nil:
 		return fmt.Errorf("submit to %s: %w", p.Name, err)
 	case v.busy() || v.dialog() || waiting(screen()):
 		return nil // the Enter started the turn, late
+	case queued(v):
+		p.log.Info("the CLI queued the text: its turn comes once the CLI is ready", "bytes", len(text))
+		return nil
 	case !v.hasBox || !v.inputEmpty():
 		return fmt.Errorf("submit to %s: %w (no turn after Enter, and the box does not show empty; not typed again)", p.Name, ErrNotSubmitted)
 	}
@@ -145,6 +153,19 @@ func (p *Profile) Submit(ctx context.Context, w io.Writer, screen func() Screen,
 		return fmt.Errorf("submit to %s: %w (typed twice, never seen in the input box; Enter not pressed again)", p.Name, ErrNotSubmitted)
 	}
 	return p.press(ctx, w, screen, true)
+}
+
+// queuedNotices counts the rows that say the CLI queued a prompt.
+func (p *Profile) queuedNotices(rows []string) (n int) {
+	if p.tui.queued == nil {
+		return 0
+	}
+	for _, r := range rows {
+		if p.tui.queued.MatchString(r) {
+			n++
+		}
+	}
+	return n
 }
 
 // errDropped: press found the box empty after Enter, no turn running, and

@@ -22,6 +22,10 @@ type tuiRules struct {
 	emptyHints []string
 	// busy rows mark a running turn.
 	busy []*regexp.Regexp
+	// queued is the notice the CLI prints when it takes a prompt into its
+	// queue instead of starting a turn (Gemini still initializing): a
+	// prompt submitted, its turn to come.
+	queued *regexp.Regexp
 	// turnEnd rows close a turn. When set, a user echo below the last of
 	// them means a turn is running even without a busy row (Codex hides
 	// its status while it streams).

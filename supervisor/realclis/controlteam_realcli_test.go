@@ -62,7 +62,18 @@ prompt = "Say ready."
 		scr, err := c.Screen(cli)
 		return err == nil && strings.Contains(strings.Join(scr.Rows, "\n"), text)
 	}
-	waitForD(t, "the model's first answer on the screen", 90*time.Second, func() bool { return screenHas("ready and waiting") })
+	screenNow := func() string {
+		s, err := c.Screen(cli)
+		if err != nil {
+			return err.Error()
+		}
+		return strings.Join(s.Rows, "\n")
+	}
+	for deadline := time.Now().Add(90 * time.Second); !screenHas("ready and waiting"); time.Sleep(100 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the model's first answer never on the screen; the model got %d requests; warden screen:\n%s", len(srv.Requests()), screenNow())
+		}
+	}
 	time.Sleep(time.Second) // the CLI settles at its prompt
 	scr, err := c.Screen(cli)
 	if err != nil || scr.Plain {
@@ -113,15 +124,12 @@ prompt = "Say ready."
 
 	res, err := c.Send(cli, "PING-FROM-SEND", false, time.Minute)
 	if err != nil || res.Outcome != "submitted" {
-		t.Fatalf("send: %+v %v", res, err)
+		t.Fatalf("send: %+v %v; warden screen:\n%s", res, err, screenNow())
 	}
 	select {
 	case <-streamed:
 	case <-time.After(60 * time.Second):
-		t.Fatalf("the answer to the sent text never reached the viewer; warden screen:\n%s", func() string {
-			s, _ := c.Screen(cli)
-			return strings.Join(s.Rows, "\n")
-		}())
+		t.Fatalf("the answer to the sent text never reached the viewer; warden screen:\n%s", screenNow())
 	}
 	var asked bool
 	for _, r := range srv.Requests() {
