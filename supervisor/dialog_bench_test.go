@@ -20,11 +20,11 @@ import (
 // after its first prompt (read off the screen, or announced only by a
 // PermissionRequest hook) and returns the time from the dialog drawn to
 // agent_waiting recorded.
-func dialogLatency(tb testing.TB, viaHook bool) (time.Duration, string) {
+func dialogLatency(tb testing.TB, hook string) (time.Duration, string) {
 	log := filepath.Join(tb.TempDir(), "dialog.log")
 	mode := "tui-dialog:" + log
-	if viaHook {
-		mode += ":hook"
+	if hook != "" {
+		mode += ":" + hook
 	}
 	cfg := writeTeamB(tb, `checkpoint_interval = "1h"
 checkpoint_timeout = "1s"
@@ -79,8 +79,8 @@ func BenchmarkDialogDetection(b *testing.B) {
 	b.Setenv("WARDEN_BIN", warden)
 	for _, c := range []struct {
 		name string
-		hook bool
-	}{{"screen", false}, {"hook", true}} {
+		hook string
+	}{{"screen", ""}, {"hook", "hook"}} {
 		b.Run(c.name, func(b *testing.B) {
 			var took []time.Duration
 			for range b.N {

@@ -157,6 +157,23 @@ func TestDialogDeniedAfterTimeoutThenAgentCarriesOn(t *testing.T) {
 	}
 }
 
+// A hook's word of a dialog may come before warden has read the frame that
+// draws it (the CLI runs the hook as it draws; on a loaded machine warden
+// reads the pty later than the hook's socket): the screen warden has then
+// still shows the CLI at its prompt, from before the dialog, and must not
+// end the hook's word. The fake CLI here runs the hook first, then draws.
+func TestHookDialogBeforeItsFrameIsAnnounced(t *testing.T) {
+	defer proctest.AssertNone(t)
+	warden, err := buildWarden()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("WARDEN_BIN", warden)
+	if _, text := dialogLatency(t, "hook-first"); text != "approve Bash: curl -s http://127.0.0.1:9/probe > fetched.txt" {
+		t.Errorf("agent_waiting text %q, want the hook's", text)
+	}
+}
+
 // A dialog in words no profile rule knows is still found when the CLI's
 // hook says so (Claude's PermissionRequest), within 1 s.
 func TestDialogFoundThroughAHookAlone(t *testing.T) {
@@ -166,7 +183,7 @@ func TestDialogFoundThroughAHookAlone(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Setenv("WARDEN_BIN", warden)
-	d, text := dialogLatency(t, true)
+	d, text := dialogLatency(t, "hook")
 	if d > time.Second {
 		t.Errorf("agent_waiting %s after the dialog, want ≤ 1 s through a hook", d)
 	}

@@ -24,6 +24,10 @@ import (
 // "$WARDEN_BIN hook claude-permission-request" with the hook's JSON on stdin. After
 // the dialog it answers checkpoint requests like tui-answer.
 //
+// tui-dialog:FILE:hook-first is tui-dialog:FILE:hook with the hook run
+// before the dialog is drawn: what warden sees when it reads the pty later
+// than the hook's socket (a loaded machine).
+//
 // tui-dialog:FILE:hook-hostile is tui-dialog:FILE:hook with a command in
 // the hook's payload that holds escape sequences (OSC 52 clipboard, C1 CSI
 // clear screen, a window title, NUL, CR): none may reach warden's records.
@@ -56,8 +60,9 @@ const HostileHookCommand = "curl \x1b]52;c;ZXZpbA==\x07evil\u009b2J\x1b]0;owned\
 var HiddenDialogRows = []string{" Run curl -s http://127.0.0.1:9/probe > fetched.txt ?", "", " [y] yes   [n] no"}
 
 func modeTUIDialog(args []string) int {
-	viaHook := len(args) > 1 && (args[1] == "hook" || args[1] == "hook-hostile")
+	viaHook := len(args) > 1 && (args[1] == "hook" || args[1] == "hook-hostile" || args[1] == "hook-first")
 	hostile := viaHook && args[1] == "hook-hostile"
+	hookFirst := viaHook && args[1] == "hook-first"
 	if len(args) == 0 || args[0] == "" {
 		fmt.Fprintln(os.Stderr, "fakeagent: tui-dialog needs a file")
 		return 98
@@ -116,9 +121,12 @@ func modeTUIDialog(args []string) int {
 			if viaHook {
 				rows = HiddenDialogRows
 			}
+			if hookFirst {
+				permissionHook(false, logf)
+			}
 			t.dialogFrame(rows)
 			logf(fmt.Sprintf("DIALOG %d", time.Now().UnixNano()))
-			if viaHook {
+			if viaHook && !hookFirst {
 				permissionHook(hostile, logf)
 			}
 			continue

@@ -39,6 +39,9 @@ type dialogWatch struct {
 	denied bool
 	kept   bool            // cur is a limit dialog warden answers (Keep.Keys)
 	hook   *profile.Dialog // announced by a hook, not yet seen to end
+	// hookSeq is how much output the screen had read when the hook's word
+	// came: only a screen drawn after it can say the CLI moved on.
+	hookSeq uint64
 	// channel is a request of the app-server (channel.go), until it is
 	// resolved (its id: s.app.pending).
 	channel *profile.Dialog
@@ -226,7 +229,12 @@ func (s *Session) currentDialog() (d profile.Dialog, onScreen, ok bool) {
 		return profile.Dialog{Kind: profile.DialogOther, Text: strings.TrimSpace(title)}, false, true
 	}
 	if h := s.dialog.hook; h != nil {
-		if s.prof.Busy(scr) || s.prof.Ready(scr) || st.State == "working" || st.State == "idle" {
+		// The hook may come before the frame that draws its dialog has been
+		// read (the CLI runs it right after drawing; under load warden
+		// reads the pty later than the hook's socket): what was on the
+		// screen then is from before the dialog and cannot end it.
+		later := s.tap.seq.Load() > s.dialog.hookSeq
+		if later && (s.prof.Busy(scr) || s.prof.Ready(scr) || st.State == "working" || st.State == "idle") {
 			s.dialog.hook = nil // it moved on
 			return profile.Dialog{}, false, false
 		}

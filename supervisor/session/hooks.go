@@ -21,7 +21,7 @@ func (s *Session) onHook(m hookbus.Message) {
 		s.reader.Offer(f.Answer) // its blocks come back as reader events
 	}
 	if f.Dialog != nil {
-		s.dialog.hook = f.Dialog
+		s.dialog.hook, s.dialog.hookSeq = f.Dialog, s.tap.seq.Load()
 		s.checkDialog()
 	}
 	if f.HasGauge && !math.IsNaN(f.Gauge) {
