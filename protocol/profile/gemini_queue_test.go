@@ -121,3 +121,44 @@ func TestGeminiQueuedWhileInitializingIsNotTypedAgain(t *testing.T) {
 		t.Errorf("Submit = %v, wrote %q; want nil, the text once and Enter once", err, w.String())
 	}
 }
+
+// drawnScreen is a screen with a count of the output read (Drawer).
+type drawnScreen struct {
+	staticScreen
+	drawn uint64
+}
+
+func (s drawnScreen) Drawn() uint64 { return s.drawn }
+
+// Gemini CLI initializing on a loaded machine draws nothing at all for
+// seconds after a prompt is typed (measured in whole runs: 8 s and more),
+// then its queue notice and the turn. A CLI that has drawn nothing since
+// the text was typed has not dropped it: Submit waits for its next frame
+// and reads that, and types nothing again.
+func TestGeminiDrawingNothingAfterAPasteIsWaitedFor(t *testing.T) {
+	rec := loadRecording(t, "gemini", "checkpoint-200x50")
+	ready := rec.screenAt(t, rec.Typed[0].Offset)
+	p := mustProfile(t, "gemini")
+	p.EnterDelay, p.SubmitWindow, p.EnterTries, p.Poll = 10*time.Millisecond, 50*time.Millisecond, 3, 5*time.Millisecond
+	top := slices.IndexFunc(ready.rows, func(r string) bool { return strings.HasPrefix(strings.TrimSpace(r), "▄▄▄") })
+	noticed := staticScreen{bracketed: ready.bracketed, rows: slices.Concat(ready.rows[1:top],
+		[]string{"ℹ Initializing... Prompts will be queued."}, ready.rows[top:])}
+	var w bytes.Buffer
+	var enter time.Time
+	screen := func() Screen {
+		if !strings.Contains(w.String(), "\r") {
+			return drawnScreen{ready, 100} // nothing drawn since before the paste
+		}
+		if enter.IsZero() {
+			enter = time.Now()
+		}
+		if time.Since(enter) < 20*p.SubmitWindow {
+			return drawnScreen{ready, 100} // still nothing drawn
+		}
+		return drawnScreen{noticed, 5000}
+	}
+	err := p.Submit(context.Background(), &w, screen, "Say ready.")
+	if err != nil || strings.Count(w.String(), pasteStart) != 1 || strings.Count(w.String(), "\r") != 1 {
+		t.Errorf("Submit = %v, wrote %q; want nil, the text once and Enter once", err, w.String())
+	}
+}

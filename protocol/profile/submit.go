@@ -93,7 +93,7 @@ func (p *Profile) Submit(ctx context.Context, w io.Writer, screen func() Screen,
 	if v.hasBox && !v.inputEmpty() {
 		return fmt.Errorf("submit to %s: %w: %q", p.Name, ErrDraft, firstLine(v.text))
 	}
-	notices := p.queuedNotices(s.Rows())
+	notices, mark := p.queuedNotices(s.Rows()), drawnMark(s)
 	if _, err := io.WriteString(w, payload(text, s.Bracketed())); err != nil {
 		return fmt.Errorf("submit to %s: type: %w", p.Name, err)
 	}
@@ -125,9 +125,18 @@ func (p *Profile) Submit(ctx context.Context, w io.Writer, screen func() Screen,
 	// this time (an Enter on an empty box may land in what a slow turn
 	// draws next: an approval dialog, Yes preselected).
 	queued := func(v *view) bool { return p.queuedNotices(v.rows) > notices }
-	v, err = p.redrawnUntil(ctx, screen, 3*p.SubmitWindow, func(v *view) bool {
-		return v.busy() || v.dialog() || !v.inputEmpty() || queued(v)
-	})
+	told := func(v *view) bool { return v.busy() || v.dialog() || !v.inputEmpty() || queued(v) }
+	v, err = p.redrawnUntil(ctx, screen, 3*p.SubmitWindow, told)
+	if err == nil && !told(v) && !drawnSince(screen(), mark) {
+		// Nothing drawn since the text was typed: the CLI is not drawing
+		// at all (Gemini CLI initializing on a loaded machine renders
+		// nothing for seconds, then its queue notice and the turn). Its
+		// next frames say what became of the text.
+		p.log.Info("the CLI has drawn nothing since the text was typed: waiting for it", "waited", 4*p.SubmitWindow)
+		if err = p.untilDrawn(ctx, screen, mark, frozenWait); err == nil {
+			v, err = p.redrawnUntil(ctx, screen, 3*p.SubmitWindow, told)
+		}
+	}
 	switch {
 	case err != nil:
 		return fmt.Errorf("submit to %s: %w", p.Name, err)
@@ -138,8 +147,10 @@ func (p *Profile) Submit(ctx context.Context, w io.Writer, screen func() Screen,
 		return nil
 	case !v.hasBox || !v.inputEmpty():
 		return fmt.Errorf("submit to %s: %w (no turn after Enter, and the box does not show empty; not typed again)", p.Name, ErrNotSubmitted)
+	case !drawnSince(screen(), mark):
+		return fmt.Errorf("submit to %s: %w (the CLI drew nothing for %s after the text was typed; not typed again)", p.Name, ErrNotSubmitted, frozenWait)
 	}
-	p.log.Warn("typed text never reached the input box: typing it once more", "bytes", len(text))
+	p.log.Warn("typed text never reached the input box: typing it once more", "bytes", len(text), "output_since", drawnMark(screen())-mark)
 	if _, err := io.WriteString(w, payload(text, screen().Bracketed())); err != nil {
 		return fmt.Errorf("submit to %s: type: %w", p.Name, err)
 	}
@@ -166,6 +177,22 @@ func (p *Profile) queuedNotices(rows []string) (n int) {
 		}
 	}
 	return n
+}
+
+// frozenWait bounds how long Submit waits for a CLI that draws nothing
+// after a text was typed before it judges what became of the text.
+const frozenWait = 30 * time.Second
+
+// untilDrawn polls the screen for up to d until it holds output read after
+// mark.
+func (p *Profile) untilDrawn(ctx context.Context, screen func() Screen, mark uint64, d time.Duration) error {
+	deadline := p.Clock.Now().Add(d)
+	for !drawnSince(screen(), mark) && p.Clock.Now().Before(deadline) {
+		if err := p.sleep(ctx, p.Poll); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // errDropped: press found the box empty after Enter, no turn running, and
@@ -336,6 +363,27 @@ func firstLine(s string) string {
 // on a dialog.
 type Waiter interface {
 	Waiting() bool
+}
+
+// Drawer is a Screen that says how much of the CLI's output had been read
+// when it was taken (bytes, ever growing): a screen with more was drawn
+// later.
+type Drawer interface {
+	Drawn() uint64
+}
+
+// drawnSince reports whether s holds output read after mark; without a
+// count it says yes (nothing is waited for).
+func drawnSince(s Screen, mark uint64) bool {
+	d, ok := s.(Drawer)
+	return !ok || d.Drawn() > mark
+}
+
+func drawnMark(s Screen) uint64 {
+	if d, ok := s.(Drawer); ok {
+		return d.Drawn()
+	}
+	return 0
 }
 
 func waiting(s Screen) bool {

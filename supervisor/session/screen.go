@@ -47,12 +47,14 @@ func turnQuiet(p *profile.Profile) time.Duration {
 type screenView struct {
 	rows      []string
 	bracketed bool
-	waiting   bool // another channel says a dialog waits (profile.Waiter)
+	waiting   bool   // another channel says a dialog waits (profile.Waiter)
+	drawn     uint64 // the output read when it was taken (profile.Drawer)
 }
 
 func (v screenView) Rows() []string  { return v.rows }
 func (v screenView) Bracketed() bool { return v.bracketed }
 func (v screenView) Waiting() bool   { return v.waiting }
+func (v screenView) Drawn() uint64   { return v.drawn }
 
 // modes follows the agent's terminal modes (bracketed paste) in its raw
 // output, safely for the reader and the typist goroutines.

@@ -187,7 +187,8 @@ func (s *Session) waitReady(ctx context.Context) {
 // screen is the session as the profile sees it.
 func (s *Session) screen() profile.Screen {
 	st, title, _ := s.modes.signals()
-	return screenView{rows: s.reader.Rows(), bracketed: s.modes.bracketed(),
+	drawn := s.tap.seq.Load() // before the rows: they hold at least that much
+	return screenView{drawn: drawn, rows: s.reader.Rows(), bracketed: s.modes.bracketed(),
 		waiting: s.dialog.up.Load() || st.Blocked() || s.prof.WaitingTitle(title)}
 }
 
