@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"strings"
 	"time"
+	"unicode/utf16"
 
 	"github.com/wardenhq/warden/internal/safefile"
 )
@@ -163,7 +164,23 @@ func geminiProfile() *Profile {
 	// ("quit  Exit the cli") and "/quit" stayed in the box (measured with
 	// Gemini CLI 0.61.0). Once it has quit, no key is typed.
 	p.quit = []Keys{{Bytes: []byte("/quit")}, {Bytes: []byte("\r"), Pause: 700 * time.Millisecond}, {Bytes: []byte("\r"), Pause: 2 * time.Second}}
+	p.pasted = geminiPasted
 	return p
+}
+
+// geminiPasted is what Gemini CLI's input box shows in place of a pasted
+// text of more than 5 lines or 500 characters (0.61.0's text-buffer.ts,
+// generatePastedTextId): "[Pasted Text: N lines]", N its lines, or
+// "[Pasted Text: N chars]".
+func geminiPasted(text string) string {
+	lines := strings.Count(text, "\n") + 1
+	switch {
+	case lines > 5:
+		return fmt.Sprintf("[Pasted Text: %d lines]", lines)
+	case len(utf16.Encode([]rune(text))) > 500:
+		return fmt.Sprintf("[Pasted Text: %d chars]", len(utf16.Encode([]rune(text))))
+	}
+	return ""
 }
 
 // geminiBoxes returns every ▄…▀ frame holding a " > " row.

@@ -162,3 +162,54 @@ func TestGeminiDrawingNothingAfterAPasteIsWaitedFor(t *testing.T) {
 		t.Errorf("Submit = %v, wrote %q; want nil, the text once and Enter once", err, w.String())
 	}
 }
+
+// Gemini CLI busy initializing reads a paste and the Enter after it in one
+// go, takes the Enter for part of the paste, and draws the text in its box
+// late, unsent — a long text as its summary "[Pasted Text: N lines]"
+// (measured in a whole run: the first prompt sat there while warden's
+// requests were refused as typed into a draft). Once the box shows the
+// text, Enter is pressed again; the text is not typed again.
+func TestGeminiTextShownLateIsEnteredAgain(t *testing.T) {
+	rec := loadRecording(t, "gemini", "checkpoint-200x50")
+	ready := rec.screenAt(t, rec.Typed[0].Offset)
+	p := mustProfile(t, "gemini")
+	p.EnterDelay, p.SubmitWindow, p.EnterTries, p.Poll = 10*time.Millisecond, 50*time.Millisecond, 3, 5*time.Millisecond
+	text := strings.Repeat("a line of the first prompt\n", 17) + "Say ready."
+	held := slices.Clone(ready.rows)
+	for i, r := range held {
+		held[i] = strings.Replace(r, "Type your message or @path/to/file", "[Pasted Text: 18 lines]", 1)
+	}
+	busy := slices.Clone(ready.rows)
+	busy[len(busy)-8] = "⠸ Thinking... (esc to cancel, 0s)"
+	var w bytes.Buffer
+	var enter time.Time
+	screen := func() Screen {
+		switch enters := strings.Count(w.String(), "\r"); {
+		case enters == 0:
+			return drawnScreen{ready, 100}
+		case enters == 1:
+			if enter.IsZero() {
+				enter = time.Now()
+			}
+			if time.Since(enter) < 5*p.SubmitWindow {
+				return drawnScreen{ready, 100} // nothing drawn yet
+			}
+			return drawnScreen{staticScreen{rows: held, bracketed: ready.bracketed}, 3000}
+		}
+		return drawnScreen{staticScreen{rows: busy, bracketed: ready.bracketed}, 4000}
+	}
+	err := p.Submit(context.Background(), &w, screen, text)
+	if err != nil || strings.Count(w.String(), pasteStart) != 1 || strings.Count(w.String(), "\r") != 2 {
+		t.Errorf("Submit = %v, wrote %d pastes and %d Enters; want nil, the text once and Enter twice", err,
+			strings.Count(w.String(), pasteStart), strings.Count(w.String(), "\r"))
+	}
+	if got := geminiPasted(text); got != "[Pasted Text: 18 lines]" {
+		t.Errorf("geminiPasted = %q", got)
+	}
+	if got := geminiPasted(strings.Repeat("x", 501)); got != "[Pasted Text: 501 chars]" {
+		t.Errorf("geminiPasted of 501 characters = %q", got)
+	}
+	if got := geminiPasted("Say ready."); got != "" {
+		t.Errorf("geminiPasted of a short line = %q", got)
+	}
+}

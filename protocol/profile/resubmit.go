@@ -30,17 +30,24 @@ func (p *Profile) Resubmit(ctx context.Context, w io.Writer, screen func() Scree
 	case v.inputEmpty():
 		return p.Submit(ctx, w, screen, text)
 	}
+	if !p.holds(s, v, text) {
+		return fmt.Errorf("submit to %s: %w: %q", p.Name, ErrDraft, firstLine(v.text))
+	}
+	return p.press(ctx, w, screen, true)
+}
+
+// holds reports whether the input box in v shows text: it starts with the
+// text's first word, or it is the CLI's summary of this very paste
+// (OpenCode's "[Pasted ~3 lines]", Gemini's "[Pasted Text: 18 lines]").
+func (p *Profile) holds(s Screen, v *view, text string) bool {
 	if p.pasted != nil && s.Bracketed() {
 		if sum := p.pasted(Sanitize(text)); sum != "" && strings.TrimSpace(v.text) == sum {
-			return p.press(ctx, w, screen, true) // the CLI's summary of this very paste
+			return true
 		}
 	}
 	want := strings.Fields(Sanitize(text))
 	got := strings.Fields(v.text)
-	if len(got) == 0 || len(want) == 0 || got[0] != want[0] {
-		return fmt.Errorf("submit to %s: %w: %q", p.Name, ErrDraft, firstLine(v.text))
-	}
-	return p.press(ctx, w, screen, true)
+	return len(got) > 0 && len(want) > 0 && got[0] == want[0]
 }
 
 // boxOrDialog polls the screen for up to SubmitWindow until it shows the

@@ -145,6 +145,13 @@ func (p *Profile) Submit(ctx context.Context, w io.Writer, screen func() Screen,
 	case queued(v):
 		p.log.Info("the CLI queued the text: its turn comes once the CLI is ready", "bytes", len(text))
 		return nil
+	case v.hasBox && p.holds(screen(), v, text):
+		// The text showed in the box at last, and the Enter pressed before
+		// it did was lost (a CLI that reads a paste and the key after it in
+		// one go takes the key for part of the paste): Enter again, into
+		// the box that holds it.
+		p.log.Info("the typed text showed in the input box late: pressing Enter again", "bytes", len(text))
+		return p.press(ctx, w, screen, true)
 	case !v.hasBox || !v.inputEmpty():
 		return fmt.Errorf("submit to %s: %w (no turn after Enter, and the box does not show empty; not typed again)", p.Name, ErrNotSubmitted)
 	case !drawnSince(screen(), mark):
