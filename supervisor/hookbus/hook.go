@@ -22,8 +22,9 @@ import (
 
 const (
 	// HookDeadline is how long `warden hook` may take in all; it returns
-	// then even if the work is not done (the process exits 0).
-	HookDeadline = 900 * time.Millisecond
+	// then even if the work is not done (the process exits 0). It is
+	// SendTimeout and time to spool after it.
+	HookDeadline = SendTimeout + 400*time.Millisecond
 	// statusCmdTimeout bounds the user's own status line command.
 	statusCmdTimeout = 400 * time.Millisecond
 )
