@@ -119,6 +119,7 @@ command = ["sh", "-c", "cat > %s"]
 	waitEvents(t, team, "task_completed", "w1", 1)
 	waitEvents(t, team, "agent_failed", "w3", 1)
 	waitEvents(t, team, "dialog_denied", "w4", 1)
+	waitEvents(t, team, "checkpoint_received", "w4", 1) // w4 carries on after the denial
 
 	live := reportOf(t, team)
 	if live.Run.Ended != report.EndedRunning || live.Run.ExitCode != nil || len(live.Waits) != 1 {
