@@ -3,6 +3,7 @@ package profile
 import (
 	"bytes"
 	"context"
+	"errors"
 	"slices"
 	"strings"
 	"testing"
@@ -211,5 +212,39 @@ func TestGeminiTextShownLateIsEnteredAgain(t *testing.T) {
 	}
 	if got := geminiPasted("Say ready."); got != "" {
 		t.Errorf("geminiPasted of a short line = %q", got)
+	}
+}
+
+// A turn at work while the box still holds the typed text is not the text's
+// turn (measured in a whole run: a checkpoint request's Enter met Gemini
+// CLI at work, Submit took the spinner for its turn, and the request sat in
+// the box as a draft until the next request was refused for it). Submit
+// says the Enter waits for that turn (ErrBusyTyped), and Enter is pressed
+// once.
+func TestBusyWithTheTextStillInTheBoxIsNotItsTurn(t *testing.T) {
+	rec := loadRecording(t, "gemini", "checkpoint-200x50")
+	ready := rec.screenAt(t, rec.Typed[0].Offset)
+	p := mustProfile(t, "gemini")
+	p.EnterDelay, p.SubmitWindow, p.EnterTries, p.Poll = 10*time.Millisecond, 50*time.Millisecond, 3, 5*time.Millisecond
+	text := "CHECKPOINT REQUEST: T1"
+	typed := slices.Clone(ready.rows)
+	for i, r := range typed {
+		typed[i] = strings.Replace(r, "Type your message or @path/to/file", text, 1)
+	}
+	busy := slices.Clone(typed)
+	busy[len(busy)-8] = "⠸ Thinking... (esc to cancel, 0s)"
+	var w bytes.Buffer
+	screen := func() Screen {
+		switch {
+		case w.Len() == 0:
+			return ready
+		case !strings.Contains(w.String(), "\r"):
+			return staticScreen{rows: typed, bracketed: ready.bracketed}
+		}
+		return staticScreen{rows: busy, bracketed: ready.bracketed}
+	}
+	err := p.Submit(context.Background(), &w, screen, text)
+	if !errors.Is(err, ErrBusyTyped) || strings.Count(w.String(), "\r") != 1 {
+		t.Errorf("Submit = %v, Enter %d times; want ErrBusyTyped and Enter once", err, strings.Count(w.String(), "\r"))
 	}
 }

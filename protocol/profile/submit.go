@@ -239,7 +239,7 @@ func (p *Profile) press(ctx context.Context, w io.Writer, screen func() Screen, 
 			return fmt.Errorf("submit to %s: %w", p.Name, ErrDialogTyped)
 		}
 		if v.busy() {
-			if try > 1 || (landed && v.inputEmpty()) {
+			if (try > 1 && !holding(landed, v)) || (landed && v.inputEmpty()) {
 				return nil // the Enter already pressed, or the text itself, started this turn
 			}
 			return fmt.Errorf("submit to %s: %w", p.Name, ErrBusyTyped)
@@ -311,8 +311,10 @@ func (p *Profile) waitStarted(ctx context.Context, screen func() Screen, landed 
 		s := screen()
 		v := p.tui.view(s.Rows())
 		// A dialog drawn after Enter is the turn at work (a tool call
-		// asking for approval); another Enter would answer it.
-		if v.busy() || v.dialog() || (landed && v.inputEmpty() && !p.busyStarts) {
+		// asking for approval); another Enter would answer it. A turn at
+		// work while the box still holds the text is not the text's: a
+		// submitted text leaves the box.
+		if (v.busy() && !holding(landed, v)) || v.dialog() || (landed && v.inputEmpty() && !p.busyStarts) {
 			return true, nil
 		}
 		if !p.Clock.Now().Before(deadline) {
@@ -323,6 +325,10 @@ func (p *Profile) waitStarted(ctx context.Context, screen func() Screen, landed 
 		}
 	}
 }
+
+// holding reports whether the box still shows the typed text: it was seen
+// there (landed), and the box, empty before it was typed, is not now.
+func holding(landed bool, v *view) bool { return landed && v.hasBox && !v.inputEmpty() }
 
 // redrawn polls the screen for up to d until it shows the input box, a
 // turn at work or a dialog, and returns the last view.
