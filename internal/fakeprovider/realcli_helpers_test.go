@@ -1,6 +1,7 @@
 package fakeprovider_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -69,19 +70,40 @@ func (r *limitRig) decide(fakeprovider.Request) fakeprovider.Answer {
 
 // submit types text once the CLI is at a turn boundary, as its profile
 // reads the screen — typed while the last turn still drew, it can be lost
-// — or shows a dialog (Codex's model-switch dialog, opened when the
-// last turn's side call met the window: typed as before).
+// — the way warden types (profile.Submit: a Gemini CLI still initializing
+// under load took the Enter of a bare paste-and-Enter for part of the
+// paste, and the text sat in its box); into a dialog (Codex's model-switch
+// dialog, opened when the last turn's side call met the window), which
+// Submit refuses, it is typed as a paste and Enter.
 func (r *limitRig) submit(text string) {
 	r.t.Helper()
-	if p, err := profile.For(r.cli.Name); err == nil {
-		r.wait("a turn boundary", 30*time.Second, func(s string) bool {
-			_, dialog := p.Dialog(textScreen(s))
-			return dialog || p.TurnEnded(textScreen(s))
-		})
-	}
-	if err := r.cli.Submit(text); err != nil {
+	p, err := profile.For(r.cli.Name)
+	if err != nil {
 		r.t.Fatal(err)
 	}
+	dialog := false
+	r.wait("a turn boundary", 30*time.Second, func(s string) bool {
+		_, dialog = p.Dialog(textScreen(s))
+		return dialog || p.TurnEnded(textScreen(s))
+	})
+	if dialog {
+		err = r.cli.Submit(text)
+	} else {
+		err = p.Submit(context.Background(), cliWriter{r.cli}, func() profile.Screen { return textScreen(r.cli.Screen()) }, text)
+	}
+	if err != nil {
+		r.t.Fatal(err)
+	}
+}
+
+// cliWriter writes to the CLI's terminal.
+type cliWriter struct{ c *clirun.CLI }
+
+func (w cliWriter) Write(p []byte) (int, error) {
+	if err := w.c.Write(string(p)); err != nil {
+		return 0, err
+	}
+	return len(p), nil
 }
 
 func (r *limitRig) wait(what string, d time.Duration, cond func(screen string) bool) {
