@@ -119,16 +119,23 @@ prompt = "Create the probe file."
 	return r, team, out, wait, cfg.StateDir
 }
 
-// dialogHeader scales the timers to a test; stale_failure is shorter than
-// TestRealCLIDialogWaits's wait, so a waiting agent treated as silent would
-// be stalled and restarted. 20 s: a real CLI's start and first turn take
-// longer than 10 s on a loaded machine (OpenCode was restarted twice before
-// its first turn with 10 s).
+// dialogHeader scales the timers to a test; with on_dialog = "wait",
+// stale_failure is shorter than TestRealCLIDialogWaits's wait, so a waiting
+// agent treated as silent would be stalled and restarted. 20 s: a real
+// CLI's start and first turn take longer than 10 s on a loaded machine
+// (OpenCode was restarted twice before its first turn with 10 s). A denied
+// dialog ends at dialog_timeout, and there stale_failure is 45 s: beside a
+// whole test run OpenCode's start and first turn took over 30 s, and it was
+// restarted before its dialog.
 func dialogHeader(on, timeout string) string {
+	stale := "20s"
+	if on == "deny" {
+		stale = "45s"
+	}
 	return `checkpoint_interval = "3s"
 checkpoint_timeout = "20s"
 stale_warning = "12s"
-stale_failure = "20s"
+stale_failure = "` + stale + `"
 shutdown_timeout = "10s"
 on_dialog = "` + on + `"
 dialog_timeout = "` + timeout + `"`
