@@ -39,9 +39,11 @@ type dialogWatch struct {
 	denied bool
 	kept   bool            // cur is a limit dialog warden answers (Keep.Keys)
 	hook   *profile.Dialog // announced by a hook, not yet seen to end
-	// hookSeq is how much output the screen had read when the hook's word
-	// came: only a screen drawn after it can say the CLI moved on.
-	hookSeq uint64
+	// hookAt is when the hook's word came; hookSeen: the screen has shown
+	// neither the prompt nor a turn since (the dialog, drawn). Only then,
+	// or hookGrace after the hook, can the screen say the CLI moved on.
+	hookAt   time.Time
+	hookSeen bool
 	// channel is a request of the app-server (channel.go), until it is
 	// resolved (its id: s.app.pending).
 	channel *profile.Dialog
@@ -65,6 +67,10 @@ type dialogWatch struct {
 
 // dialogRecheck is when a dialog read once off the screen is read again.
 const dialogRecheck = 250 * time.Millisecond
+
+// hookGrace is how long a hook's word of a dialog holds against a screen
+// that has shown only the prompt or a turn since.
+const hookGrace = 3 * time.Second
 
 // waiting reports whether the agent waits on a dialog now.
 func (s *Session) waiting() bool { return s.dialog.cur != nil }
@@ -229,12 +235,17 @@ func (s *Session) currentDialog() (d profile.Dialog, onScreen, ok bool) {
 		return profile.Dialog{Kind: profile.DialogOther, Text: strings.TrimSpace(title)}, false, true
 	}
 	if h := s.dialog.hook; h != nil {
-		// The hook may come before the frame that draws its dialog has been
-		// read (the CLI runs it right after drawing; under load warden
-		// reads the pty later than the hook's socket): what was on the
-		// screen then is from before the dialog and cannot end it.
-		later := s.tap.seq.Load() > s.dialog.hookSeq
-		if later && (s.prof.Busy(scr) || s.prof.Ready(scr) || st.State == "working" || st.State == "idle") {
+		// The hook may come before warden has read the frame that draws its
+		// dialog (the CLI runs it as it draws; under load warden reads the
+		// pty later than the hook's socket, and what the CLI drew before
+		// the dialog may be read after the hook): a prompt or a turn on the
+		// screen ends the hook's word only once the screen has shown
+		// something else since (the dialog), or hookGrace after the hook.
+		movedOn := s.prof.Busy(scr) || s.prof.Ready(scr) || st.State == "working" || st.State == "idle"
+		if !movedOn {
+			s.dialog.hookSeen = true
+		}
+		if movedOn && (s.dialog.hookSeen || s.cfg.Clock.Now().Sub(s.dialog.hookAt) >= hookGrace) {
 			s.dialog.hook = nil // it moved on
 			return profile.Dialog{}, false, false
 		}

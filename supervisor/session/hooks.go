@@ -21,7 +21,8 @@ func (s *Session) onHook(m hookbus.Message) {
 		s.reader.Offer(f.Answer) // its blocks come back as reader events
 	}
 	if f.Dialog != nil {
-		s.dialog.hook, s.dialog.hookSeq = f.Dialog, s.tap.seq.Load()
+		s.dialog.hook, s.dialog.hookAt, s.dialog.hookSeen = f.Dialog, s.cfg.Clock.Now(), false
+		s.cfg.Clock.AfterFunc(hookGrace, func() { s.push(readerEvent{signals: true}) }) // look again then
 		s.checkDialog()
 	}
 	if f.HasGauge && !math.IsNaN(f.Gauge) {
