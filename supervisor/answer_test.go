@@ -82,11 +82,7 @@ func TestPersonAnswersDialog(t *testing.T) {
 // the screen it knows.
 func TestAnswerNeedsADialogOnTheScreen(t *testing.T) {
 	defer proctest.AssertNone(t)
-	warden, err := buildWarden()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Setenv("WARDEN_BIN", warden)
+	useWardenBin(t)
 	log := filepath.Join(t.TempDir(), "dialog.log")
 	cfg := writeTeam(t, dialogTimers("wait"), fakeAgent{name: "w", mode: "tui-dialog:" + log + ":hook", profile: "claude"})
 	team, _, wait := startTeamCfg(t, cfg)
@@ -95,7 +91,7 @@ func TestAnswerNeedsADialogOnTheScreen(t *testing.T) {
 	// machine a checkpoint request can be typed while the hook that
 	// announces the dialog (which the screen does not show) is on its way.
 	before := len(dialogLog(t, log))
-	_, err = control.NewClient(cfg.StateDir).Answer("w", control.AnswerRequest{Choice: profile.AnswerAllowOnce, Via: "cli"})
+	_, err := control.NewClient(cfg.StateDir).Answer("w", control.AnswerRequest{Choice: profile.AnswerAllowOnce, Via: "cli"})
 	if err == nil || !strings.Contains(err.Error(), "reads no dialog on its screen") {
 		t.Errorf("answer without a dialog on the screen: %v", err)
 	}

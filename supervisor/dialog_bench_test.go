@@ -72,11 +72,7 @@ prompt = "Create the probe file."
 // screen (the profile's rules after the 300 ms settle) and through a hook
 // alone. Targets: ≤ 2 s and ≤ 1 s. Run with -benchtime 10x.
 func BenchmarkDialogDetection(b *testing.B) {
-	warden, err := buildWarden()
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Setenv("WARDEN_BIN", warden)
+	useWardenBin(b)
 	for _, c := range []struct {
 		name string
 		hook string

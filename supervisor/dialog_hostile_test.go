@@ -28,11 +28,7 @@ func hasControl(s string) bool {
 // right-to-left override that would make them read otherwise.
 func TestHookDialogTextWithEscapesIsMadePlain(t *testing.T) {
 	defer proctest.AssertNone(t)
-	warden, err := buildWarden()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Setenv("WARDEN_BIN", warden)
+	useWardenBin(t)
 	log := filepath.Join(t.TempDir(), "dialog.log")
 	cfg := writeTeam(t, dialogTimers("wait"), fakeAgent{name: "w", mode: "tui-dialog:" + log + ":hook-hostile", profile: "claude"})
 	team, out, wait := startTeamCfg(t, cfg)

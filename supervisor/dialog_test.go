@@ -164,11 +164,7 @@ func TestDialogDeniedAfterTimeoutThenAgentCarriesOn(t *testing.T) {
 // end the hook's word. The fake CLI here runs the hook first, then draws.
 func TestHookDialogBeforeItsFrameIsAnnounced(t *testing.T) {
 	defer proctest.AssertNone(t)
-	warden, err := buildWarden()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Setenv("WARDEN_BIN", warden)
+	useWardenBin(t)
 	if _, text := dialogLatency(t, "hook-first"); text != "approve Bash: curl -s http://127.0.0.1:9/probe > fetched.txt" {
 		t.Errorf("agent_waiting text %q, want the hook's", text)
 	}
@@ -178,11 +174,7 @@ func TestHookDialogBeforeItsFrameIsAnnounced(t *testing.T) {
 // hook says so (Claude's PermissionRequest), within 1 s.
 func TestDialogFoundThroughAHookAlone(t *testing.T) {
 	defer proctest.AssertNone(t)
-	warden, err := buildWarden()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Setenv("WARDEN_BIN", warden)
+	useWardenBin(t)
 	d, text := dialogLatency(t, "hook")
 	if d > time.Second {
 		t.Errorf("agent_waiting %s after the dialog, want ≤ 1 s through a hook", d)

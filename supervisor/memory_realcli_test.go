@@ -31,11 +31,7 @@ func TestRealCLIMemoryFootprints(t *testing.T) {
 	for _, cli := range clis {
 		bins[cli] = realCLI(t, cli)
 	}
-	warden, err := buildWarden()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Setenv("WARDEN_BIN", warden)
+	useWardenBin(t)
 	defer proctest.AssertNone(t)
 
 	srv := fakeprovider.New(testLogger(t), fakeprovider.Script{Decide: func(r fakeprovider.Request) fakeprovider.Answer {

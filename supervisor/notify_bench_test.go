@@ -100,11 +100,7 @@ prompt = "Create the probe file."
 // url as ntfy's POST within 2 s, with its question and not its choices,
 // and is announced again a renotify later.
 func TestDialogPostedToURL(t *testing.T) {
-	warden, err := buildWarden()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Setenv("WARDEN_BIN", warden)
+	useWardenBin(t)
 	first, late, msg := postLatency(t, false)
 	if first > 2*time.Second || late > time.Second || late < -100*time.Millisecond {
 		t.Errorf("dialog → POST %s (want ≤ 2 s), renotify %s late (want ≤ 1 s)", first, late)
@@ -119,11 +115,7 @@ func TestDialogPostedToURL(t *testing.T) {
 // how late renotify = "1s" comes. Targets: ≤ 2 s, ≤ 1 s, within 1 s. Run
 // with -benchtime 10x.
 func BenchmarkDialogToPost(b *testing.B) {
-	warden, err := buildWarden()
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Setenv("WARDEN_BIN", warden)
+	useWardenBin(b)
 	for _, c := range []struct {
 		name string
 		hook bool

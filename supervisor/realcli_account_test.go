@@ -36,11 +36,7 @@ import (
 // (six CLIs at once are too many for a 2-core machine); the processes left
 // are checked once all are done.
 func TestRealCLIAccountParkedAtItsLimit(t *testing.T) {
-	warden, err := buildWarden()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Setenv("WARDEN_BIN", warden)
+	useWardenBin(t)
 	defer proctest.AssertNone(t)
 	t.Run("each", func(t *testing.T) {
 		for _, group := range [][]string{{"claude"}, {"codex", "gemini"}} {

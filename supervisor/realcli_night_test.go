@@ -31,11 +31,7 @@ const nightWindows = 3
 // the CLIs (default claude,codex,gemini).
 func BenchmarkRealCLINight(b *testing.B) {
 	clis := strings.Split(cmpOr(os.Getenv("WARDEN_NIGHT_CLIS"), "claude,codex,gemini"), ",")
-	warden, err := buildWarden()
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Setenv("WARDEN_BIN", warden)
+	useWardenBin(b)
 	for _, cli := range clis {
 		b.Run(cli, func(b *testing.B) {
 			for i := 0; i < b.N; i++ {

@@ -31,11 +31,7 @@ func TestRealCLITokensThroughWarden(t *testing.T) {
 
 func testRealTokensThroughWarden(t *testing.T, cli string) {
 	bin := realCLI(t, cli)
-	warden, err := buildWarden()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Setenv("WARDEN_BIN", warden)
+	useWardenBin(t)
 	defer proctest.AssertNone(t)
 
 	// After the second checkpoint answer the provider holds every request

@@ -1,6 +1,10 @@
 package supervisor
 
-import "github.com/wardenhq/warden/internal/teamtest"
+import (
+	"testing"
+
+	"github.com/wardenhq/warden/internal/teamtest"
+)
 
 // The helpers these tests share with supervisor/realclis (internal/teamtest).
 var (
@@ -25,3 +29,14 @@ var (
 
 // syncBuffer is warden's stdout in tests.
 type syncBuffer = teamtest.Buffer
+
+// useWardenBin builds cmd/warden (once per test binary) and sets WARDEN_BIN
+// for tb: the fake and real CLIs' hooks run it as `warden hook KIND`.
+func useWardenBin(tb testing.TB) {
+	tb.Helper()
+	warden, err := buildWarden()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Setenv("WARDEN_BIN", warden)
+}

@@ -61,10 +61,7 @@ func TestGeminiQueuedPromptIsATurnDue(t *testing.T) {
 // windows pass without a turn, the text is typed once more, and Enter
 // pressed because it shows in the box this time.
 func TestGeminiDroppedPasteIsTypedOnceMore(t *testing.T) {
-	rec := loadRecording(t, "gemini", "checkpoint-200x50")
-	ready := rec.screenAt(t, rec.Typed[0].Offset)
-	p := mustProfile(t, "gemini")
-	p.EnterDelay, p.SubmitWindow, p.EnterTries, p.Poll = 10*time.Millisecond, 50*time.Millisecond, 3, 5*time.Millisecond
+	ready, p := geminiSubmitRig(t)
 	text := "CHECKPOINT REQUEST: T1"
 	typedRows := slices.Clone(ready.rows)
 	for i, r := range typedRows {
@@ -97,16 +94,8 @@ func TestGeminiDroppedPasteIsTypedOnceMore(t *testing.T) {
 // while the queued prompt ran). That notice is the submission: nothing is
 // typed again.
 func TestGeminiQueuedWhileInitializingIsNotTypedAgain(t *testing.T) {
-	rec := loadRecording(t, "gemini", "checkpoint-200x50")
-	ready := rec.screenAt(t, rec.Typed[0].Offset)
-	p := mustProfile(t, "gemini")
-	p.EnterDelay, p.SubmitWindow, p.EnterTries, p.Poll = 10*time.Millisecond, 50*time.Millisecond, 3, 5*time.Millisecond
-	top := slices.IndexFunc(ready.rows, func(r string) bool { return strings.HasPrefix(strings.TrimSpace(r), "▄▄▄") })
-	if top < 2 {
-		t.Fatalf("no input box frame on the ready screen:\n%s", ready)
-	}
-	noticed := staticScreen{bracketed: ready.bracketed, rows: slices.Concat(ready.rows[1:top],
-		[]string{"ℹ Initializing... Prompts will be queued."}, ready.rows[top:])}
+	ready, p := geminiSubmitRig(t)
+	noticed := aboveBox(t, ready, "ℹ Initializing... Prompts will be queued.")
 	if !p.TurnEnded(noticed) {
 		t.Fatalf("the screen with the notice reads as a turn at work:\n%s", noticed)
 	}
@@ -137,13 +126,8 @@ func (s drawnScreen) Drawn() uint64 { return s.drawn }
 // the text was typed has not dropped it: Submit waits for its next frame
 // and reads that, and types nothing again.
 func TestGeminiDrawingNothingAfterAPasteIsWaitedFor(t *testing.T) {
-	rec := loadRecording(t, "gemini", "checkpoint-200x50")
-	ready := rec.screenAt(t, rec.Typed[0].Offset)
-	p := mustProfile(t, "gemini")
-	p.EnterDelay, p.SubmitWindow, p.EnterTries, p.Poll = 10*time.Millisecond, 50*time.Millisecond, 3, 5*time.Millisecond
-	top := slices.IndexFunc(ready.rows, func(r string) bool { return strings.HasPrefix(strings.TrimSpace(r), "▄▄▄") })
-	noticed := staticScreen{bracketed: ready.bracketed, rows: slices.Concat(ready.rows[1:top],
-		[]string{"ℹ Initializing... Prompts will be queued."}, ready.rows[top:])}
+	ready, p := geminiSubmitRig(t)
+	noticed := aboveBox(t, ready, "ℹ Initializing... Prompts will be queued.")
 	var w bytes.Buffer
 	var enter time.Time
 	screen := func() Screen {
@@ -171,10 +155,7 @@ func TestGeminiDrawingNothingAfterAPasteIsWaitedFor(t *testing.T) {
 // requests were refused as typed into a draft). Once the box shows the
 // text, Enter is pressed again; the text is not typed again.
 func TestGeminiTextShownLateIsEnteredAgain(t *testing.T) {
-	rec := loadRecording(t, "gemini", "checkpoint-200x50")
-	ready := rec.screenAt(t, rec.Typed[0].Offset)
-	p := mustProfile(t, "gemini")
-	p.EnterDelay, p.SubmitWindow, p.EnterTries, p.Poll = 10*time.Millisecond, 50*time.Millisecond, 3, 5*time.Millisecond
+	ready, p := geminiSubmitRig(t)
 	text := strings.Repeat("a line of the first prompt\n", 17) + "Say ready."
 	held := slices.Clone(ready.rows)
 	for i, r := range held {
@@ -222,10 +203,7 @@ func TestGeminiTextShownLateIsEnteredAgain(t *testing.T) {
 // says the Enter waits for that turn (ErrBusyTyped), and Enter is pressed
 // once.
 func TestBusyWithTheTextStillInTheBoxIsNotItsTurn(t *testing.T) {
-	rec := loadRecording(t, "gemini", "checkpoint-200x50")
-	ready := rec.screenAt(t, rec.Typed[0].Offset)
-	p := mustProfile(t, "gemini")
-	p.EnterDelay, p.SubmitWindow, p.EnterTries, p.Poll = 10*time.Millisecond, 50*time.Millisecond, 3, 5*time.Millisecond
+	ready, p := geminiSubmitRig(t)
 	text := "CHECKPOINT REQUEST: T1"
 	typed := slices.Clone(ready.rows)
 	for i, r := range typed {
@@ -247,4 +225,26 @@ func TestBusyWithTheTextStillInTheBoxIsNotItsTurn(t *testing.T) {
 	if !errors.Is(err, ErrBusyTyped) || strings.Count(w.String(), "\r") != 1 {
 		t.Errorf("Submit = %v, Enter %d times; want ErrBusyTyped and Enter once", err, strings.Count(w.String(), "\r"))
 	}
+}
+
+// geminiSubmitRig is the recorded Gemini CLI's ready screen and its profile
+// with Submit's waits cut to a test's size.
+func geminiSubmitRig(t *testing.T) (staticScreen, *Profile) {
+	t.Helper()
+	rec := loadRecording(t, "gemini", "checkpoint-200x50")
+	ready := rec.screenAt(t, rec.Typed[0].Offset)
+	p := mustProfile(t, "gemini")
+	p.EnterDelay, p.SubmitWindow, p.EnterTries, p.Poll = 10*time.Millisecond, 50*time.Millisecond, 3, 5*time.Millisecond
+	return ready, p
+}
+
+// aboveBox is screen with a row drawn right above its input box (its first
+// row scrolled off).
+func aboveBox(t *testing.T, screen staticScreen, row string) staticScreen {
+	t.Helper()
+	top := slices.IndexFunc(screen.rows, func(r string) bool { return strings.HasPrefix(strings.TrimSpace(r), "▄▄▄") })
+	if top < 2 {
+		t.Fatalf("no input box frame on the screen:\n%s", screen)
+	}
+	return staticScreen{bracketed: screen.bracketed, rows: slices.Concat(screen.rows[1:top], []string{row}, screen.rows[top:])}
 }
