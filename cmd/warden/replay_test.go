@@ -101,7 +101,11 @@ func TestReplayPlaysTheRecordedSession(t *testing.T) {
 	if final != screenOf(log) || !strings.Contains(final, "Estimated Progress: 10%") || !strings.Contains(final, "> /exit") {
 		t.Errorf("the replay's last screen:\n%s", final)
 	}
-	if el := time.Since(start); el > 5*time.Second {
+	// The pace itself (divided by --speed, idle capped) is
+	// TestPlayKeepsThePaceCapsIdleAndDividesBySpeed's, on a fake clock;
+	// here only a replay that hangs fails (beside a whole test run the
+	// command took 6 s, most of it starting a -race binary).
+	if el := time.Since(start); el > 30*time.Second {
 		t.Errorf("replay at 1000x took %v", el)
 	}
 
