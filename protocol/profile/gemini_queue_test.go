@@ -37,20 +37,8 @@ func TestGeminiQueuedPromptIsATurnDue(t *testing.T) {
 
 	text := "Say ready."
 	p.EnterDelay, p.SubmitWindow, p.EnterTries, p.Poll = 10*time.Millisecond, 50*time.Millisecond, 3, 5*time.Millisecond
-	typedRows := slices.Clone(ready.rows)
-	for i, r := range typedRows {
-		typedRows[i] = strings.Replace(r, "Type your message or @path/to/file", text, 1)
-	}
 	var w bytes.Buffer
-	screen := func() Screen {
-		switch {
-		case w.Len() == 0:
-			return ready
-		case !strings.Contains(w.String(), "\r"):
-			return staticScreen{rows: typedRows, bracketed: ready.bracketed}
-		}
-		return queued
-	}
+	screen := typedThen(&w, ready, boxShowing(ready, text), queued)
 	if err := p.Submit(context.Background(), &w, screen, text); err != nil || strings.Count(w.String(), "\r") != 1 {
 		t.Errorf("Submit into Gemini's queue = %v, Enter %d times; want nil and once", err, strings.Count(w.String(), "\r"))
 	}
@@ -205,22 +193,11 @@ func TestGeminiTextShownLateIsEnteredAgain(t *testing.T) {
 func TestBusyWithTheTextStillInTheBoxIsNotItsTurn(t *testing.T) {
 	ready, p := geminiSubmitRig(t)
 	text := "CHECKPOINT REQUEST: T1"
-	typed := slices.Clone(ready.rows)
-	for i, r := range typed {
-		typed[i] = strings.Replace(r, "Type your message or @path/to/file", text, 1)
-	}
-	busy := slices.Clone(typed)
-	busy[len(busy)-8] = "⠸ Thinking... (esc to cancel, 0s)"
+	typed := boxShowing(ready, text)
+	busy := staticScreen{rows: slices.Clone(typed.rows), bracketed: ready.bracketed}
+	busy.rows[len(busy.rows)-8] = "⠸ Thinking... (esc to cancel, 0s)"
 	var w bytes.Buffer
-	screen := func() Screen {
-		switch {
-		case w.Len() == 0:
-			return ready
-		case !strings.Contains(w.String(), "\r"):
-			return staticScreen{rows: typed, bracketed: ready.bracketed}
-		}
-		return staticScreen{rows: busy, bracketed: ready.bracketed}
-	}
+	screen := typedThen(&w, ready, typed, busy)
 	err := p.Submit(context.Background(), &w, screen, text)
 	if !errors.Is(err, ErrBusyTyped) || strings.Count(w.String(), "\r") != 1 {
 		t.Errorf("Submit = %v, Enter %d times; want ErrBusyTyped and Enter once", err, strings.Count(w.String(), "\r"))
@@ -247,4 +224,27 @@ func aboveBox(t *testing.T, screen staticScreen, row string) staticScreen {
 		t.Fatalf("no input box frame on the screen:\n%s", screen)
 	}
 	return staticScreen{bracketed: screen.bracketed, rows: slices.Concat(screen.rows[1:top], []string{row}, screen.rows[top:])}
+}
+
+// boxShowing is screen with text in its empty input box.
+func boxShowing(screen staticScreen, text string) staticScreen {
+	rows := slices.Clone(screen.rows)
+	for i, r := range rows {
+		rows[i] = strings.Replace(r, "Type your message or @path/to/file", text, 1)
+	}
+	return staticScreen{rows: rows, bracketed: screen.bracketed}
+}
+
+// typedThen is the screen as Submit meets it, by what it wrote to w: ready
+// until it types, typed until its Enter, then after.
+func typedThen(w *bytes.Buffer, ready, typed, after Screen) func() Screen {
+	return func() Screen {
+		switch {
+		case w.Len() == 0:
+			return ready
+		case !strings.Contains(w.String(), "\r"):
+			return typed
+		}
+		return after
+	}
 }
