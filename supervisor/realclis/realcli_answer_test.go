@@ -183,7 +183,23 @@ prompt = "Fetch the probes."
 		tb.Errorf("the first dialog's question: %q", d.Question)
 	}
 	// The next message draws the second dialog (a person's, as warden send
-	// types it at the turn boundary the denial left).
+	// types it at the turn boundary the denial left) — once warden has seen
+	// the first one gone: until then send refuses, as the dialog waits
+	// (beside a whole run Gemini CLI redrew 1 s and more after the Esc).
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		n := 0
+		for _, e := range events() {
+			if e["event"] == event.AgentResumed {
+				n++
+			}
+		}
+		if n > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			tb.Fatalf("the denied dialog never seen gone (no agent_resumed within 30 s)")
+		}
+	}
 	if r, err := cl.Send(c.cli, "Go on: fetch the second probe.", false, time.Minute); err != nil || r.Outcome != face.Submitted {
 		tb.Fatalf("send after the denial: %+v %v", r, err)
 	}
