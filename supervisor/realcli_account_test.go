@@ -1,6 +1,7 @@
 package supervisor
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -173,16 +174,31 @@ prompt = "Say ready."
 	stop := func() { stopOnce.Do(func() { team.Force(); wait() }) }
 	defer stop()
 
+	// b's group is watched from before the park: the park is at the first
+	// sign; account_parked may be said seconds later (it waits for a sign
+	// with the reset) and says when the park began (since).
 	var parked map[string]any
-	waitForD(t, "account_parked", 120*time.Second, func() bool {
-		parked = firstEvent(eventsOf(t, cfg), event.AccountParked)
-		return parked != nil
-	})
-	parkedAt := eventTime(t, parked)
+	var bStopped time.Time
+	waitForD(t, "b running", 60*time.Second, func() bool { return team.agents[1].Status().Pid > 0 })
 	bPid := team.agents[1].Status().Pid
-	waitForD(t, "b's process group stopped", 5*time.Second, func() bool { return procState(bPid) == 'T' })
-	if lag := time.Since(parkedAt); lag > time.Second {
-		t.Errorf("b stopped %v after account_parked, want within 1 s", lag)
+	waitForD(t, "account_parked and b's process group stopped", 120*time.Second, func() bool {
+		if bStopped.IsZero() && procState(bPid) == 'T' {
+			bStopped = time.Now()
+		}
+		if parked == nil {
+			parked = firstEvent(eventsOf(t, cfg), event.AccountParked)
+		}
+		return parked != nil && !bStopped.IsZero()
+	})
+	parkedAt, err := time.Parse(time.RFC3339Nano, fmt.Sprint(parked["since"]))
+	if err != nil {
+		t.Fatalf("account_parked's since: %v", err)
+	}
+	if lag := bStopped.Sub(parkedAt); lag > time.Second {
+		t.Errorf("b stopped %v after the park began, want within 1 s", lag)
+	}
+	if said := eventTime(t, parked).Sub(parkedAt); said > 6*time.Second {
+		t.Errorf("account_parked said %v after the park began, want within sayWait", said)
 	}
 	g.mu.Lock()
 	reset, hit := g.window.ResetAt, g.hit

@@ -94,8 +94,9 @@ type Profile struct {
 	// lost).
 	busyStarts bool
 	// redrawsAfterEnter: after Enter the CLI may show neither its box nor
-	// a turn for seconds (OpenCode opening its session view), and Submit
-	// waits for what it draws next.
+	// a turn for seconds (OpenCode opening its session view, Qwen Code
+	// between its box and its spinner), and Submit waits for what it
+	// draws next.
 	redrawsAfterEnter bool
 }
 

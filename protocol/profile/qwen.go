@@ -99,6 +99,12 @@ func qwenProfile() *Profile {
 	// ("quit  Exit the cli") and "/quit" stayed in the box (measured with
 	// Gemini CLI 0.61.0). Once it has quit, no key is typed.
 	p.quit = []Keys{{Bytes: []byte("/quit")}, {Bytes: []byte("\r"), Pause: 700 * time.Millisecond}, {Bytes: []byte("\r"), Pause: 2 * time.Second}}
+	// After Enter Qwen takes its box off the screen and draws the turn's
+	// spinner over where it was a moment later (every Enter of
+	// ../testdata/cli-qwen: neither box nor turn for a stretch of output);
+	// on a loaded machine that moment lasts seconds. Submit waits for what
+	// it draws next.
+	p.redrawsAfterEnter = true
 	return p
 }
 

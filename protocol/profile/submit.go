@@ -125,7 +125,10 @@ func (p *Profile) Submit(ctx context.Context, w io.Writer, screen func() Screen,
 	// this time (an Enter on an empty box may land in what a slow turn
 	// draws next: an approval dialog, Yes preselected).
 	queued := func(v *view) bool { return p.queuedNotices(v.rows) > notices }
-	told := func(v *view) bool { return v.busy() || v.dialog() || !v.inputEmpty() || queued(v) }
+	// (A screen without the box is the CLI between frames — Qwen Code
+	// takes its box off before it draws the turn — or something drawn in
+	// its place: no key is pressed either way, so it is waited through.)
+	told := func(v *view) bool { return v.busy() || v.dialog() || (v.hasBox && !v.inputEmpty()) || queued(v) }
 	v, err = p.redrawnUntil(ctx, screen, 3*p.SubmitWindow, told)
 	if err == nil && !told(v) && !drawnSince(screen(), mark) {
 		// Nothing drawn since the text was typed: the CLI is not drawing
@@ -229,6 +232,11 @@ func (p *Profile) press(ctx context.Context, w io.Writer, screen func() Screen, 
 			return nil
 		}
 		last := p.tui.view(screen().Rows())
+		if p.started(landed, last) {
+			// Drawn just after the wait's last look (Qwen Code on a loaded
+			// machine drew its turn 2 s after Enter, the box hidden under it).
+			return nil
+		}
 		if !last.hasBox && p.redrawsAfterEnter {
 			// Neither the box nor a turn: the CLI is between frames (OpenCode
 			// blanks its screen while it opens the session view, for
@@ -239,7 +247,7 @@ func (p *Profile) press(ctx context.Context, w io.Writer, screen func() Screen, 
 			if last, err = p.redrawn(ctx, screen, 3*window); err != nil {
 				return fmt.Errorf("submit to %s: %w", p.Name, err)
 			}
-			if last.busy() || last.dialog() || (landed && last.hasBox && last.inputEmpty() && !p.busyStarts) {
+			if p.started(landed, last) {
 				return nil
 			}
 		}
@@ -279,13 +287,7 @@ func (p *Profile) press(ctx context.Context, w io.Writer, screen func() Screen, 
 func (p *Profile) waitStarted(ctx context.Context, screen func() Screen, landed bool, d time.Duration) (bool, error) {
 	deadline := p.Clock.Now().Add(d)
 	for {
-		s := screen()
-		v := p.tui.view(s.Rows())
-		// A dialog drawn after Enter is the turn at work (a tool call
-		// asking for approval); another Enter would answer it. A turn at
-		// work while the box still holds the text is not the text's: a
-		// submitted text leaves the box.
-		if (v.busy() && !holding(landed, v)) || v.dialog() || (landed && v.inputEmpty() && !p.busyStarts) {
+		if p.started(landed, p.tui.view(screen().Rows())) {
 			return true, nil
 		}
 		if !p.Clock.Now().Before(deadline) {
@@ -295,6 +297,16 @@ func (p *Profile) waitStarted(ctx context.Context, screen func() Screen, landed 
 			return false, err
 		}
 	}
+}
+
+// started reports whether v shows the turn Enter started. A dialog drawn
+// after Enter is the turn at work (a tool call asking for approval);
+// another Enter would answer it. A turn at work while the box still holds
+// the text is not the text's: a submitted text leaves the box. The box
+// that showed the text and is empty now is the turn, where the CLI empties
+// its box only at a submission (!busyStarts).
+func (p *Profile) started(landed bool, v *view) bool {
+	return (v.busy() && !holding(landed, v)) || v.dialog() || (landed && v.hasBox && v.inputEmpty() && !p.busyStarts)
 }
 
 // holding reports whether the box still shows the typed text: it was seen

@@ -145,8 +145,12 @@ func (a *Accounts) Limit(agent string, l session.LimitSign) {
 }
 
 // sayWait is how long the park of a sign that gave no reset waits for one
-// that does before it is said without.
-const sayWait = time.Second
+// that does before it is said without. Claude Code's status line follows
+// its StopFailure hook by well under a second on an idle machine; on a
+// loaded one (the status line is a command Claude spawns) by seconds. The
+// agents are parked at the first sign all the same: only the event waits,
+// and it says when the park began (since).
+const sayWait = 5 * time.Second
 
 // sayLate says a park whose first sign gave no reset, if no better sign
 // said it meanwhile (gen: the park's plan then; a re-plan said it).
@@ -224,7 +228,8 @@ func (a *Accounts) parkedSaid(acc *account) {
 		return
 	}
 	a.c.Emit(event.AccountParked, agent, "account", acc.name, "agents", names, "resets_at", rfc3339(acc.reset),
-		"until", acc.until.UTC().Format(time.RFC3339), "source", l.Source, "text", l.Text)
+		"until", acc.until.UTC().Format(time.RFC3339), "since", acc.since.UTC().Format(time.RFC3339Nano),
+		"source", l.Source, "text", l.Text)
 	a.c.Printf(agent, "WARNING: account %s is at its usage limit (%s on %s): %s parked until %s\n",
 		acc.name, l.Source, agent, strings.Join(names, ", "), clockTime(acc.until))
 }

@@ -117,7 +117,7 @@ func TestAccountPlansTheResetBySign(t *testing.T) {
 			if parked, _ := other.state(); parked {
 				t.Error("an agent of no account was parked with the account")
 			}
-			clk.Advance(time.Second) // a park without a reset is said after sayWait
+			clk.Advance(sayWait) // a park without a reset is said after sayWait
 			if e := s.of(event.AccountParked); len(e) != 1 || e[0]["source"] != c.sign.Source {
 				t.Errorf("account_parked %v", e)
 			}
@@ -137,7 +137,8 @@ func TestAccountPlansTheResetBySign(t *testing.T) {
 
 // A sign without a reset (Claude Code's StopFailure hook) parks the account
 // at once, and account_parked waits for the better sign that follows (its
-// status line's resets_at), which also moves the plan; a later sign that
+// status line's resets_at, seconds later on a loaded machine), which also
+// moves the plan; the event says when the park began; a later sign that
 // says no better changes nothing.
 func TestAccountSaysTheParkWithTheBetterReset(t *testing.T) {
 	start := time.Date(2026, 11, 26, 1, 0, 0, 0, time.UTC)
@@ -152,13 +153,17 @@ func TestAccountSaysTheParkWithTheBetterReset(t *testing.T) {
 	if parked, _ := b.state(); !parked || len(s.of(event.AccountParked)) != 0 {
 		t.Fatalf("b parked %v, account_parked %v: want parked at once, said later", parked, s.of(event.AccountParked))
 	}
-	clk.Advance(200 * time.Millisecond)
+	clk.Advance(3 * time.Second)
+	if len(s.of(event.AccountParked)) != 0 {
+		t.Fatalf("account_parked said 3 s after a sign without a reset: %v", s.of(event.AccountParked))
+	}
 	reset := start.Add(2 * time.Hour)
 	acc.Limit("a", session.LimitSign{Reset: reset, Exact: true, Source: session.SourceStatusLine})
 	acc.Limit("b", session.LimitSign{Reset: start.Add(3 * time.Hour).Truncate(time.Minute), Source: session.SourceBanner})
 	clk.Advance(2 * time.Second)
 	e := s.of(event.AccountParked)
-	if len(e) != 1 || e[0]["resets_at"] != reset.Format(time.RFC3339) || e[0]["source"] != session.SourceStopFailure || e[0]["agent"] != "a" {
+	if len(e) != 1 || e[0]["resets_at"] != reset.Format(time.RFC3339) || e[0]["source"] != session.SourceStopFailure || e[0]["agent"] != "a" ||
+		e[0]["since"] != start.Format(time.RFC3339Nano) {
 		t.Errorf("account_parked %v", e)
 	}
 	if _, until := b.state(); !until.Equal(reset.Add(30 * time.Second)) {

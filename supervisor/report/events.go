@@ -42,6 +42,7 @@ type ev struct {
 	Kind      string          `json:"kind"`
 	Text      string          `json:"text"`
 	Until     string          `json:"until"`
+	Since     string          `json:"since"`
 	Reset     string          `json:"reset"`
 	ResetsAt  json.RawMessage `json:"resets_at"`
 	Source    string          `json:"source"`
@@ -198,7 +199,11 @@ func (b *builder) add(e *ev) {
 		}
 	case evAccountParked:
 		b.parked[e.Account] = len(r.Limits)
-		l := Limit{Kind: evAccountParked, At: e.TS, Account: plain(e.Account), Reset: plain(rawText(e.ResetsAt)),
+		at := e.TS // said at; since: when the park began (it may be said seconds later)
+		if since, err := time.Parse(time.RFC3339Nano, e.Since); err == nil {
+			at = since
+		}
+		l := Limit{Kind: evAccountParked, At: at, Account: plain(e.Account), Reset: plain(rawText(e.ResetsAt)),
 			Source: plain(e.Source), Text: clip(plain(e.Text), maxText)}
 		for _, name := range e.Agents {
 			l.Agents = append(l.Agents, plain(name))

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/wardenhq/warden/internal/hostiletext"
 	"github.com/wardenhq/warden/protocol"
@@ -18,7 +19,8 @@ func TestLimitsWithTheirWindows(t *testing.T) {
 		event(100, "usage_limit_wait", "a1", "T1", "until", at(3700).Format("2006-01-02T15:04:05Z07:00"),
 			"reset", "23:00", "text", "You've hit your limit · resets 11pm").
 		event(200, "account_parked", "", "", "account", "work", "agents", []string{"a1", "a2"},
-			"resets_at", at(3600).Format("2006-01-02T15:04:05Z07:00"), "source", "status_line").
+			"resets_at", at(3600).Format("2006-01-02T15:04:05Z07:00"), "source", "status_line",
+			"since", at(195).Format(time.RFC3339Nano)).
 		event(3660, "account_resumed", "", "", "account", "work").
 		build(9000)
 	if len(r.Limits) != 2 || r.Summary.Limits != 2 {
@@ -29,7 +31,7 @@ func TestLimitsWithTheirWindows(t *testing.T) {
 		t.Errorf("the pause: %+v", l)
 	}
 	if p.Kind != "account_parked" || p.Account != "work" || len(p.Agents) != 2 || !p.Resumed.Equal(at(3660)) ||
-		p.Source != "status_line" || p.Reset != "2026-03-01T23:00:00Z" {
+		p.Source != "status_line" || p.Reset != "2026-03-01T23:00:00Z" || !p.At.Equal(at(195)) {
 		t.Errorf("the parked account: %+v", p)
 	}
 	if r.Agents[0].Limits != 2 || r.Agents[1].Limits != 1 {
