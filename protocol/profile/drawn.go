@@ -29,13 +29,8 @@ const frozenWait = 30 * time.Second
 // untilDrawn polls the screen for up to d until it holds output read after
 // mark.
 func (p *Profile) untilDrawn(ctx context.Context, screen func() Screen, mark uint64, d time.Duration) error {
-	deadline := p.Clock.Now().Add(d)
-	for !drawnSince(screen(), mark) && p.Clock.Now().Before(deadline) {
-		if err := p.sleep(ctx, p.Poll); err != nil {
-			return err
-		}
-	}
-	return nil
+	_, err := p.pollUntil(ctx, d, func() bool { return drawnSince(screen(), mark) })
+	return err
 }
 
 // Drawer is a Screen that says how much of the CLI's output had been read

@@ -55,16 +55,13 @@ func (p *Profile) holds(s Screen, v *view, text string) bool {
 // its permission dialog in place of the box, and the box again after Esc,
 // over several frames) shows neither for a moment: a box missing then is
 // not a draft.
-func (p *Profile) boxOrDialog(ctx context.Context, screen func() Screen) (Screen, *view, error) {
-	deadline := p.Clock.Now().Add(p.SubmitWindow)
-	for {
-		s := screen()
-		v := p.tui.view(s.Rows())
-		if v.hasBox || v.dialog() || !p.Clock.Now().Before(deadline) {
-			return s, v, nil
-		}
-		if err := p.sleep(ctx, p.Poll); err != nil {
-			return nil, nil, err
-		}
+func (p *Profile) boxOrDialog(ctx context.Context, screen func() Screen) (s Screen, v *view, err error) {
+	if _, err = p.pollUntil(ctx, p.SubmitWindow, func() bool {
+		s = screen()
+		v = p.tui.view(s.Rows())
+		return v.hasBox || v.dialog()
+	}); err != nil {
+		return nil, nil, err
 	}
+	return s, v, nil
 }

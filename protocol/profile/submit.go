@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"time"
 )
 
 // Errors Submit returns (wrapped).
@@ -180,25 +179,6 @@ func (p *Profile) Submit(ctx context.Context, w io.Writer, screen func() Screen,
 // the text was never seen in the box.
 var errDropped = errors.New("the typed text was never seen and the box is empty")
 
-// waitLanded polls the screen for up to SubmitWindow until the input box
-// shows the typed text (or a dialog, which press refuses to answer).
-func (p *Profile) waitLanded(ctx context.Context, screen func() Screen) (bool, error) {
-	deadline := p.Clock.Now().Add(p.SubmitWindow)
-	for {
-		s := screen()
-		v := p.tui.view(s.Rows())
-		if landed := !v.inputEmpty(); landed || v.dialog() || waiting(s) {
-			return landed, nil
-		}
-		if !p.Clock.Now().Before(deadline) {
-			return false, nil
-		}
-		if err := p.sleep(ctx, p.Poll); err != nil {
-			return false, err
-		}
-	}
-}
-
 // press presses Enter as a write of its own and watches the screen until
 // the turn starts, pressing it again up to EnterTries in all — never when a
 // dialog is up. landed: the typed text was seen in the input box.
@@ -281,69 +261,6 @@ func (p *Profile) press(ctx context.Context, w io.Writer, screen func() Screen, 
 		window *= 2
 	}
 	return fmt.Errorf("submit to %s: %w (Enter pressed %d times)", p.Name, ErrNotSubmitted, max(p.EnterTries, 1))
-}
-
-// waitStarted polls the screen for up to d until a turn has started.
-func (p *Profile) waitStarted(ctx context.Context, screen func() Screen, landed bool, d time.Duration) (bool, error) {
-	deadline := p.Clock.Now().Add(d)
-	for {
-		if p.started(landed, p.tui.view(screen().Rows())) {
-			return true, nil
-		}
-		if !p.Clock.Now().Before(deadline) {
-			return false, nil
-		}
-		if err := p.sleep(ctx, p.Poll); err != nil {
-			return false, err
-		}
-	}
-}
-
-// started reports whether v shows the turn Enter started. A dialog drawn
-// after Enter is the turn at work (a tool call asking for approval);
-// another Enter would answer it. A turn at work while the box still holds
-// the text is not the text's: a submitted text leaves the box. The box
-// that showed the text and is empty now is the turn, where the CLI empties
-// its box only at a submission (!busyStarts).
-func (p *Profile) started(landed bool, v *view) bool {
-	return (v.busy() && !holding(landed, v)) || v.dialog() || (landed && v.hasBox && v.inputEmpty() && !p.busyStarts)
-}
-
-// holding reports whether the box still shows the typed text: it was seen
-// there (landed), and the box, empty before it was typed, is not now.
-func holding(landed bool, v *view) bool { return landed && v.hasBox && !v.inputEmpty() }
-
-// redrawn polls the screen for up to d until it shows the input box, a
-// turn at work or a dialog, and returns the last view.
-func (p *Profile) redrawn(ctx context.Context, screen func() Screen, d time.Duration) (*view, error) {
-	return p.redrawnUntil(ctx, screen, d, func(v *view) bool { return v.hasBox || v.busy() || v.dialog() })
-}
-
-// redrawnUntil polls the screen for up to d until done holds for its view,
-// and returns the last view.
-func (p *Profile) redrawnUntil(ctx context.Context, screen func() Screen, d time.Duration, done func(*view) bool) (*view, error) {
-	deadline := p.Clock.Now().Add(d)
-	for {
-		v := p.tui.view(screen().Rows())
-		if done(v) || !p.Clock.Now().Before(deadline) {
-			return v, nil
-		}
-		if err := p.sleep(ctx, p.Poll); err != nil {
-			return nil, err
-		}
-	}
-}
-
-func (p *Profile) sleep(ctx context.Context, d time.Duration) error {
-	if d <= 0 {
-		return ctx.Err()
-	}
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-p.Clock.After(d):
-		return nil
-	}
 }
 
 func firstLine(s string) string {
