@@ -223,7 +223,7 @@ func (a *Accounts) parkedSaid(acc *account) {
 		"reset", acc.reset, "until", acc.until, "seen_by", agent)
 	if acc.solo {
 		a.c.Emit(event.UsageLimitWait, agent, "until", acc.until.UTC().Format(time.RFC3339), "reset", rfc3339(acc.reset),
-			"text", l.Text, "source", l.Source)
+			"since", acc.since.UTC().Format(time.RFC3339Nano), "text", l.Text, "source", l.Source)
 		a.c.Printf(agent, "WARNING: %s hit a usage limit; waiting until %s\n", agent, clockTime(acc.until))
 		return
 	}

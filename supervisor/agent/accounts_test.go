@@ -146,10 +146,12 @@ func TestAccountSaysTheParkWithTheBetterReset(t *testing.T) {
 	var s said
 	var exits []string
 	acc := newTestAccounts(clk, &s, func(why string) { exits = append(exits, why) })
-	a, b := &member{name: "a"}, &member{name: "b"}
+	a, b, solo := &member{name: "a"}, &member{name: "b"}, &member{name: "p"}
 	acc.Add("work", a)
 	acc.Add("work", b)
+	acc.Add("", solo)
 	acc.Limit("a", session.LimitSign{Source: session.SourceStopFailure, Text: "the turn ended on a rate limit"})
+	acc.Limit("p", session.LimitSign{Source: session.SourceStopFailure, Text: "the turn ended on a rate limit"})
 	if parked, _ := b.state(); !parked || len(s.of(event.AccountParked)) != 0 {
 		t.Fatalf("b parked %v, account_parked %v: want parked at once, said later", parked, s.of(event.AccountParked))
 	}
@@ -168,6 +170,11 @@ func TestAccountSaysTheParkWithTheBetterReset(t *testing.T) {
 	}
 	if _, until := b.state(); !until.Equal(reset.Add(30 * time.Second)) {
 		t.Errorf("b parked until %s, want the status line's reset + 30 s", until)
+	}
+	// An agent of no account whose sign gave no reset: said after sayWait,
+	// from when it was paused.
+	if w := s.of(event.UsageLimitWait); len(w) != 1 || w[0]["agent"] != "p" || w[0]["since"] != start.Format(time.RFC3339Nano) {
+		t.Errorf("usage_limit_wait %v", w)
 	}
 	if len(exits) != 0 {
 		t.Errorf("on_limit wait ended the run: %v", exits)

@@ -60,6 +60,15 @@ type ev struct {
 	Choice    string          `json:"choice"`
 }
 
+// parkedAt is when a pause at a usage limit began: its since (the event
+// may be said seconds later, once the reset is known), else its time.
+func (e *ev) parkedAt() time.Time {
+	if since, err := time.Parse(time.RFC3339Nano, e.Since); err == nil {
+		return since
+	}
+	return e.TS
+}
+
 // readEvents feeds the run's events to the builder: from the first
 // run_started of the run state.json names (events carry no run id; the log
 // spans runs) to the end, or to a run_started of another run. When the log
@@ -192,18 +201,14 @@ func (b *builder) add(e *ev) {
 		b.closeWait(e.Agent, e.TS, "answered")
 	case event.UsageLimitWait:
 		until, _ := time.Parse(time.RFC3339, e.Until)
-		r.Limits = append(r.Limits, Limit{Kind: event.UsageLimitWait, At: e.TS, Agent: plain(e.Agent), Task: plain(e.Task),
+		r.Limits = append(r.Limits, Limit{Kind: event.UsageLimitWait, At: e.parkedAt(), Agent: plain(e.Agent), Task: plain(e.Task),
 			Until: until, Reset: plain(e.Reset), Text: clip(plain(e.Text), maxText)})
 		if a != nil {
 			a.Limits++
 		}
 	case evAccountParked:
 		b.parked[e.Account] = len(r.Limits)
-		at := e.TS // said at; since: when the park began (it may be said seconds later)
-		if since, err := time.Parse(time.RFC3339Nano, e.Since); err == nil {
-			at = since
-		}
-		l := Limit{Kind: evAccountParked, At: at, Account: plain(e.Account), Reset: plain(rawText(e.ResetsAt)),
+		l := Limit{Kind: evAccountParked, At: e.parkedAt(), Account: plain(e.Account), Reset: plain(rawText(e.ResetsAt)),
 			Source: plain(e.Source), Text: clip(plain(e.Text), maxText)}
 		for _, name := range e.Agents {
 			l.Agents = append(l.Agents, plain(name))

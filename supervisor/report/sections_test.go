@@ -17,7 +17,7 @@ func TestLimitsWithTheirWindows(t *testing.T) {
 	r := newCrafted(t, "finished", false, 9000).
 		event(0, "run_started", "", "", "run_id", "R1", "how", "new").
 		event(100, "usage_limit_wait", "a1", "T1", "until", at(3700).Format("2006-01-02T15:04:05Z07:00"),
-			"reset", "23:00", "text", "You've hit your limit · resets 11pm").
+			"reset", "23:00", "text", "You've hit your limit · resets 11pm", "since", at(98).Format(time.RFC3339Nano)).
 		event(200, "account_parked", "", "", "account", "work", "agents", []string{"a1", "a2"},
 			"resets_at", at(3600).Format("2006-01-02T15:04:05Z07:00"), "source", "status_line",
 			"since", at(195).Format(time.RFC3339Nano)).
@@ -27,7 +27,8 @@ func TestLimitsWithTheirWindows(t *testing.T) {
 		t.Fatalf("limits: %+v", r.Limits)
 	}
 	l, p := r.Limits[0], r.Limits[1]
-	if l.Kind != "usage_limit_wait" || l.Agent != "a1" || !l.Until.Equal(at(3700)) || l.Reset != "23:00" || l.Text == "" {
+	if l.Kind != "usage_limit_wait" || l.Agent != "a1" || !l.Until.Equal(at(3700)) || l.Reset != "23:00" || l.Text == "" ||
+		!l.At.Equal(at(98)) {
 		t.Errorf("the pause: %+v", l)
 	}
 	if p.Kind != "account_parked" || p.Account != "work" || len(p.Agents) != 2 || !p.Resumed.Equal(at(3660)) ||
