@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/wardenhq/warden/internal/clock"
 )
 
 // Gemini CLI queues what is sent before it has initialized ("Initializing...
@@ -44,12 +46,16 @@ func TestGeminiQueuedPromptIsATurnDue(t *testing.T) {
 	}
 }
 
-// A paste dropped without a trace: never in the box, the box empty after
-// Enter, no turn, and no notice that the CLI queued it. Once three more
-// windows pass without a turn, the text is typed once more, and Enter
-// pressed because it shows in the box this time.
-func TestGeminiDroppedPasteIsTypedOnceMore(t *testing.T) {
+// A paste dropped without a trace by a CLI that has no queue: never in the
+// box, the box empty after Enter, no turn. Once three more windows pass
+// without a turn, the text is typed once more, and Enter pressed because
+// it shows in the box this time. (Gemini's screen, its queue rule taken
+// away: Gemini itself is never typed into twice, below.)
+func TestDroppedPasteIsTypedOnceMore(t *testing.T) {
 	ready, p := geminiSubmitRig(t)
+	noQueue := *p.tui
+	noQueue.queued = nil
+	p.tui = &noQueue
 	text := "CHECKPOINT REQUEST: T1"
 	typedRows := slices.Clone(ready.rows)
 	for i, r := range typedRows {
@@ -246,5 +252,53 @@ func typedThen(w *bytes.Buffer, ready, typed, after Screen) func() Screen {
 			return typed
 		}
 		return after
+	}
+}
+
+// Gemini CLI 0.61.0 still initializing on a loaded machine read a prompt
+// 11 s after it was typed, drawing other things meanwhile, and only then
+// printed its queue notice (a whole run: Submit had typed the text a second
+// time by then; the queued copy ran, and the second sat in the box and ran
+// after it). A CLI that queues is never typed into twice: its notice is
+// watched for up to frozenWait, whatever it draws meanwhile; with none,
+// the text is reported not submitted, typed once.
+func TestGeminiUnseenPasteIsNeverTypedAgain(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		notice time.Duration // after Enter; 0: never
+		ok     bool
+	}{
+		{"the notice 11 s after Enter", 11 * time.Second, true},
+		{"no notice", 0, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			ready, p := geminiSubmitRig(t)
+			clk := steppingClock{clock.NewFake(time.Date(2026, 11, 29, 15, 14, 16, 0, time.UTC))}
+			p.Clock = clk
+			noticed := aboveBox(t, ready, "ℹ Initializing... Prompts will be queued.")
+			var w bytes.Buffer
+			var enter time.Time
+			drawn := uint64(100)
+			screen := func() Screen {
+				drawn += 10 // the CLI draws something all along
+				if !strings.Contains(w.String(), "\r") {
+					return drawnScreen{ready, drawn}
+				}
+				if enter.IsZero() {
+					enter = clk.Now()
+				}
+				if c.notice > 0 && clk.Now().Sub(enter) >= c.notice {
+					return drawnScreen{noticed, drawn}
+				}
+				return drawnScreen{ready, drawn}
+			}
+			err := p.Submit(context.Background(), &w, screen, "Say ready.")
+			if (err == nil) != c.ok || (!c.ok && !errors.Is(err, ErrNotSubmitted)) {
+				t.Errorf("Submit = %v, want ok %v", err, c.ok)
+			}
+			if n, m := strings.Count(w.String(), pasteStart), strings.Count(w.String(), "\r"); n != 1 || m != 1 {
+				t.Errorf("wrote %d pastes and %d Enters; want the text once and Enter once", n, m)
+			}
+		})
 	}
 }

@@ -118,18 +118,26 @@ func (p *Profile) Submit(ctx context.Context, w io.Writer, screen func() Screen,
 	// and no turn runs: the CLI slow to draw, took the text into its queue
 	// (Gemini CLI still initializing on a loaded machine: the box stays
 	// empty, no turn runs, and a notice says the prompt is queued), or it
-	// dropped the text unseen. A slow CLI shows its turn, a queueing one
-	// its notice, soon: watched for three more windows. Still nothing:
-	// typed once more, the same way — and Enter only if it shows in the box
-	// this time (an Enter on an empty box may land in what a slow turn
-	// draws next: an approval dialog, Yes preselected).
+	// dropped the text unseen. A slow CLI shows its turn soon: watched for
+	// three more windows. A CLI that queues prompts while it starts says
+	// so only once it reads them — on a loaded machine 11 s after the text
+	// was typed, drawing other things meanwhile (Gemini CLI 0.61, a whole
+	// run): watched for up to frozenWait, and never typed again (a second
+	// copy ran after the queued one). Still nothing, elsewhere: typed once
+	// more, the same way — and Enter only if it shows in the box this time
+	// (an Enter on an empty box may land in what a slow turn draws next:
+	// an approval dialog, Yes preselected).
 	queued := func(v *view) bool { return p.queuedNotices(v.rows) > notices }
 	// (A screen without the box is the CLI between frames — Qwen Code
 	// takes its box off before it draws the turn — or something drawn in
 	// its place: no key is pressed either way, so it is waited through.)
 	told := func(v *view) bool { return v.busy() || v.dialog() || (v.hasBox && !v.inputEmpty()) || queued(v) }
-	v, err = p.redrawnUntil(ctx, screen, 3*p.SubmitWindow, told)
-	if err == nil && !told(v) && !drawnSince(screen(), mark) {
+	queues, watch := p.tui.queued != nil, 3*p.SubmitWindow
+	if queues {
+		watch = frozenWait
+	}
+	v, err = p.redrawnUntil(ctx, screen, watch, told)
+	if err == nil && !told(v) && !queues && !drawnSince(screen(), mark) {
 		// Nothing drawn since the text was typed: the CLI is not drawing
 		// at all (Gemini CLI initializing on a loaded machine renders
 		// nothing for seconds, then its queue notice and the turn). Its
@@ -156,6 +164,8 @@ func (p *Profile) Submit(ctx context.Context, w io.Writer, screen func() Screen,
 		return p.press(ctx, w, screen, true)
 	case !v.hasBox || !v.inputEmpty():
 		return fmt.Errorf("submit to %s: %w (no turn after Enter, and the box does not show empty; not typed again)", p.Name, ErrNotSubmitted)
+	case queues:
+		return fmt.Errorf("submit to %s: %w (never seen in the box, no turn and no queue notice in %s; the CLI may still queue it: not typed again)", p.Name, ErrNotSubmitted, frozenWait)
 	case !drawnSince(screen(), mark):
 		return fmt.Errorf("submit to %s: %w (the CLI drew nothing for %s after the text was typed; not typed again)", p.Name, ErrNotSubmitted, frozenWait)
 	}
