@@ -66,7 +66,14 @@ func running(pgid int) bool { return !proctest.GroupGone(pgid) }
 
 func touch(t *testing.T, path, content string) {
 	t.Helper()
-	if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
+	// Written whole, then renamed into place: the fake agent polls for the
+	// file and reads it at once, and a file created and then written is
+	// empty for a moment (it once answered "Status:" with no status).
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
 		t.Fatal(err)
 	}
 }
