@@ -39,9 +39,9 @@ func BenchmarkCheckpointRequests(b *testing.B) {
 func benchCLI(b *testing.B, cli string, n int) (submitted, answeredN int, median time.Duration) {
 	b.StopTimer()
 	s := startCLI(b, cli, answer)
+	s.waitScreen("ready prompt", cliStartWait, s.p.Ready)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Duration(n)*20*time.Second)
 	defer cancel()
-	s.waitScreen("ready prompt", 40*time.Second, s.p.Ready)
 	b.StartTimer()
 	var lat []time.Duration
 	for i := 1; i <= n; i++ {

@@ -44,9 +44,9 @@ func TestRealGeminiTypedLimitWords(t *testing.T) { t.Parallel(); testTypedLimitW
 // profile read a usage limit, a warning before one or a limit dialog.
 func testTypedLimitWords(t *testing.T, cli string) {
 	s := startCLI(t, cli, answer)
+	s.waitScreen("ready prompt", cliStartWait, s.p.Ready)
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
-	s.waitScreen("ready prompt", 40*time.Second, s.p.Ready)
 	now := time.Date(2026, 11, 25, 22, 50, 0, 0, time.UTC)
 
 	stop, done := make(chan struct{}), make(chan struct{})
@@ -129,9 +129,9 @@ func TestRealClaudeNearItsLimit(t *testing.T) {
 	})
 	reset := time.Now().UTC().Add(2 * time.Hour).Truncate(time.Minute)
 	s.srv.SetQuota("", &fakeprovider.Quota{UsedPercent: 95, ResetAt: reset})
+	s.waitScreen("ready prompt", cliStartWait, s.p.Ready)
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
-	s.waitScreen("ready prompt", 40*time.Second, s.p.Ready)
 	if err := s.p.Submit(ctx, s.ptmx, s.screen, "Reply READY now."); err != nil {
 		t.Fatalf("submit: %v\nscreen:\n%s", err, s.screen())
 	}

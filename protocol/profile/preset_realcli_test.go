@@ -140,9 +140,9 @@ func TestRealPresetsNeverAsk(t *testing.T) {
 			url, hits := probeServer(t)
 			r := &presetRun{steps: c.steps(url), next: -1}
 			s, project := startPresetCLI(t, c.cli, preset, r.decide, goBin)
+			s.waitScreen("ready prompt", cliStartWait, s.p.Ready)
 			ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 			defer cancel()
-			s.waitScreen("ready prompt", 40*time.Second, s.p.Ready)
 			s.waitScreen("turn boundary", 30*time.Second, s.p.TurnEnded)
 			if err := s.p.Submit(ctx, s.ptmx, s.screen, presetPrompt); err != nil {
 				t.Fatalf("submit: %v\nscreen:\n%s", err, s.screen())

@@ -35,6 +35,12 @@ func cliBin(t testing.TB, cli string) string {
 	return bin
 }
 
+// cliStartWait bounds a real CLI's start, to its ready prompt, in a test
+// that holds a real-CLI slot: seconds alone, but 40 s were once not enough
+// for OpenCode's first screen beside a whole run (a blank screen), and the
+// test's own time starts once it is ready.
+const cliStartWait = 90 * time.Second
+
 // mainUA is the User-Agent prefix of a CLI's own turns (not side calls).
 var mainUA = map[string]string{"claude": "claude-cli/", "codex": "codex-tui/", "gemini": "GeminiCLI-tui/",
 	"opencode": "opencode/", "qwen": "QwenCode/", "copilot": "OpenAI/JS "}

@@ -71,9 +71,9 @@ func TestRealCopilot(t *testing.T) { t.Parallel(); testRealCLI(t, "copilot") }
 // of the CLI is left (no Codex daemon either).
 func testRealCLI(t *testing.T, cli string) {
 	s := startCLI(t, cli, answer)
+	s.waitScreen("ready prompt", cliStartWait, s.p.Ready)
 	ctx, cancel := context.WithTimeout(context.Background(), 150*time.Second)
 	defer cancel()
-	s.waitScreen("ready prompt", 40*time.Second, s.p.Ready)
 
 	submit := func(text, marker, reply string) {
 		t.Helper()

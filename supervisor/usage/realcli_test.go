@@ -183,25 +183,38 @@ func waitEqual(t *testing.T, r usage.Reader, served func() usage.Tokens, cli str
 
 // open finds the session's files where each CLI keeps them, through the
 // package's own locators, and returns its reader.
+// oneFile waits up to 10 s for pattern to match one file, and returns it
+// (as a one-element list): a CLI writes its transcript a moment after the
+// turn it records is drawn (Claude Code once had none 0 s after a turn's
+// answer was on its screen, beside a whole run).
+func oneFile(t *testing.T, pattern string) []string {
+	t.Helper()
+	var m []string
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		m, _ = filepath.Glob(pattern)
+		if len(m) == 1 || time.Now().After(deadline) {
+			break
+		}
+	}
+	if len(m) != 1 {
+		t.Fatalf("files %s: %v, want one", pattern, m)
+	}
+	return m
+}
+
 func open(t *testing.T, cli, home, project string) usage.Reader {
 	t.Helper()
 	switch cli {
 	case "claude":
 		dir := usage.ClaudeProjectDir(usage.ClaudeConfigDir(map[string]string{"HOME": home}), project)
-		m, _ := filepath.Glob(filepath.Join(dir, "*.jsonl"))
-		if len(m) != 1 {
-			t.Fatalf("transcripts in %s: %v", dir, m)
-		}
+		m := oneFile(t, filepath.Join(dir, "*.jsonl"))
 		session := strings.TrimSuffix(filepath.Base(m[0]), ".jsonl")
 		if p := usage.ClaudeTranscript(filepath.Join(home, ".claude"), project, session); p != m[0] {
 			t.Fatalf("ClaudeTranscript = %s, want %s", p, m[0])
 		}
 		return usage.NewClaude(m[0])
 	case "codex":
-		m, _ := filepath.Glob(filepath.Join(home, ".codex", "sessions", "*", "*", "*", "rollout-*.jsonl"))
-		if len(m) != 1 {
-			t.Fatalf("rollouts: %v", m)
-		}
+		m := oneFile(t, filepath.Join(home, ".codex", "sessions", "*", "*", "*", "rollout-*.jsonl"))
 		thread := strings.TrimSuffix(filepath.Base(m[0]), ".jsonl")
 		thread = thread[len(thread)-36:]
 		if p := usage.CodexRollout(filepath.Join(home, ".codex"), thread); p != m[0] {
@@ -210,10 +223,10 @@ func open(t *testing.T, cli, home, project string) usage.Reader {
 		return usage.NewCodex(m[0])
 	default:
 		chats := usage.GeminiChats(filepath.Join(home, ".gemini"), project)
-		m, _ := filepath.Glob(filepath.Join(chats, "session-*.jsonl"))
-		if chats == "" || len(m) != 1 {
-			t.Fatalf("chats %q: %v", chats, m)
+		if chats == "" {
+			t.Fatalf("no chats dir for %s", project)
 		}
+		m := oneFile(t, filepath.Join(chats, "session-*.jsonl"))
 		b, err := os.ReadFile(m[0])
 		if err != nil {
 			t.Fatal(err)
