@@ -181,13 +181,11 @@ func waitEqual(t *testing.T, r usage.Reader, served func() usage.Tokens, cli str
 	}
 }
 
-// open finds the session's files where each CLI keeps them, through the
-// package's own locators, and returns its reader.
-// oneFile waits up to 10 s for pattern to match one file, and returns it
-// (as a one-element list): a CLI writes its transcript a moment after the
+// oneFile waits up to 10 s for pattern to match one file, and returns it:
+// a CLI writes its transcript a moment after the
 // turn it records is drawn (Claude Code once had none 0 s after a turn's
 // answer was on its screen, beside a whole run).
-func oneFile(t *testing.T, pattern string) []string {
+func oneFile(t *testing.T, pattern string) string {
 	t.Helper()
 	var m []string
 	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(100 * time.Millisecond) {
@@ -199,35 +197,37 @@ func oneFile(t *testing.T, pattern string) []string {
 	if len(m) != 1 {
 		t.Fatalf("files %s: %v, want one", pattern, m)
 	}
-	return m
+	return m[0]
 }
 
+// open finds the session's files where each CLI keeps them, through the
+// package's own locators, and returns its reader.
 func open(t *testing.T, cli, home, project string) usage.Reader {
 	t.Helper()
 	switch cli {
 	case "claude":
 		dir := usage.ClaudeProjectDir(usage.ClaudeConfigDir(map[string]string{"HOME": home}), project)
-		m := oneFile(t, filepath.Join(dir, "*.jsonl"))
-		session := strings.TrimSuffix(filepath.Base(m[0]), ".jsonl")
-		if p := usage.ClaudeTranscript(filepath.Join(home, ".claude"), project, session); p != m[0] {
-			t.Fatalf("ClaudeTranscript = %s, want %s", p, m[0])
+		f := oneFile(t, filepath.Join(dir, "*.jsonl"))
+		session := strings.TrimSuffix(filepath.Base(f), ".jsonl")
+		if p := usage.ClaudeTranscript(filepath.Join(home, ".claude"), project, session); p != f {
+			t.Fatalf("ClaudeTranscript = %s, want %s", p, f)
 		}
-		return usage.NewClaude(m[0])
+		return usage.NewClaude(f)
 	case "codex":
-		m := oneFile(t, filepath.Join(home, ".codex", "sessions", "*", "*", "*", "rollout-*.jsonl"))
-		thread := strings.TrimSuffix(filepath.Base(m[0]), ".jsonl")
+		f := oneFile(t, filepath.Join(home, ".codex", "sessions", "*", "*", "*", "rollout-*.jsonl"))
+		thread := strings.TrimSuffix(filepath.Base(f), ".jsonl")
 		thread = thread[len(thread)-36:]
-		if p := usage.CodexRollout(filepath.Join(home, ".codex"), thread); p != m[0] {
-			t.Fatalf("CodexRollout = %s, want %s", p, m[0])
+		if p := usage.CodexRollout(filepath.Join(home, ".codex"), thread); p != f {
+			t.Fatalf("CodexRollout = %s, want %s", p, f)
 		}
-		return usage.NewCodex(m[0])
+		return usage.NewCodex(f)
 	default:
 		chats := usage.GeminiChats(filepath.Join(home, ".gemini"), project)
 		if chats == "" {
 			t.Fatalf("no chats dir for %s", project)
 		}
-		m := oneFile(t, filepath.Join(chats, "session-*.jsonl"))
-		b, err := os.ReadFile(m[0])
+		f := oneFile(t, filepath.Join(chats, "session-*.jsonl"))
+		b, err := os.ReadFile(f)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -235,9 +235,9 @@ func open(t *testing.T, cli, home, project string) usage.Reader {
 			SessionID string `json:"sessionId"`
 		}
 		first, _, _ := strings.Cut(string(b), "\n")
-		if json.Unmarshal([]byte(first), &meta) != nil || usage.GeminiSession(chats, meta.SessionID) != m[0] {
-			t.Fatalf("GeminiSession(%q) = %q, want %s", meta.SessionID, usage.GeminiSession(chats, meta.SessionID), m[0])
+		if json.Unmarshal([]byte(first), &meta) != nil || usage.GeminiSession(chats, meta.SessionID) != f {
+			t.Fatalf("GeminiSession(%q) = %q, want %s", meta.SessionID, usage.GeminiSession(chats, meta.SessionID), f)
 		}
-		return usage.NewGemini(m[0])
+		return usage.NewGemini(f)
 	}
 }
