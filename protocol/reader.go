@@ -53,13 +53,15 @@ type Reader struct {
 	echoComplete int
 
 	// ModeLines
-	esc    escFilter
-	fbuf   []byte
-	cur    []byte
-	cut    int  // bytes of the line being read dropped past maxLine
-	cutLog bool // a cut line outside a block was logged once
-	cr     bool
-	parser blockParser
+	suspect      *candidate // a rejected block waiting for its next line
+	suspectWords string     // … its canonical words
+	esc          escFilter
+	fbuf         []byte
+	cur          []byte
+	cut          int  // bytes of the line being read dropped past maxLine
+	cutLog       bool // a cut line outside a block was logged once
+	cr           bool
+	parser       blockParser
 
 	// tail: what Tail returns, kept past Close
 	tail tailKeeper
@@ -152,6 +154,7 @@ func (r *Reader) Typed(text string) {
 		} else {
 			r.parser.end(false, "")
 			r.handleAll(r.parser.take())
+			r.release()
 			r.led.newRequest(nil)
 		}
 		r.log.Debug("checkpoint request typed", "epoch", r.led.epoch)
@@ -219,6 +222,7 @@ func (r *Reader) Flush() {
 			}
 			r.parser.flush()
 			r.handleAll(r.parser.take())
+			r.release()
 		}
 		r.close()
 	}
@@ -308,8 +312,11 @@ func (r *Reader) report(c *candidate, key string) {
 		r.ev = append(r.ev, event{block: &b})
 		return
 	}
-	r.log.Debug("checkpoint block rejected", "reason", c.reason)
-	r.ev = append(r.ev, event{reason: c.reason, text: c.text()})
+	if r.scr == nil {
+		r.holdReject(c, words) // it may be warden's echo cut by output
+		return
+	}
+	r.reject(c)
 }
 
 // complete queues OnComplete for n new CompleteMarker lines, after echoes.

@@ -101,6 +101,9 @@ func (r *Reader) endLine() {
 // were dropped.
 func (r *Reader) endLineBytes(b []byte, cut int) {
 	r.tail.line(b)
+	if r.suspect != nil {
+		r.settle(string(b)) // a rejection held before this line
+	}
 	if cut > 0 && !r.cutLog {
 		r.cutLog = true
 		r.log.Info("the agent printed a line longer than a line is read: only its start is read, and a block holding it is not recorded",
@@ -119,6 +122,9 @@ func (r *Reader) endLineBytes(b []byte, cut int) {
 	r.parser.feed(l)
 	if len(r.parser.done) > 0 {
 		r.handleAll(r.parser.take())
+	}
+	if r.suspect != nil {
+		r.settle(string(b)) // a rejection this line ended
 	}
 }
 
@@ -144,6 +150,7 @@ func (r *Reader) handleAll(cs []candidate) {
 // quietLines takes the block being read if it is already complete and valid;
 // one still missing lines waits for more output (or Flush).
 func (r *Reader) quietLines() {
+	r.release() // a held rejection: nothing went on with it
 	if !r.parser.active {
 		return
 	}

@@ -79,7 +79,9 @@ func (f *refLines) write(p []byte) {
 func (f *refLines) byte(b byte) {
 	switch {
 	case b == '\n':
-		l := classify(string(f.cur))
+		text := string(f.cur)
+		l := classify(text)
+		f.r.settle(text)
 		if f.cut > 0 {
 			f.r.parser.cut = len(f.cur) + f.cut
 		}
@@ -89,6 +91,7 @@ func (f *refLines) byte(b byte) {
 		}
 		f.r.parser.feed(l)
 		f.r.handleAll(f.r.parser.take())
+		f.r.settle(text)
 	case b == '\r':
 		f.cr = true
 	case b == '\b':
@@ -175,6 +178,7 @@ func linesEvents(data []byte, splits []int, ref bool) []string {
 	}
 	r.parser.flush()
 	r.handleAll(r.parser.take())
+	r.release()
 	r.close()
 	r.unlockAndDispatch()
 	return ev
