@@ -98,6 +98,14 @@ type Profile struct {
 	// between its box and its spinner), and Submit waits for what it
 	// draws next.
 	redrawsAfterEnter bool
+	// pasteWait: the CLI turns bracketed paste on once its input box reads
+	// keys, and Submit waits up to this long for it before typing. Gemini
+	// CLI 0.61 draws its empty box a render before it turns it on; a text
+	// typed then arrives as keys, and a "?" among them, read while the box
+	// still counts as empty, opens its shortcuts panel and is lost. Every
+	// built-in CLI turns it on (the recordings in protocol/testdata);
+	// without it after the wait, the text is typed as keys, on one line.
+	pasteWait time.Duration
 }
 
 // WithLogger returns a copy of p that logs to logger, named "profile".
@@ -107,7 +115,7 @@ func (p *Profile) WithLogger(logger hclog.Logger) *Profile {
 	return &c
 }
 
-// tuiDefaults fills the settings the three TUIs share.
+// tuiDefaults fills the settings the TUIs share.
 func tuiDefaults(p *Profile) *Profile {
 	p.Mode = protocol.ModeScreen
 	p.EnterDelay = 700 * time.Millisecond
@@ -115,6 +123,7 @@ func tuiDefaults(p *Profile) *Profile {
 	p.EnterTries = 3
 	p.Poll = 25 * time.Millisecond
 	p.LimitRetry = 15 * time.Minute
+	p.pasteWait = 10 * time.Second
 	p.cont = "continue"
 	p.env = []string{"TERM=xterm-256color", "COLORTERM=truecolor"}
 	return p

@@ -68,7 +68,8 @@ func payload(text string, bracketed bool) string {
 //
 // Plain: the sanitized text and "\n" in one write. TUIs: refuse if the
 // input box already holds a draft (ErrDraft, nothing typed); write the
-// sanitized text once, bracketed if the app enabled bracketed paste; wait
+// sanitized text once, bracketed if the app enabled bracketed paste (a CLI
+// that enables it gets up to pasteWait to do so before anything is typed); wait
 // EnterDelay; press Enter ("\r") as a write of its own; then watch the
 // screen until the turn starts (Busy, or the box that held the text is
 // empty). Without that, Enter is pressed again, up to EnterTries in all,
@@ -84,7 +85,10 @@ func (p *Profile) Submit(ctx context.Context, w io.Writer, screen func() Screen,
 		}
 		return nil
 	}
-	s := screen()
+	s, err := p.waitBracketed(ctx, screen)
+	if err != nil {
+		return fmt.Errorf("submit to %s: %w", p.Name, err)
+	}
 	v := p.tui.view(s.Rows())
 	if v.dialog() || waiting(s) {
 		return fmt.Errorf("submit to %s: %w", p.Name, ErrDialog)

@@ -9,6 +9,22 @@ import (
 // the profile's clock) until it shows what the step waits for, or its
 // time is up.
 
+// waitBracketed polls the screen for up to pasteWait until the CLI has
+// turned bracketed paste on, and returns the last screen.
+func (p *Profile) waitBracketed(ctx context.Context, screen func() Screen) (Screen, error) {
+	s := screen()
+	if s.Bracketed() || p.pasteWait <= 0 {
+		return s, nil
+	}
+	if _, err := p.pollUntil(ctx, p.pasteWait, func() bool { s = screen(); return s.Bracketed() }); err != nil {
+		return nil, err
+	}
+	if !s.Bracketed() && p.log != nil {
+		p.log.Warn("the CLI has not turned bracketed paste on: the text is typed as keys, on one line", "waited", p.pasteWait)
+	}
+	return s, nil
+}
+
 // waitLanded polls the screen for up to SubmitWindow until the input box
 // shows the typed text (or a dialog, which press refuses to answer).
 func (p *Profile) waitLanded(ctx context.Context, screen func() Screen) (landed bool, err error) {
