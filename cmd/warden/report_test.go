@@ -115,6 +115,12 @@ command = ["sh", "-c", "cat > %s"]
 		nightAgent{name: "w4", mode: "tui-dialog:" + filepath.Join(dir, "dialog.log"), profile: "claude"})
 	cmd, out := runWarden(t, "run", team)
 	defer stopRun(cmd)
+	t.Cleanup(func() { // seen once (w4's dialog never drawn): what w4 was typed, and warden's log
+		if t.Failed() {
+			typed, _ := os.ReadFile(filepath.Join(dir, "dialog.log"))
+			t.Logf("w4's dialog.log:\n%s\nwarden:\n%s", typed, out.dump())
+		}
+	})
 	waitEvents(t, team, "task_completed", "w2", 1)
 	waitEvents(t, team, "task_completed", "w1", 1)
 	waitEvents(t, team, "agent_failed", "w3", 1)
