@@ -52,9 +52,22 @@ type dialogRun struct {
 	mu      sync.Mutex
 	turns   []time.Time // when each main (not side) request reached the model
 	asked   time.Time   // when the tool call was sent
+	// think is how long the model takes to send its tool call. A real
+	// provider takes a second or more; this one answers at once, and on a
+	// loaded machine Codex raised its approval before warden, joining the
+	// thread at its first turn, was subscribed to it (a whole run).
+	think time.Duration
 }
 
 func (r *dialogRun) decide(req fakeprovider.Request) fakeprovider.Answer {
+	if r.think > 0 && strings.Contains(req.Prompt, "Create the probe file") {
+		r.mu.Lock()
+		first := r.asked.IsZero()
+		r.mu.Unlock()
+		if first {
+			time.Sleep(r.think)
+		}
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.turns = append(r.turns, time.Now())
@@ -92,6 +105,9 @@ func startDialogRun(t testing.TB, c dialogCLI, header string) (*dialogRun, *supe
 		t.Setenv("WARDEN_BIN", warden)
 	}
 	r := &dialogRun{}
+	if c.channel {
+		r.think = time.Second
+	}
 	r.srv = fakeprovider.New(testLogger(t), fakeprovider.Script{Decide: r.decide})
 	t.Cleanup(r.srv.Close)
 	root, _ := filepath.EvalSymlinks(t.TempDir())

@@ -124,6 +124,12 @@ func (s *Session) onChannel(e codexapp.Event) {
 		s.turnLimited(SourceRateLimits, strings.TrimSpace("the turn failed on a usage limit: "+e.Text))
 	case codexapp.RateLimits:
 		s.structuredLimit(e.Limits, SourceRateLimits)
+	case codexapp.Joined:
+		if e.Text != "" {
+			s.log.Debug("the app-server refused to join the TUI's thread: asked again", "error", e.Text)
+		} else {
+			s.log.Debug("joined the TUI's thread on its app-server", "thread", e.Thread)
+		}
 	case codexapp.Tokens:
 		if e.Window > 0 && e.Input >= 0 {
 			s.r.Gauge(min(100*float64(e.Input)/float64(e.Window), 100))

@@ -27,6 +27,7 @@ type Client struct {
 	joined bool   // subscribed through thread/resume
 	asking bool   // a thread/resume is in flight
 	resume int    // its request id
+	tries  int    // thread/resume requests sent
 	done   chan struct{}
 	err    error
 	peer   int // the pid that listens, as the kernel says
@@ -105,6 +106,7 @@ func (c *Client) request(method string, params any) error {
 	id := c.nextID
 	if method == "thread/resume" {
 		c.resume, c.asking = id, true
+		c.tries++
 	}
 	c.mu.Unlock()
 	return c.send(map[string]any{"method": method, "id": id, "params": params})

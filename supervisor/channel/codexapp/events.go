@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/wardenhq/warden/protocol/profile"
 )
@@ -30,6 +31,9 @@ const (
 	Limit Kind = "limit"
 	// Tokens: the thread's token usage (Total, Input, Window).
 	Tokens Kind = "tokens"
+	// Joined: warden's thread/resume of the TUI's thread was answered:
+	// subscribed, or (Text) the server's refusal, retried soon.
+	Joined Kind = "joined"
 )
 
 // Event is one thing the channel read.
@@ -54,11 +58,7 @@ type Event struct {
 // never answered.
 func (c *Client) handle(m message) {
 	if m.Method == "" { // a response
-		c.mu.Lock()
-		if c.asking && string(m.ID) == fmt.Sprint(c.resume) {
-			c.asking, c.joined = false, m.Error == nil
-		}
-		c.mu.Unlock()
+		c.resumed(m)
 		return
 	}
 	var p struct {
@@ -148,6 +148,37 @@ func (c *Client) handle(m message) {
 		}
 	}
 }
+
+// resumed reads the response to a thread/resume. A refused one is asked
+// again resumeRetry later, up to maxResumeTries in all: under load Codex
+// may not have written the thread's rollout yet when its first turn
+// begins ("no rollout found"), and the next thread/status/changed — the
+// approval itself — comes too late for its request to reach warden.
+func (c *Client) resumed(m message) {
+	c.mu.Lock()
+	if !c.asking || string(m.ID) != fmt.Sprint(c.resume) {
+		c.mu.Unlock()
+		return
+	}
+	c.joined = m.Error == nil
+	retry := !c.joined && c.tries < maxResumeTries
+	c.asking = retry // no other resume meanwhile
+	thread := c.thread
+	c.mu.Unlock()
+	if c.joined {
+		c.emit(Event{Kind: Joined, Thread: thread})
+		return
+	}
+	c.emit(Event{Kind: Joined, Thread: thread, Text: string(m.Error)})
+	if retry {
+		time.AfterFunc(resumeRetry, func() { _ = c.request("thread/resume", map[string]string{"threadId": thread}) })
+	}
+}
+
+const (
+	resumeRetry    = 100 * time.Millisecond
+	maxResumeTries = 50
+)
 
 // subscribed reports whether the client joined the thread.
 func (c *Client) subscribed() bool {
