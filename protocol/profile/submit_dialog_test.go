@@ -9,6 +9,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/wardenhq/warden/internal/clock"
 )
 
 // waiterScreen is a screen that another channel may say waits on a dialog.
@@ -86,6 +88,7 @@ func TestEnterIsNotRepeatedOnAnEmptyBox(t *testing.T) {
 		idle := rec.screenAt(t, rec.Typed[0].Offset) // the empty box, before anything was typed
 		p := mustProfile(t, cli)
 		p.EnterDelay, p.SubmitWindow = 10*time.Millisecond, 20*time.Millisecond
+		p.Clock = steppingClock{clock.NewFake(time.Date(2026, 11, 29, 17, 0, 0, 0, time.UTC))} // Gemini's 30 s watch for its queue, at once
 		if !p.InputEmpty(idle) {
 			t.Fatalf("%s: the screen before typing does not show an empty box", cli)
 		}
