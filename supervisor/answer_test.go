@@ -105,3 +105,26 @@ func TestAnswerNeedsADialogOnTheScreen(t *testing.T) {
 		t.Error("dialog_answered without an answer")
 	}
 }
+
+// A CLI built on Ink draws its dialog before it listens for keys (its
+// input hook attaches after the render), and keys typed in between are
+// lost: a whole run's Claude Code took no notice of an allow-once typed
+// 0.4 s after warden reported the dialog. A person's answer that comes at
+// once is typed only once the dialog has been reported a second; the fake
+// TUI here loses keys for 0.8 s after drawing it.
+func TestAnswerToADialogJustDrawnWaitsForItToListen(t *testing.T) {
+	defer proctest.AssertNone(t)
+	log := filepath.Join(t.TempDir(), "dialog.log")
+	cfg := writeTeam(t, dialogTimers("wait"), fakeAgent{name: "w", mode: "tui-dialog:" + log + ":deaf", profile: "claude"})
+	team, _, wait := startTeamCfg(t, cfg)
+	defer wait()
+	defer team.Stop(true)
+	waitFor(t, "agent_waiting", func() bool { return countEvents(eventsOf(t, cfg), event.AgentWaiting, "w") == 1 })
+	id, _ := firstEvent(eventsOf(t, cfg), event.AgentWaiting)["dialog_id"].(string)
+	if _, err := control.NewClient(cfg.StateDir).Answer("w", control.AnswerRequest{Choice: profile.AnswerAllowOnce, DialogID: id, Via: "cli"}); err != nil {
+		t.Fatalf("answer: %v (the fake TUI saw %v)", err, dialogLog(t, log))
+	}
+	if lines := dialogLog(t, log); hasPrefix(lines, "APPROVED") < 0 || hasPrefix(lines, "DEAF") >= 0 {
+		t.Errorf("the fake TUI saw: %v", lines)
+	}
+}

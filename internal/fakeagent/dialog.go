@@ -28,6 +28,11 @@ import (
 // before the dialog is drawn: what warden sees when it reads the pty later
 // than the hook's socket (a loaded machine).
 //
+// tui-dialog:FILE:deaf draws the dialog before it listens for keys, as an
+// Ink app does (its input hook attaches after the render): keys typed in
+// the first deafFor after it is drawn are lost, each logged as "DEAF
+// <quoted byte>".
+//
 // tui-dialog:FILE:hook-hostile is tui-dialog:FILE:hook with a command in
 // the hook's payload that holds escape sequences (OSC 52 clipboard, C1 CSI
 // clear screen, a window title, NUL, CR): none may reach warden's records.
@@ -56,6 +61,10 @@ var DialogRows = []string{
 // right-to-left override and a zero-width space (U+202E, U+200B).
 const HostileHookCommand = "curl \x1b]52;c;ZXZpbA==\x07evil\u009b2J\x1b]0;owned\x07\x00x\ry\u202etxt.exe\u200b"
 
+// deafFor is how long tui-dialog:FILE:deaf loses keys after its dialog is
+// drawn.
+const deafFor = 800 * time.Millisecond
+
 // HiddenDialogRows is the dialog tui-dialog:FILE:hook draws.
 var HiddenDialogRows = []string{" Run curl -s http://127.0.0.1:9/probe > fetched.txt ?", "", " [y] yes   [n] no"}
 
@@ -63,6 +72,8 @@ func modeTUIDialog(args []string) int {
 	viaHook := len(args) > 1 && (args[1] == "hook" || args[1] == "hook-hostile" || args[1] == "hook-first")
 	hostile := viaHook && args[1] == "hook-hostile"
 	hookFirst := viaHook && args[1] == "hook-first"
+	deaf := len(args) > 1 && args[1] == "deaf"
+	var drawn time.Time
 	if len(args) == 0 || args[0] == "" {
 		fmt.Fprintln(os.Stderr, "fakeagent: tui-dialog needs a file")
 		return 98
@@ -88,6 +99,8 @@ func modeTUIDialog(args []string) int {
 		}
 		if dialog {
 			switch {
+			case deaf && time.Since(drawn) < deafFor:
+				logf(fmt.Sprintf("DEAF %q", c))
 			case c == '\r':
 				logf("APPROVED")
 				dialog = false
@@ -125,7 +138,8 @@ func modeTUIDialog(args []string) int {
 				permissionHook(false, logf)
 			}
 			t.dialogFrame(rows)
-			logf(fmt.Sprintf("DIALOG %d", time.Now().UnixNano()))
+			drawn = time.Now()
+			logf(fmt.Sprintf("DIALOG %d", drawn.UnixNano()))
 			if viaHook && !hookFirst {
 				permissionHook(hostile, logf)
 			}

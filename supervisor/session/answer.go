@@ -57,6 +57,15 @@ type announcement struct {
 	prev *announcement
 }
 
+// answerShown is how long a dialog has been reported waiting before a
+// person's keys go into it. A CLI built on Ink (Claude Code, Gemini CLI,
+// Qwen Code) draws a dialog before it listens for keys — its input hook
+// attaches after the render — and keys in between are lost; on a loaded
+// machine the gap grows (a whole run: Claude Code's dialog took no notice
+// of an allow-once typed 0.4 s after warden reported it). A person takes
+// longer than this to read a dialog anyway.
+const answerShown = time.Second
+
 // announceJoin is how soon after a dialog announced by the CLI's status
 // report or hook the screen's reading of it may follow.
 const announceJoin = 3 * time.Second
@@ -196,6 +205,9 @@ func (s *Session) typeAnswer(choice, dialogID string) (profile.Dialog, string, e
 	}
 	if dialogID != "" && !s.isDialog(dialogID) {
 		return d, "", fmt.Errorf("%w: the dialog on the agent's screen now (%s) is not the one answered", StaleAnswer, firstLine(dialogQuestion(d)))
+	}
+	if a := s.dialog.announced.Load(); a != nil {
+		s.cfg.Clock.Sleep(answerShown - clock.Since(s.cfg.Clock, a.at))
 	}
 	for range answerMoves {
 		keys, final, err := s.prof.Answer(choice, scr)
