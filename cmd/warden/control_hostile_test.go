@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -24,10 +25,14 @@ import (
 // so that warden adopts it. Then it creates DIR/done and stays.
 //
 // ctlhop:DIR:NAME:ARGS… starts `warden ARGS…` in a session of its own,
-// its output to DIR/NAME.out, and exits without waiting for it.
+// its output to DIR/NAME.out, and exits without waiting for it; the
+// process (ctlorphan:ARGS…) becomes warden only once its parent is gone
+// and warden has adopted it — on a loaded machine it could otherwise ask
+// while the hop, inside the agent's tree, is still its parent.
 func init() {
 	fakeagent.Register("ctlattack", modeCtlAttack)
 	fakeagent.Register("ctlhop", modeCtlHop)
+	fakeagent.Register("ctlorphan", modeCtlOrphan)
 }
 
 // ctlAttacks are what the hostile agent tries: look, answer the other
@@ -98,14 +103,27 @@ func modeCtlHop(args []string) int {
 	if err != nil {
 		return 1
 	}
-	cmd := exec.Command(os.Args[0], args[2:]...)
-	cmd.Env = agentEnv()
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), fmt.Sprintf("%s=ctlorphan:%d:%s", fakeagent.EnvMode, os.Getpid(), strings.Join(args[2:], ":")))
 	cmd.Stdout, cmd.Stderr = f, f
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	if err := cmd.Start(); err != nil {
 		return 1
 	}
 	return 0 // without waiting: its child is an orphan now
+}
+
+func modeCtlOrphan(args []string) int {
+	hop, _ := strconv.Atoi(args[0])
+	for deadline := time.Now().Add(10 * time.Second); os.Getppid() == hop; time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			fmt.Println("ctlorphan: the hop never exited")
+			return 1
+		}
+	}
+	err := syscall.Exec(os.Args[0], append([]string{os.Args[0]}, args[1:]...), agentEnv())
+	fmt.Println("ctlorphan: exec:", err)
+	return 1
 }
 
 // An agent runs warden's operating commands from inside its own process

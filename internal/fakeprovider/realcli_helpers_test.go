@@ -81,6 +81,9 @@ func (r *limitRig) submit(text string) {
 	if err != nil {
 		r.t.Fatal(err)
 	}
+	// What Submit saw, said (seen once: Codex took no turn after a Submit
+	// that returned nil).
+	p = p.WithLogger(hclog.New(&hclog.LoggerOptions{Name: r.t.Name(), Level: hclog.Info}))
 	dialog := false
 	r.wait("a turn boundary", 30*time.Second, func(s string) bool {
 		_, dialog = p.Dialog(textScreen(s))
