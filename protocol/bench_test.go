@@ -116,3 +116,28 @@ func BenchmarkLinesReaderPlain(b *testing.B) {
 		r.Flush()
 	}
 }
+
+// BenchmarkLinesRejectedFlood: a hostile plain agent's flood of distinct
+// rejected blocks of 60 KB each, each followed by a line of warden's own
+// preamble — the case where a rejected block is tried as warden's echo cut
+// by output (echo_cut.go) at its dearest: what it costs stays bounded by
+// what the typed text has left after the block's first word.
+func BenchmarkLinesRejectedFlood(b *testing.B) {
+	notes := strings.Repeat("x", 60000)
+	var sb strings.Builder
+	for i := range 20 {
+		fmt.Fprintf(&sb, "CHECKPOINT: T1\r\nStatus: <implementing | testing | awaiting-verification | blocked | complete>\r\n"+
+			"Completed:\r\n- a%d\r\nRemaining:\r\n- b\r\nFiles Modified: none\r\nEstimated Progress: 250%%\r\nNotes: %s\r\n\r\n"+
+			"Status is one of the five words shown; Estimated Progress is a whole number\r\n", i, notes)
+	}
+	data := []byte(sb.String())
+	b.SetBytes(int64(len(data)))
+	for b.Loop() {
+		r := NewReader(hclog.NewNullLogger(), ReaderOptions{Mode: ModeLines})
+		r.Typed(Preamble(Task{ID: "T1", Title: "x"}))
+		for off := 0; off < len(data); off += 4096 {
+			_, _ = r.Write(data[off:min(off+4096, len(data))])
+		}
+		r.Flush()
+	}
+}

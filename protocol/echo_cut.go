@@ -91,8 +91,14 @@ func (l *ledger) cutEcho(words, after string) bool {
 			for a := min(n, len(words)); a >= max(len(first), n-maxEchoShift); a-- {
 				for lost := 0; lost <= maxEchoLost && p+a+lost <= len(t); lost++ {
 					rest := t[p+a+lost:]
-					for b := a + 1; b <= len(words); b++ {
-						if strings.HasPrefix(rest, s[b:]) {
+					// B fits in what the typed text has left: a long
+					// block (a hostile agent's) costs no more than that.
+					for b := max(a+1, len(s)-len(rest)); b <= len(words); b++ {
+						i := strings.IndexByte(s[b:len(words)+1], rest[0])
+						if i < 0 {
+							break
+						}
+						if b += i; strings.HasPrefix(rest, s[b:]) {
 							return true
 						}
 					}
