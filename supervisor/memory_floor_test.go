@@ -107,11 +107,14 @@ func (r floorRun) run(t testing.TB) floorResult {
 	m := team.deps.Memory
 	m.MemAvailable = avail
 	if r.fast {
-		// Learned after 2 s, not warden's 10: long enough for a fake agent
+		// Learned after 4 s, not warden's 10: long enough for a fake agent
 		// (a -race binary) to start and populate its memory on a loaded
 		// machine — learned at 300 ms, it was once learned before that,
-		// too small, and five were let in at once.
-		m.LearnAfter, m.SampleEvery, m.Poll = 2*time.Second, 100*time.Millisecond, 100*time.Millisecond
+		// too small, and five were let in at once; at 2 s, beside a whole
+		// test run, three (the first agent had not started populating).
+		// The sessions (14 steps) run longer than that, so that the first
+		// ones are learned from.
+		m.LearnAfter, m.SampleEvery, m.Poll = 4*time.Second, 100*time.Millisecond, 100*time.Millisecond
 	}
 	began := time.Now()
 	done := make(chan struct{})
@@ -196,7 +199,7 @@ func (r floorRun) run(t testing.TB) floorResult {
 // completes, and the page shows plain's footprint learned from them.
 func TestMemoryFloorAdmitsAsMemoryFrees(t *testing.T) {
 	defer proctest.AssertNone(t)
-	r := floorRun{n: 6, mb: 100, steps: 6, room: 2.5, fast: true}
+	r := floorRun{n: 6, mb: 100, steps: 14, room: 2.5, fast: true}
 	res := r.run(t)
 	if res.exit != 0 || res.complete != r.n {
 		t.Fatalf("exit %d, %d of %d tasks complete\n%s", res.exit, res.complete, r.n, res.stdout)
