@@ -2,6 +2,8 @@ package supervisor
 
 import (
 	"context"
+	"fmt"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -48,6 +50,21 @@ func watchStream(st *control.Stream) *tapped {
 	return v
 }
 
+// String is what the viewer got: its notes, its screens' ends and its
+// output's end.
+func (v *tapped) String() string {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	var b strings.Builder
+	fmt.Fprintf(&b, "notes %q, end %q, %d screens", v.notes, v.end, len(v.screens))
+	for _, sc := range v.screens {
+		fmt.Fprintf(&b, "\n  screen ending %q", sc[max(0, len(sc)-300):])
+	}
+	out := v.out.String()
+	fmt.Fprintf(&b, "\n  output (%d bytes) ending %q", len(out), out[max(0, len(out)-600):])
+	return b.String()
+}
+
 // has reports whether the viewer was shown s: in a screen or the stream.
 func (v *tapped) has(s string) bool {
 	v.mu.Lock()
@@ -74,7 +91,7 @@ shutdown_timeout = "2s"
 id = "T1"
 prompt = "Do it."
 `, fakeAgent{name: "w", mode: "worker:steps=30"})
-	_, out, wait := startTeamCfg(t, cfg)
+	team, out, wait := startTeamCfg(t, cfg)
 	c := control.NewClient(cfg.StateDir)
 	waitFor(t, "a checkpoint", func() bool { return strings.Contains(out.String(), "CHECKPOINT: T1 - implementing (3%)") })
 
@@ -107,6 +124,15 @@ prompt = "Do it."
 	if err != nil || r.Pid == 0 || !strings.HasPrefix(r.Checkpoint, "w-T1-") {
 		t.Fatalf("restart: %+v %v", r, err)
 	}
+	defer func() { // seen once beside a whole run: what each viewer got
+		if t.Failed() {
+			for i, v := range views {
+				t.Logf("viewer %d: %s", i, v)
+			}
+			log, _ := os.ReadFile(team.dir.AgentLog("w"))
+			t.Logf("w's log (its last 3000 bytes):\n%s", log[max(0, len(log)-3000):])
+		}
+	}()
 	waitFor(t, "both viewers follow the agent into its new session", func() bool {
 		return views[0].has("RESUME-SEEN: You are resuming") && views[1].has("RESUME-SEEN: You are resuming")
 	})
