@@ -140,8 +140,10 @@ func TestDialogDeniedAfterTimeoutThenAgentCarriesOn(t *testing.T) {
 	}
 	waiting, _ := time.Parse(time.RFC3339Nano, firstEvent(evs, event.AgentWaiting)["ts"].(string))
 	deniedAt, _ := time.Parse(time.RFC3339Nano, firstEvent(evs, event.DialogDenied)["ts"].(string))
-	if d := deniedAt.Sub(waiting); d < 4900*time.Millisecond || d > 7*time.Second {
-		t.Errorf("denied %s after agent_waiting, want dialog_timeout (1s)", d)
+	// dialog_timeout runs from when the session saw the dialog, a moment
+	// before agent_waiting is written (on a loaded machine 150 ms).
+	if d := deniedAt.Sub(waiting); d < 4500*time.Millisecond || d > 7*time.Second {
+		t.Errorf("denied %s after agent_waiting, want dialog_timeout (5s)", d)
 	}
 	for _, ev := range []string{event.AgentStale, event.AgentStalled, event.AgentWarned} {
 		if n := countEvents(whileWaiting(evs, "w"), ev, "w"); n != 0 {
