@@ -42,8 +42,8 @@ func (r *Reader) settle(next string) {
 	}
 	// The line as the protocol reads it, and as written: a lone ">" (the
 	// end of a placeholder) reads as an echo marker, and as nothing.
-	if r.led.cutEcho(r.suspectWords, canonicalWords([]string{next}, false)) ||
-		r.led.cutEcho(r.suspectWords, strings.Join(strings.Fields(next), " ")+" ") {
+	read, written := canonicalWords([]string{next}, false), strings.Join(strings.Fields(next), " ")+" "
+	if r.led.cutEcho(r.suspectWords, read) || (written != read && r.led.cutEcho(r.suspectWords, written)) {
 		r.log.Debug("echo of typed text cut by the program's output, not a block", "reason", r.suspect.reason)
 		r.suspect, r.suspectWords = nil, ""
 		return
@@ -86,25 +86,35 @@ func (l *ledger) cutEcho(words, after string) bool {
 			if i < 0 {
 				break
 			}
-			p := off + i
-			n := commonPrefix(s, t[p:])
-			for a := min(n, len(words)); a >= max(len(first), n-maxEchoShift); a-- {
-				for lost := 0; lost <= maxEchoLost && p+a+lost <= len(t); lost++ {
-					rest := t[p+a+lost:]
-					// B fits in what the typed text has left: a long
-					// block (a hostile agent's) costs no more than that.
-					for b := max(a+1, len(s)-len(rest)); b <= len(words); b++ {
-						i := strings.IndexByte(s[b:len(words)+1], rest[0])
-						if i < 0 {
-							break
-						}
-						if b += i; strings.HasPrefix(rest, s[b:]) {
-							return true
-						}
-					}
+			if cutAt(s, len(words), len(first), t[off+i:]) {
+				return true
+			}
+			off += i + 1
+		}
+	}
+	return false
+}
+
+// cutAt reports whether s (a block's words, the first nw bytes, and the
+// next line's) is t's start with one run inserted before byte nw: A is a
+// prefix of both, no shorter than the block's first word (nf bytes), X
+// follows it in s, and the rest of s (all of the next line) continues t.
+func cutAt(s string, nw, nf int, t string) bool {
+	n := commonPrefix(s, t)
+	for a := min(n, nw); a >= max(nf, n-maxEchoShift); a-- {
+		for lost := 0; lost <= maxEchoLost && a+lost <= len(t); lost++ {
+			rest := t[a+lost:]
+			// B fits in what the typed text has left: a long block (a
+			// hostile agent's) costs no more than that.
+			for b := max(a+1, len(s)-len(rest)); b <= nw; b++ {
+				i := strings.IndexByte(s[b:nw+1], rest[0])
+				if i < 0 {
+					break
+				}
+				if b += i; strings.HasPrefix(rest, s[b:]) {
+					return true
 				}
 			}
-			off = p + 1
 		}
 	}
 	return false
