@@ -23,7 +23,7 @@ func (t *Team) startHookBus() func() {
 	go func() {
 		defer close(done)
 		for m := range srv.Messages() {
-			t.routeHook(m)
+			t.RouteHook(m)
 		}
 	}()
 	return func() {
@@ -32,12 +32,12 @@ func (t *Team) startHookBus() func() {
 	}
 }
 
-// routeHook hands a hook message to its agent's session — only from a
+// RouteHook hands a hook message to its agent's session — only from a
 // process of that session's own tree (the sender's pid, from the kernel,
 // must be in the agent's session or below its process by the parent links:
 // never an environment tag, which any process can copy), and only of a kind
 // the agent's CLI sends (a plain agent's wrapper may send any).
-func (t *Team) routeHook(m hookbus.Message) {
+func (t *Team) RouteHook(m hookbus.Message) {
 	a := t.agentNamed(m.Agent)
 	s := (*session.Session)(nil)
 	if a != nil {

@@ -27,12 +27,7 @@ func (t *Team) watchSignalFile() func() {
 		for {
 			select {
 			case <-w.C():
-				tr := trigger{source: "signal_file", cause: protocol.CauseSignalFile,
-					reason: fmt.Sprintf("signal file %s appeared", filepath.Base(t.cfg.SignalFile))}
-				if cause, reason, ok := state.ReadSignal(t.cfg.SignalFile); ok {
-					tr.cause, tr.reason = cause, reason
-				}
-				t.trigger(tr)
+				t.SignalFileAppeared()
 			case <-stop:
 				return
 			}
@@ -42,6 +37,18 @@ func (t *Team) watchSignalFile() func() {
 		close(stop)
 		w.Close()
 	}
+}
+
+// SignalFileAppeared asks for a team checkpoint because the signal file
+// appeared (its watch calls it; so does the simulation, which writes the
+// file itself), with the cause and reason the file gives, if any.
+func (t *Team) SignalFileAppeared() {
+	tr := trigger{source: "signal_file", cause: protocol.CauseSignalFile,
+		reason: fmt.Sprintf("signal file %s appeared", filepath.Base(t.cfg.SignalFile))}
+	if cause, reason, ok := state.ReadSignal(t.cfg.SignalFile); ok {
+		tr.cause, tr.reason = cause, reason
+	}
+	t.trigger(tr)
 }
 
 // drainTriggers drops pending team checkpoint requests.

@@ -24,6 +24,7 @@ import (
 	"github.com/wardenhq/warden/supervisor/notify"
 	"github.com/wardenhq/warden/supervisor/queue"
 	"github.com/wardenhq/warden/supervisor/report"
+	"github.com/wardenhq/warden/supervisor/session"
 	"github.com/wardenhq/warden/supervisor/state"
 	"github.com/wardenhq/warden/supervisor/workspace"
 )
@@ -197,6 +198,23 @@ func New(logger hclog.Logger, cfg *config.Team, clk clock.Clock, out io.Writer) 
 // OnRecord makes fn see every checkpoint right after it is on disk
 // (benchmarks). Call it before Run.
 func (t *Team) OnRecord(fn func(cp *protocol.Checkpoint, at time.Time)) { t.deps.OnRecord = fn }
+
+// Seams are what the team core's simulation (supervisor/sim) replaces:
+// how a session starts its agent's process, and how a task's verify
+// command runs. Production leaves both nil: a program under a pty, and
+// queue.Verify.
+type Seams struct {
+	Start  session.Starter
+	Verify func(ctx context.Context, argv []string, dir string) queue.VerifyResult
+}
+
+// Use sets the team's seams. Call it before Run.
+func (t *Team) Use(s Seams) { t.deps.Start, t.deps.Verify = s.Start, s.Verify }
+
+// Control is the team as the control socket serves it (warden ps, send,
+// restart, stop): the simulation acts on the team through it, as a person
+// does through the socket.
+func (t *Team) Control() control.Team { return controlTeam{t} }
 
 // Run runs the team's generations: it starts every agent and returns when
 // all of them are done for good, or when the team was stopped and every

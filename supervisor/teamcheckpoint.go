@@ -38,17 +38,28 @@ func (t *Team) trigger(tr trigger) {
 // written (then there is no CHECKPOINT COMPLETE and the signal file stays).
 // done closes when every agent of g has returned.
 func (t *Team) teamCheckpoint(g *agent.Generation, tr trigger, done <-chan struct{}) (string, error) {
-	start := t.checkpointStarted(g, tr)
-	if !tr.now { // warden stop --now skips the last call
-		busy := t.busyAgents()
-		g.AskLastCheckpoint()                 // last call: every busy session types a last checkpoint request
-		t.awaitLastCheckpoints(g, busy, done) // answers, or checkpoint_timeout
+	// Nothing is dispatched or started from here on: the generation's gate
+	// closes before the team checkpoint is announced (generation.go).
+	g.SetCause(tr.cause) // the last checkpoints carry it
+	var deadline context.Context
+	if tr.now {
+		// warden stop --now: no last call. One deadline for every agent,
+		// shutdown_timeout from now.
+		deadline = g.Stop(t.cfg.ShutdownTimeout)
+	} else {
+		g.AskLastCheckpoint() // last call: every busy session types a last checkpoint request
+	}
+	start := t.checkpointStarted(tr)
+	if !tr.now {
+		t.awaitLastCheckpoints(g, t.busyAgents(), done) // answers, or checkpoint_timeout
 	}
 	// One deadline for every agent, shutdown_timeout from now. Every
 	// session at once types its CLI's quit keys, gives it a moment, then
 	// TERMs its process group.
 	dialogs := t.openDialogs() // left unanswered by the stop: the handoff says so
-	deadline := g.Stop(t.cfg.ShutdownTimeout)
+	if deadline == nil {
+		deadline = g.Stop(t.cfg.ShutdownTimeout)
+	}
 	t.awaitExits(done, deadline) // every agent gone, or the deadline (a second signal: now)
 	g.Kill()                     // KILL every process group still there
 	<-done
@@ -67,13 +78,12 @@ func (t *Team) openDialogs() map[string]string {
 	return open
 }
 
-// checkpointStarted says a team checkpoint starts and why; the last
-// checkpoints carry its cause. It returns when it started.
-func (t *Team) checkpointStarted(g *agent.Generation, tr trigger) time.Time {
+// checkpointStarted says a team checkpoint starts and why. It returns when
+// it started.
+func (t *Team) checkpointStarted(tr trigger) time.Time {
 	start := t.clock.Now()
 	t.log.Info("team checkpoint started", "reason", tr.reason, "cause", tr.cause)
 	t.events.Emit(event.TeamCheckpointStarted, "", "", "reason", tr.reason, "cause", tr.cause)
-	g.SetCause(tr.cause)
 	t.printf("TEAM CHECKPOINT: %s\n", tr.reason)
 	return start
 }

@@ -99,12 +99,18 @@ func (a *Agent) nextTask(g *Generation) *config.Task {
 	q := a.d.Queue
 	for {
 		changed := q.Changed()
+		release, ok := g.MayStart() // nothing is dispatched once the team checkpoint began
+		if !ok {
+			return nil
+		}
 		if task := q.Take(a.cfg.Name); task != nil {
 			a.d.Events.Emit(event.TaskDispatched, a.cfg.Name, task.ID, "title", task.Title)
+			release()
 			a.log.Info("task dispatched", "task", task.ID)
 			return task
 		}
-		if !q.Open() || g.IsStopping() {
+		release()
+		if !q.Open() {
 			return nil
 		}
 		select {
@@ -129,6 +135,20 @@ func (a *Agent) runTask(g *Generation, task *config.Task) bool {
 			a.release(task)
 			return false
 		}
+		if dir, ts, ok = a.sessionDir(g, task, dir, ts); !ok {
+			ticket.Release()
+			return true // its worktree was refused, or could not be made again
+		}
+		// From here until its process runs the session holds the team
+		// checkpoint off; once that began, no attempt is spent and nothing
+		// starts.
+		started, ok := g.MayStart()
+		if !ok {
+			ticket.Release()
+			a.setState(state.Stopped, a.lastExitValue(), "team stopped before its session started")
+			a.release(task)
+			return false
+		}
 		attempt := a.d.Queue.NextAttempt(taskID(task))
 		if task == nil {
 			a.mu.Lock()
@@ -137,16 +157,13 @@ func (a *Agent) runTask(g *Generation, task *config.Task) bool {
 			a.mu.Unlock()
 		}
 		if why := a.overBudget(task, attempt); why != "" {
+			started()
 			ticket.Release()
 			a.failTask(task, why)
 			return true // the agent is free for the next task
 		}
-		if dir, ts, ok = a.sessionDir(g, task, dir, ts); !ok {
-			ticket.Release()
-			return true // its worktree was refused, or could not be made again
-		}
 		began := a.d.Clock.Now()
-		exit, out, end, memory := a.runSession(g, task, attempt, dir, ts, ticket)
+		exit, out, end, memory := a.runSession(g, task, attempt, dir, ts, ticket, started)
 		if task != nil {
 			a.d.Queue.AddWork(task.ID, a.d.Clock.Now().Sub(began))
 		}
@@ -234,8 +251,9 @@ func (a *Agent) runTask(g *Generation, task *config.Task) bool {
 // ticket (released when it ends): in its cgroup when memory_max has one,
 // followed by the RSS watch. memory is why its end calls for a restart: the
 // kernel's OOM killer, or memory_max; "" for neither.
-func (a *Agent) runSession(g *Generation, task *config.Task, attempt int, dir string, ts *TaskSpace, ticket *Ticket) (exit runner.Exit, out session.Outcome, end ended, memory string) {
+func (a *Agent) runSession(g *Generation, task *config.Task, attempt int, dir string, ts *TaskSpace, ticket *Ticket, started func()) (exit runner.Exit, out session.Outcome, end ended, memory string) {
 	defer ticket.Release()
+	defer started() // the session calls it once its process runs; this, if it never got that far
 	var left time.Duration
 	if task != nil && task.MaxTime > 0 {
 		left = task.MaxTime - a.d.Queue.Worked(task.ID)
@@ -254,7 +272,7 @@ func (a *Agent) runSession(g *Generation, task *config.Task, attempt int, dir st
 		LogPath: a.d.Dir.AgentLog(a.cfg.Name), Size: a.d.windowSize(), Term: a.d.termOutput(),
 		Timers: a.d.Timers, Clock: a.d.Clock, Team: g, Dialog: a.dialogPolicy(), TimeLeft: left,
 		LogMaxSize: a.d.Config.LogMaxSize, LogKeep: a.d.Config.LogKeep, CastPath: a.recordings(),
-		Report: rep, Cgroup: grp.Runner(), Channel: a.channel(argv),
+		Report: rep, Cgroup: grp.Runner(), Channel: a.channel(argv), Start: a.d.Start, Started: started,
 	})
 	a.watch(ticket, s, grp, taskID(task))
 	oomBefore, oomKnown := a.d.Memory.oomCount()

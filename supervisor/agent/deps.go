@@ -5,6 +5,7 @@
 package agent
 
 import (
+	"context"
 	"io"
 	"time"
 
@@ -51,6 +52,19 @@ type Deps struct {
 	Wrap bool
 	// OnRecord, for benchmarks, sees every checkpoint right after it is on disk.
 	OnRecord func(cp *protocol.Checkpoint, at time.Time)
+	// Start starts an agent's process (nil: a program under a pty) and
+	// Verify runs a task's verify command (nil: queue.Verify): the two
+	// seams the team core's simulation (supervisor/sim) replaces.
+	Start  session.Starter
+	Verify func(ctx context.Context, argv []string, dir string) queue.VerifyResult
+}
+
+// verify runs a task's verify command through the Verify seam.
+func (d *Deps) verify(ctx context.Context, argv []string, dir string) queue.VerifyResult {
+	if d.Verify != nil {
+		return d.Verify(ctx, argv, dir)
+	}
+	return queue.Verify(ctx, argv, dir)
 }
 
 // Team is what an agent asks of the team it works in: its progress lines,

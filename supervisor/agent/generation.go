@@ -21,6 +21,14 @@ type Generation struct {
 	contextFired  atomic.Bool   // a context gauge already asked for a team checkpoint
 	cause         atomic.Value  // string: why the team checkpoint runs
 
+	// starts orders what starts work — a dispatch, a session's start —
+	// with the team checkpoint's beginning: each holds it shared from its
+	// last look at the generation until it is done (the task taken and
+	// told, the process running); AskLastCheckpoint takes it whole to
+	// begin the stop. So nothing is dispatched or started once the team
+	// checkpoint began, and nothing begun before is missed by it.
+	starts sync.RWMutex
+
 	mu       sync.Mutex
 	askOnce  sync.Once
 	stopOnce sync.Once
@@ -48,7 +56,25 @@ func (g *Generation) Cause() string {
 // types a last checkpoint request. From now on nothing restarts and no task
 // is dispatched.
 func (g *Generation) AskLastCheckpoint() {
-	g.askOnce.Do(func() { close(g.checkpointing) })
+	g.askOnce.Do(func() {
+		g.starts.Lock()
+		close(g.checkpointing)
+		g.starts.Unlock()
+	})
+}
+
+// MayStart holds the team checkpoint off while work starts (a task taken,
+// a session's process started): ok is false once the team checkpoint
+// began, and nothing may start; else release must be called once the
+// work started or was given up (more calls do nothing).
+func (g *Generation) MayStart() (release func(), ok bool) {
+	g.starts.RLock()
+	if g.IsStopping() {
+		g.starts.RUnlock()
+		return func() {}, false
+	}
+	var once sync.Once
+	return func() { once.Do(g.starts.RUnlock) }, true
 }
 
 // Stop stops every session at once — each types its CLI's quit keys, gives

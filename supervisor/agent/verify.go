@@ -59,7 +59,7 @@ func (r *reporter) startVerify(cp *protocol.Checkpoint) session.Verdict {
 // verdict to the session; done is closed once the verdict is acted on.
 func (r *reporter) runVerify(ctx context.Context, cancel context.CancelFunc, done chan struct{}) {
 	defer close(done)
-	v := queue.Verify(ctx, r.task.Verify, r.dir)
+	v := r.a.d.verify(ctx, r.task.Verify, r.dir)
 	stopped := ctx.Err() != nil
 	cancel()
 	verdict := r.judge(v, stopped)

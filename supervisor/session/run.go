@@ -50,11 +50,18 @@ func (s *Session) Run() (runner.Exit, Outcome) {
 	if c.Channel != nil {
 		argv = c.Channel.argv(argv)
 	}
-	proc, err := runner.Start(s.log, runner.Config{
+	start := c.Start
+	if start == nil {
+		start = StartProcess
+	}
+	proc, err := start(s.log, runner.Config{
 		Name: c.Agent, Argv: argv, Dir: c.Dir, Env: s.prof.Env(c.Env), Size: c.Size,
 		LogPath: c.LogPath, LogMaxSize: c.LogMaxSize, LogKeep: c.LogKeep, OnLogError: s.logError, Output: s,
 		Cgroup: c.Cgroup,
 	})
+	if c.Started != nil {
+		c.Started()
+	}
 	if err != nil {
 		close(s.procReady)
 		s.log.Error("agent did not start", "error", err)

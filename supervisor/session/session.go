@@ -128,6 +128,11 @@ type Config struct {
 	// Channel, when set, attaches a Codex TUI to its own app-server and
 	// reads the thread through it too (channel.go).
 	Channel *Channel
+	// Start starts the process (nil: StartProcess, a program under a pty).
+	Start Starter
+	// Started, when set, is called once the process was started (or could
+	// not be): the agent holds its team's stop off until then.
+	Started func()
 }
 
 // Session is one process of an agent working on one task. Its parts: the
@@ -144,7 +149,7 @@ type Session struct {
 	id   string // session_id: new for every process
 	prof *profile.Profile
 
-	proc      *runner.Process
+	proc      Process
 	procReady chan struct{} // closed once proc is set
 	started   time.Time
 	ended     chan struct{} // closed when Run returns

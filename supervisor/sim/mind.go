@@ -1,0 +1,253 @@
+package sim
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/wardenhq/warden/protocol"
+)
+
+// Persona is how one agent of a simulated team behaves, drawn from the
+// seed: each of its sessions draws its own moments from it.
+type Persona struct {
+	AnswerMin, AnswerMax time.Duration // how long it takes to answer a request
+	CompleteAfter        int           // it says complete at this answer of a session (0: never)
+	Blocked              float64       // chance an answer says blocked
+	Garbage              float64       // chance an answer is a block warden must reject
+	Unasked              float64       // chance, a second, of a checkpoint nobody asked for
+	Chatter              time.Duration // a line of output this often (0: quiet between answers)
+	Hang                 float64       // chance a session goes silent for good at a random moment
+	Crash                float64       // chance a session crashes (exit 3) at a random moment
+	Exit                 float64       // chance a session exits 0 at a random moment
+	IgnoreTerm           bool          // SIGTERM does nothing (only SIGKILL ends it)
+	IgnoreEOF            bool          // Ctrl-D does nothing
+	Leaves               bool          // when it ends by itself it leaves a process behind
+	Lead                 bool          // prints CHECKPOINT COMPLETE after a last checkpoint
+}
+
+func (p Persona) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "answers in %v-%v", p.AnswerMin, p.AnswerMax)
+	if p.CompleteAfter > 0 {
+		fmt.Fprintf(&b, ", complete at answer %d", p.CompleteAfter)
+	} else {
+		b.WriteString(", never completes")
+	}
+	for _, f := range []struct {
+		name string
+		p    float64
+	}{{"blocked", p.Blocked}, {"garbage", p.Garbage}, {"unasked/s", p.Unasked}, {"hangs", p.Hang}, {"crashes", p.Crash}, {"exits", p.Exit}} {
+		if f.p > 0 {
+			fmt.Fprintf(&b, ", %s %.2f", f.name, f.p)
+		}
+	}
+	if p.Chatter > 0 {
+		fmt.Fprintf(&b, ", chatters every %v", p.Chatter)
+	}
+	for _, f := range []struct {
+		name string
+		on   bool
+	}{{"ignores SIGTERM", p.IgnoreTerm}, {"ignores Ctrl-D", p.IgnoreEOF}, {"leaves a process", p.Leaves}, {"lead", p.Lead}} {
+		if f.on {
+			b.WriteString(", " + f.name)
+		}
+	}
+	return b.String()
+}
+
+// horizon bounds the random moments of one session.
+const horizon = 60 * time.Second
+
+// mind is the program of one session: it reads the lines warden types and
+// answers CHECKPOINT REQUESTs with blocks, each with a mark of its own
+// (Notes: answer …) by which the simulation counts what was recorded.
+type mind struct {
+	p       *proc
+	w       *World
+	agent   string
+	session int
+	who     Persona
+	rng     *rand.Rand
+
+	task    string
+	answers int
+	due     []time.Time // answers owed, by when
+	silent  bool
+	crashAt time.Time
+	exitAt  time.Time
+	hangAt  time.Time
+	next    time.Time // the next chatter line or unasked checkpoint
+}
+
+func (m *mind) run() {
+	go m.p.pump()
+	now := time.Now()
+	at := func(chance float64) time.Time {
+		if m.rng.Float64() >= chance {
+			return time.Time{}
+		}
+		return now.Add(time.Duration(m.rng.Int64N(int64(horizon))))
+	}
+	m.crashAt, m.exitAt, m.hangAt = at(m.who.Crash), at(m.who.Exit), at(m.who.Hang)
+	m.next = now.Add(time.Second)
+	for {
+		if held := m.p.held(); held != nil {
+			<-held
+			continue
+		}
+		if m.step() {
+			return
+		}
+		wait := m.nextMoment()
+		var timer *time.Timer
+		var fire <-chan time.Time
+		if !wait.IsZero() {
+			timer = time.NewTimer(time.Until(wait))
+			fire = timer.C
+		}
+		select {
+		case <-m.p.inWake:
+		case <-m.p.sigWake:
+		case <-fire:
+		}
+		if timer != nil {
+			timer.Stop()
+		}
+	}
+}
+
+// step handles what is due now; true once the program ended.
+func (m *mind) step() bool {
+	for _, sig := range m.p.signals() {
+		if sig == syscall.SIGTERM && !m.who.IgnoreTerm {
+			m.p.mu.Lock()
+			m.p.endLocked(exitSignal(syscall.SIGTERM))
+			m.p.mu.Unlock()
+		}
+	}
+	lines, eof, ended := m.p.pending()
+	if ended {
+		return true
+	}
+	now := time.Now()
+	for _, l := range lines {
+		m.read(l, now)
+	}
+	if eof && !m.who.IgnoreEOF {
+		m.p.exitWith(0, false)
+		return true
+	}
+	switch {
+	case !m.crashAt.IsZero() && !now.Before(m.crashAt):
+		m.p.print("crashing on purpose\n")
+		m.p.exitWith(3, m.who.Leaves)
+		return true
+	case !m.exitAt.IsZero() && !now.Before(m.exitAt):
+		m.p.print("all done here, bye\n")
+		m.p.exitWith(0, m.who.Leaves)
+		return true
+	case !m.hangAt.IsZero() && !now.Before(m.hangAt):
+		m.silent, m.hangAt = true, time.Time{}
+	}
+	if m.silent {
+		return false
+	}
+	for len(m.due) > 0 && !now.Before(m.due[0]) {
+		m.due = m.due[1:]
+		m.answer("request")
+	}
+	if !now.Before(m.next) {
+		if m.who.Chatter > 0 {
+			m.p.print(fmt.Sprintf("working on %s, step %d\n", m.task, m.answers))
+		}
+		if m.task != "" && m.rng.Float64() < m.who.Unasked {
+			m.answer("unasked")
+		}
+		m.next = now.Add(max(m.who.Chatter, time.Second))
+	}
+	return false
+}
+
+func (m *mind) nextMoment() time.Time {
+	var t time.Time
+	for _, c := range []time.Time{m.crashAt, m.exitAt, m.hangAt} {
+		if !c.IsZero() && (t.IsZero() || c.Before(t)) {
+			t = c
+		}
+	}
+	if m.silent {
+		return t
+	}
+	if len(m.due) > 0 && (t.IsZero() || m.due[0].Before(t)) {
+		t = m.due[0]
+	}
+	if t.IsZero() || m.next.Before(t) {
+		t = m.next
+	}
+	return t
+}
+
+// read takes one line warden typed.
+func (m *mind) read(line string, now time.Time) {
+	switch {
+	case strings.HasPrefix(line, "Your task: "):
+		id := strings.TrimPrefix(line, "Your task: ")
+		id, _, _ = strings.Cut(id, " ")
+		m.task = strings.TrimSuffix(id, ".")
+	case strings.HasPrefix(line, protocol.RequestPrefix+" "):
+		id := strings.TrimPrefix(line, protocol.RequestPrefix+" ")
+		id, _, _ = strings.Cut(id, " ")
+		if m.task == "" {
+			m.task = id
+		}
+		d := m.who.AnswerMin
+		if span := m.who.AnswerMax - m.who.AnswerMin; span > 0 {
+			d += time.Duration(m.rng.Int64N(int64(span)))
+		}
+		m.due = append(m.due, now.Add(d))
+	}
+}
+
+// answer prints one checkpoint block (or a bad one).
+func (m *mind) answer(why string) {
+	if m.task == "" {
+		return
+	}
+	m.answers++
+	mark := fmt.Sprintf("answer %s/%d/%d", m.agent, m.session, m.answers)
+	status, progress := protocol.StatusImplementing, min(5*m.answers, 95)
+	switch {
+	case m.who.CompleteAfter > 0 && m.answers >= m.who.CompleteAfter:
+		status, progress = protocol.StatusComplete, 100
+	case m.rng.Float64() < m.who.Blocked:
+		status = protocol.StatusBlocked
+	}
+	if m.rng.Float64() < m.who.Garbage {
+		m.p.print(fmt.Sprintf("CHECKPOINT: %s\nStatus: in_progress\nCompleted:\n- step %d\nRemaining:\n- more\n"+
+			"Files Modified: none\nEstimated Progress: %d%%\nNotes: %s (garbage)\n\n", m.task, m.answers, progress, mark))
+		m.w.answered(m.p, m.agent, mark, m.task, false, why)
+		return
+	}
+	m.p.print(fmt.Sprintf("CHECKPOINT: %s\nStatus: %s\nCompleted:\n- step %d\nRemaining:\n- step %d\n"+
+		"Files Modified: work/%s.txt\nEstimated Progress: %d%%\nNotes: %s\n\n",
+		m.task, status, m.answers, m.answers+1, m.task, progress, mark))
+	m.w.answered(m.p, m.agent, mark, m.task, true, why)
+	if m.who.Lead && why == "request" && m.w.lastCall() {
+		m.p.print(protocol.CompleteMarker + "\n")
+	}
+}
+
+// newMind draws a session's randomness from the seed, the agent and the
+// session's number: the same seed gives each session the same moments,
+// whatever order goroutines ran in.
+func newMind(w *World, p *proc, agent string, session int, who Persona) *mind {
+	var h uint64 = 14695981039346656037
+	for _, c := range agent {
+		h = (h ^ uint64(c)) * 1099511628211
+	}
+	return &mind{p: p, w: w, agent: agent, session: session, who: who,
+		rng: rand.New(rand.NewPCG(uint64(w.seed), h+uint64(session)))}
+}

@@ -1,0 +1,236 @@
+package sim
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/wardenhq/warden/supervisor"
+)
+
+const (
+	// step is how often the driver looks at the world between the ops.
+	step = 500 * time.Millisecond
+	// slack is the second of simulated time the liveness bounds allow
+	// beyond the team's own timeouts.
+	slack = time.Second
+)
+
+// run starts the team and drives the night: each op at its time, the
+// world looked at every step, a stop at the end of the night, and the
+// invariants checked after every step. It returns once the team ended
+// (or was given up on) and every process it started is gone.
+func (w *World) run(t *testing.T) {
+	w.t0 = time.Now()
+	if _, err := w.team.Begin(supervisor.StartAuto); err != nil {
+		t.Fatalf("begin: %v", err)
+	}
+	go func() {
+		defer close(w.done)
+		w.result = w.team.Run()
+	}()
+	ops := w.spec.Ops
+	stopAt := time.Duration(0)
+	for {
+		now := time.Since(w.t0)
+		next := now + step
+		if len(ops) > 0 && ops[0].At < next {
+			next = max(ops[0].At, now)
+		}
+		select {
+		case <-w.done:
+		case <-time.After(next - now):
+		}
+		synctest.Wait()
+		w.readEvents()
+		w.simNow.Store(int64(time.Since(w.t0)))
+		ended := isClosed(w.done)
+		w.check(ended)
+		if ended || len(w.failures) > 0 && w.inv.giveUp {
+			break
+		}
+		now = time.Since(w.t0)
+		for len(ops) > 0 && ops[0].At <= now {
+			w.apply(ops[0])
+			ops = ops[1:]
+		}
+		if now >= w.spec.Night && stopAt == 0 {
+			stopAt = now
+			w.apply(Op{At: now, Kind: OpSignal})
+		}
+	}
+	if !isClosed(w.done) { // given up on: kill everything, then wait
+		w.team.Force()
+		<-w.done
+	}
+	w.team.Close()
+	w.readEvents()
+	w.finalChecks()
+	w.mu.Lock()
+	procs := w.procs
+	w.mu.Unlock()
+	for _, p := range procs { // nothing a failed check left may outlive the bubble
+		p.Kill()
+	}
+}
+
+// apply does op to the team, as a person would.
+func (w *World) apply(op Op) {
+	w.note("op: %s", op)
+	c := w.team.Control()
+	switch op.Kind {
+	case OpCheckpoint:
+		w.inv.asked(w, time.Now())
+		path := w.cfg.SignalFile
+		if err := os.WriteFile(path, nil, 0o600); err != nil {
+			w.fail("the signal file cannot be written: %v", err)
+		}
+		w.team.SignalFileAppeared()
+	case OpStop:
+		w.inv.stopped(w, time.Now())
+		c.Stop(false)
+	case OpStopNow:
+		w.inv.stopped(w, time.Now())
+		c.Stop(true)
+	case OpSignal:
+		w.inv.stopped(w, time.Now())
+		w.team.Stop(true)
+	case OpSecond:
+		w.inv.stopped(w, time.Now())
+		w.team.Force()
+	case OpRestart:
+		go func() { _, _ = c.Restart(w.restartCtx(), op.Agent) }()
+	}
+}
+
+// fail records a broken invariant, with when.
+func (w *World) fail(format string, a ...any) {
+	msg := fmt.Sprintf("%8.3fs  ", time.Since(w.t0).Seconds()) + fmt.Sprintf(format, a...)
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if len(w.failures) < 10 {
+		w.failures = append(w.failures, msg)
+	}
+}
+
+// report is a failing night: what broke, the spec, the trace's end and the
+// replay command.
+func (w *World) report() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	var b strings.Builder
+	fmt.Fprintf(&b, "seed %d broke the core's invariants:\n", w.seed)
+	for _, f := range w.failures {
+		b.WriteString("  ✗ " + f + "\n")
+	}
+	b.WriteString(w.spec.Describe())
+	b.WriteString(w.traceTail(60))
+	fmt.Fprintf(&b, "replay: %s\n", ReplayCommand(w.seed))
+	return b.String()
+}
+
+// traceTail is the last n lines of the trace merged with the events, in
+// time order. w.mu is held.
+func (w *World) traceTail(n int) string {
+	lines := append([]string(nil), w.trace...)
+	for _, e := range w.events {
+		at := e.Time().Sub(w.t0).Seconds()
+		line := fmt.Sprintf("%8.3fs  event %s", at, e.Name())
+		if a := e.Agent(); a != "" {
+			line += " " + a
+		}
+		if t := e.Task(); t != "" {
+			line += " " + t
+		}
+		for _, k := range []string{"reason", "status", "attempt", "code", "result"} {
+			if v := e.Str(k); v != "" {
+				line += fmt.Sprintf(" %s=%q", k, v)
+			}
+		}
+		lines = append(lines, line)
+	}
+	sortByTime(lines)
+	lines = collapse(lines)
+	if len(lines) > n {
+		lines = append([]string{fmt.Sprintf("  … %d lines before", len(lines)-n)}, lines[len(lines)-n:]...)
+	}
+	return "trace (simulated seconds):\n  " + strings.Join(lines, "\n  ") + "\n"
+}
+
+func isClosed(c <-chan struct{}) bool {
+	select {
+	case <-c:
+		return true
+	default:
+		return false
+	}
+}
+
+// watchdog fails the test from outside the bubble when simulated time has
+// not moved for stuckAfter of wall time: something in the core spins (a
+// livelock never blocks, so the bubble's clock never advances) or waits on
+// what is not simulated. It prints the trace and the replay command, then
+// panics: the bubble cannot be ended from outside.
+func watchdog(t *testing.T, seed int64, world func() *World) (stop func()) {
+	const (
+		stuckAfter = 30 * time.Second // frozen this long: stuck
+		stormAfter = 3 * time.Second  // frozen this long with stormLines more events: a storm
+		stormLines = 1000
+	)
+	done := make(chan struct{})
+	var once sync.Once
+	go func() {
+		last, since := int64(-1), time.Now()
+		var lines int
+		tick := time.NewTicker(250 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-tick.C:
+			}
+			w := world()
+			if w == nil || w.cfg == nil {
+				continue
+			}
+			if now := w.simNow.Load(); now != last {
+				last, since, lines = now, time.Now(), countLines(filepath.Join(w.cfg.StateDir, "events.jsonl"))
+				continue
+			}
+			grew := countLines(filepath.Join(w.cfg.StateDir, "events.jsonl")) - lines
+			if time.Since(since) < stuckAfter && (grew < stormLines || time.Since(since) < stormAfter) {
+				continue
+			}
+			w.readEventsTail(200)
+			w.mu.Lock()
+			msg := fmt.Sprintf("seed %d: simulated time stopped at %.3fs for %v of wall time; events.jsonl grew by %d lines meanwhile (%s)\n%s%s",
+				seed, float64(last)/1e9, time.Since(since).Round(time.Second), grew, stuckWhy(grew), w.spec.Describe(), w.traceTail(60))
+			w.mu.Unlock()
+			msg += "replay: " + ReplayCommand(seed) + "\n"
+			fmt.Fprint(os.Stderr, msg)
+			panic(msg)
+		}
+	}()
+	return func() { once.Do(func() { close(done) }) }
+}
+
+func stuckWhy(grew int) string {
+	if grew > 100 {
+		return "a loop that never blocks: an event storm"
+	}
+	return "something waits on what is not simulated, or spins without events"
+}
+
+func countLines(path string) int {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return 0
+	}
+	return strings.Count(string(b), "\n")
+}

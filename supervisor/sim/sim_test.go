@@ -1,0 +1,99 @@
+package sim
+
+import (
+	"flag"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+)
+
+var (
+	seedFlag  = flag.Int64("sim.seed", -1, "run this seed alone (the replay command a failing seed prints)")
+	seedsFlag = flag.Int("sim.seeds", 0, "how many seeds TestSimulation runs (0: 2,000, or 200 under the race detector)")
+	firstFlag = flag.Int64("sim.first", 1, "the first seed TestSimulation runs")
+)
+
+// TestSimulation runs -sim.seeds random nights of the team core on the
+// simulated clock, each checked after every step (check.go); -sim.seed
+// replays one.
+func TestSimulation(t *testing.T) {
+	if *seedFlag >= 0 {
+		t.Log(Generate(*seedFlag).Describe())
+		Check(t, *seedFlag)
+		return
+	}
+	n := *seedsFlag
+	if n == 0 {
+		n = 2000
+		if raceDetector {
+			n = 200
+		}
+	}
+	for seed := *firstFlag; seed < *firstFlag+int64(n); seed++ {
+		t.Run(fmt.Sprint(seed), func(t *testing.T) {
+			t.Parallel()
+			Check(t, seed)
+		})
+	}
+}
+
+// TestCheckpointAsATaskCompletes is issue 31's reproduction: agent a
+// completes T1 at its second answer — its answer to the team checkpoint's
+// last call —, which unblocks T2 (free), while s (T3) ignores SIGTERM.
+// Before the fix, in worktree mode, T2 was handed to a again and again
+// (thousands of task_dispatched a second, the stop never ended); in a
+// shared workspace T2's session started during the shutdown and spent its
+// one attempt. Now: the team checkpoint completes, nothing is dispatched
+// or started after it began, the stop ends within its timeouts.
+func TestCheckpointAsATaskCompletes(t *testing.T) {
+	for _, worktree := range []bool{true, false} {
+		t.Run(map[bool]string{true: "worktree", false: "shared"}[worktree], func(t *testing.T) {
+			spec := Spec{Seed: 0, Worktree: worktree, Rehydrate: true, Night: 40 * time.Second,
+				Timers: Timers{Interval: 2 * time.Second, Timeout: 30 * time.Second, Shutdown: 3 * time.Second,
+					StaleWarning: 10 * time.Minute, StaleFailure: 30 * time.Minute},
+				Agents: []AgentSpec{
+					{Name: "a", Restart: "on-failure", MaxRestarts: 5,
+						Persona: Persona{AnswerMin: 500 * time.Millisecond, AnswerMax: 500 * time.Millisecond, CompleteAfter: 2}},
+					{Name: "s", Restart: "on-failure", MaxRestarts: 5,
+						Persona: Persona{AnswerMin: 500 * time.Millisecond, AnswerMax: 500 * time.Millisecond, IgnoreTerm: true, IgnoreEOF: true}},
+				},
+				Tasks: []TaskSpec{
+					{ID: "T1", Agent: "a"},
+					{ID: "T2", BlockedBy: []string{"T1"}, MaxAttempts: 1},
+					{ID: "T3", Agent: "s"},
+				},
+				// T1's first record comes at 2.5 s (the first request at 2 s,
+				// answered in 0.5 s): the checkpoint is asked right after.
+				Ops: []Op{{At: 2600 * time.Millisecond, Kind: OpCheckpoint}, {At: 20 * time.Second, Kind: OpSignal}},
+			}
+			w := CheckSpec(t, spec)
+			evs := w.eventsNow()
+			began := -1
+			for i, e := range evs {
+				if e.Name() == "team_checkpoint_started" && began < 0 {
+					began = i
+				}
+			}
+			if began < 0 {
+				t.Fatal("no team checkpoint began")
+			}
+			completed, disp := false, 0
+			for _, e := range evs[began:] {
+				switch {
+				case e.Name() == "checkpoint_complete":
+					completed = true
+				case e.Name() == "task_completed" && e.Task() == "T1" && !completed:
+				case e.Name() == "task_dispatched" && !completed:
+					disp++
+				}
+			}
+			if !completed || disp > 0 {
+				t.Errorf("after the team checkpoint began: CHECKPOINT COMPLETE %v, dispatches before it %d (want true, 0)", completed, disp)
+			}
+			if !strings.Contains(w.out.String(), "CHECKPOINT COMPLETE") {
+				t.Errorf("stdout has no CHECKPOINT COMPLETE:\n%s", w.out.String())
+			}
+		})
+	}
+}

@@ -1,0 +1,236 @@
+package sim
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Spec is one simulated night, drawn from a seed: the team, how each of
+// its agents behaves, and what people do to it when.
+type Spec struct {
+	Seed     int64
+	Worktree bool
+	Timers   Timers
+	// Rehydrate: after a team checkpoint fresh sessions carry on (else warden exits).
+	Rehydrate bool
+	Agents    []AgentSpec
+	Tasks     []TaskSpec
+	Ops       []Op
+	// Night is how long the night runs before a person stops it.
+	Night time.Duration
+}
+
+// Timers are the team file's timers.
+type Timers struct {
+	Interval, Timeout, Shutdown, StaleWarning, StaleFailure time.Duration
+}
+
+// AgentSpec is one [[agent]].
+type AgentSpec struct {
+	Name        string
+	Restart     string // never, on-failure, always
+	MaxRestarts int
+	Persona     Persona
+}
+
+// TaskSpec is one [[task]].
+type TaskSpec struct {
+	ID          string
+	Title       string
+	BlockedBy   []string
+	Agent       string // pinned to this agent, or ""
+	Verify      string // "", pass, fail, flaky (fails once, then passes), hang
+	MaxAttempts int
+}
+
+// OpKind is something a person (or a scheduler) does to a running team.
+type OpKind string
+
+const (
+	OpCheckpoint OpKind = "checkpoint"    // the signal file appears (warden checkpoint)
+	OpStop       OpKind = "stop"          // warden stop
+	OpStopNow    OpKind = "stop --now"    // warden stop --now
+	OpSignal     OpKind = "SIGTERM"       // a signal: a clean stop
+	OpSecond     OpKind = "second signal" // another signal: kill now
+	OpRestart    OpKind = "restart"       // warden restart AGENT
+)
+
+// Op is one thing done to the team, At after it started.
+type Op struct {
+	At    time.Duration
+	Kind  OpKind
+	Agent string
+}
+
+func (o Op) String() string {
+	if o.Agent != "" {
+		return fmt.Sprintf("%v %s %s", o.At, o.Kind, o.Agent)
+	}
+	return fmt.Sprintf("%v %s", o.At, o.Kind)
+}
+
+// Generate draws a night from seed: 1–8 agents, 1–20 tasks with a random
+// blocked_by graph (each task blocked only by earlier ones: no cycle),
+// pinned and free tasks, worktree or shared, verify commands that pass,
+// fail or hang, agents that answer late, complete, block, print garbage,
+// hang, chatter, crash, exit or ignore SIGTERM, and a person who asks for
+// team checkpoints, restarts, stops and signals.
+func Generate(seed int64) Spec {
+	r := rand.New(rand.NewPCG(uint64(seed), 0x5eed))
+	s := Spec{Seed: seed, Worktree: r.IntN(4) == 0, Rehydrate: r.IntN(4) != 0,
+		Night: time.Duration(60+r.IntN(181)) * time.Second}
+	sec := func(lo, hi int) time.Duration { return time.Duration(lo+r.IntN(hi-lo+1)) * time.Second }
+	s.Timers.Interval = sec(2, 30)
+	s.Timers.Timeout = sec(1, 10)
+	s.Timers.Shutdown = sec(1, 10)
+	s.Timers.StaleWarning = s.Timers.Interval + s.Timers.Timeout + sec(1, 20)
+	s.Timers.StaleFailure = s.Timers.StaleWarning + sec(1, 30)
+	chance := func(p float64) float64 {
+		if r.Float64() < 0.5 {
+			return 0
+		}
+		return p * r.Float64()
+	}
+	for i := range 1 + r.IntN(8) {
+		p := Persona{
+			AnswerMin:     time.Duration(r.Int64N(int64(s.Timers.Timeout))),
+			CompleteAfter: r.IntN(6),
+			Blocked:       chance(0.2),
+			Garbage:       chance(0.3),
+			Unasked:       chance(0.1),
+			Hang:          chance(0.3),
+			Crash:         chance(0.5),
+			Exit:          chance(0.2),
+			IgnoreTerm:    r.IntN(5) == 0,
+			IgnoreEOF:     r.IntN(3) == 0,
+			Leaves:        r.IntN(5) == 0,
+			Lead:          r.IntN(8) == 0,
+		}
+		p.AnswerMax = p.AnswerMin + time.Duration(r.Int64N(int64(s.Timers.Timeout)))
+		if r.IntN(3) == 0 {
+			p.Chatter = time.Duration(1+r.IntN(10)) * 300 * time.Millisecond
+		}
+		s.Agents = append(s.Agents, AgentSpec{Name: fmt.Sprintf("a%d", i+1),
+			Restart: []string{"on-failure", "on-failure", "always", "never"}[r.IntN(4)], MaxRestarts: r.IntN(6), Persona: p})
+	}
+	for i := range 1 + r.IntN(20) {
+		t := TaskSpec{ID: fmt.Sprintf("T%d", i+1)}
+		if r.IntN(3) > 0 {
+			t.Title = fmt.Sprintf("step %d of the night", i+1)
+		}
+		for j := range i {
+			if r.IntN(6) == 0 {
+				t.BlockedBy = append(t.BlockedBy, fmt.Sprintf("T%d", j+1))
+			}
+		}
+		if r.IntN(3) == 0 {
+			t.Agent = s.Agents[r.IntN(len(s.Agents))].Name
+		}
+		switch r.IntN(8) {
+		case 0:
+			t.Verify = "pass"
+		case 1:
+			t.Verify = "fail"
+		case 2:
+			t.Verify = "flaky"
+		case 3:
+			t.Verify = "hang"
+		}
+		if r.IntN(4) == 0 {
+			t.MaxAttempts = 1 + r.IntN(4)
+		}
+		s.Tasks = append(s.Tasks, t)
+	}
+	kinds := []OpKind{OpCheckpoint, OpCheckpoint, OpCheckpoint, OpRestart, OpStop, OpStopNow, OpSignal, OpSecond}
+	for range r.IntN(6) {
+		op := Op{At: time.Duration(r.Int64N(int64(s.Night))), Kind: kinds[r.IntN(len(kinds))]}
+		if op.Kind == OpRestart {
+			op.Agent = s.Agents[r.IntN(len(s.Agents))].Name
+		}
+		if op.Kind == OpSecond { // a second signal follows a first
+			s.Ops = append(s.Ops, Op{At: op.At, Kind: OpSignal})
+			op.At += time.Duration(r.Int64N(int64(3 * time.Second)))
+		}
+		s.Ops = append(s.Ops, op)
+	}
+	slices.SortStableFunc(s.Ops, func(a, b Op) int { return int(a.At - b.At) })
+	return s
+}
+
+// TeamFile is the spec's team.toml.
+func (s Spec) TeamFile() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "name = \"sim\"\nstate_dir = \".warden\"\n")
+	fmt.Fprintf(&b, "checkpoint_interval = %q\ncheckpoint_timeout = %q\nshutdown_timeout = %q\n",
+		s.Timers.Interval, s.Timers.Timeout, s.Timers.Shutdown)
+	fmt.Fprintf(&b, "stale_warning = %q\nstale_failure = %q\n", s.Timers.StaleWarning, s.Timers.StaleFailure)
+	if !s.Rehydrate {
+		b.WriteString("after_team_checkpoint = \"exit\"\n")
+	}
+	if s.Worktree {
+		b.WriteString("workspace = \"worktree\"\nbase = \"main\"\n")
+	}
+	for _, a := range s.Agents {
+		fmt.Fprintf(&b, "\n[[agent]]\nname = %q\ncommand = [\"sim-agent\"]\nrestart = %q\nmax_restarts = %d\n",
+			a.Name, a.Restart, a.MaxRestarts)
+		if a.Persona.Lead {
+			b.WriteString("lead = true\n")
+		}
+	}
+	for _, t := range s.Tasks {
+		fmt.Fprintf(&b, "\n[[task]]\nid = %q\nprompt = \"do %s\"\n", t.ID, t.ID)
+		if t.Title != "" {
+			fmt.Fprintf(&b, "title = %q\n", t.Title)
+		}
+		if len(t.BlockedBy) > 0 {
+			fmt.Fprintf(&b, "blocked_by = [\"%s\"]\n", strings.Join(t.BlockedBy, "\", \""))
+		}
+		if t.Agent != "" {
+			fmt.Fprintf(&b, "agent = %q\n", t.Agent)
+		}
+		if t.Verify != "" {
+			fmt.Fprintf(&b, "verify = [\"sim-verify\", %q, %q]\n", t.Verify, t.ID)
+		}
+		if t.MaxAttempts > 0 {
+			fmt.Fprintf(&b, "max_attempts = %d\n", t.MaxAttempts)
+		}
+	}
+	return b.String()
+}
+
+// Describe is the spec in a few lines, for a failing seed's trace.
+func (s Spec) Describe() string {
+	var b strings.Builder
+	mode := "shared"
+	if s.Worktree {
+		mode = "worktree"
+	}
+	fmt.Fprintf(&b, "seed %d: %s workspace, interval %v, timeout %v, shutdown %v, stale %v/%v, rehydrate %v, a night of %v\n",
+		s.Seed, mode, s.Timers.Interval, s.Timers.Timeout, s.Timers.Shutdown, s.Timers.StaleWarning, s.Timers.StaleFailure, s.Rehydrate, s.Night)
+	for _, a := range s.Agents {
+		fmt.Fprintf(&b, "  agent %s (restart %s, max %d): %s\n", a.Name, a.Restart, a.MaxRestarts, a.Persona)
+	}
+	for _, t := range s.Tasks {
+		fmt.Fprintf(&b, "  task %s", t.ID)
+		if len(t.BlockedBy) > 0 {
+			fmt.Fprintf(&b, " blocked_by %v", t.BlockedBy)
+		}
+		if t.Agent != "" {
+			fmt.Fprintf(&b, " pinned to %s", t.Agent)
+		}
+		if t.Verify != "" {
+			fmt.Fprintf(&b, " verify %s", t.Verify)
+		}
+		if t.MaxAttempts > 0 {
+			fmt.Fprintf(&b, " max_attempts %d", t.MaxAttempts)
+		}
+		b.WriteString("\n")
+	}
+	for _, o := range s.Ops {
+		fmt.Fprintf(&b, "  at %s\n", o)
+	}
+	return b.String()
+}

@@ -1,0 +1,349 @@
+// Package sim runs the team core — the supervisor with its agents,
+// sessions, queue, verify, restarts, team checkpoints, handoffs and
+// rehydration — in one process on a simulated clock (a testing/synctest
+// bubble), with in-process agents behind the one seam a session starts its
+// agent through (session.Starter) and in-process verify commands. A seeded
+// generator draws random teams and random nights (Generate); World runs
+// one and checks the core's invariants after every step (check.go). A
+// failing seed prints a short trace and the command that replays it.
+package sim
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/wardenhq/warden/internal/clock"
+	"github.com/wardenhq/warden/protocol"
+	"github.com/wardenhq/warden/runner"
+	"github.com/wardenhq/warden/supervisor"
+	"github.com/wardenhq/warden/supervisor/config"
+	"github.com/wardenhq/warden/supervisor/queue"
+	"github.com/wardenhq/warden/supervisor/session"
+	"github.com/wardenhq/warden/supervisor/state"
+)
+
+// World is one simulated night: the team, its in-process agents, what
+// they printed and what warden recorded, the events read back, and the
+// invariants' verdicts.
+type World struct {
+	seed int64
+	spec Spec
+	root string
+	cfg  *config.Team
+	team *supervisor.Team
+	out  lockedBuffer // warden's stdout
+	t0   time.Time
+
+	mu       sync.Mutex
+	sessions map[string]int // agent → sessions started
+	procs    []*proc
+	printed  map[string]answerPrinted // by mark
+	recorded map[string]int           // mark → times recorded
+	verifies []verifyRun
+	flaky    map[string]bool // task → its flaky verify failed once
+	starts   []startSeen
+
+	events    []Event
+	evOffset  int64
+	callOn    atomic.Bool // a team checkpoint runs (read by the lead's mind)
+	simNow    atomic.Int64
+	trace     []string
+	failures  []string
+	done      chan struct{}
+	result    supervisor.Result
+	finished  atomic.Bool
+	checkedTo int // events the checks have seen
+	inv       invariants
+	snap      *state.Snapshot // state.json as last read
+	snapKey   string          // … and the file it was read from
+	snapNew   bool            // read since STATUS.md was last looked at
+}
+
+type answerPrinted struct {
+	proc             *proc
+	agent, task, why string
+	valid            bool
+	at               time.Time
+}
+
+type verifyRun struct {
+	task   string
+	passed bool
+	at     time.Time
+}
+
+type startSeen struct {
+	agent string
+	at    time.Time
+	after int // events in the file when it started
+}
+
+// Event is one line of events.jsonl.
+type Event map[string]any
+
+func (e Event) Name() string  { s, _ := e["event"].(string); return s }
+func (e Event) Agent() string { s, _ := e["agent"].(string); return s }
+func (e Event) Task() string  { s, _ := e["task"].(string); return s }
+func (e Event) Str(k string) string {
+	switch v := e[k].(type) {
+	case string:
+		return v
+	case nil:
+		return ""
+	default:
+		return fmt.Sprint(v)
+	}
+}
+func (e Event) Time() time.Time {
+	t, _ := time.Parse(time.RFC3339Nano, e.Str("ts"))
+	return t
+}
+
+var traceFlag = flag.Bool("sim.trace", false, "print the whole trace and warden's output of a night that passed")
+
+// Check runs seed's night in a bubble of its own and fails t with a trace
+// and the replay command when an invariant breaks.
+func Check(t *testing.T, seed int64) { CheckSpec(t, Generate(seed)) }
+
+// CheckSpec runs one night as spec says (a test's own, or a seed's) and
+// returns its world, ended, for a test to look at further.
+func CheckSpec(t *testing.T, spec Spec) *World {
+	seed := spec.Seed
+	var w *World
+	stop := watchdog(t, seed, func() *World { return w })
+	defer stop()
+	synctest.Test(t, func(t *testing.T) {
+		w = newWorld(t, spec)
+		w.run(t)
+	})
+	switch {
+	case len(w.failures) > 0:
+		t.Errorf("%s", w.report())
+	case *traceFlag:
+		w.mu.Lock()
+		t.Logf("seed %d held every invariant\n%s%s", seed, w.traceTail(1<<20), w.out.String())
+		w.mu.Unlock()
+	}
+	return w
+}
+
+// ReplayCommand is the command that runs one seed again.
+func ReplayCommand(seed int64) string {
+	return fmt.Sprintf("go test ./supervisor/sim -run 'TestSimulation$' -sim.seed=%d -v", seed)
+}
+
+func newWorld(t *testing.T, spec Spec) *World {
+	w := &World{seed: spec.Seed, spec: spec, root: simDir(t), sessions: map[string]int{},
+		printed: map[string]answerPrinted{}, recorded: map[string]int{}, flaky: map[string]bool{}, done: make(chan struct{})}
+	if spec.Worktree {
+		w.gitRepo(t)
+	}
+	path := filepath.Join(w.root, "team.toml")
+	if err := os.WriteFile(path, []byte(spec.TeamFile()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := config.Load(path)
+	if err != nil {
+		t.Fatalf("seed %d: its team file does not load: %v\n%s", spec.Seed, err, spec.TeamFile())
+	}
+	w.cfg = cfg
+	log := hclog.New(&hclog.LoggerOptions{Output: io.Discard, Level: hclog.Off})
+	if os.Getenv("SIM_LOG") != "" {
+		log = hclog.New(&hclog.LoggerOptions{Output: os.Stderr, Level: hclog.Debug})
+	}
+	team, err := supervisor.New(log, cfg, clock.Real{}, &w.out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	team.Use(supervisor.Seams{Start: w.start, Verify: w.verify})
+	team.OnRecord(w.onRecord)
+	w.team = team
+	return w
+}
+
+// simDir is a fresh directory for one night, in memory where the machine
+// has /dev/shm (each record is written with an fsync).
+func simDir(t *testing.T) string {
+	base := ""
+	if fi, err := os.Stat("/dev/shm"); err == nil && fi.IsDir() {
+		base = "/dev/shm"
+	}
+	dir, err := os.MkdirTemp(base, "warden-sim-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	return dir
+}
+
+// gitRepo makes the project a git repository with one commit on main.
+func (w *World) gitRepo(t *testing.T) {
+	for _, args := range [][]string{
+		{"init", "-q", "-b", "main"},
+		{"-c", "user.email=sim@example.com", "-c", "user.name=sim", "commit", "-q", "--allow-empty", "-m", "init"},
+	} {
+		cmd := exec.Command("git", args...)
+		cmd.Dir = w.root
+		cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v: %s", args, err, out)
+		}
+	}
+}
+
+// start is the session seam: an in-process agent in place of a program
+// under a pty.
+func (w *World) start(_ hclog.Logger, cfg runner.Config) (session.Process, error) {
+	w.readEvents()
+	w.mu.Lock()
+	w.sessions[cfg.Name]++
+	n := w.sessions[cfg.Name]
+	w.starts = append(w.starts, startSeen{agent: cfg.Name, at: time.Now(), after: len(w.events)})
+	who := w.persona(cfg.Name)
+	p := newProc(cfg.Name, cfg.Output)
+	w.procs = append(w.procs, p)
+	w.mu.Unlock()
+	w.note("%s starts session %d", cfg.Name, n)
+	go newMind(w, p, cfg.Name, n, who).run()
+	return p, nil
+}
+
+func (w *World) persona(agent string) Persona {
+	for _, a := range w.spec.Agents {
+		if a.Name == agent {
+			return a.Persona
+		}
+	}
+	return Persona{}
+}
+
+// verify is the verify seam: "sim-verify pass|fail|flaky|hang TASK".
+func (w *World) verify(ctx context.Context, argv []string, _ string) queue.VerifyResult {
+	ctx, cancel := context.WithTimeout(ctx, queue.VerifyTimeout)
+	defer cancel()
+	kind, task := argv[1], argv[2]
+	time.Sleep(200 * time.Millisecond) // a verify takes a moment
+	res := queue.VerifyResult{Summary: "exit code 1", Output: "sim: the tests fail"}
+	switch kind {
+	case "pass":
+		res = queue.VerifyResult{Passed: true, Summary: "passed"}
+	case "flaky":
+		w.mu.Lock()
+		if w.flaky[task] {
+			res = queue.VerifyResult{Passed: true, Summary: "passed"}
+		}
+		w.flaky[task] = true
+		w.mu.Unlock()
+	case "hang":
+		<-ctx.Done()
+		res = queue.VerifyResult{Summary: "stopped: " + ctx.Err().Error()}
+	}
+	if ctx.Err() != nil && kind != "hang" {
+		res = queue.VerifyResult{Summary: "stopped: " + ctx.Err().Error()}
+	}
+	w.mu.Lock()
+	w.verifies = append(w.verifies, verifyRun{task: task, passed: res.Passed, at: time.Now()})
+	w.mu.Unlock()
+	return res
+}
+
+// printed notes an answer an agent printed.
+func (w *World) answered(p *proc, agent, mark, task string, valid bool, why string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.printed[mark] = answerPrinted{proc: p, agent: agent, task: task, why: why, valid: valid, at: time.Now()}
+}
+
+// onRecord sees every record warden saved.
+func (w *World) onRecord(cp *protocol.Checkpoint, _ time.Time) {
+	_, mark, ok := strings.Cut(cp.Notes, "answer ")
+	if !ok {
+		return
+	}
+	f := strings.Fields(mark)
+	if len(f) == 0 {
+		return
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.recorded["answer "+f[0]]++
+}
+
+// lastCall reports whether a team checkpoint runs (the lead's cue).
+func (w *World) lastCall() bool { return w.callOn.Load() }
+
+// note adds a line to the trace.
+func (w *World) note(format string, a ...any) {
+	line := fmt.Sprintf("%8.3fs  ", time.Since(w.t0).Seconds()) + fmt.Sprintf(format, a...)
+	w.mu.Lock()
+	w.trace = append(w.trace, line)
+	w.mu.Unlock()
+}
+
+// readEvents reads what events.jsonl gained since the last read.
+func (w *World) readEvents() {
+	f, err := os.Open(w.cfg.StateDir + "/events.jsonl")
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if _, err := f.Seek(w.evOffset, io.SeekStart); err != nil {
+		return
+	}
+	r := bufio.NewReader(f)
+	for {
+		line, err := r.ReadBytes('\n')
+		if err != nil {
+			return // a line not yet whole is read next time
+		}
+		w.evOffset += int64(len(line))
+		var e Event
+		if json.Unmarshal(line, &e) == nil {
+			w.events = append(w.events, e)
+		}
+	}
+}
+
+// eventsNow returns the events read so far.
+func (w *World) eventsNow() []Event {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return slices.Clone(w.events)
+}
+
+// lockedBuffer is warden's stdout.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
