@@ -149,18 +149,18 @@ func (a *Agent) runTask(g *Generation, task *config.Task) bool {
 			a.release(task)
 			return false
 		}
-		attempt := a.d.Queue.NextAttempt(taskID(task))
+		if why := a.overBudget(task, a.d.Queue.Attempts(taskID(task))+1); why != "" {
+			started()
+			ticket.Release()
+			a.failTask(task, why)
+			return true // the agent is free for the next task
+		}
+		attempt := a.d.Queue.NextAttempt(taskID(task)) // spent: a session starts
 		if task == nil {
 			a.mu.Lock()
 			a.attempt++
 			attempt = a.attempt
 			a.mu.Unlock()
-		}
-		if why := a.overBudget(task, attempt); why != "" {
-			started()
-			ticket.Release()
-			a.failTask(task, why)
-			return true // the agent is free for the next task
 		}
 		began := a.d.Clock.Now()
 		exit, out, end, memory := a.runSession(g, task, attempt, dir, ts, ticket, started)
@@ -225,6 +225,16 @@ func (a *Agent) runTask(g *Generation, task *config.Task) bool {
 			a.setState(state.Exited, exit, dec.Reason)
 			a.release(task)
 			return false
+		}
+		if why := a.overBudget(task, attempt+1); why != "" {
+			// No session is left to the task: it fails now, not after a
+			// backoff and a restart that would not happen.
+			if quick {
+				a.warnQuickExit(exit, end, "not restarted ("+why+")")
+			}
+			a.setState(state.Idle, exit, why)
+			a.failTask(task, why)
+			return true
 		}
 		if quick {
 			a.warnQuickExit(exit, end, dec.Reason)

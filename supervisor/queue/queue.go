@@ -134,6 +134,16 @@ func (q *Queue) Changed() <-chan struct{} {
 // NextAttempt counts a new session for task id, starting now, and returns
 // its number. Until AddWork ends it, the session's time so far is in the
 // task's time worked as Snapshot shows it.
+// Attempts is how many sessions the task has had in the run.
+func (q *Queue) Attempts(id string) int {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if t := q.byID[id]; t != nil {
+		return t.attempt
+	}
+	return 0
+}
+
 func (q *Queue) NextAttempt(id string) int {
 	q.mu.Lock()
 	defer q.mu.Unlock()

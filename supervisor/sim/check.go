@@ -64,7 +64,6 @@ func (w *World) check(ended bool) {
 	w.checkStarts(evs)
 	w.checkRecorded()
 	now := time.Now()
-	w.callOn.Store(v.stopping)
 	if ended {
 		return
 	}
@@ -331,6 +330,23 @@ func (w *World) checkStory(snap *state.Snapshot, final bool) {
 		w.fail("one story: state.json has %d tasks failed, events.jsonl names %d in task_failed", c[queue.Failed], len(failed))
 	}
 	w.checkHandoff(snap)
+	w.checkAttempts(snap)
+}
+
+// checkAttempts: a task's attempts in state.json are the sessions started
+// on it in the run.
+func (w *World) checkAttempts(snap *state.Snapshot) {
+	sessions := map[string]int{}
+	for _, e := range w.eventsNow() {
+		if e.Name() == "agent_started" && e.Task() != "" {
+			sessions[e.Task()]++
+		}
+	}
+	for _, t := range snap.Tasks {
+		if t.Attempt != sessions[t.ID] {
+			w.fail("one story: state.json says %s had %d attempts, events.jsonl %d sessions", t.ID, t.Attempt, sessions[t.ID])
+		}
+	}
 }
 
 // checkHandoff: the last handoff counts the tasks complete as the events

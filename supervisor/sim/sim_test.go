@@ -20,9 +20,16 @@ var (
 func TestSimulation(t *testing.T) {
 	if *seedFlag >= 0 {
 		t.Log(Generate(*seedFlag).Describe())
-		Check(t, *seedFlag)
+		Check(t, *seedFlag, nil)
 		return
 	}
+	var reach Reach
+	t.Cleanup(func() {
+		t.Logf("nights per situation reached:\n%s", reach.String())
+		if missing := reach.Missing(); len(missing) > 0 && !t.Failed() {
+			t.Errorf("the nights never reached: %s", strings.Join(missing, "; "))
+		}
+	})
 	n := *seedsFlag
 	if n == 0 {
 		n = 2000
@@ -33,7 +40,7 @@ func TestSimulation(t *testing.T) {
 	for seed := *firstFlag; seed < *firstFlag+int64(n); seed++ {
 		t.Run(fmt.Sprint(seed), func(t *testing.T) {
 			t.Parallel()
-			Check(t, seed)
+			Check(t, seed, &reach)
 		})
 	}
 }
@@ -96,4 +103,38 @@ func TestCheckpointAsATaskCompletes(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestMaxAttemptsSpendsOnlyWhatRuns: a task whose one attempt crashed
+// fails at once — no agent_restarted for a restart that never happens —
+// and its attempts are the sessions it had. Before, a second attempt was
+// counted (state.json, the handoff: 2 of max_attempts 1) and a restart
+// announced after the backoff, then the task failed.
+func TestMaxAttemptsSpendsOnlyWhatRuns(t *testing.T) {
+	spec := Spec{Seed: 1, Rehydrate: true, Night: 3 * time.Minute,
+		Timers: Timers{Interval: 5 * time.Minute, Timeout: 10 * time.Second, Shutdown: 3 * time.Second,
+			StaleWarning: 10 * time.Minute, StaleFailure: 30 * time.Minute},
+		Agents: []AgentSpec{{Name: "a", Restart: "on-failure", MaxRestarts: 5, Persona: Persona{Crash: 1}}},
+		Tasks:  []TaskSpec{{ID: "T1", MaxAttempts: 1}},
+	}
+	w := CheckSpec(t, spec)
+	if n := countEvents(w.eventsNow(), "agent_restarted"); n != 0 {
+		t.Errorf("%d agent_restarted events, want 0", n)
+	}
+	if w.result.Tasks[0].Attempt != 1 || w.result.Tasks[0].Reason != "max_attempts 1 reached" {
+		t.Errorf("T1: %+v", w.result.Tasks[0])
+	}
+	if out := w.out.String(); !strings.Contains(out, "TASK FAILED: T1 (max_attempts 1 reached)") || strings.Contains(out, "restart 1 of") {
+		t.Errorf("stdout:\n%s", out)
+	}
+}
+
+func countEvents(evs []Event, name string) int {
+	n := 0
+	for _, e := range evs {
+		if e.Name() == name {
+			n++
+		}
+	}
+	return n
 }

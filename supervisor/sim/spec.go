@@ -97,7 +97,7 @@ func Generate(seed int64) Spec {
 	for i := range 1 + r.IntN(8) {
 		p := Persona{
 			AnswerMin:     time.Duration(r.Int64N(int64(s.Timers.Timeout))),
-			CompleteAfter: r.IntN(6),
+			CompleteAfter: 1 + r.IntN(5),
 			Blocked:       chance(0.2),
 			Garbage:       chance(0.3),
 			Unasked:       chance(0.1),
@@ -110,6 +110,9 @@ func Generate(seed int64) Spec {
 			Lead:          r.IntN(8) == 0,
 		}
 		p.AnswerMax = p.AnswerMin + time.Duration(r.Int64N(int64(s.Timers.Timeout)))
+		if r.IntN(7) == 0 {
+			p.CompleteAfter = 0 // never done
+		}
 		if r.IntN(3) == 0 {
 			p.Chatter = time.Duration(1+r.IntN(10)) * 300 * time.Millisecond
 		}

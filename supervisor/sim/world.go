@@ -60,9 +60,9 @@ type World struct {
 	flaky    map[string]bool // task → its flaky verify failed once
 	starts   []startSeen
 
-	events    []Event
-	evOffset  int64
-	callOn    atomic.Bool // a team checkpoint runs (read by the lead's mind)
+	events   []Event
+	evOffset int64
+
 	simNow    atomic.Int64
 	trace     []string
 	failures  []string
@@ -84,9 +84,10 @@ type answerPrinted struct {
 }
 
 type verifyRun struct {
-	task   string
-	passed bool
-	at     time.Time
+	task    string
+	passed  bool
+	stopped bool // the team's stop ended it
+	at      time.Time
 }
 
 type startSeen struct {
@@ -120,7 +121,7 @@ var traceFlag = flag.Bool("sim.trace", false, "print the whole trace and warden'
 
 // Check runs seed's night in a bubble of its own and fails t with a trace
 // and the replay command when an invariant breaks.
-func Check(t *testing.T, seed int64) { CheckSpec(t, Generate(seed)) }
+func Check(t *testing.T, seed int64, r *Reach) { CheckSpec(t, Generate(seed)).reached(r) }
 
 // CheckSpec runs one night as spec says (a test's own, or a seed's) and
 // returns its world, ended, for a test to look at further.
@@ -259,7 +260,7 @@ func (w *World) verify(ctx context.Context, argv []string, _ string) queue.Verif
 		res = queue.VerifyResult{Summary: "stopped: " + ctx.Err().Error()}
 	}
 	w.mu.Lock()
-	w.verifies = append(w.verifies, verifyRun{task: task, passed: res.Passed, at: time.Now()})
+	w.verifies = append(w.verifies, verifyRun{task: task, passed: res.Passed, stopped: ctx.Err() != nil, at: time.Now()})
 	w.mu.Unlock()
 	return res
 }
@@ -285,9 +286,6 @@ func (w *World) onRecord(cp *protocol.Checkpoint, _ time.Time) {
 	defer w.mu.Unlock()
 	w.recorded["answer "+f[0]]++
 }
-
-// lastCall reports whether a team checkpoint runs (the lead's cue).
-func (w *World) lastCall() bool { return w.callOn.Load() }
 
 // note adds a line to the trace.
 func (w *World) note(format string, a ...any) {
