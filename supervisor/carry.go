@@ -163,6 +163,12 @@ func (t *Team) ResumeFromCheckpoint(id string) error {
 	if !found {
 		return fmt.Errorf("resume --from: checkpoint %s is of task %q, which the team file no longer has", id, cp.TaskID)
 	}
+	was := ""
+	for _, ts := range t.queue.Snapshot() {
+		if ts.ID == cp.TaskID {
+			was = string(ts.State)
+		}
+	}
 	t.queue.Set(cp.TaskID, queue.Pending, "")
 	t.queue.StartAfresh(cp.TaskID, "", t.clock.Now())
 	t.queue.Prefer(cp.TaskID, cp.Agent)
@@ -176,6 +182,7 @@ func (t *Team) ResumeFromCheckpoint(id string) error {
 		}
 	}
 	t.log.Info("task resumes from an earlier checkpoint", "task", cp.TaskID, "checkpoint_id", id, "of_run", cp.RunID)
+	t.events.Emit(event.TaskReopened, cp.Agent, cp.TaskID, "checkpoint_id", id, "of_run", cp.RunID, "was", was)
 	t.printf("RESUMING: %s from checkpoint %s (%s, %d%%, of %s)\n", cp.TaskID, id, cp.Status, cp.ProgressPercent, of)
 	return nil
 }

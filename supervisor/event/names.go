@@ -33,6 +33,7 @@ const (
 	TaskBlocked      = "task_blocked"
 	TaskReleased     = "task_released" // a failed agent's task, back in the queue for another
 	TaskAfresh       = "task_afresh"   // its checkpoint could not be resumed: it starts over
+	TaskReopened     = "task_reopened" // warden run --resume --from: the task goes on from an earlier record, open again
 
 	// A run and what it trusts (DESIGN §5).
 	RunStarted         = "run_started"         // {run_id, how: new | carried_on, previous_run, reason}
@@ -110,6 +111,7 @@ var Names = []string{
 	TaskBlocked,
 	TaskReleased,
 	TaskAfresh,
+	TaskReopened,
 	RunStarted,
 	CheckpointRestored,
 	ResumeStale,

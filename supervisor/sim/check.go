@@ -127,6 +127,12 @@ func (w *World) checkEvent(e Event) {
 			who, stormBound, at.Sub(w.t0).Seconds(), e.Name(), e.Task())
 	}
 	switch e.Name() {
+	case "run_started":
+		v.stopping = false         // a warden begins
+		if e.Str("how") == "new" { // a new run: what the old one completed is history
+			clear(v.complete)
+			w.runBegan = at
+		}
 	case "team_checkpoint_started":
 		v.stopping, v.began = true, at
 	case "team_rehydrated":
@@ -147,6 +153,8 @@ func (w *World) checkEvent(e Event) {
 		delete(v.lastDisp, e.Task())
 	case "task_released", "task_blocked", "task_failed", "task_afresh", "agent_exited":
 		delete(v.lastDisp, e.Task())
+	case "task_reopened":
+		delete(v.complete, e.Task()) // --from: it may complete again
 	case "task_completed":
 		delete(v.lastDisp, e.Task())
 		if v.complete[e.Task()]++; v.complete[e.Task()] > 1 {
@@ -169,7 +177,7 @@ func (w *World) checkStarts(evs []Event) {
 			switch e.Name() {
 			case "team_checkpoint_started":
 				stopping = true
-			case "team_rehydrated":
+			case "team_rehydrated", "run_started":
 				stopping = false
 			}
 		}
@@ -210,7 +218,7 @@ func (w *World) checkCompletion(e Event) {
 	defer w.mu.Unlock()
 	var said time.Time
 	for mark, p := range w.printed {
-		if p.task == task && p.valid && w.recorded[mark] > 0 && strings.Contains(mark, "/") {
+		if p.task == task && p.valid && w.recorded[mark] > 0 && !p.at.Before(w.runBegan) {
 			if said.IsZero() || p.at.Before(said) {
 				said = p.at
 			}
@@ -322,8 +330,13 @@ func (w *World) checkStory(snap *state.Snapshot, final bool) {
 	}
 	failed := map[string]bool{}
 	for _, e := range w.eventsNow() {
-		if e.Name() == "task_failed" {
+		switch {
+		case e.Name() == "run_started" && e.Str("how") == "new":
+			clear(failed)
+		case e.Name() == "task_failed":
 			failed[e.Task()] = true
+		case e.Name() == "task_reopened":
+			delete(failed, e.Task())
 		}
 	}
 	if c[queue.Failed] != len(failed) {
@@ -338,7 +351,10 @@ func (w *World) checkStory(snap *state.Snapshot, final bool) {
 func (w *World) checkAttempts(snap *state.Snapshot) {
 	sessions := map[string]int{}
 	for _, e := range w.eventsNow() {
-		if e.Name() == "agent_started" && e.Task() != "" {
+		switch {
+		case e.Name() == "run_started" && e.Str("how") == "new":
+			clear(sessions)
+		case e.Name() == "agent_started" && e.Task() != "":
 			sessions[e.Task()]++
 		}
 	}
@@ -365,8 +381,14 @@ func (w *World) checkHandoff(snap *state.Snapshot) {
 	}
 	done := map[string]bool{}
 	for _, e := range evs {
-		if e.Name() == "task_completed" && !e.Time().After(written) {
+		switch {
+		case e.Time().After(written):
+		case e.Name() == "run_started" && e.Str("how") == "new":
+			clear(done)
+		case e.Name() == "task_completed":
 			done[e.Task()] = true
+		case e.Name() == "task_reopened":
+			delete(done, e.Task())
 		}
 	}
 	said := handoffComplete(string(b))

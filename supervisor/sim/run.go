@@ -4,12 +4,15 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"testing/synctest"
 	"time"
 
+	"github.com/wardenhq/warden/internal/clock"
 	"github.com/wardenhq/warden/supervisor"
 )
 
@@ -21,54 +24,66 @@ const (
 	slack = time.Second
 )
 
-// run starts the team and drives the night: each op at its time, the
-// world looked at every step, a stop at the end of the night, and the
-// invariants checked after every step. It returns once the team ended
-// (or was given up on) and every process it started is gone.
+// run drives the night: warden begins (and, after a stop or a kill -9,
+// begins again when an op says so), each op comes at its time, the world
+// is looked at every step, a SIGTERM ends the night, and the invariants are
+// checked after every step. It returns once the last warden ended (or was
+// given up on) and every process it started is gone.
 func (w *World) run(t *testing.T) {
 	w.t0 = time.Now()
-	if _, err := w.team.Begin(supervisor.StartAuto); err != nil {
+	if err := w.begin(supervisor.StartAuto, ""); err != nil {
 		t.Fatalf("begin: %v", err)
 	}
-	go func() {
-		defer close(w.done)
-		w.result = w.team.Run()
-	}()
 	ops := w.spec.Ops
-	stopAt := time.Duration(0)
+	nightOver := false
 	for {
 		now := time.Since(w.t0)
 		next := now + step
 		if len(ops) > 0 && ops[0].At < next {
 			next = max(ops[0].At, now)
 		}
+		var done <-chan struct{} // none between two wardens
+		if w.team != nil {
+			done = w.done
+		}
 		select {
-		case <-w.done:
+		case <-done:
 		case <-time.After(next - now):
 		}
 		synctest.Wait()
 		w.readEvents()
 		w.simNow.Store(int64(time.Since(w.t0)))
-		ended := isClosed(w.done)
-		w.check(ended)
-		if ended || len(w.failures) > 0 && w.inv.giveUp {
+		ended := w.team == nil || isClosed(w.done)
+		if w.team != nil {
+			w.check(ended)
+		}
+		if w.inv.giveUp {
 			break
+		}
+		if ended && w.team != nil {
+			w.endLife()
 		}
 		now = time.Since(w.t0)
 		for len(ops) > 0 && ops[0].At <= now {
 			w.apply(ops[0])
 			ops = ops[1:]
 		}
-		if now >= w.spec.Night && stopAt == 0 {
-			stopAt = now
-			w.apply(Op{At: now, Kind: OpSignal})
+		if now >= w.spec.Night && !nightOver {
+			nightOver = true
+			if w.team != nil {
+				w.apply(Op{At: now, Kind: OpSignal})
+			}
+		}
+		if w.team == nil && (nightOver || !runsLeft(ops)) {
+			break
 		}
 	}
-	if !isClosed(w.done) { // given up on: kill everything, then wait
+	if w.team != nil { // given up on: kill everything, then wait
 		w.team.Force()
 		<-w.done
+		w.team.Close()
+		w.team = nil
 	}
-	w.team.Close()
 	w.readEvents()
 	w.finalChecks()
 	w.mu.Lock()
@@ -79,11 +94,98 @@ func (w *World) run(t *testing.T) {
 	}
 }
 
-// apply does op to the team, as a person would.
+// runsLeft reports whether an op still to come begins warden again.
+func runsLeft(ops []Op) bool {
+	for _, o := range ops {
+		if o.Kind == OpRun {
+			return true
+		}
+	}
+	return false
+}
+
+// begin starts a warden on the state dir, as `warden run` does (how: on
+// its own, --fresh, or --resume --from the record from).
+func (w *World) begin(how supervisor.Start, from string) error {
+	// The warden before was another process, dead now: the lock file
+	// names it (every warden of the simulation has the test's pid).
+	if lock := filepath.Join(w.cfg.StateDir, "lock"); w.lives > 0 {
+		if err := os.WriteFile(lock, []byte(fmt.Sprintln(deadPid)), 0o600); err != nil {
+			return err
+		}
+	}
+	// Every night of the test binary shares its process: another night's
+	// git, forked and not yet exec'd, holds a copy of every descriptor —
+	// this state dir's lock's too — for a moment. syscall.ForkLock, which
+	// every fork holds until its child exec'd, keeps them out while the
+	// lock is taken (supervisor.New runs nothing).
+	syscall.ForkLock.Lock()
+	team, err := supervisor.New(w.log, w.cfg, clock.Real{}, &w.out)
+	syscall.ForkLock.Unlock()
+	if err != nil {
+		return err
+	}
+	team.Use(supervisor.Seams{Start: w.start, Verify: w.verify})
+	team.OnRecord(w.onRecord)
+	if _, err := team.Begin(how); err != nil {
+		team.Close()
+		return err
+	}
+	if from != "" {
+		if err := team.ResumeFromCheckpoint(from); err != nil {
+			team.Close()
+			return err
+		}
+	}
+	done := make(chan struct{})
+	w.team, w.done, w.lives = team, done, w.lives+1
+	w.inv.newLife()
+	go func() {
+		defer close(done)
+		res := team.Run()
+		w.mu.Lock()
+		w.result = res
+		w.mu.Unlock()
+	}()
+	return nil
+}
+
+// endLife closes a warden that ended by itself (its run done, or stopped)
+// and checks what it left: its story, and no process of it.
+func (w *World) endLife() {
+	w.team.Close()
+	w.team = nil
+	w.readEvents()
+	w.snap = nil
+	if snap := w.snapshot(); snap != nil {
+		w.checkStory(snap, true)
+	}
+	w.mu.Lock()
+	procs := slices.Clone(w.procs)
+	w.mu.Unlock()
+	for _, p := range procs {
+		if p.Alive() {
+			w.fail("no process left behind: %s (pid %d) outlived warden's exit", p.name, p.pid)
+			p.Kill()
+		}
+	}
+}
+
+// apply does op to the team, as a person would. With no warden running
+// only OpRun means anything.
 func (w *World) apply(op Op) {
+	if w.team == nil && op.Kind != OpRun || w.team != nil && op.Kind == OpRun && !w.secondWarden() {
+		return
+	}
 	w.note("op: %s", op)
+	if op.Kind == OpRun {
+		w.runAgain(op)
+		return
+	}
 	c := w.team.Control()
 	switch op.Kind {
+	case OpKill9:
+		w.crash(op)
 	case OpCheckpoint:
 		w.inv.asked(w, time.Now())
 		path := w.cfg.SignalFile
@@ -129,7 +231,11 @@ func (w *World) report() string {
 		b.WriteString("  ✗ " + f + "\n")
 	}
 	b.WriteString(w.spec.Describe())
-	b.WriteString(w.traceTail(60))
+	n := 60
+	if *traceFlag {
+		n = 1 << 20
+	}
+	b.WriteString(w.traceTail(n))
 	fmt.Fprintf(&b, "replay: %s\n", ReplayCommand(w.seed))
 	return b.String()
 }

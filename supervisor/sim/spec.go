@@ -56,6 +56,8 @@ const (
 	OpSignal     OpKind = "SIGTERM"       // a signal: a clean stop
 	OpSecond     OpKind = "second signal" // another signal: kill now
 	OpRestart    OpKind = "restart"       // warden restart AGENT
+	OpKill9      OpKind = "kill -9"       // warden dies; systemd starts it again RestartSec later (Agent holds it)
+	OpRun        OpKind = "warden run"    // warden begins again: Agent says how ("", --fresh, --from)
 )
 
 // Op is one thing done to the team, At after it started.
@@ -158,6 +160,15 @@ func Generate(seed int64) Spec {
 			op.At += time.Duration(r.Int64N(int64(3 * time.Second)))
 		}
 		s.Ops = append(s.Ops, op)
+	}
+	for range r.IntN(3) { // warden dies now and then; systemd brings it back
+		at := time.Duration(r.Int64N(int64(s.Night)))
+		s.Ops = append(s.Ops, Op{At: at, Kind: OpKill9}, Op{At: at + sec(1, 30), Kind: OpRun})
+	}
+	for i, n := 0, len(s.Ops); i < n; i++ { // a person carries a stopped night on
+		if k := s.Ops[i].Kind; (k == OpStop || k == OpStopNow || k == OpSignal) && r.IntN(2) == 0 {
+			s.Ops = append(s.Ops, Op{At: s.Ops[i].At + sec(5, 60), Kind: OpRun, Agent: []string{"", "", "--fresh", "--from"}[r.IntN(4)]})
+		}
 	}
 	slices.SortStableFunc(s.Ops, func(a, b Op) int { return int(a.At - b.At) })
 	return s

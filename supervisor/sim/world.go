@@ -29,7 +29,6 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
-	"github.com/wardenhq/warden/internal/clock"
 	"github.com/wardenhq/warden/protocol"
 	"github.com/wardenhq/warden/runner"
 	"github.com/wardenhq/warden/supervisor"
@@ -47,9 +46,12 @@ type World struct {
 	spec Spec
 	root string
 	cfg  *config.Team
-	team *supervisor.Team
-	out  lockedBuffer // warden's stdout
-	t0   time.Time
+	log  hclog.Logger
+	team *supervisor.Team // the warden running now, nil between two
+	out  lockedBuffer     // warden's stdout, every warden's
+	// lives counts the wardens begun on the state dir.
+	lives int
+	t0    time.Time
 
 	mu       sync.Mutex
 	sessions map[string]int // agent → sessions started
@@ -74,6 +76,7 @@ type World struct {
 	snap      *state.Snapshot // state.json as last read
 	snapKey   string          // … and the file it was read from
 	snapNew   bool            // read since STATUS.md was last looked at
+	runBegan  time.Time       // when the run (not the warden) began
 }
 
 type answerPrinted struct {
@@ -165,17 +168,10 @@ func newWorld(t *testing.T, spec Spec) *World {
 		t.Fatalf("seed %d: its team file does not load: %v\n%s", spec.Seed, err, spec.TeamFile())
 	}
 	w.cfg = cfg
-	log := hclog.New(&hclog.LoggerOptions{Output: io.Discard, Level: hclog.Off})
+	w.log = hclog.New(&hclog.LoggerOptions{Output: io.Discard, Level: hclog.Off})
 	if os.Getenv("SIM_LOG") != "" {
-		log = hclog.New(&hclog.LoggerOptions{Output: os.Stderr, Level: hclog.Debug})
+		w.log = hclog.New(&hclog.LoggerOptions{Output: os.Stderr, Level: hclog.Debug})
 	}
-	team, err := supervisor.New(log, cfg, clock.Real{}, &w.out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	team.Use(supervisor.Seams{Start: w.start, Verify: w.verify})
-	team.OnRecord(w.onRecord)
-	w.team = team
 	return w
 }
 
