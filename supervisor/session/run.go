@@ -33,15 +33,7 @@ func (s *Session) Run() (runner.Exit, Outcome) {
 	if c.Term != nil || s.prof.DropReplies {
 		reply = nil // the user's terminal answers the agent's queries itself, or none is wanted
 	}
-	s.reader = protocol.NewReader(s.log, protocol.ReaderOptions{
-		Mode: s.prof.Mode, Rows: int(c.Size.Rows), Cols: int(c.Size.Cols),
-		OnBlock:    func(b protocol.Block) { s.push(readerEvent{block: &b}) },
-		OnReject:   func(reason, text string) { s.push(readerEvent{reason: reason, text: text}) },
-		OnComplete: func() { s.push(readerEvent{complete: true}) },
-		Reply:      reply,
-	})
-	s.tap.lines = s.prof.Mode == protocol.ModeLines
-	s.settle = newSettler(s.prof.Settle, s.prof.SettleMax, c.Clock, s.settled)
+	s.openReader(reply)
 	defer s.settle.stop()
 	s.startRecording()
 	defer s.stopRecording() // after the last output: Run returns once the process's output is drained
@@ -87,6 +79,23 @@ func (s *Session) Run() (runner.Exit, Outcome) {
 	s.r.Event(event.AgentExited, "pid", proc.Pid(), "code", exit.Code,
 		"signal", signalName(exit), "exit", exit.String(), "session_id", s.id)
 	return exit, out
+}
+
+// openReader sets up what reads the agent's output: the protocol reader,
+// whose callbacks go to the loop's inbox, and the settle timer that has it
+// read the screen once the output is quiet; reply takes the emulator's
+// answers to the agent's terminal queries (nil: none).
+func (s *Session) openReader(reply func([]byte)) {
+	c := s.cfg
+	s.reader = protocol.NewReader(s.log, protocol.ReaderOptions{
+		Mode: s.prof.Mode, Rows: int(c.Size.Rows), Cols: int(c.Size.Cols),
+		OnBlock:    func(b protocol.Block) { s.push(readerEvent{block: &b}) },
+		OnReject:   func(reason, text string) { s.push(readerEvent{reason: reason, text: text}) },
+		OnComplete: func() { s.push(readerEvent{complete: true}) },
+		Reply:      reply,
+	})
+	s.tap.lines = s.prof.Mode == protocol.ModeLines
+	s.settle = newSettler(s.prof.Settle, s.prof.SettleMax, c.Clock, s.settled)
 }
 
 // loop is the session's one goroutine: it owns the monitor and handles the
