@@ -89,8 +89,16 @@ func (s *Session) openReader(reply func([]byte)) {
 	c := s.cfg
 	s.reader = protocol.NewReader(s.log, protocol.ReaderOptions{
 		Mode: s.prof.Mode, Rows: int(c.Size.Rows), Cols: int(c.Size.Cols),
-		OnBlock:    func(b protocol.Block) { s.push(readerEvent{block: &b}) },
-		OnReject:   func(reason, text string) { s.push(readerEvent{reason: reason, text: text}) },
+		OnBlock: func(b protocol.Block) {
+			s.ownOutput()
+			s.push(readerEvent{block: &b})
+		},
+		OnReject: func(reason, text string) {
+			if isBlockText(text) {
+				s.ownOutput()
+			}
+			s.push(readerEvent{reason: reason, text: text})
+		},
 		OnComplete: func() { s.push(readerEvent{complete: true}) },
 		Reply:      reply,
 	})
@@ -242,12 +250,17 @@ func (s *Session) tick() (time.Time, bool) {
 		switch act {
 		case actNone:
 			return until, false
-		case actRequest:
+		case actRequest, actCorrect:
 			if !s.prof.TurnEnded(s.screen()) || s.app.turn {
 				// A TUI mid-turn, or with a draft in its box, or a turn its
 				// app-server says runs: not a turn boundary, whatever the
 				// quiet output said.
 				s.mon.notYet(s.cfg.Clock.Now())
+				continue
+			}
+			if act == actCorrect {
+				s.log.Info("checkpoint asked again: the answer was rejected", "task", task, "reason", s.mon.rejectedWhy)
+				s.typeRequest(correction(task, s.mon.rejectedWhy), false, "session_id", s.id, "correction", true)
 				continue
 			}
 			s.log.Info("checkpoint requested", "task", task)
@@ -258,23 +271,46 @@ func (s *Session) tick() (time.Time, bool) {
 			s.r.Printf("WARNING: %s did not answer the checkpoint request for %s within %s\n", name, task, c.CheckpointTimeout)
 		case actStale:
 			what := "has shown no checkpoint for"
-			if s.mon.staleWhy == "silent" {
+			switch {
+			case s.mon.staleWhy == "silent":
 				what = "has been silent for"
+			case s.mon.rejectedWhy != "":
+				what = "has given no valid checkpoint for"
 			}
 			s.log.Warn("agent is stale", "task", task, "why", s.mon.staleWhy, "stale_warning", c.StaleWarning, console.Printed, true)
-			s.r.Event(event.AgentStale, "silent_for", c.StaleWarning.String(), "why", s.mon.staleWhy)
-			s.r.Printf("WARNING: %s %s %s on %s\n", name, what, c.StaleWarning, task)
+			s.r.Event(event.AgentStale, s.staleFields(c.StaleWarning)...)
+			s.r.Printf("WARNING: %s %s %s on %s%s\n", name, what, c.StaleWarning, task, s.mon.staleCause())
 		case actWarn:
+			what := "shows no progress for"
+			if s.mon.staleCause() != "" {
+				what = "has given no valid checkpoint for"
+			}
 			s.log.Warn("agent looks stuck: asking it for a checkpoint before restarting it", "task", task, "stale_failure", c.StaleFailure, console.Printed, true)
-			s.r.Event(event.AgentWarned, "no_progress_for", c.StaleFailure.String(), "session_id", s.id)
-			s.r.Printf("WARNING: %s shows no progress for %s on %s: asking it once more before a restart\n", name, c.StaleFailure, task)
+			s.r.Event(event.AgentWarned, append(s.staleFields(c.StaleFailure)[2:], "no_progress_for", c.StaleFailure.String(), "session_id", s.id)...)
+			s.r.Printf("WARNING: %s %s %s on %s%s: asking it once more before a restart\n", name, what, c.StaleFailure, task, s.mon.staleCause())
 			s.typeRequest(stuckRequest(task, c.StaleFailure), true, "session_id", s.id, "stuck", true)
 		case actStalled:
-			s.log.Error("agent stalled, restarting it from its checkpoint", "task", task, "stale_failure", c.StaleFailure)
-			s.r.Event(event.AgentStalled, "silent_for", c.StaleFailure.String())
+			s.log.Error("agent stalled, restarting it from its checkpoint", "task", task, "stale_failure", c.StaleFailure, "why", s.mon.staleWhy)
+			s.r.Event(event.AgentStalled, s.staleFields(c.StaleFailure)...)
 			return time.Time{}, true
 		}
 	}
+}
+
+// staleFields are the fields of agent_stale and agent_stalled after d of no
+// progress: which signal (why: silent or no_checkpoint), for how long
+// (silent_for or no_checkpoint_for: the first two), and, when its answers
+// were rejected, the last reason (rejected).
+func (s *Session) staleFields(d time.Duration) []any {
+	key := "silent_for"
+	if s.mon.staleWhy == "no_checkpoint" {
+		key = "no_checkpoint_for"
+	}
+	kv := []any{key, d.String(), "why", s.mon.staleWhy}
+	if s.mon.staleCause() != "" {
+		kv = append(kv, "rejected", s.mon.rejectedWhy)
+	}
+	return kv
 }
 
 func signalName(e runner.Exit) string {
