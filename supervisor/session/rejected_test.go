@@ -226,3 +226,54 @@ func TestRejectedAnswerIsAnAnswerAndIsSaid(t *testing.T) {
 		t.Errorf("agent_stalled %v, want why no_checkpoint and the rejection", st)
 	}
 }
+
+// silentUntilStalled plays a silent agent (it never prints) on the bench
+// until the session stalls; it returns what the agent was typed.
+func (b *bench) silentUntilStalled() []string {
+	var typed []string
+	for i := 0; i < 200; i++ {
+		for text := b.typed(); text != ""; text = b.typed() {
+			typed = append(typed, text)
+		}
+		if b.advance(100 * time.Millisecond) {
+			return typed
+		}
+	}
+	b.t.Fatal("never stalled")
+	return nil
+}
+
+// The stuck warning says what follows a stall, by the agent's restart
+// policy: a restart; or, when none will come (restart = never, its restart
+// limit), that it is stopped and not restarted, and why — and the stuck
+// request typed to the agent says the same.
+func TestStuckWarningSaysWhatFollows(t *testing.T) {
+	for _, c := range []struct {
+		name       string
+		after      func() (bool, string)
+		line, told string
+	}{
+		{"restarted", nil,
+			"WARNING: w shows no progress for 8s on T1: asking it once more before a restart",
+			"Without an answer this session is restarted from your last checkpoint."},
+		{"never", func() (bool, string) { return false, "restart = never" },
+			"WARNING: w shows no progress for 8s on T1: asking it once more; without an answer within 2s it is stopped, not restarted (restart = never)",
+			"Without an answer this session is stopped."},
+	} {
+		b := newBench(t, Config{AfterStall: c.after})
+		typed := b.silentUntilStalled()
+		out := b.r.printed()
+		if !strings.Contains(out, c.line) {
+			t.Errorf("%s: stdout lacks %q:\n%s", c.name, c.line, out)
+		}
+		if c.after != nil && strings.Contains(out, "before a restart") {
+			t.Errorf("%s: a restart is promised that will not come:\n%s", c.name, out)
+		}
+		if last := typed[len(typed)-1]; !strings.Contains(last, c.told) {
+			t.Errorf("%s: the stuck request %q does not say %q", c.name, last, c.told)
+		}
+		if st := b.r.named(event.AgentStalled); len(st) != 1 || st[0]["why"] != "silent" || st[0]["silent_for"] != "8s" {
+			t.Errorf("%s: agent_stalled %v", c.name, st)
+		}
+	}
+}

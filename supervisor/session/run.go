@@ -287,10 +287,19 @@ func (s *Session) tick() (time.Time, bool) {
 			}
 			s.log.Warn("agent looks stuck: asking it for a checkpoint before restarting it", "task", task, "stale_failure", c.StaleFailure, console.Printed, true)
 			s.r.Event(event.AgentWarned, append(s.staleFields(c.StaleFailure)[2:], "no_progress_for", c.StaleFailure.String(), "session_id", s.id)...)
-			s.r.Printf("WARNING: %s %s %s on %s%s: asking it once more before a restart\n", name, what, c.StaleFailure, task, s.mon.staleCause())
-			s.typeRequest(stuckRequest(task, c.StaleFailure), true, "session_id", s.id, "stuck", true)
+			restart, whyNot := s.afterStall()
+			then := "asking it once more before a restart"
+			if !restart {
+				then = fmt.Sprintf("asking it once more; without an answer within %s it is stopped, not restarted (%s)", c.CheckpointTimeout, whyNot)
+			}
+			s.r.Printf("WARNING: %s %s %s on %s%s: %s\n", name, what, c.StaleFailure, task, s.mon.staleCause(), then)
+			s.typeRequest(stuckRequest(task, c.StaleFailure, restart), true, "session_id", s.id, "stuck", true)
 		case actStalled:
-			s.log.Error("agent stalled, restarting it from its checkpoint", "task", task, "stale_failure", c.StaleFailure, "why", s.mon.staleWhy)
+			then := "restarting it from its checkpoint"
+			if restart, whyNot := s.afterStall(); !restart {
+				then = "stopping it, not restarted (" + whyNot + ")"
+			}
+			s.log.Error("agent stalled: "+then, "task", task, "stale_failure", c.StaleFailure, "why", s.mon.staleWhy)
 			s.r.Event(event.AgentStalled, s.staleFields(c.StaleFailure)...)
 			return time.Time{}, true
 		}
@@ -341,9 +350,22 @@ func (s *Session) logError(err error) {
 }
 
 // stuckRequest is the request typed to an agent that looks stuck: a
-// checkpoint request (the ledger starts a new epoch), then why.
-func stuckRequest(task string, d time.Duration) string {
+// checkpoint request (the ledger starts a new epoch), then why, and what
+// follows without an answer (restart: a restart from its checkpoint).
+func stuckRequest(task string, d time.Duration, restart bool) string {
+	then := "Without an answer this session is restarted from your last checkpoint."
+	if !restart {
+		then = "Without an answer this session is stopped."
+	}
 	return protocol.Request(task) + " — warden has seen no progress from you for " + d.String() +
-		": answer now with a checkpoint block; if you are stuck, say why under Blockers:. " +
-		"Without an answer this session is restarted from your last checkpoint."
+		": answer now with a checkpoint block; if you are stuck, say why under Blockers:. " + then
+}
+
+// afterStall says whether a stall of this session is followed by a
+// restart, and if not why (Config.AfterStall).
+func (s *Session) afterStall() (restart bool, why string) {
+	if s.cfg.AfterStall == nil {
+		return true, ""
+	}
+	return s.cfg.AfterStall()
 }

@@ -112,6 +112,11 @@ type Config struct {
 	Dialog  DialogPolicy
 	// TimeLeft is what is left of the task's max_time (0: no limit).
 	TimeLeft time.Duration
+	// AfterStall says what follows if this session stalls: whether the
+	// agent is restarted from its checkpoint, and if not why (its restart
+	// policy: "restart = never", its restart limit, the task's
+	// max_attempts). nil: it is restarted. The stuck warning says so.
+	AfterStall func() (restart bool, why string)
 	// LogMaxSize and LogKeep rotate the agent's terminal log (runner).
 	LogMaxSize int64
 	LogKeep    int
