@@ -221,9 +221,14 @@ func TestRejectedAnswerIsAnAnswerAndIsSaid(t *testing.T) {
 	if !stalled {
 		t.Fatal("never stalled on rejected answers alone")
 	}
-	st := b.r.named(event.AgentStalled)
-	if len(st) != 1 || st[0]["why"] != "no_checkpoint" || st[0]["rejected"] != `unknown status: "in_progress"` {
-		t.Errorf("agent_stalled %v, want why no_checkpoint and the rejection", st)
+	for _, c := range []struct {
+		name, d string
+	}{{event.AgentStale, "4s"}, {event.AgentStalled, "8s"}} {
+		e := b.r.named(c.name)
+		if len(e) != 1 || e[0]["why"] != "no_checkpoint" || e[0]["no_checkpoint_for"] != c.d ||
+			e[0]["rejected"] != `unknown status: "in_progress"` || e[0]["silent_for"] != nil {
+			t.Errorf("%s %v, want why no_checkpoint, no_checkpoint_for %s and the rejection", c.name, e, c.d)
+		}
 	}
 }
 

@@ -278,7 +278,7 @@ func (s *Session) tick() (time.Time, bool) {
 				what = "has given no valid checkpoint for"
 			}
 			s.log.Warn("agent is stale", "task", task, "why", s.mon.staleWhy, "stale_warning", c.StaleWarning, console.Printed, true)
-			s.r.Event(event.AgentStale, s.staleFields(c.StaleWarning)...)
+			s.r.Event(event.AgentStale, s.whyFields(s.staleFor(c.StaleWarning)...)...)
 			s.r.Printf("WARNING: %s %s %s on %s%s\n", name, what, c.StaleWarning, task, s.mon.staleCause())
 		case actWarn:
 			what := "shows no progress for"
@@ -286,7 +286,7 @@ func (s *Session) tick() (time.Time, bool) {
 				what = "has given no valid checkpoint for"
 			}
 			s.log.Warn("agent looks stuck: asking it for a checkpoint before restarting it", "task", task, "stale_failure", c.StaleFailure, console.Printed, true)
-			s.r.Event(event.AgentWarned, append(s.staleFields(c.StaleFailure)[2:], "no_progress_for", c.StaleFailure.String(), "session_id", s.id)...)
+			s.r.Event(event.AgentWarned, s.whyFields("no_progress_for", c.StaleFailure.String(), "session_id", s.id)...)
 			restart, whyNot := s.afterStall()
 			then := "asking it once more before a restart"
 			if !restart {
@@ -300,26 +300,31 @@ func (s *Session) tick() (time.Time, bool) {
 				then = "stopping it, not restarted (" + whyNot + ")"
 			}
 			s.log.Error("agent stalled: "+then, "task", task, "stale_failure", c.StaleFailure, "why", s.mon.staleWhy)
-			s.r.Event(event.AgentStalled, s.staleFields(c.StaleFailure)...)
+			s.r.Event(event.AgentStalled, s.whyFields(s.staleFor(c.StaleFailure)...)...)
 			return time.Time{}, true
 		}
 	}
 }
 
-// staleFields are the fields of agent_stale and agent_stalled after d of no
-// progress: which signal (why: silent or no_checkpoint), for how long
-// (silent_for or no_checkpoint_for: the first two), and, when its answers
-// were rejected, the last reason (rejected).
-func (s *Session) staleFields(d time.Duration) []any {
-	key := "silent_for"
-	if s.mon.staleWhy == "no_checkpoint" {
-		key = "no_checkpoint_for"
-	}
-	kv := []any{key, d.String(), "why", s.mon.staleWhy}
+// whyFields are the fields kv of agent_stale, agent_warned or
+// agent_stalled, then which signal made the agent stale (why: silent or
+// no_checkpoint) and, when its answers were rejected, the last reason
+// (rejected).
+func (s *Session) whyFields(kv ...any) []any {
+	kv = append(kv, "why", s.mon.staleWhy)
 	if s.mon.staleCause() != "" {
 		kv = append(kv, "rejected", s.mon.rejectedWhy)
 	}
 	return kv
+}
+
+// staleFor is how long that signal lasted, d: silent_for or
+// no_checkpoint_for.
+func (s *Session) staleFor(d time.Duration) []any {
+	if s.mon.staleWhy == "no_checkpoint" {
+		return []any{"no_checkpoint_for", d.String()}
+	}
+	return []any{"silent_for", d.String()}
 }
 
 func signalName(e runner.Exit) string {
