@@ -1,12 +1,64 @@
 package protocol
 
-import "strings"
+import (
+	"bytes"
+	"strings"
+)
 
 // ModeScreen: bytes go through the emulator; rows that scroll off the top
 // are kept (the last ScrollKeep of them) and parsed together with the visible
 // screen at Quiet, as one view.
 
 func (r *Reader) writeScreen(p []byte) {
+	// A TUI that leaves its alternate screen (on its way out, most often)
+	// takes what it showed with it: the screen as it was is kept for Tail.
+	for r.scr.AltScreen() {
+		i, n := altLeaveAt(p)
+		if i < 0 {
+			break
+		}
+		r.feedScreen(p[:i])
+		if rows := joinRows(r.scr.Rows(), nil); shows(rows) {
+			r.tail.left = rows
+		}
+		r.feedScreen(p[i : i+n])
+		p = p[i+n:]
+	}
+	r.feedScreen(p)
+}
+
+// altLeave are the sequences that leave the alternate screen.
+var altLeave = [][]byte{[]byte("\x1b[?1049l"), []byte("\x1b[?1047l"), []byte("\x1b[?47l")}
+
+// altLeaveAt is where the first sequence in p that leaves the alternate
+// screen starts, and its length; -1 when there is none.
+func altLeaveAt(p []byte) (at, n int) {
+	at = -1
+	if !bytes.Contains(p, []byte("\x1b[?")) {
+		return at, 0
+	}
+	for _, seq := range altLeave {
+		if i := bytes.Index(p, seq); i >= 0 && (at < 0 || i < at) {
+			at, n = i, len(seq)
+		}
+	}
+	return at, n
+}
+
+// shows reports whether rows hold any text.
+func shows(rows []string) bool {
+	for _, l := range rows {
+		if plainTailLine(l) != "" {
+			return true
+		}
+	}
+	return false
+}
+
+func (r *Reader) feedScreen(p []byte) {
+	if len(p) == 0 {
+		return
+	}
 	_, _ = r.scr.Write(p)
 	rows, cleared := r.scr.ScrolledOff()
 	if cleared {

@@ -13,7 +13,9 @@ import (
 // removed, each line is cut to maxTailLine characters, and lines that are
 // the echo of what warden typed are left out. It works after Flush and
 // Close: this is what an agent that exited said last (a CLI that refuses
-// its configuration says why on its screen and nowhere else).
+// its configuration says why on its screen and nowhere else). A TUI whose
+// screen shows nothing now, having left its alternate screen (as one does
+// when it ends), is read as it was when it left it.
 func (r *Reader) Tail(n int) []string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -29,6 +31,15 @@ func (r *Reader) Tail(n int) []string {
 			rows = append(rows, string(r.cur))
 		}
 	}
+	out := r.tailOf(rows, n)
+	if len(out) == 0 && r.scr != nil {
+		out = r.tailOf(r.tail.left, n)
+	}
+	return out
+}
+
+// tailOf is up to n of the last lines of rows that Tail shows (r.mu held).
+func (r *Reader) tailOf(rows []string, n int) []string {
 	var out []string
 	for i := len(rows) - 1; i >= 0 && len(out) < n; i-- {
 		l := plainTailLine(rows[i])
@@ -60,6 +71,7 @@ type tailKeeper struct {
 	ring   [keepLines][]byte
 	next   int // the ring's slot the next line goes to
 	screen []string
+	left   []string // a TUI's alternate screen as it was when the program left it
 	typed  []string
 	lines  map[string]struct{} // the lines of typed, trimmed
 	size   int

@@ -56,3 +56,30 @@ func TestTailScreen(t *testing.T) {
 		t.Errorf("Tail(3) = %q, want %q", got, want)
 	}
 }
+
+// A TUI that worked on its alternate screen and left it on its way out
+// (back to the empty main screen) showed what it showed there: its last
+// lines are those, not nothing. A program that shows something after it
+// left (a goodbye on the main screen) is read from there.
+func TestTailScreenAfterTheAltScreenIsLeft(t *testing.T) {
+	for _, c := range []struct {
+		name, end string
+		want      []string
+	}{
+		{"left in a write of its own", "\x1b[?1049l", []string{"working, tick 2", "working, tick 3"}},
+		{"left inside a write", "working, tick 4\r\n\x1b[?2004l\x1b[?1049l\x1b[?25h", []string{"working, tick 3", "working, tick 4"}},
+		{"a goodbye after it", "\x1b[?1049lToken usage: 12k\r\n", []string{"Token usage: 12k"}},
+	} {
+		r := NewReader(hclog.NewNullLogger(), ReaderOptions{Mode: ModeScreen, Rows: 10, Cols: 40})
+		r.Write([]byte("\x1b[?1049h\x1b[2J\x1b[H"))
+		r.Write([]byte("working, tick 1\r\nworking, tick 2\r\nworking, tick 3\r\n"))
+		r.Write([]byte(c.end))
+		if got := r.Tail(2); !reflect.DeepEqual(got, c.want) {
+			t.Errorf("%s, running: Tail(2) = %q, want %q", c.name, got, c.want)
+		}
+		r.Flush()
+		if got := r.Tail(2); !reflect.DeepEqual(got, c.want) {
+			t.Errorf("%s, ended: Tail(2) = %q, want %q", c.name, got, c.want)
+		}
+	}
+}

@@ -68,3 +68,36 @@ func toStrings(v any) []string {
 	}
 	return out
 }
+
+// A TUI agent with restart = "never" that prints on its alternate screen
+// all the time but never checkpoints: the stuck warning does not promise a
+// restart that will not come (it says the agent is stopped, not
+// restarted, and why), and the TASK FAILED line carries what it showed
+// last — it left its alternate screen when it was stopped, and its last
+// lines used to be read off the empty main screen ("it showed nothing").
+func TestStalledAgentWithoutRestartSaysSoAndShowsItsLastLines(t *testing.T) {
+	defer proctest.AssertNone(t)
+	cfg := writeTeam(t, defaultRatios+`[[task]]
+id = "T1"
+prompt = "Work."
+`, fakeAgent{name: "w1", mode: "worker:chatty=1:alt=1", profile: "codex", restart: "never"})
+	res, stdout, _ := runTeam(t, cfg, 30*time.Second)
+	if res.ExitCode() != 1 {
+		t.Fatalf("result %+v\n%s", res, stdout)
+	}
+	if strings.Contains(stdout, "before a restart") {
+		t.Errorf("a restart is promised to an agent with restart = never:\n%s", stdout)
+	}
+	if want := "WARNING: w1 shows no progress for 6s on T1: asking it once more; without an answer within 100ms it is stopped, not restarted (restart = never)"; !strings.Contains(stdout, want) {
+		t.Errorf("stdout lacks %q:\n%s", want, stdout)
+	}
+	var failed string
+	for _, l := range strings.Split(stdout, "\n") {
+		if strings.HasPrefix(l, "TASK FAILED: T1 ") {
+			failed = l
+		}
+	}
+	if !strings.Contains(failed, "its last lines: thinking about it, ") || strings.Contains(failed, "it showed nothing") {
+		t.Errorf("the TASK FAILED line does not carry what the agent showed: %q\n%s", failed, stdout)
+	}
+}

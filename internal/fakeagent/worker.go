@@ -35,6 +35,9 @@ import (
 //	           each answer: work on disk for a worktree to commit
 //	chatty=1   print a line every 100 ms and never answer a request (an agent
 //	           that keeps busy but makes no checkpoint)
+//	alt=1      work on the alternate screen, as a full-screen TUI does, and
+//	           leave it when told to end (SIGTERM, SIGINT, SIGHUP): back to
+//	           the empty main screen
 //	bad=1      answer the first request with a block whose progress is 250%,
 //	           the second with a placeholder "[N]%", and only then validly
 //	seed=1     add the seeds' optional lines to every block: Phase, Current
@@ -71,6 +74,16 @@ func modeWorker(args []string) int {
 			fmt.Fprintf(os.Stderr, "fakeagent: spawn: %v\n", err)
 			return 1
 		}
+	}
+	if opt["alt"] == "1" {
+		ends := make(chan os.Signal, 1)
+		signal.Notify(ends, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
+		write([]byte("\x1b[?1049h\x1b[2J\x1b[H"))
+		go func() {
+			<-ends
+			os.Stdout.Write([]byte("\x1b[?1049l"))
+			os.Exit(143)
+		}()
 	}
 	if opt["chatty"] == "1" {
 		for i := 0; ; i++ {

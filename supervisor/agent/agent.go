@@ -283,6 +283,7 @@ func (a *Agent) runSession(g *Generation, task *config.Task, attempt int, dir st
 		Timers: a.d.Timers, Clock: a.d.Clock, Team: g, Dialog: a.dialogPolicy(), TimeLeft: left,
 		LogMaxSize: a.d.Config.LogMaxSize, LogKeep: a.d.Config.LogKeep, CastPath: a.recordings(),
 		Report: rep, Cgroup: grp.Runner(), Channel: a.channel(argv), Start: a.d.Start, Started: started,
+		AfterStall: func() (bool, string) { return a.afterStall(task, attempt) },
 	})
 	a.watch(ticket, s, grp, taskID(task))
 	oomBefore, oomKnown := a.d.Memory.oomCount()
@@ -299,6 +300,20 @@ func (a *Agent) runSession(g *Generation, task *config.Task, attempt int, dir st
 		a.mu.Unlock()
 	}
 	return exit, out, a.endOf(s, exit), memory
+}
+
+// afterStall says whether a stall of the session of attempt on task would
+// be followed by a restart, and if not why: the restart policy's answer, or
+// the task's max_attempts spent (the session is called from the agent's
+// goroutine, inside Run: the policy is not shared).
+func (a *Agent) afterStall(task *config.Task, attempt int) (bool, string) {
+	if restart, why := a.policy.Peek(); !restart {
+		return false, why
+	}
+	if why := a.overBudget(task, attempt+1); why != "" {
+		return false, why
+	}
+	return true, ""
 }
 
 // dialogPolicy is what the agent's sessions do with a dialog.

@@ -77,9 +77,7 @@ func (p *RestartPolicy) Exited(success, stopping bool) Decision {
 	}
 	p.restarts = p.recent(now)
 	if len(p.restarts) >= p.Burst {
-		return Decision{Failed: true, Reason: fmt.Sprintf(
-			"restart limit reached: %d restarts within %s (max_restarts = %d)",
-			len(p.restarts), p.Window, p.Burst)}
+		return Decision{Failed: true, Reason: p.limitReached(len(p.restarts))}
 	}
 	if p.backoff == 0 {
 		p.backoff = p.Initial
@@ -89,6 +87,30 @@ func (p *RestartPolicy) Exited(success, stopping bool) Decision {
 	p.restarts = append(p.restarts, now)
 	return Decision{Restart: true, Delay: p.jittered(p.backoff),
 		Reason: fmt.Sprintf("restart %d of %d within %s", len(p.restarts), p.Burst, p.Window)}
+}
+
+// Peek says, recording nothing, whether the agent would be restarted if its
+// session failed now (its process ended with its task open, or it
+// stalled), and if not why — the reason Exited would give.
+func (p *RestartPolicy) Peek() (restart bool, why string) {
+	if p.Mode == config.RestartNever {
+		return false, "restart = never"
+	}
+	now, n := p.clock.Now(), 0
+	for _, t := range p.restarts {
+		if now.Sub(t) < p.Window {
+			n++
+		}
+	}
+	if n >= p.Burst {
+		return false, p.limitReached(n)
+	}
+	return true, ""
+}
+
+// limitReached is why n restarts within the window end the agent.
+func (p *RestartPolicy) limitReached(n int) string {
+	return fmt.Sprintf("restart limit reached: %d restarts within %s (max_restarts = %d)", n, p.Window, p.Burst)
 }
 
 // recent keeps the restarts that are still inside the burst window.

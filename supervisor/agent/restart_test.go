@@ -125,3 +125,29 @@ func TestJitterSpreadsRestarts(t *testing.T) {
 		t.Fatalf("10 policies gave only %d distinct delays: %v", len(seen), seen)
 	}
 }
+
+// Peek says what Exited would decide on a failure now, and changes
+// nothing: restart = never, the burst limit reached (with Exited's
+// reason), and a restart otherwise.
+func TestRestartPolicyPeekSaysWhatAFailureWouldBring(t *testing.T) {
+	clk := clock.NewFake(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	if ok, why := NewRestartPolicy(config.RestartNever, 5, clk).Peek(); ok || why != "restart = never" {
+		t.Errorf("restart = never: Peek %v %q", ok, why)
+	}
+	p := NewRestartPolicy(config.RestartOnFailure, 2, clk)
+	p.Jitter = 0
+	for i := 0; i < 2; i++ {
+		if ok, why := p.Peek(); !ok || why != "" {
+			t.Fatalf("restart %d of 2: Peek %v %q, want a restart", i+1, ok, why)
+		}
+		p.Peek() // twice: it records nothing
+		p.Started()
+		if d := p.Exited(false, false); !d.Restart {
+			t.Fatalf("exit %d: %+v", i+1, d)
+		}
+	}
+	ok, why := p.Peek()
+	if d := p.Exited(false, false); ok || !d.Failed || why != d.Reason {
+		t.Errorf("at the limit: Peek %v %q, Exited %+v: want the same failure", ok, why, d)
+	}
+}

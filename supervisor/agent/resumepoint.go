@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/wardenhq/warden/internal/console"
 	"github.com/wardenhq/warden/protocol"
@@ -66,7 +67,7 @@ func (a *Agent) resumeFrom(task *config.Task) (*protocol.Checkpoint, string) {
 			cp.UpdatedAt.UTC().Format("2006-01-02 15:04 MST")))
 	}
 	if age := d.Clock.Now().Sub(cp.UpdatedAt); d.Config.StaleFailure > 0 && age > d.Config.StaleFailure {
-		age = age.Round(60e9)
+		age = staleAge(age, d.Config.StaleFailure)
 		a.log.Warn("resuming from an old checkpoint", "task", task.ID, "checkpoint_id", cp.CheckpointID, "age", age, console.Printed, true)
 		d.Team.Printf(a.cfg.Name, "WARNING: %s resumes from a checkpoint %s old (older than stale_failure %s): the session is told so\n",
 			task.ID, age, d.Config.StaleFailure)
@@ -75,4 +76,21 @@ func (a *Agent) resumeFrom(task *config.Task) (*protocol.Checkpoint, string) {
 			"files and the git history may have moved on since. Check them before you rely on what it says.", age, d.Config.StaleFailure))
 	}
 	return cp, strings.Join(said, "\n\n")
+}
+
+// staleAge is the age of a record older than limit as a person reads it:
+// to the second (to the minute from an hour on), cut, never rounded up —
+// and never cut to limit or below, so that it is true and says older than
+// limit (8.4s past a limit of 8s says 8.4s, not 8s).
+func staleAge(age, limit time.Duration) time.Duration {
+	units := []time.Duration{time.Second, 100 * time.Millisecond, 10 * time.Millisecond, time.Millisecond}
+	if age >= time.Hour {
+		units = append([]time.Duration{time.Minute}, units...)
+	}
+	for _, u := range units {
+		if t := age.Truncate(u); t > limit {
+			return t
+		}
+	}
+	return age
 }

@@ -53,6 +53,9 @@ type ev struct {
 	Attempt   int             `json:"attempt"`
 	Backoff   string          `json:"backoff"`
 	SilentFor string          `json:"silent_for"`
+	NoCPFor   string          `json:"no_checkpoint_for"`
+	Why       string          `json:"why"`
+	Rejected  string          `json:"rejected"`
 	ExitCode  *int            `json:"exit_code"`
 	LastLines []string        `json:"last_lines"`
 	By        string          `json:"by"`
@@ -67,6 +70,23 @@ func (e *ev) parkedAt() time.Time {
 		return since
 	}
 	return e.TS
+}
+
+// stalledWhy says why an agent_stalled stalled, from its why: no output,
+// or output but no (valid) checkpoint, and what its answers were rejected
+// for. An event written before why was (silent_for alone, whichever signal
+// it was) says no progress.
+func (e *ev) stalledWhy() string {
+	switch {
+	case e.Why == "silent":
+		return "stalled (no output for " + plain(e.SilentFor) + ")"
+	case e.Why == "no_checkpoint" && e.Rejected != "":
+		return "stalled (no valid checkpoint for " + plain(e.NoCPFor) + ": its answers were rejected: " +
+			clip(plain(e.Rejected), maxText) + ")"
+	case e.Why == "no_checkpoint":
+		return "stalled (no checkpoint for " + plain(e.NoCPFor) + ", though it printed)"
+	}
+	return "stalled (no progress for " + plain(e.SilentFor) + ")"
 }
 
 // readEvents feeds the run's events to the builder: from the first
@@ -164,7 +184,7 @@ func (b *builder) add(e *ev) {
 			a.Stalls++
 		}
 		end := b.ends[e.Agent]
-		end.stalled = "stalled (no output for " + plain(e.SilentFor) + ")"
+		end.stalled = e.stalledWhy()
 		b.ends[e.Agent] = end
 	case evAgentOOM:
 		end := b.ends[e.Agent]

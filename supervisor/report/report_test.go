@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -67,7 +68,9 @@ func TestWaitsEndAsTheEventsSay(t *testing.T) {
 }
 
 // A restart says why its session ended: a stall, an exit code, a signal,
-// or warden restart; an exit during a team checkpoint is no bad exit.
+// or warden restart; an exit during a team checkpoint is no bad exit. A
+// stall written before agent_stalled said why (silent_for alone, which it
+// carried whichever signal it was) is said as no progress.
 func TestRestartsSayWhy(t *testing.T) {
 	r := newCrafted(t, "stopped", false, 500).
 		event(0, "run_started", "", "", "run_id", "R1", "how", "new").
@@ -93,7 +96,7 @@ func TestRestartsSayWhy(t *testing.T) {
 	want := []struct {
 		why     string
 		backoff string
-	}{{"stalled (no output for 30m0s)", "1.2s"}, {"exited with code 2", "2s"}, {"killed by SIGKILL", "4s"}, {"warden restart", ""}}
+	}{{"stalled (no progress for 30m0s)", "1.2s"}, {"exited with code 2", "2s"}, {"killed by SIGKILL", "4s"}, {"warden restart", ""}}
 	if len(r.Restarts) != len(want) {
 		t.Fatalf("restarts: %+v", r.Restarts)
 	}
@@ -188,5 +191,43 @@ func BenchmarkBuild(b *testing.B) {
 	}
 	if fi, err := os.Stat(filepath.Join(c.root, "events.jsonl")); err == nil {
 		b.ReportMetric(float64(fi.Size())/1e6, "MB")
+	}
+}
+
+// A stall says why, from the event's own fields: no output; or output but
+// no checkpoint (an agent that printed every 0.3 s was "stalled (no output
+// for 8s)"); or answers that were all rejected, and for what.
+func TestStallSaysWhyFromItsEvent(t *testing.T) {
+	c := newCrafted(t, "finished", false, 500).
+		event(0, "run_started", "", "", "run_id", "R1", "how", "new")
+	stalls := [][]any{
+		{"why", "silent", "silent_for", "8s"},
+		{"why", "no_checkpoint", "no_checkpoint_for", "8s"},
+		{"why", "no_checkpoint", "no_checkpoint_for", "8s", "rejected", `unknown status: "in_progress"`},
+	}
+	for i, kv := range stalls {
+		sec := 10 * (i + 1)
+		c.event(sec, "agent_started", "a1", "T1").
+			event(sec+1, "agent_stalled", "a1", "T1", kv...).
+			event(sec+2, "agent_exited", "a1", "T1", "code", 143, "signal", "SIGTERM").
+			event(sec+3, "agent_restarted", "a1", "T1", "attempt", i+2, "backoff", "1s")
+	}
+	r := c.build(1000)
+	want := []string{
+		"stalled (no output for 8s)",
+		"stalled (no checkpoint for 8s, though it printed)",
+		`stalled (no valid checkpoint for 8s: its answers were rejected: unknown status: "in_progress")`,
+	}
+	if len(r.Restarts) != len(want) {
+		t.Fatalf("restarts: %+v", r.Restarts)
+	}
+	page := unwrapped(Text(r))
+	for i, w := range want {
+		if got := r.Restarts[i].Why; got != w {
+			t.Errorf("restart %d: why %q, want %q", i, got, w)
+		}
+		if !strings.Contains(page, "a1 on T1, attempt "+strconv.Itoa(i+2)+": "+w) {
+			t.Errorf("the page does not say %q:\n%s", w, page)
+		}
 	}
 }

@@ -44,16 +44,22 @@ func (s *Session) handle(events []readerEvent) (done bool) {
 		case e.complete:
 			s.r.Complete()
 		default:
-			s.reject(e.reason, e.text)
+			s.reject(e.reason, e.text, isBlockText(e.text))
 		}
 	}
 	return done
 }
 
-func (s *Session) reject(reason, text string) {
+// reject reports what the reader or the session did not record, and why;
+// answer: it was a block, the agent's answer (not late lines of one), which
+// the user and the agent are told of (rejected.go).
+func (s *Session) reject(reason, text string, answer bool) {
 	s.log.Warn("checkpoint block rejected", "task", s.taskID(), "reason", reason)
 	s.log.Debug("rejected block text", "text", text)
 	s.r.Event(event.CheckpointRejected, "reason", reason)
+	if answer {
+		s.answerRejected(reason)
+	}
 }
 
 // onBlock hands a new answer (the reader's ledger decided it is one) to the
@@ -62,11 +68,11 @@ func (s *Session) reject(reason, text string) {
 // with a verify answers Verifying; the verdict comes later (Verified).
 func (s *Session) onBlock(b protocol.Block) bool {
 	if s.cfg.Task == nil {
-		s.reject("checkpoint from an agent that has no task", "")
+		s.reject("checkpoint from an agent that has no task", "", false)
 		return false
 	}
 	if b.Task != s.cfg.Task.ID {
-		s.reject(fmt.Sprintf("checkpoint for task %q, but the agent works on %q", b.Task, s.cfg.Task.ID), "")
+		s.reject(fmt.Sprintf("checkpoint for task %q, but the agent works on %q", b.Task, s.cfg.Task.ID), "", true)
 		return false
 	}
 	if b.Amends && s.amends(b) {

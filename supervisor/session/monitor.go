@@ -12,6 +12,7 @@ const (
 	actStale          // no progress for stale_warning
 	actWarn           // … for stale_failure: tell the agent it looks stuck, ask for a checkpoint
 	actStalled        // still nothing checkpoint_timeout after the warning: restart from the checkpoint
+	actCorrect        // an answer was rejected: tell the agent what to fix, and ask again
 )
 
 // monitor is the timer policy of one busy agent session, a plain object
@@ -28,7 +29,12 @@ const (
 //     the agent is told it looks stuck and asked for a checkpoint, and if
 //     none comes within checkpoint_timeout it has stalled. A blocked agent
 //     (its last checkpoint said so) is judged on silence alone, and asked
-//     again only after three intervals.
+//     again only after three intervals;
+//   - a rejected block (rejected) that follows a request is that request's
+//     answer: no timeout for it; the agent is told what was wrong and asked
+//     again at the next turn boundary (a correction, itself a request), once
+//     a request. It is no checkpoint: the checkpoint age runs on, and the
+//     stale alarms say why (rejectedWhy).
 type monitor struct {
 	interval, timeout, staleWarn, staleFail, turnQuiet time.Duration
 
@@ -45,6 +51,15 @@ type monitor struct {
 	// staleWhy says which signal made the agent stale: "silent" or
 	// "no_checkpoint".
 	staleWhy string
+	// rejectedWhy: why the agent's last answer was rejected, when it gave
+	// one since its last valid checkpoint ("": none).
+	rejectedWhy string
+	// correctAt: a correction is due at the first turn boundary from then
+	// (zero: none). corrected: the request awaited, or the last one, has had
+	// its correction (a request gets one, however many blocks are
+	// rejected); correcting: the request awaited is a correction.
+	correctAt             time.Time
+	corrected, correcting bool
 	// held: the agent's account is parked at its usage limit; no requests
 	// and no stale alarms until it is released. resumedAt (a dialog's end,
 	// a release) counts as activity.
@@ -77,7 +92,9 @@ func (m *monitor) wait(on bool, now time.Time) {
 
 // hold stops the clocks (the account is parked): no request is due, none
 // is awaited, nothing is stale.
-func (m *monitor) hold() { m.held, m.awaiting = true, false }
+func (m *monitor) hold() {
+	m.held, m.awaiting, m.correcting, m.correctAt = true, false, false, time.Time{}
+}
 
 // release starts the clocks again at now, after a park: the clocks count
 // from now, and one checkpoint request is due at the next turn boundary.
@@ -100,6 +117,10 @@ func newMonitor(c Timers, turnQuiet time.Duration, start time.Time) *monitor {
 // requested.
 func (m *monitor) notYet(now time.Time) {
 	m.awaiting, m.requestedAt = false, m.askedBefore
+	if m.correcting { // the correction waits, the next request keeps its time
+		m.correcting, m.correctAt = false, now.Add(max(m.turnQuiet, time.Second))
+		return
+	}
 	m.nextRequest = now.Add(max(m.turnQuiet, time.Second))
 }
 
@@ -107,10 +128,42 @@ func (m *monitor) notYet(now time.Time) {
 // the agent is blocked (asked again only after three intervals).
 func (m *monitor) checkpoint(now time.Time, blocked bool) {
 	m.lastCheckpoint, m.awaiting, m.warned, m.stuckAt, m.blocked = now, false, false, time.Time{}, blocked
+	m.rejectedWhy, m.correctAt, m.corrected, m.correcting = "", time.Time{}, false, false
 	m.nextRequest = now.Add(m.interval)
 	if blocked {
 		m.nextRequest = now.Add(3 * m.interval)
 	}
+}
+
+// rejected records at now that the agent answered with a block warden
+// rejected, and why. It reports whether the block answered the request
+// awaited: that request is over (no timeout), the next one comes an
+// interval later, and, unless the request was a correction or had one, a
+// correction is due at the next turn boundary.
+func (m *monitor) rejected(now time.Time, why string) (answered bool) {
+	m.rejectedWhy = why
+	if !m.awaiting {
+		return false
+	}
+	m.awaiting, m.correcting = false, false
+	if m.stuckAt.IsZero() {
+		m.nextRequest = now.Add(m.interval)
+	}
+	if !m.corrected {
+		m.corrected, m.correctAt = true, now
+	}
+	return true
+}
+
+// correct returns actCorrect when a correction is due at now, given when
+// the turn boundary is (quietAt), and marks it awaited.
+func (m *monitor) correct(now, quietAt time.Time) bool {
+	if m.correctAt.IsZero() || m.awaiting || now.Before(latest(m.correctAt, quietAt)) {
+		return false
+	}
+	m.correctAt, m.correcting = time.Time{}, true
+	m.awaiting, m.askedBefore, m.requestedAt = true, m.requestedAt, now
+	return true
 }
 
 // next returns the action due at now, given the time of the last output, and
@@ -137,27 +190,34 @@ func (m *monitor) next(now, lastOutput time.Time) (action, time.Time) {
 		return actStalled, time.Time{}
 	case idle >= m.staleFail && m.stuckAt.IsZero():
 		m.stuckAt, m.awaiting, m.requestedAt = now, true, now
+		m.corrected, m.correcting, m.correctAt = false, false, time.Time{}
+		m.staleWhy = staleSignal(now.Sub(silentFrom) >= m.staleFail)
 		return actWarn, time.Time{}
 	case idle >= m.staleWarn && !m.warned:
-		m.warned, m.staleWhy = true, "no_checkpoint"
-		if now.Sub(silentFrom) >= m.staleWarn {
-			m.staleWhy = "silent"
-		}
+		m.warned, m.staleWhy = true, staleSignal(now.Sub(silentFrom) >= m.staleWarn)
 		return actStale, time.Time{}
 	case idle < m.staleWarn:
 		m.warned, m.stuckAt = false, time.Time{}
 	}
+	quietAt := lastOutput.Add(m.turnQuiet)
+	if m.correct(now, quietAt) {
+		return actCorrect, time.Time{}
+	}
 	if !m.stuckAt.IsZero() {
-		return actNone, m.stuckAt.Add(m.timeout)
+		wake := m.stuckAt.Add(m.timeout)
+		if !m.correctAt.IsZero() && !m.awaiting {
+			wake = earliest(wake, latest(m.correctAt, quietAt))
+		}
+		return actNone, wake
 	}
 	if m.awaiting && !now.Before(m.requestedAt.Add(m.timeout)) {
-		m.awaiting = false
+		m.awaiting, m.correcting = false, false
 		m.nextRequest = now.Add(m.interval)
 		return actTimeout, time.Time{}
 	}
-	quietAt := lastOutput.Add(m.turnQuiet)
 	if !m.awaiting && !now.Before(m.nextRequest) && !now.Before(quietAt) {
 		m.awaiting, m.askedBefore, m.requestedAt = true, m.requestedAt, now
+		m.corrected, m.correctAt = false, time.Time{}
 		return actRequest, time.Time{}
 	}
 	wake := from.Add(m.staleFail)
@@ -168,8 +228,20 @@ func (m *monitor) next(now, lastOutput time.Time) (action, time.Time) {
 		wake = earliest(wake, m.requestedAt.Add(m.timeout))
 	} else {
 		wake = earliest(wake, latest(m.nextRequest, quietAt))
+		if !m.correctAt.IsZero() {
+			wake = earliest(wake, latest(m.correctAt, quietAt))
+		}
 	}
 	return actNone, wake
+}
+
+// staleSignal names the signal that made an agent stale: its silence, or else the
+// age of its last checkpoint.
+func staleSignal(silent bool) string {
+	if silent {
+		return "silent"
+	}
+	return "no_checkpoint"
 }
 
 func latest(ts ...time.Time) time.Time {

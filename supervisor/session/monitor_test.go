@@ -136,3 +136,69 @@ func TestMonitorHeldAtALimitSilencesAlarms(t *testing.T) {
 		t.Fatalf("after the request: %v, wake %v", act, wake)
 	}
 }
+
+// A rejected block that follows a request is its answer: no timeout; a
+// correction (itself a request) is due at the next turn boundary, one per
+// request however many blocks are rejected; put off, it waits without
+// moving the next request; the next request gets a correction of its own;
+// and only a valid checkpoint clears the rejection the stale alarms name.
+func TestMonitorRejectedAnswerIsAnsweredAndCorrectedOnce(t *testing.T) {
+	t0 := time.Unix(1000, 0)
+	m := testMonitor(t0)
+	m.staleWarn, m.staleFail = time.Hour, 2*time.Hour // the stale alarms are another test's
+	ask := t0.Add(5 * time.Minute)
+	if act, _ := m.next(ask, t0); act != actRequest {
+		t.Fatalf("no request: %v", act)
+	}
+	at := ask.Add(2 * time.Second)
+	if !m.rejected(at, "unknown status") {
+		t.Fatal("a rejected block after a request is not its answer")
+	}
+	if m.rejected(at, "unknown status") {
+		t.Fatal("a second rejected block answered the same request again")
+	}
+	// The turn boundary is turnQuiet after the answer was printed.
+	if act, wake := m.next(at, at); act != actNone || !wake.Equal(at.Add(m.turnQuiet)) {
+		t.Fatalf("right after the rejected answer: %v, wake %v; want the correction's turn boundary", act, wake)
+	}
+	// Put off once (the screen showed no turn boundary): it waits, and the
+	// next request keeps its time.
+	if act, _ := m.next(at.Add(m.turnQuiet), at); act != actCorrect {
+		t.Fatalf("at the turn boundary: %v, want the correction", act)
+	}
+	next := m.nextRequest
+	m.notYet(at.Add(m.turnQuiet))
+	if !m.nextRequest.Equal(next) {
+		t.Errorf("a correction put off moved the next request from %v to %v", next, m.nextRequest)
+	}
+	now := at.Add(m.turnQuiet + time.Second)
+	if act, _ := m.next(now, at); act != actCorrect {
+		t.Fatalf("after the put off: %v, want the correction again", act)
+	}
+	// The correction's answer is rejected too: no timeout, no correction
+	// of the correction.
+	if !m.rejected(now.Add(time.Second), "unknown status") {
+		t.Fatal("the answer to the correction is not its answer")
+	}
+	for d := time.Second; d < m.interval; d += time.Second {
+		if act, _ := m.next(now.Add(d), now.Add(time.Second)); act != actNone {
+			t.Fatalf("%s after the correction's rejected answer: %v", d, act)
+		}
+	}
+	// The next request, an interval after that answer, gets its own.
+	now = now.Add(time.Second + m.interval)
+	if act, _ := m.next(now, now.Add(-m.interval)); act != actRequest {
+		t.Fatalf("the next request: %v", act)
+	}
+	m.rejected(now, "placeholder")
+	if act, _ := m.next(now.Add(m.turnQuiet), now); act != actCorrect {
+		t.Fatalf("the next request's rejected answer: %v, want its correction", act)
+	}
+	if m.rejectedWhy != "placeholder" {
+		t.Errorf("rejectedWhy %q, want the last reason", m.rejectedWhy)
+	}
+	m.checkpoint(now.Add(m.turnQuiet+time.Second), false)
+	if m.rejectedWhy != "" || !m.correctAt.IsZero() || m.awaiting {
+		t.Errorf("a valid checkpoint left the rejection: %q, correction at %v, awaiting %v", m.rejectedWhy, m.correctAt, m.awaiting)
+	}
+}

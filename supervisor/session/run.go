@@ -33,15 +33,7 @@ func (s *Session) Run() (runner.Exit, Outcome) {
 	if c.Term != nil || s.prof.DropReplies {
 		reply = nil // the user's terminal answers the agent's queries itself, or none is wanted
 	}
-	s.reader = protocol.NewReader(s.log, protocol.ReaderOptions{
-		Mode: s.prof.Mode, Rows: int(c.Size.Rows), Cols: int(c.Size.Cols),
-		OnBlock:    func(b protocol.Block) { s.push(readerEvent{block: &b}) },
-		OnReject:   func(reason, text string) { s.push(readerEvent{reason: reason, text: text}) },
-		OnComplete: func() { s.push(readerEvent{complete: true}) },
-		Reply:      reply,
-	})
-	s.tap.lines = s.prof.Mode == protocol.ModeLines
-	s.settle = newSettler(s.prof.Settle, s.prof.SettleMax, c.Clock, s.settled)
+	s.openReader(reply)
 	defer s.settle.stop()
 	s.startRecording()
 	defer s.stopRecording() // after the last output: Run returns once the process's output is drained
@@ -94,6 +86,31 @@ func (s *Session) Run() (runner.Exit, Outcome) {
 	s.r.Event(event.AgentExited, "pid", proc.Pid(), "code", exit.Code,
 		"signal", signalName(exit), "exit", exit.String(), "session_id", s.id)
 	return exit, out
+}
+
+// openReader sets up what reads the agent's output: the protocol reader,
+// whose callbacks go to the loop's inbox, and the settle timer that has it
+// read the screen once the output is quiet; reply takes the emulator's
+// answers to the agent's terminal queries (nil: none).
+func (s *Session) openReader(reply func([]byte)) {
+	c := s.cfg
+	s.reader = protocol.NewReader(s.log, protocol.ReaderOptions{
+		Mode: s.prof.Mode, Rows: int(c.Size.Rows), Cols: int(c.Size.Cols),
+		OnBlock: func(b protocol.Block) {
+			s.ownOutput()
+			s.push(readerEvent{block: &b})
+		},
+		OnReject: func(reason, text string) {
+			if isBlockText(text) {
+				s.ownOutput()
+			}
+			s.push(readerEvent{reason: reason, text: text})
+		},
+		OnComplete: func() { s.push(readerEvent{complete: true}) },
+		Reply:      reply,
+	})
+	s.tap.lines = s.prof.Mode == protocol.ModeLines
+	s.settle = newSettler(s.prof.Settle, s.prof.SettleMax, c.Clock, s.settled)
 }
 
 // loop is the session's one goroutine: it owns the monitor and handles the
@@ -240,12 +257,17 @@ func (s *Session) tick() (time.Time, bool) {
 		switch act {
 		case actNone:
 			return until, false
-		case actRequest:
+		case actRequest, actCorrect:
 			if !s.prof.TurnEnded(s.screen()) || s.app.turn {
 				// A TUI mid-turn, or with a draft in its box, or a turn its
 				// app-server says runs: not a turn boundary, whatever the
 				// quiet output said.
 				s.mon.notYet(s.cfg.Clock.Now())
+				continue
+			}
+			if act == actCorrect {
+				s.log.Info("checkpoint asked again: the answer was rejected", "task", task, "reason", s.mon.rejectedWhy)
+				s.typeRequest(correction(task, s.mon.rejectedWhy), false, "session_id", s.id, "correction", true)
 				continue
 			}
 			s.log.Info("checkpoint requested", "task", task)
@@ -256,23 +278,60 @@ func (s *Session) tick() (time.Time, bool) {
 			s.r.Printf("WARNING: %s did not answer the checkpoint request for %s within %s\n", name, task, c.CheckpointTimeout)
 		case actStale:
 			what := "has shown no checkpoint for"
-			if s.mon.staleWhy == "silent" {
+			switch {
+			case s.mon.staleWhy == "silent":
 				what = "has been silent for"
+			case s.mon.rejectedWhy != "":
+				what = "has given no valid checkpoint for"
 			}
 			s.log.Warn("agent is stale", "task", task, "why", s.mon.staleWhy, "stale_warning", c.StaleWarning, console.Printed, true)
-			s.r.Event(event.AgentStale, "silent_for", c.StaleWarning.String(), "why", s.mon.staleWhy)
-			s.r.Printf("WARNING: %s %s %s on %s\n", name, what, c.StaleWarning, task)
+			s.r.Event(event.AgentStale, s.whyFields(s.staleFor(c.StaleWarning)...)...)
+			s.r.Printf("WARNING: %s %s %s on %s%s\n", name, what, c.StaleWarning, task, s.mon.staleCause())
 		case actWarn:
+			what := "shows no progress for"
+			if s.mon.staleCause() != "" {
+				what = "has given no valid checkpoint for"
+			}
 			s.log.Warn("agent looks stuck: asking it for a checkpoint before restarting it", "task", task, "stale_failure", c.StaleFailure, console.Printed, true)
-			s.r.Event(event.AgentWarned, "no_progress_for", c.StaleFailure.String(), "session_id", s.id)
-			s.r.Printf("WARNING: %s shows no progress for %s on %s: asking it once more before a restart\n", name, c.StaleFailure, task)
-			s.typeRequest(stuckRequest(task, c.StaleFailure), true, "session_id", s.id, "stuck", true)
+			s.r.Event(event.AgentWarned, s.whyFields("no_progress_for", c.StaleFailure.String(), "session_id", s.id)...)
+			restart, whyNot := s.afterStall()
+			then := "asking it once more before a restart"
+			if !restart {
+				then = fmt.Sprintf("asking it once more; without an answer within %s it is stopped, not restarted (%s)", c.CheckpointTimeout, whyNot)
+			}
+			s.r.Printf("WARNING: %s %s %s on %s%s: %s\n", name, what, c.StaleFailure, task, s.mon.staleCause(), then)
+			s.typeRequest(stuckRequest(task, c.StaleFailure, restart), true, "session_id", s.id, "stuck", true)
 		case actStalled:
-			s.log.Error("agent stalled, restarting it from its checkpoint", "task", task, "stale_failure", c.StaleFailure)
-			s.r.Event(event.AgentStalled, "silent_for", c.StaleFailure.String())
+			then := "restarting it from its checkpoint"
+			if restart, whyNot := s.afterStall(); !restart {
+				then = "stopping it, not restarted (" + whyNot + ")"
+			}
+			s.log.Error("agent stalled: "+then, "task", task, "stale_failure", c.StaleFailure, "why", s.mon.staleWhy)
+			s.r.Event(event.AgentStalled, s.whyFields(s.staleFor(c.StaleFailure)...)...)
 			return time.Time{}, true
 		}
 	}
+}
+
+// whyFields are the fields kv of agent_stale, agent_warned or
+// agent_stalled, then which signal made the agent stale (why: silent or
+// no_checkpoint) and, when its answers were rejected, the last reason
+// (rejected).
+func (s *Session) whyFields(kv ...any) []any {
+	kv = append(kv, "why", s.mon.staleWhy)
+	if s.mon.staleCause() != "" {
+		kv = append(kv, "rejected", s.mon.rejectedWhy)
+	}
+	return kv
+}
+
+// staleFor is how long that signal lasted, d: silent_for or
+// no_checkpoint_for.
+func (s *Session) staleFor(d time.Duration) []any {
+	if s.mon.staleWhy == "no_checkpoint" {
+		return []any{"no_checkpoint_for", d.String()}
+	}
+	return []any{"silent_for", d.String()}
 }
 
 func signalName(e runner.Exit) string {
@@ -303,9 +362,22 @@ func (s *Session) logError(err error) {
 }
 
 // stuckRequest is the request typed to an agent that looks stuck: a
-// checkpoint request (the ledger starts a new epoch), then why.
-func stuckRequest(task string, d time.Duration) string {
+// checkpoint request (the ledger starts a new epoch), then why, and what
+// follows without an answer (restart: a restart from its checkpoint).
+func stuckRequest(task string, d time.Duration, restart bool) string {
+	then := "Without an answer this session is restarted from your last checkpoint."
+	if !restart {
+		then = "Without an answer this session is stopped."
+	}
 	return protocol.Request(task) + " — warden has seen no progress from you for " + d.String() +
-		": answer now with a checkpoint block; if you are stuck, say why under Blockers:. " +
-		"Without an answer this session is restarted from your last checkpoint."
+		": answer now with a checkpoint block; if you are stuck, say why under Blockers:. " + then
+}
+
+// afterStall says whether a stall of this session is followed by a
+// restart, and if not why (Config.AfterStall).
+func (s *Session) afterStall() (restart bool, why string) {
+	if s.cfg.AfterStall == nil {
+		return true, ""
+	}
+	return s.cfg.AfterStall()
 }

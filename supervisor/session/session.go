@@ -112,6 +112,11 @@ type Config struct {
 	Dialog  DialogPolicy
 	// TimeLeft is what is left of the task's max_time (0: no limit).
 	TimeLeft time.Duration
+	// AfterStall says what follows if this session stalls: whether the
+	// agent is restarted from its checkpoint, and if not why (its restart
+	// policy: "restart = never", its restart limit, the task's
+	// max_attempts). nil: it is restarted. The stuck warning says so.
+	AfterStall func() (restart bool, why string)
 	// LogMaxSize and LogKeep rotate the agent's terminal log (runner).
 	LogMaxSize int64
 	LogKeep    int
@@ -171,6 +176,7 @@ type Session struct {
 	park      parkWatch
 	restart   restartAsk
 	pace      recordPace
+	rejects   rejectNotice // the lines that say an answer was rejected (rejected.go)
 	latest    lastRecord
 	use       meter // the CLI's token files (usage.go)
 	app       appChannel
@@ -197,8 +203,9 @@ func New(logger hclog.Logger, cfg Config) *Session {
 	}
 	return &Session{cfg: cfg, log: logger, r: cfg.Report, id: newID(),
 		prof: profileFor(cfg.Profile, logger, cfg.Clock), procReady: make(chan struct{}), ended: make(chan struct{}),
-		inbox: inbox{notify: make(chan struct{}, 1), verdicts: make(chan Verdict, 1)},
-		pace:  recordPace{bucket: pace.New(recordBurst, recordEvery)}}
+		inbox:   inbox{notify: make(chan struct{}, 1), verdicts: make(chan Verdict, 1)},
+		pace:    recordPace{bucket: pace.New(recordBurst, recordEvery)},
+		rejects: rejectNotice{bucket: pace.New(rejectBurst, rejectEvery)}}
 }
 
 func newID() string {
@@ -247,6 +254,12 @@ func (s *Session) Write(p []byte) (int, error) {
 	s.settle.poke()
 	return len(p), nil
 }
+
+// ownOutput notes that the agent's own output came now: a block the reader
+// read, valid or not, is never warden's echo (the reader leaves the echo
+// out), however soon after warden typed it came — an agent that answers a
+// request at once answers inside the echo window.
+func (s *Session) ownOutput() { s.out.last.Store(s.cfg.Clock.Now().UnixNano()) }
 
 // echoGrace is how long after warden typed the output may be its echo.
 const echoGrace = time.Second

@@ -204,11 +204,7 @@ func (s *Session) submit(ctx context.Context, t typed, resume bool) error {
 	if resume {
 		err = s.prof.Resubmit(ctx, s.proc, s.screen, t.text)
 	} else {
-		s.reader.Typed(t.text)
-		s.typedNow(len(t.text))
-		if t.request {
-			s.r.Event(event.CheckpointRequested, t.kv...)
-		}
+		s.typing(t)
 		err = s.prof.Submit(ctx, s.proc, s.screen, t.text)
 	}
 	switch {
@@ -220,4 +216,15 @@ func (s *Session) submit(ctx context.Context, t typed, resume bool) error {
 		s.log.Warn("submission not confirmed", "error", err, "request", t.request)
 	}
 	return err
+}
+
+// typing tells the reader and the output clock what warden types now (its
+// echo is neither an answer nor the agent's own output), and writes a
+// request's checkpoint_requested event.
+func (s *Session) typing(t typed) {
+	s.reader.Typed(t.text)
+	s.typedNow(len(t.text))
+	if t.request {
+		s.r.Event(event.CheckpointRequested, t.kv...)
+	}
 }

@@ -33,11 +33,18 @@ func (s *Session) userTyped(p []byte) {
 func (m *monitor) nextForUser(now, lastOutput time.Time) (action, time.Time) {
 	if m.awaiting {
 		if !now.Before(m.requestedAt.Add(m.timeout)) {
-			m.awaiting = false
+			m.awaiting, m.correcting = false, false
 			m.nextRequest = now.Add(m.interval)
 			return actTimeout, time.Time{}
 		}
 		return actNone, m.requestedAt.Add(m.timeout)
+	}
+	if !m.correctAt.IsZero() { // a rejected answer: the correction, once the user is quiet
+		quiet := latest(lastOutput.Add(m.turnQuiet), m.userAt.Add(userQuiet))
+		if m.correct(now, quiet) {
+			return actCorrect, time.Time{}
+		}
+		return actNone, latest(m.correctAt, quiet)
 	}
 	if !m.userAt.After(latest(m.start, m.lastCheckpoint, m.requestedAt)) {
 		return actNone, time.Time{} // the user's next keystroke wakes the session
@@ -47,6 +54,7 @@ func (m *monitor) nextForUser(now, lastOutput time.Time) (action, time.Time) {
 		return actNone, due
 	}
 	m.awaiting, m.askedBefore, m.requestedAt = true, m.requestedAt, now
+	m.corrected = false
 	return actRequest, time.Time{}
 }
 
