@@ -69,7 +69,11 @@ func (t *Team) carryOn(prev *state.Snapshot) (Beginning, error) {
 			continue
 		case known && old.State == queue.Failed:
 			t.queue.Set(ts.ID, queue.Failed, old.Reason)
-			t.printf("WARNING: %s failed earlier in this run (%s): it stays failed; `warden run --resume --from ID` retries it from a checkpoint\n", ts.ID, old.Reason)
+			why := ""
+			if old.Reason != "" {
+				why = " (" + old.Reason + ")"
+			}
+			t.printf("WARNING: %s failed earlier in this run%s: it stays failed; `warden run --resume --from ID` retries it from a checkpoint\n", ts.ID, why)
 			continue
 		}
 		cp := t.store.Latest(ts.ID, t.thisRun.id, time.Time{})

@@ -325,7 +325,7 @@ func (a *Agent) failTask(task *config.Task, reason string) {
 	a.log.Error("task failed", "task", task.ID, "reason", reason)
 	a.d.Queue.Set(task.ID, queue.Failed, reason)
 	a.d.Events.Emit(event.TaskFailed, a.cfg.Name, task.ID, "reason", reason)
-	a.d.Team.Printf(a.cfg.Name, "TASK FAILED: %s (%s)\n", task.ID, reason)
+	a.d.Team.Printf(a.cfg.Name, "TASK FAILED: %s%s\n", task.ID, inParens(reason))
 	a.d.Team.Publish()
 }
 
