@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/hashicorp/go-hclog"
 	"github.com/oklog/run"
@@ -168,21 +169,50 @@ func envOr(key, def string) string {
 	return def
 }
 
-// carryOnLine is the line a run that stopped with tasks open ends with: how
-// to carry it on.
+// carryOnLine is the line a run that stopped with tasks that can go on
+// ends with: every task counted — complete, failed, open (of which those
+// waiting for their blocked_by tasks and those their agent reported
+// blocked), the numbers adding up to the run's tasks — and how to carry it
+// on. A run none of whose tasks can go on finished: no line.
 func carryOnLine(res supervisor.Result, run, teamFile string) string {
-	open, complete := 0, 0
+	canGo, complete, failed, waiting, blocked := 0, 0, 0, 0, 0
 	for _, t := range res.Tasks {
 		switch t.State {
 		case queue.Pending, queue.Running, queue.Verifying:
-			open++
+			canGo++
 		case queue.Complete:
 			complete++
+		case queue.Failed:
+			failed++
+		}
+		switch t.Label() {
+		case queue.LabelWaiting:
+			waiting++
+		case queue.LabelBlocked:
+			blocked++
 		}
 	}
-	if open == 0 {
+	if canGo == 0 {
 		return ""
 	}
-	return fmt.Sprintf("STOPPED: run %s with %d of %d tasks complete, %d open; `warden run %s` carries it on from their checkpoints (`--fresh` starts over)",
-		run, complete, len(res.Tasks), open, teamFile)
+	counts := fmt.Sprintf("%d complete", complete)
+	if failed > 0 {
+		counts += fmt.Sprintf(", %d failed", failed)
+	}
+	counts += fmt.Sprintf(", %d open", len(res.Tasks)-complete-failed)
+	var among []string
+	switch {
+	case waiting == 1:
+		among = append(among, "1 waiting for its blocked_by tasks")
+	case waiting > 1:
+		among = append(among, fmt.Sprintf("%d waiting for their blocked_by tasks", waiting))
+	}
+	if blocked > 0 {
+		among = append(among, fmt.Sprintf("%d reported blocked", blocked))
+	}
+	if len(among) > 0 {
+		counts += " (" + strings.Join(among, ", ") + ")"
+	}
+	return fmt.Sprintf("STOPPED: run %s with %d tasks: %s; `warden run %s` carries it on from their checkpoints (`--fresh` starts over)",
+		run, len(res.Tasks), counts, teamFile)
 }
