@@ -1,6 +1,7 @@
 package protocol
 
 import (
+	"encoding/json"
 	"strings"
 	"time"
 )
@@ -55,10 +56,18 @@ type ErrorItem struct {
 	Where   string `json:"where,omitempty"`
 }
 
+// RecordVersion is the schema version of the checkpoint records this warden
+// writes (a record's version field). A record written before the field
+// existed has none, and reads as version 1: today's format is that one.
+const RecordVersion = 1
+
 // Checkpoint is one checkpoint record (DESIGN §5): a Block with what warden
 // knows around it — who answered, in which session, why and when. It is the
 // protocol's data; the supervisor stores it and the handoff reads it.
 type Checkpoint struct {
+	// Version is the record's schema version (RecordVersion when written;
+	// an older record without it reads as 1).
+	Version            int      `json:"version"`
 	CheckpointID       string   `json:"checkpoint_id"`
 	RunID              string   `json:"run_id,omitempty"`
 	Agent              string   `json:"agent"`
@@ -94,6 +103,21 @@ type Checkpoint struct {
 	// files, read at the record and again at the session's end), where
 	// warden can read it.
 	Usage *Usage `json:"usage,omitempty"`
+}
+
+// UnmarshalJSON reads a record; one without a version (written before the
+// field existed) is version 1.
+func (cp *Checkpoint) UnmarshalJSON(data []byte) error {
+	type fields Checkpoint // its own methods left behind: no recursion
+	var f fields
+	if err := json.Unmarshal(data, &f); err != nil {
+		return err
+	}
+	*cp = Checkpoint(f)
+	if cp.Version == 0 {
+		cp.Version = 1
+	}
+	return nil
 }
 
 // Record is the checkpoint of block b: the block's fields, with the fields
