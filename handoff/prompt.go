@@ -52,8 +52,25 @@ func (p Prompt) Render() string {
 // remains, the files it modified and created, its branch, the errors it
 // met with where, its blockers, notes and other lines. Every value is the
 // agent's text, made plain.
+//
+// A record the agent said cannot be resumed from (Resumable: no) is never
+// written as one to resume: the text says so, and that the task starts
+// from its prompt, as the session's own first prompt does.
 func ResumeText(cp *protocol.Checkpoint) string {
 	var b strings.Builder
+	if cp.SaysNotResumable() {
+		fmt.Fprintf(&b, "Task %s is not resumed: its last checkpoint %s (status %s, %d%%, at %s) says it cannot be resumed "+
+			"from (Resumable: no). Its next session starts the task from its prompt, and checks what is already in the "+
+			"working directory before it redoes anything.\n", line(cp.TaskID), line(cp.CheckpointID), line(cp.Status),
+			cp.ProgressPercent, cp.UpdatedAt.UTC().Format("2006-01-02 15:04 UTC"))
+		if len(cp.FilesModified) > 0 {
+			fmt.Fprintf(&b, "Files that session modified: %s\n", line(strings.Join(cp.FilesModified, ", ")))
+		}
+		if cp.Notes != "" {
+			fmt.Fprintf(&b, "Its notes: %s\n", line(cp.Notes))
+		}
+		return b.String()
+	}
 	fmt.Fprintf(&b, "You are resuming task %s (attempt %d). The previous session reached %d%% (%s) at %s.\n",
 		line(cp.TaskID), cp.Attempt+1, cp.ProgressPercent, line(cp.Status), cp.UpdatedAt.UTC().Format("2006-01-02 15:04 UTC"))
 	if cp.ResumeInstructions != "" {

@@ -10,7 +10,7 @@ import (
 
 // seedCheckpoint is a record with every field of the seeds.
 func seedCheckpoint() *protocol.Checkpoint {
-	return &protocol.Checkpoint{TaskID: "T7", Attempt: 2, ProgressPercent: 65, Status: "implementing",
+	return &protocol.Checkpoint{TaskID: "T7", Attempt: 2, ProgressPercent: 65, Status: "implementing", Resumable: true,
 		UpdatedAt:          time.Date(2026, 11, 23, 2, 10, 0, 0, time.UTC),
 		ResumeInstructions: "run make test first",
 		Phase:              "build", CurrentStep: "wire the lexer",
@@ -64,7 +64,7 @@ func TestResumeTextHasTheSeedFields(t *testing.T) {
 		}
 	}
 	// A record without the seeds' lines says nothing of them.
-	text = ResumeText(&protocol.Checkpoint{TaskID: "T1", Status: "implementing"})
+	text = ResumeText(&protocol.Checkpoint{TaskID: "T1", Status: "implementing", Resumable: true})
 	for _, w := range []string{"phase", "step", "subtasks", "created", "Errors", "Other lines"} {
 		if strings.Contains(text, w) {
 			t.Errorf("a record without seed lines: the prose says %q:\n%s", w, text)

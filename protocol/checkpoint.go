@@ -136,6 +136,15 @@ func (b Block) Record() Checkpoint {
 	return cp
 }
 
+// SaysNotResumable reports whether the agent said the record cannot be
+// resumed from (a "Resumable: no" line): a fresh session starts its task
+// from its prompt. A record of a task reported done (complete, or
+// awaiting-verification with Resumable: no) is not resumable either, but
+// a session carries it on to have the task verified: it does not count.
+func (cp *Checkpoint) SaysNotResumable() bool {
+	return !cp.Resumable && cp.Status != StatusComplete && cp.Status != StatusAwaitingVerification
+}
+
 // saysNo reports whether an answer's value means no.
 func saysNo(v string) bool {
 	switch strings.ToLower(strings.TrimRight(strings.TrimSpace(v), ".")) {
