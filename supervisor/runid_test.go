@@ -323,10 +323,11 @@ func TestTheFirstPromptNamesTheSessionsAttempt(t *testing.T) {
 	st.Save(newest)
 
 	_, stdout, team := runTeamWith(t, cfg, 60*time.Second, func(team *Team) error {
-		if _, err := team.Begin(StartReopen); err != nil {
+		if err := team.ResumeFrom("w1-T1-first"); err != nil {
 			return err
 		}
-		return team.ResumeFromCheckpoint("w1-T1-first")
+		_, err := team.Begin(StartReopen)
+		return err
 	})
 	started := firstEvent(eventsOf(t, cfg), event.AgentStarted)
 	if started == nil || fmt.Sprint(started["attempt"]) != "3" {

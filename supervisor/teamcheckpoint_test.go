@@ -360,10 +360,10 @@ prompt = "Work too."
 	st.Save(record("w1-T1-chosen", 20, 30*time.Second))
 	st.Save(record("w1-T1-newest", 60, 20*time.Second))
 	team, out, wait := startTeamWith(t, cfg, func(team *Team) {
-		if _, err := team.Begin(StartReopen); err != nil {
+		if err := team.ResumeFrom("w1-T1-chosen"); err != nil {
 			t.Fatal(err)
 		}
-		if err := team.ResumeFromCheckpoint("w1-T1-chosen"); err != nil {
+		if _, err := team.Begin(StartReopen); err != nil {
 			t.Fatal(err)
 		}
 	})
