@@ -157,7 +157,7 @@ func render(d Data, commands bool) string {
 			}
 		}
 		if cp := d.Checkpoints[t.ID]; cp != nil {
-			b.WriteString(ResumeText(cp))
+			b.WriteString(ResumeText(cp, t.Attempts+1)) // its next session's attempt
 		} else {
 			b.WriteString("No checkpoint yet: start the task from its prompt.\n")
 		}

@@ -23,7 +23,7 @@ func sample() Data {
 				Worked: "40m", Verify: "failed: exit status 1"},
 			{ID: "T3", Title: "not started", Status: "waiting", BlockedBy: []string{"T2"}},
 		},
-		Checkpoints: map[string]*protocol.Checkpoint{"T2": {TaskID: "T2", Attempt: 1, ProgressPercent: 40,
+		Checkpoints: map[string]*protocol.Checkpoint{"T2": {TaskID: "T2", Attempt: 1, ProgressPercent: 40, Resumable: true,
 			Status: "implementing", Completed: []string{"parser"}, Remaining: []string{"tests"},
 			ResumeInstructions: "run go test first"}},
 	}
@@ -139,5 +139,35 @@ func TestReviewSaysWhatWaits(t *testing.T) {
 	d.Tasks = d.Tasks[3:]
 	if md := Render(d); !strings.Contains(md, "No task is complete yet: nothing waits for a review.") {
 		t.Errorf("handoff with no complete task:\n%s", md)
+	}
+}
+
+// A record its agent said cannot be resumed from (Resumable: no) is shown
+// as such in the handoff — and so in the prompt it goes into —, never as
+// one to resume with its completed items not to be redone (issue 31). A
+// task reported done and not yet verified is still resumed, to be verified.
+func TestAnUnresumableRecordIsNotResumedInTheHandoff(t *testing.T) {
+	d := sample()
+	cp := d.Checkpoints["T2"]
+	cp.CheckpointID, cp.Resumable, cp.Notes = "w2-T2-1", false, "half-way through the migration"
+	cp.FilesModified, cp.Extra = []string{"db.sql"}, map[string]string{"Resumable": "no"}
+	for name, text := range map[string]string{"handoff.md": Render(d), "prompt": RenderPrompt(d)} {
+		for _, bad := range []string{"You are resuming task T2", "Already completed (do not redo)", "Resume instructions from the previous session"} {
+			if strings.Contains(text, bad) {
+				t.Errorf("%s says %q of a record that cannot be resumed from:\n%s", name, bad, text)
+			}
+		}
+		for _, want := range []string{"### T2: open | one\n\nTask T2 is not resumed: its last checkpoint w2-T2-1 (status implementing, 40%, " +
+			"at 0001-01-01 00:00 UTC) says it cannot be resumed from (Resumable: no). Its next session starts the task from its prompt",
+			"Files that session modified: db.sql\n", "Its notes: half-way through the migration\n"} {
+			if !strings.Contains(text, want) {
+				t.Errorf("%s lacks %q:\n%s", name, want, text)
+			}
+		}
+	}
+	// Reported done, not verified: resumed, to be verified.
+	cp.Status = protocol.StatusComplete
+	if text := Render(d); !strings.Contains(text, "You are resuming task T2") {
+		t.Errorf("a record reported complete is not resumed:\n%s", text)
 	}
 }

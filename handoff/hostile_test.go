@@ -33,8 +33,16 @@ func TestHostileTextNeverForgesTheHandoff(t *testing.T) {
 	cp := &protocol.Checkpoint{Subtasks: &protocol.Subtasks{Items: make([]protocol.Subtask, 2)}, Errors: make([]protocol.ErrorItem, 2)}
 	fill(reflect.ValueOf(cp))
 	cp.Extra = map[string]string{hostile: hostile, "Mood": hostile}
+	cp.Resumable = true
 	d.Checkpoints = map[string]*protocol.Checkpoint{hostile: cp}
-	for name, text := range map[string]string{"handoff.md": Render(d), "prompt": RenderPrompt(d)} {
+	texts := map[string]string{"handoff.md": Render(d), "prompt": RenderPrompt(d)}
+	// The same record said not resumable (Resumable: no) is written as such,
+	// its text as safe.
+	no := *cp
+	no.Resumable = false
+	d.Checkpoints = map[string]*protocol.Checkpoint{hostile: &no}
+	texts["handoff.md of a record not resumable"] = Render(d)
+	for name, text := range texts {
 		var bad []rune
 		for _, r := range text {
 			if r != '\n' && (protocol.IsControl(r) || protocol.IsInvisible(r) || r == 0x2028 || r == 0x2029) {
@@ -71,7 +79,11 @@ func TestHostileTextNeverForgesTheHandoff(t *testing.T) {
 		if !ok {
 			t.Errorf("%s has the headings %q, want %q (those ending in a space followed by its text):\n%s", name, headings, want, text)
 		}
-		for _, want := range []string{"Other lines of its checkpoint:", "Errors it reported:", "Files it created:", "[to do]"} {
+		seeds := []string{"Other lines of its checkpoint:", "Errors it reported:", "Files it created:", "[to do]"}
+		if strings.Contains(name, "not resumable") {
+			seeds = []string{"says it cannot be resumed from (Resumable: no)", "Files that session modified: ", "Its notes: "}
+		}
+		for _, want := range seeds {
 			if !strings.Contains(text, want) {
 				t.Errorf("%s lacks %q: the seed fields were not rendered", name, want)
 			}

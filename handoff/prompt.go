@@ -16,8 +16,11 @@ type Prompt struct {
 	Preamble   string               // protocol.Preamble for the task
 	Task       string               // the task's prompt
 	Checkpoint *protocol.Checkpoint // the task's last checkpoint, when resuming
-	Handoff    string               // the team handoff, after a team checkpoint
-	Feedback   string               // e.g. a failed verify's output
+	// Attempt is the session's attempt number (its task's sessions so far,
+	// this one included), as its records and agent_started say it.
+	Attempt  int
+	Handoff  string // the team handoff, after a team checkpoint
+	Feedback string // e.g. a failed verify's output
 }
 
 // Render joins the parts of the first prompt. A resumed task's checkpoint is
@@ -36,7 +39,7 @@ func (p Prompt) Render() string {
 	b.WriteString("\n")
 	if cp := p.Checkpoint; cp != nil {
 		b.WriteString("\n")
-		b.WriteString(ResumeText(cp))
+		b.WriteString(ResumeText(cp, p.Attempt))
 	}
 	if p.Feedback != "" {
 		b.WriteString("\n")
@@ -51,11 +54,35 @@ func (p Prompt) Render() string {
 // step and subtasks, done and not), what is done (not to be redone), what
 // remains, the files it modified and created, its branch, the errors it
 // met with where, its blockers, notes and other lines. Every value is the
-// agent's text, made plain.
-func ResumeText(cp *protocol.Checkpoint) string {
+// agent's text, made plain. attempt is the resuming session's attempt
+// number — the count of its task's sessions, never the record's own
+// attempt plus one: a record chosen with --from is older than the last
+// session —; 0 leaves it unsaid.
+//
+// A record the agent said cannot be resumed from (Resumable: no) is never
+// written as one to resume: the text says so, and that the task starts
+// from its prompt, as the session's own first prompt does.
+func ResumeText(cp *protocol.Checkpoint, attempt int) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "You are resuming task %s (attempt %d). The previous session reached %d%% (%s) at %s.\n",
-		line(cp.TaskID), cp.Attempt+1, cp.ProgressPercent, line(cp.Status), cp.UpdatedAt.UTC().Format("2006-01-02 15:04 UTC"))
+	if cp.SaysNotResumable() {
+		fmt.Fprintf(&b, "Task %s is not resumed: its last checkpoint %s (status %s, %d%%, at %s) says it cannot be resumed "+
+			"from (Resumable: no). Its next session starts the task from its prompt, and checks what is already in the "+
+			"working directory before it redoes anything.\n", line(cp.TaskID), line(cp.CheckpointID), line(cp.Status),
+			cp.ProgressPercent, cp.UpdatedAt.UTC().Format("2006-01-02 15:04 UTC"))
+		if len(cp.FilesModified) > 0 {
+			fmt.Fprintf(&b, "Files that session modified: %s\n", line(strings.Join(cp.FilesModified, ", ")))
+		}
+		if cp.Notes != "" {
+			fmt.Fprintf(&b, "Its notes: %s\n", line(cp.Notes))
+		}
+		return b.String()
+	}
+	which := ""
+	if attempt > 0 {
+		which = fmt.Sprintf(" (attempt %d)", attempt)
+	}
+	fmt.Fprintf(&b, "You are resuming task %s%s. The previous session reached %d%% (%s) at %s.\n",
+		line(cp.TaskID), which, cp.ProgressPercent, line(cp.Status), cp.UpdatedAt.UTC().Format("2006-01-02 15:04 UTC"))
 	if cp.ResumeInstructions != "" {
 		fmt.Fprintf(&b, "Resume instructions from the previous session: %s\n", line(cp.ResumeInstructions))
 	}

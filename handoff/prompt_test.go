@@ -10,7 +10,7 @@ import (
 
 // seedCheckpoint is a record with every field of the seeds.
 func seedCheckpoint() *protocol.Checkpoint {
-	return &protocol.Checkpoint{TaskID: "T7", Attempt: 2, ProgressPercent: 65, Status: "implementing",
+	return &protocol.Checkpoint{TaskID: "T7", Attempt: 2, ProgressPercent: 65, Status: "implementing", Resumable: true,
 		UpdatedAt:          time.Date(2026, 11, 23, 2, 10, 0, 0, time.UTC),
 		ResumeInstructions: "run make test first",
 		Phase:              "build", CurrentStep: "wire the lexer",
@@ -29,7 +29,7 @@ func seedCheckpoint() *protocol.Checkpoint {
 // (done and not), what is done and remains, files modified and created,
 // errors with their locations, blockers, notes and the other lines.
 func TestResumeTextHasTheSeedFields(t *testing.T) {
-	text := Prompt{Preamble: "PREAMBLE", Task: "Your task: T7.", Checkpoint: seedCheckpoint()}.Render()
+	text := Prompt{Preamble: "PREAMBLE", Task: "Your task: T7.", Checkpoint: seedCheckpoint(), Attempt: 3}.Render()
 	want := []string{
 		"You are resuming task T7 (attempt 3). The previous session reached 65% (implementing) at 2026-11-23 02:10 UTC.",
 		"Resume instructions from the previous session: run make test first",
@@ -57,17 +57,33 @@ func TestResumeTextHasTheSeedFields(t *testing.T) {
 	// A count without a checklist, a phase without a step.
 	cp := seedCheckpoint()
 	cp.Subtasks, cp.CurrentStep = &protocol.Subtasks{Done: 19, Total: 29}, ""
-	text = ResumeText(cp)
+	text = ResumeText(cp, 3)
 	for _, w := range []string{"It was in phase build.\n", "It had done 19 of its 29 subtasks.\n"} {
 		if !strings.Contains(text, w) {
 			t.Errorf("the prose lacks %q:\n%s", w, text)
 		}
 	}
 	// A record without the seeds' lines says nothing of them.
-	text = ResumeText(&protocol.Checkpoint{TaskID: "T1", Status: "implementing"})
+	text = ResumeText(&protocol.Checkpoint{TaskID: "T1", Status: "implementing", Resumable: true}, 1)
 	for _, w := range []string{"phase", "step", "subtasks", "created", "Errors", "Other lines"} {
 		if strings.Contains(text, w) {
 			t.Errorf("a record without seed lines: the prose says %q:\n%s", w, text)
 		}
+	}
+}
+
+// The attempt a resumed session is told is the session's own — its task's
+// sessions so far, this one included —, not the record's attempt plus one:
+// a record chosen with --from is older than the task's last session
+// (issue 31). The handoff names each open task's next session's.
+func TestTheResumeTextNamesTheSessionsAttempt(t *testing.T) {
+	cp := seedCheckpoint() // attempt 2
+	text := Prompt{Task: "Your task: T7.", Checkpoint: cp, Attempt: 5}.Render()
+	if !strings.Contains(text, "You are resuming task T7 (attempt 5). ") {
+		t.Errorf("the prompt does not name the session's attempt 5:\n%s", text)
+	}
+	d := Data{Tasks: []Task{{ID: "T7", Status: "pending", Attempts: 4}}, Checkpoints: map[string]*protocol.Checkpoint{"T7": cp}}
+	if text := Render(d); !strings.Contains(text, "You are resuming task T7 (attempt 5). ") {
+		t.Errorf("the handoff does not name the next session's attempt 5:\n%s", text)
 	}
 }

@@ -1,6 +1,7 @@
 package protocol
 
 import (
+	"encoding/json"
 	"strings"
 	"time"
 )
@@ -55,10 +56,18 @@ type ErrorItem struct {
 	Where   string `json:"where,omitempty"`
 }
 
+// RecordVersion is the schema version of the checkpoint records this warden
+// writes (a record's version field). A record written before the field
+// existed has none, and reads as version 1: today's format is that one.
+const RecordVersion = 1
+
 // Checkpoint is one checkpoint record (DESIGN §5): a Block with what warden
 // knows around it — who answered, in which session, why and when. It is the
 // protocol's data; the supervisor stores it and the handoff reads it.
 type Checkpoint struct {
+	// Version is the record's schema version (RecordVersion when written;
+	// an older record without it reads as 1).
+	Version            int      `json:"version"`
 	CheckpointID       string   `json:"checkpoint_id"`
 	RunID              string   `json:"run_id,omitempty"`
 	Agent              string   `json:"agent"`
@@ -96,6 +105,21 @@ type Checkpoint struct {
 	Usage *Usage `json:"usage,omitempty"`
 }
 
+// UnmarshalJSON reads a record; one without a version (written before the
+// field existed) is version 1.
+func (cp *Checkpoint) UnmarshalJSON(data []byte) error {
+	type fields Checkpoint // its own methods left behind: no recursion
+	var f fields
+	if err := json.Unmarshal(data, &f); err != nil {
+		return err
+	}
+	*cp = Checkpoint(f)
+	if cp.Version == 0 {
+		cp.Version = 1
+	}
+	return nil
+}
+
 // Record is the checkpoint of block b: the block's fields, with the fields
 // that are warden's (agent, session, trigger, times) left for the caller.
 // The agent's text is made Plain: no control character reaches the record,
@@ -110,6 +134,15 @@ func (b Block) Record() Checkpoint {
 		Resumable: b.Status != StatusComplete && !saysNo(b.Extra["Resumable"])}
 	cp.SetOptional(b)
 	return cp
+}
+
+// SaysNotResumable reports whether the agent said the record cannot be
+// resumed from (a "Resumable: no" line): a fresh session starts its task
+// from its prompt. A record of a task reported done (complete, or
+// awaiting-verification with Resumable: no) is not resumable either, but
+// a session carries it on to have the task verified: it does not count.
+func (cp *Checkpoint) SaysNotResumable() bool {
+	return !cp.Resumable && cp.Status != StatusComplete && cp.Status != StatusAwaitingVerification
 }
 
 // saysNo reports whether an answer's value means no.

@@ -37,11 +37,12 @@ func NewRecord(b Block, o Origin) Checkpoint {
 	return cp
 }
 
-// Stamp gives cp o's identity: a new id, the agent, session, attempt,
+// Stamp gives cp o's identity: today's record version, a new id, the agent, session, attempt,
 // trigger and cause, the times; what cp says of the work stays. Warden's
 // dispatch record is an earlier record stamped anew.
 func (o Origin) Stamp(cp *Checkpoint) {
 	at := o.At.UTC()
+	cp.Version = RecordVersion
 	cp.CheckpointID = RecordID(o.Agent, cp.TaskID, at)
 	cp.Agent, cp.TaskTitle, cp.SessionID, cp.Attempt = o.Agent, o.TaskTitle, o.SessionID, o.Attempt
 	cp.Trigger, cp.Cause = o.Trigger, o.Cause

@@ -54,9 +54,19 @@ type runInfo struct {
 // on stdout says so whenever a run is carried on or put aside. It kills
 // what a dead supervisor left running, replays the hook spool into the run
 // it belongs to, and either carries that run on (carry.go) or starts a new
-// one, whose earlier records and worktrees become history. Call it once,
-// before Run (Run begins a new run itself when it was not called).
+// one, whose earlier records and worktrees become history; then the task of
+// the record ResumeFrom chose resumes from it. What can fail is checked
+// before its first line. Call it once, before Run (Run begins a new run
+// itself when it was not called).
 func (t *Team) Begin(how Start) (Beginning, error) {
+	b, err := t.begin(how)
+	if err == nil && !b.Finished && t.from != nil {
+		t.pin(t.from) // --resume --from, chosen and checked before (ResumeFrom)
+	}
+	return b, err
+}
+
+func (t *Team) begin(how Start) (Beginning, error) {
 	prev, err := state.ReadSnapshot(t.dir.Root)
 	if errors.Is(err, os.ErrNotExist) {
 		prev, err = nil, nil

@@ -39,6 +39,11 @@ func (t *Team) carryOn(prev *state.Snapshot) (Beginning, error) {
 		how = "its supervisor died; last update" + ended(prev)
 	}
 	carry.After = how
+	// What can fail fails before anything is printed or logged: the
+	// records are read once here, and again once the spool's are in.
+	if _, err := t.store.CompletedTasks(t.thisRun.id); err != nil {
+		return Beginning{}, fmt.Errorf("carrying on run %s: %w", t.thisRun.id, err)
+	}
 	// The first line says what is carried on; what follows says what the
 	// carrying on found.
 	c := queue.Counts(prev.Tasks)
@@ -69,7 +74,11 @@ func (t *Team) carryOn(prev *state.Snapshot) (Beginning, error) {
 			continue
 		case known && old.State == queue.Failed:
 			t.queue.Set(ts.ID, queue.Failed, old.Reason)
-			t.printf("WARNING: %s failed earlier in this run (%s): it stays failed; `warden run --resume --from ID` retries it from a checkpoint\n", ts.ID, old.Reason)
+			why := ""
+			if old.Reason != "" {
+				why = " (" + old.Reason + ")"
+			}
+			t.printf("WARNING: %s failed earlier in this run%s: it stays failed; `warden run --resume --from ID` retries it from a checkpoint\n", ts.ID, why)
 			continue
 		}
 		cp := t.store.Latest(ts.ID, t.thisRun.id, time.Time{})
@@ -147,22 +156,29 @@ func (t *Team) unresumable(cp *protocol.Checkpoint) string {
 	return ""
 }
 
-// ResumeFromCheckpoint makes the task of history record id resume from that
-// record (`warden run --resume --from ID`): later records of the task are
-// not offered, a task that completed since is open again (its next record,
-// newer than the archive, reopens it for good). Call it after Begin.
-func (t *Team) ResumeFromCheckpoint(id string) error {
+// ResumeFrom chooses history record id for its task to resume from
+// (`warden run --resume --from ID`). Call it before Begin: an id the
+// history does not hold, or a record whose task the team file no longer
+// has, is an error before anything is printed or logged, and the run is
+// left as it was. Begin, once the run is carried on, makes the task resume
+// from that record (pin).
+func (t *Team) ResumeFrom(id string) error {
 	cp, err := state.FindRecord(t.dir.Root, id)
 	if err != nil {
 		return fmt.Errorf("resume --from: %w", err)
 	}
-	found := false
-	for _, ts := range t.queue.Snapshot() {
-		found = found || ts.ID == cp.TaskID
-	}
-	if !found {
+	if !slices.ContainsFunc(teamTasks(t.cfg), func(task config.Task) bool { return task.ID == cp.TaskID }) {
 		return fmt.Errorf("resume --from: checkpoint %s is of task %q, which the team file no longer has", id, cp.TaskID)
 	}
+	t.from = cp
+	return nil
+}
+
+// pin makes the task of cp, the record ResumeFrom chose, resume from it:
+// later records of the task are not offered, a task that completed since
+// is open again (its next record, newer than the archive, reopens it for
+// good).
+func (t *Team) pin(cp *protocol.Checkpoint) {
 	was := ""
 	for _, ts := range t.queue.Snapshot() {
 		if ts.ID == cp.TaskID {
@@ -181,10 +197,9 @@ func (t *Team) ResumeFromCheckpoint(id string) error {
 			of = "an earlier run"
 		}
 	}
-	t.log.Info("task resumes from an earlier checkpoint", "task", cp.TaskID, "checkpoint_id", id, "of_run", cp.RunID)
-	t.events.Emit(event.TaskReopened, cp.Agent, cp.TaskID, "checkpoint_id", id, "of_run", cp.RunID, "was", was)
-	t.printf("RESUMING: %s from checkpoint %s (%s, %d%%, of %s)\n", cp.TaskID, id, cp.Status, cp.ProgressPercent, of)
-	return nil
+	t.log.Info("task resumes from an earlier checkpoint", "task", cp.TaskID, "checkpoint_id", cp.CheckpointID, "of_run", cp.RunID)
+	t.events.Emit(event.TaskReopened, cp.Agent, cp.TaskID, "checkpoint_id", cp.CheckpointID, "of_run", cp.RunID, "was", was)
+	t.printf("RESUMING: %s from checkpoint %s (%s, %d%%, of %s)\n", cp.TaskID, cp.CheckpointID, cp.Status, cp.ProgressPercent, of)
 }
 
 // recoverWork commits what the agents of a dead supervisor wrote in their

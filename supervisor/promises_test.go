@@ -233,10 +233,11 @@ prompt = "Work."
 		t.Fatalf("history %+v", entries)
 	}
 	_, _, team := runTeamWith(t, cfg, 1500*time.Millisecond, func(team *Team) error {
-		if _, err := team.Begin(StartReopen); err != nil {
+		if err := team.ResumeFrom(pick.ID); err != nil {
 			return err
 		}
-		return team.ResumeFromCheckpoint(pick.ID)
+		_, err := team.Begin(StartReopen)
+		return err
 	})
 	log, _ := os.ReadFile(team.dir.AgentLog("w1"))
 	want := fmt.Sprintf("reached %d%%", pick.Progress)

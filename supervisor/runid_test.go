@@ -306,3 +306,35 @@ prompt = "Work."
 		}
 	}
 }
+
+// After `--resume --from` the session's attempt number and the one its
+// first prompt names are one: the queue's count of the task's sessions
+// (the run's two, then this third), not the chosen record's attempt plus
+// one (issue 31: agent_started said attempt 3, the prompt "attempt 2").
+func TestTheFirstPromptNamesTheSessionsAttempt(t *testing.T) {
+	defer proctest.AssertNone(t)
+	cfg := writeTeam(t, oneTask, fakeAgent{name: "w1", mode: "worker:steps=10"})
+	st := seedRun(t, cfg, "R1", queue.Status{ID: "T1", State: queue.Running, Attempt: 2, Owner: "w1"})
+	chosen := record("w1-T1-first", 20, 30*time.Second)
+	chosen.Attempt = 1
+	st.Save(chosen)
+	newest := record("w1-T1-second", 60, 20*time.Second)
+	newest.Attempt = 2
+	st.Save(newest)
+
+	_, stdout, team := runTeamWith(t, cfg, 60*time.Second, func(team *Team) error {
+		if err := team.ResumeFrom("w1-T1-first"); err != nil {
+			return err
+		}
+		_, err := team.Begin(StartReopen)
+		return err
+	})
+	started := firstEvent(eventsOf(t, cfg), event.AgentStarted)
+	if started == nil || fmt.Sprint(started["attempt"]) != "3" {
+		t.Fatalf("agent_started %v, want attempt 3\n%s", started, stdout)
+	}
+	log, _ := os.ReadFile(team.dir.AgentLog("w1"))
+	if !strings.Contains(string(log), "RESUME-SEEN: You are resuming task T1 (attempt 3). The previous session reached 20%") {
+		t.Errorf("the first prompt does not name the session's attempt 3:\n%s", log)
+	}
+}

@@ -3,8 +3,10 @@ package supervisor
 import (
 	"fmt"
 	"path/filepath"
+	"sync"
 	"time"
 
+	"github.com/wardenhq/warden/internal/clock"
 	"github.com/wardenhq/warden/protocol"
 	"github.com/wardenhq/warden/supervisor/signalfile"
 	"github.com/wardenhq/warden/supervisor/state"
@@ -60,4 +62,55 @@ func (t *Team) drainTriggers() {
 			return
 		}
 	}
+}
+
+// SignalWindow is how close to the signal that began a stop another stop
+// signal must come to be the same request: a signal within it is that
+// request again, one after it a second request, which forces the stop.
+const SignalWindow = time.Second
+
+// StopRequest is what a stop signal asks for (StopSignals.Take).
+type StopRequest int
+
+const (
+	// StopClean: the first stop signal — a clean stop, a team checkpoint.
+	StopClean StopRequest = iota + 1
+	// StopSame: a signal within SignalWindow of the first, the same
+	// request delivered again: nothing more to do.
+	StopSame
+	// StopForce: a second request, after SignalWindow: force the stop.
+	StopForce
+)
+
+// StopSignals decides what each stop signal warden receives (INT, TERM,
+// HUP) asks for. The first asks for a clean stop. One that comes within
+// SignalWindow of it is the same request delivered twice — a terminal's
+// Ctrl-C reaches every process of its foreground group, and a wrapper
+// such as `timeout` forwards the signal it got to warden (and to its
+// group), so one keypress under `timeout 8h warden run` arrives two or
+// three times within milliseconds. Any signal after that window is a
+// second request: it forces the stop (a person pressing Ctrl-C again).
+type StopSignals struct {
+	clock clock.Clock
+
+	mu    sync.Mutex
+	first time.Time // when the first stop signal came (zero: none yet)
+}
+
+// NewStopSignals returns a StopSignals telling time by clk.
+func NewStopSignals(clk clock.Clock) *StopSignals { return &StopSignals{clock: clk} }
+
+// Take is what a stop signal received now asks for.
+func (s *StopSignals) Take() StopRequest {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	now := s.clock.Now()
+	switch {
+	case s.first.IsZero():
+		s.first = now
+		return StopClean
+	case now.Sub(s.first) <= SignalWindow:
+		return StopSame
+	}
+	return StopForce
 }

@@ -72,6 +72,8 @@ type Team struct {
 	term *terminal
 	// pinned holds the records `--resume --from` chose, by task.
 	pinned sync.Map
+	// from is the record ResumeFrom chose, which Begin pins (nil: none).
+	from *protocol.Checkpoint
 	// notifier runs the team's [[notify]] commands (nil: none).
 	notifier *notify.Notifier
 	// hub tells the control socket's watchers (the page) of events and

@@ -199,7 +199,9 @@ func (t *Team) handoffData(tr trigger, at time.Time, dialogs map[string]string) 
 			Progress: ts.Progress, BlockedBy: ts.BlockedBy, Verify: ts.Verify, Worked: ts.Worked(), Attempts: ts.Attempt,
 			Branch: ts.Branch, Base: ts.Base, Ahead: ts.Ahead, Commit: t.lastCommit(ts.ID)})
 		if ts.State != queue.Complete {
-			if cp := t.store.Latest(ts.ID, t.thisRun.id, time.Time{}); cp != nil {
+			// What the task's next session resumes from (agent.ResumePoint):
+			// the handoff speaks of the same record as its first prompt.
+			if cp, _ := t.deps.ResumePoint(ts.ID); cp != nil {
 				d.Checkpoints[ts.ID] = cp
 			}
 		}

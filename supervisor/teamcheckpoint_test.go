@@ -289,3 +289,96 @@ prompt = "Work."
 		t.Errorf("the last call's answer: %v", e)
 	}
 }
+
+// A task whose last checkpoint says it cannot be resumed from (Resumable:
+// no) is shown as such in handoff.md, and the fresh session's first prompt
+// — the handoff in it included — never tells it it resumes the task from
+// that record: the handoff, the prompt and stdout agree that it starts
+// from its prompt (issue 31).
+func TestAnUnresumableTaskIsNotResumedInTheHandoff(t *testing.T) {
+	defer proctest.AssertNone(t)
+	team, out, wait := startTeam(t, `checkpoint_interval = "100ms"
+checkpoint_timeout = "2s"
+shutdown_timeout = "1s"
+[[task]]
+id = "U1"
+title = "migrate"
+prompt = "Migrate the database."
+`, fakeAgent{name: "w1", mode: "worker:steps=20:resumable=no"})
+	waitFor(t, "an unresumable checkpoint", func() bool { return strings.Contains(out.String(), "CHECKPOINT: U1 - implementing (10%)") })
+	if err := os.WriteFile(team.cfg.SignalFile, []byte("please"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the fresh session read its prompt", func() bool {
+		log, _ := os.ReadFile(team.dir.AgentLog("w1"))
+		return countEvents(eventsOf(t, team.cfg), event.TeamRehydrated, "") == 1 && bytes.Contains(log, []byte("RESUME-SEEN: # Handoff: "))
+	})
+	team.Stop(true)
+	wait()
+
+	kept, _ := filepath.Glob(filepath.Join(team.cfg.StateDir, "handoffs", "handoff-*.md"))
+	if len(kept) == 0 {
+		t.Fatal("no handoff kept")
+	}
+	first, err := os.ReadFile(kept[0]) // the team checkpoint's, before the stop's
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, bad := range []string{"You are resuming task U1", "Already completed (do not redo)"} {
+		if bytes.Contains(first, []byte(bad)) {
+			t.Errorf("handoff.md says %q of a record that cannot be resumed from:\n%s", bad, first)
+		}
+	}
+	if !bytes.Contains(first, []byte("says it cannot be resumed from (Resumable: no)")) {
+		t.Errorf("handoff.md does not say the record cannot be resumed from:\n%s", first)
+	}
+	log, _ := os.ReadFile(team.dir.AgentLog("w1"))
+	if bytes.Contains(log, []byte("RESUME-SEEN: You are resuming")) {
+		t.Errorf("the fresh session was told it resumes the task:\n%s", log)
+	}
+	if !strings.Contains(out.String(), "WARNING: U1 is not resumed from its checkpoint") {
+		t.Errorf("stdout does not say the task starts from its prompt:\n%s", out.String())
+	}
+}
+
+// The handoff's notes on a task speak of the record its next session
+// resumes from: after `--resume --from` the chosen record, not the task's
+// newest one, even for a task no session took up before the team
+// checkpoint (here T1, waiting for T2).
+func TestTheHandoffSpeaksOfTheRecordTheTaskResumesFrom(t *testing.T) {
+	defer proctest.AssertNone(t)
+	cfg := writeTeam(t, fastTimers+`after_team_checkpoint = "exit"
+[[task]]
+id = "T1"
+prompt = "Work."
+blocked_by = ["T2"]
+[[task]]
+id = "T2"
+prompt = "Work too."
+`, fakeAgent{name: "w1", mode: "worker:steps=1000"})
+	st := seedRun(t, cfg, "R1")
+	st.Save(record("w1-T1-chosen", 20, 30*time.Second))
+	st.Save(record("w1-T1-newest", 60, 20*time.Second))
+	team, out, wait := startTeamWith(t, cfg, func(team *Team) {
+		if err := team.ResumeFrom("w1-T1-chosen"); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := team.Begin(StartReopen); err != nil {
+			t.Fatal(err)
+		}
+	})
+	waitFor(t, "T2 at work", func() bool { return strings.Contains(out.String(), "CHECKPOINT: T2 - implementing") })
+	if err := os.WriteFile(team.cfg.SignalFile, []byte("please"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	wait()
+	md, err := os.ReadFile(filepath.Join(cfg.StateDir, "handoff.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, notes, _ := strings.Cut(string(md), "### T1")
+	notes, _, _ = strings.Cut(notes, "###")
+	if !strings.Contains(notes, "reached 20%") || !strings.Contains(notes, "carry on from 20") || strings.Contains(notes, "60%") {
+		t.Errorf("T1's notes do not speak of the chosen record (20%%):\n%s", md)
+	}
+}

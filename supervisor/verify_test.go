@@ -290,3 +290,21 @@ func TestVerdictLandsAfterTheAgentExited(t *testing.T) {
 		t.Errorf("events: %v", evs)
 	}
 }
+
+// A task without a title is named by its id alone: no empty parentheses
+// on its TASK COMPLETE line (issue 31).
+func TestAnUntitledTaskCompletesWithoutEmptyParentheses(t *testing.T) {
+	defer proctest.AssertNone(t)
+	cfg := writeTeam(t, fastTimers+`[[task]]
+id = "T1"
+prompt = "Work."
+verify = ["true"]
+`, fakeAgent{name: "w1", mode: "worker:steps=1"})
+	res, stdout, _ := runTeam(t, cfg, 60*time.Second)
+	if res.ExitCode() != 0 {
+		t.Fatalf("exit %d\n%s", res.ExitCode(), stdout)
+	}
+	if !strings.Contains(stdout, "TASK COMPLETE: T1 verify: passed") || strings.Contains(stdout, "()") {
+		t.Errorf("want `TASK COMPLETE: T1 verify: passed`, and no empty parentheses:\n%s", stdout)
+	}
+}

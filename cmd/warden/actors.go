@@ -9,6 +9,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 	"github.com/oklog/run"
 
+	"github.com/wardenhq/warden/internal/clock"
 	"github.com/wardenhq/warden/supervisor"
 	"github.com/wardenhq/warden/supervisor/webpage"
 )
@@ -42,8 +43,11 @@ func addPageActor(g *run.Group, srv *webpage.Server) {
 }
 
 // addSignalActor adds the signal handler: the first INT, TERM or HUP stops
-// the team cleanly (a team checkpoint), a second forces. The registration
-// lives until the team is done, so a second Ctrl-C reaches warden instead of
+// the team cleanly (a team checkpoint), a second forces — a second
+// request, that is: signals within supervisor.SignalWindow of the first
+// are that one again (a terminal's Ctrl-C and the copy a wrapper such as
+// `timeout` forwards; supervisor.StopSignals). The registration lives
+// until the team is done, so a second Ctrl-C reaches warden instead of
 // killing it and orphaning the agents. onWinch, when set, gets SIGWINCH.
 func addSignalActor(g *run.Group, logger hclog.Logger, team *supervisor.Team, onWinch func()) {
 	sigs := make(chan os.Signal, 4)
@@ -54,7 +58,7 @@ func addSignalActor(g *run.Group, logger hclog.Logger, team *supervisor.Team, on
 	done := make(chan struct{})
 	g.Add(func() error {
 		defer signal.Stop(sigs)
-		stops := 0
+		stops := supervisor.NewStopSignals(clock.Real{})
 		for {
 			select {
 			case sig := <-sigs:
@@ -62,10 +66,14 @@ func addSignalActor(g *run.Group, logger hclog.Logger, team *supervisor.Team, on
 					onWinch()
 					continue
 				}
-				if stops++; stops == 1 {
+				switch stops.Take() {
+				case supervisor.StopClean:
 					logger.Warn("received signal, stopping the team", "signal", sig.String())
 					team.Stop(true)
-				} else {
+				case supervisor.StopSame:
+					logger.Info("signal again within a second of the first: the same stop, not a second one", "signal", sig.String(),
+						"window", supervisor.SignalWindow)
+				case supervisor.StopForce:
 					logger.Warn("received second signal, forcing", "signal", sig.String())
 					team.Force()
 				}

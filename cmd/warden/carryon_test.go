@@ -1,6 +1,7 @@
 package main
 
 import (
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -268,5 +269,73 @@ func TestNewRunRetiresTheEarlierRunsWorktree(t *testing.T) {
 	}
 	if n := strings.Count(git("show", "warden/lifecycle/T1:notes.txt"), "T1 step 1\n"); n != 1 {
 		t.Errorf("the new run's branch holds step 1 %d times: it did not start from base", n)
+	}
+}
+
+// `--resume --from` an id the history does not hold fails before anything
+// is printed or logged: exit 2 (bad usage), the reason on stderr, no
+// CARRYING ON line, no run_started event, state.json as it was (issue
+// 31). The same for a record whose task the team file no longer has.
+func TestFromAnUnknownCheckpointFailsFirst(t *testing.T) {
+	defer proctest.AssertNone(t)
+	team := workerTeam(t, "worker:steps=1")
+	runToEnd(t, 0, "run", team)
+	dir := filepath.Join(filepath.Dir(team), ".warden")
+	id := earliestAnswer(t, dir)
+	events := func() string { return readFile(t, filepath.Join(dir, "events.jsonl")) }
+	snapBefore, evBefore := readFile(t, filepath.Join(dir, "state.json")), events()
+	run := func(args ...string) (code int, stdout, stderr string) {
+		cmd := warden(args...)
+		var o, e strings.Builder
+		cmd.Stdout, cmd.Stderr = &o, &e
+		err := cmd.Run()
+		return exitCode(err), o.String(), e.String()
+	}
+
+	code, stdout, stderr := run("run", team, "--resume", "--from", "w1-T1-nope")
+	if code != 2 || stdout != "" {
+		t.Errorf("exit %d, want 2, and nothing on stdout; stdout:\n%s", code, stdout)
+	}
+	if !strings.Contains(stderr, `no checkpoint "w1-T1-nope" in the history`) {
+		t.Errorf("stderr does not say why:\n%s", stderr)
+	}
+	if ev := events(); ev != evBefore || strings.Count(ev, `"event":"run_started"`) != 1 {
+		t.Errorf("events logged for a refused --from:\n%s", strings.TrimPrefix(ev, evBefore))
+	}
+	if readFile(t, filepath.Join(dir, "state.json")) != snapBefore {
+		t.Errorf("state.json changed")
+	}
+
+	// A record of a task the team file no longer has.
+	os.WriteFile(team, []byte(strings.Replace(readFile(t, team), `id = "T1"`, `id = "T9"`, 1)), 0o600)
+	code, stdout, stderr = run("run", team, "--resume", "--from", id)
+	if code != 2 || stdout != "" || !strings.Contains(stderr, `is of task "T1", which the team file no longer has`) || events() != evBefore {
+		t.Errorf("a --from of a task gone: exit %d; stdout\n%s\nstderr\n%s", code, stdout, stderr)
+	}
+}
+
+// A page that cannot be bound (`--http` on an address in use) fails the
+// run before it begins: exit 2, nothing on stdout, no run_started.
+func TestABadPageAddressFailsFirst(t *testing.T) {
+	defer proctest.AssertNone(t)
+	team := workerTeam(t, "worker:steps=1")
+	runToEnd(t, 0, "run", team)
+	dir := filepath.Join(filepath.Dir(team), ".warden")
+	evBefore := readFile(t, filepath.Join(dir, "events.jsonl"))
+	busy, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer busy.Close()
+
+	cmd := warden("run", team, "--http", busy.Addr().String())
+	var o, e strings.Builder
+	cmd.Stdout, cmd.Stderr = &o, &e
+	code := exitCode(cmd.Run())
+	if code != 2 || o.String() != "" || !strings.Contains(e.String(), "dashboard page") {
+		t.Errorf("exit %d, want 2 with nothing on stdout; stdout\n%s\nstderr\n%s", code, o.String(), e.String())
+	}
+	if ev := readFile(t, filepath.Join(dir, "events.jsonl")); ev != evBefore {
+		t.Errorf("events logged for a run that did not begin:\n%s", strings.TrimPrefix(ev, evBefore))
 	}
 }

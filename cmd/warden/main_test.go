@@ -14,6 +14,7 @@ import (
 
 	"github.com/wardenhq/warden/internal/fakeagent"
 	"github.com/wardenhq/warden/internal/proctest"
+	"github.com/wardenhq/warden/supervisor"
 )
 
 // TestMain lets the test binary be warden itself (WARDEN_TEST_MAIN=1) or a
@@ -212,7 +213,7 @@ func TestSecondSignalEscalates(t *testing.T) {
 	defer proctest.AssertNone(t)
 	cmd, stderr := startWarden(t, stubbornTeam(t, "60s"))
 	cmd.Process.Signal(os.Interrupt)
-	time.Sleep(200 * time.Millisecond)
+	time.Sleep(supervisor.SignalWindow + 200*time.Millisecond) // a second request, not the first one delivered again
 	t0 := time.Now()
 	cmd.Process.Signal(os.Interrupt)
 	done := make(chan error)

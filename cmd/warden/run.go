@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/hashicorp/go-hclog"
 	"github.com/oklog/run"
@@ -13,6 +14,7 @@ import (
 	"github.com/wardenhq/warden/supervisor"
 	"github.com/wardenhq/warden/supervisor/config"
 	"github.com/wardenhq/warden/supervisor/queue"
+	"github.com/wardenhq/warden/supervisor/webpage"
 )
 
 // runOptions is warden run's command line.
@@ -87,16 +89,35 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		return &exitError{code: 2, err: err}
 	}
 	defer team.Close() // once every actor below has ended
+	// What can fail is checked before the run begins: nothing is printed
+	// (CARRYING ON, NEW RUN) or logged (run_started) for a run that then
+	// does not start — a --from the history does not hold, a page that
+	// cannot be bound.
 	how := supervisor.StartAuto
 	switch {
 	case o.fresh:
 		how = supervisor.StartFresh
 	case o.from != "":
 		how = supervisor.StartReopen
+		if err := team.ResumeFrom(o.from); err != nil {
+			return &exitError{code: 2, err: err}
+		}
 	case o.resume:
 		how = supervisor.StartResume
 	}
+	var page *webpage.Server
+	var pageLine string
+	if o.httpAddr != "" {
+		if page, pageLine, err = listenPage(logger, o.httpAddr, o.httpTokenFile, o.httpToken, cfg.StateDir); err != nil {
+			return &exitError{code: 2, err: err}
+		}
+	}
 	began, err := team.Begin(how)
+	if err != nil || began.Finished {
+		if page != nil {
+			page.Close()
+		}
+	}
 	if err != nil {
 		return &exitError{code: 2, err: err}
 	}
@@ -106,16 +127,11 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		}
 		return nil
 	}
-	if o.from != "" {
-		if err := team.ResumeFromCheckpoint(o.from); err != nil {
-			return &exitError{code: 2, err: err}
-		}
-	}
 
 	// The actors. oklog/run starts them together and, when the first
 	// returns, interrupts the rest and waits for all:
-	//   - the page, when asked for, is bound first: a bad address is exit 2
-	//     before anything else is set up;
+	//   - the page, when asked for, was bound before the run began: a bad
+	//     address is exit 2 before anything is printed or logged;
 	//   - the team's edges are set up as they are made, before any agent
 	//     starts: the signal file watched before anyone writes it, the hook
 	//     socket bound before an agent's first hook fires, the control socket
@@ -127,13 +143,10 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	//   - the signal handler turns the first INT, TERM or HUP into a clean
 	//     stop (a team checkpoint), the second into a forced one.
 	var g run.Group
-	if o.httpAddr != "" {
-		srv, err := pageServer(logger, o.httpAddr, o.httpTokenFile, o.httpToken, cfg.StateDir, team.Out())
-		if err != nil {
-			return &exitError{code: 2, err: err}
-		}
-		team.SetPage(srv.URL()) // notifications link to the page, without its token
-		addPageActor(&g, srv)
+	if page != nil {
+		fmt.Fprintln(team.Out(), pageLine)
+		team.SetPage(page.URL()) // notifications link to the page, without its token
+		addPageActor(&g, page)
 	}
 	for _, e := range []*supervisor.Edge{team.SignalWatch(), team.HookServer(), team.ControlServer(), team.Dashboard(), team.Budget()} {
 		addEdgeActor(&g, e)
@@ -168,21 +181,50 @@ func envOr(key, def string) string {
 	return def
 }
 
-// carryOnLine is the line a run that stopped with tasks open ends with: how
-// to carry it on.
+// carryOnLine is the line a run that stopped with tasks that can go on
+// ends with: every task counted — complete, failed, open (of which those
+// waiting for their blocked_by tasks and those their agent reported
+// blocked), the numbers adding up to the run's tasks — and how to carry it
+// on. A run none of whose tasks can go on finished: no line.
 func carryOnLine(res supervisor.Result, run, teamFile string) string {
-	open, complete := 0, 0
+	canGo, complete, failed, waiting, blocked := 0, 0, 0, 0, 0
 	for _, t := range res.Tasks {
 		switch t.State {
 		case queue.Pending, queue.Running, queue.Verifying:
-			open++
+			canGo++
 		case queue.Complete:
 			complete++
+		case queue.Failed:
+			failed++
+		}
+		switch t.Label() {
+		case queue.LabelWaiting:
+			waiting++
+		case queue.LabelBlocked:
+			blocked++
 		}
 	}
-	if open == 0 {
+	if canGo == 0 {
 		return ""
 	}
-	return fmt.Sprintf("STOPPED: run %s with %d of %d tasks complete, %d open; `warden run %s` carries it on from their checkpoints (`--fresh` starts over)",
-		run, complete, len(res.Tasks), open, teamFile)
+	counts := fmt.Sprintf("%d complete", complete)
+	if failed > 0 {
+		counts += fmt.Sprintf(", %d failed", failed)
+	}
+	counts += fmt.Sprintf(", %d open", len(res.Tasks)-complete-failed)
+	var among []string
+	switch {
+	case waiting == 1:
+		among = append(among, "1 waiting for its blocked_by tasks")
+	case waiting > 1:
+		among = append(among, fmt.Sprintf("%d waiting for their blocked_by tasks", waiting))
+	}
+	if blocked > 0 {
+		among = append(among, fmt.Sprintf("%d reported blocked", blocked))
+	}
+	if len(among) > 0 {
+		counts += " (" + strings.Join(among, ", ") + ")"
+	}
+	return fmt.Sprintf("STOPPED: run %s with %d tasks: %s; `warden run %s` carries it on from their checkpoints (`--fresh` starts over)",
+		run, len(res.Tasks), counts, teamFile)
 }

@@ -109,14 +109,24 @@ func pageToken(tokenFile, envToken, dir string) (tok, where string, err error) {
 // others may read (a nohup.out is 0644), so the line says where the token
 // is instead.
 func pageServer(logger hclog.Logger, addr, tokenFile, envToken, dir string, stdout io.Writer) (*webpage.Server, error) {
-	token, where, err := pageToken(tokenFile, envToken, dir)
+	srv, line, err := listenPage(logger, addr, tokenFile, envToken, dir)
 	if err != nil {
 		return nil, err
+	}
+	fmt.Fprintln(stdout, line)
+	return srv, nil
+}
+
+// listenPage binds the page (pageServer without its line): it returns the
+// server and its DASHBOARD line, for the caller to print.
+func listenPage(logger hclog.Logger, addr, tokenFile, envToken, dir string) (*webpage.Server, string, error) {
+	token, where, err := pageToken(tokenFile, envToken, dir)
+	if err != nil {
+		return nil, "", err
 	}
 	srv, err := webpage.Listen(webpage.Options{Addr: addr, Token: token, Client: control.NewClient(dir), StateDir: dir, Log: logger})
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
-	fmt.Fprintf(stdout, "DASHBOARD: %s (%s)\n", srv.URL(), where)
-	return srv, nil
+	return srv, fmt.Sprintf("DASHBOARD: %s (%s)", srv.URL(), where), nil
 }

@@ -43,6 +43,8 @@ import (
 //	seed=1     add the seeds' optional lines to every block: Phase, Current
 //	           Step, a Subtasks checklist of its steps, Files Created, Errors
 //	           and one line of its own (Mood: steady)
+//	resumable=no  add "Resumable: no" to every block (an agent mid-way
+//	           through something a fresh session cannot pick up)
 //
 // It prints "RESUME-SEEN: <line>" for every prompt line that carries resume
 // information, so tests can check what a resumed session was told.
@@ -59,6 +61,10 @@ func modeWorker(args []string) int {
 	crash, _ := strconv.Atoi(opt["crash"])
 	silent := opt["silent"] == "1"
 	seed := opt["seed"] == "1"
+	extra := ""
+	if opt["resumable"] == "no" {
+		extra = "Resumable: no\n"
+	}
 	resumed := false
 	answered, badSent := 0, 0
 	say := func(format string, a ...any) {
@@ -111,12 +117,12 @@ func modeWorker(args []string) int {
 		case strings.HasPrefix(line, "Your task:"):
 			say("working on it\n")
 			if opt["unasked"] == "1" {
-				printWorkerBlock(say, taskOf(line), 0, steps, "implementing", seed)
+				printWorkerBlock(say, taskOf(line), 0, steps, "implementing", seed, extra)
 			}
 		case strings.HasPrefix(line, "VERIFY FAILED") && opt["done"] != "":
 			os.WriteFile(opt["done"], []byte("fixed\n"), 0o600)
 			say("fixed what verify found\n")
-			printWorkerBlock(say, strings.TrimSuffix(strings.Fields(line)[3], ":"), steps, steps, opt["final"], seed)
+			printWorkerBlock(say, strings.TrimSuffix(strings.Fields(line)[3], ":"), steps, steps, opt["final"], seed, extra)
 		case strings.HasPrefix(line, "CHECKPOINT REQUEST:"):
 			task, _ := requestTask(line)
 			if opt["bad"] == "1" && badSent < 2 {
@@ -136,7 +142,7 @@ func modeWorker(args []string) int {
 			if answered >= steps {
 				status = opt["final"]
 			}
-			printWorkerBlock(say, task, min(answered, steps), steps, status, seed)
+			printWorkerBlock(say, task, min(answered, steps), steps, status, seed, extra)
 			if opt["lead"] == "1" && answered == 1 && !resumed {
 				say("Team handoff written.\nCHECKPOINT COMPLETE\n")
 			}
@@ -163,7 +169,7 @@ func taskOf(line string) string {
 	return strings.TrimSuffix(f[0], ".")
 }
 
-func printWorkerBlock(say func(string, ...any), task string, done, steps int, status string, seed bool) {
+func printWorkerBlock(say func(string, ...any), task string, done, steps int, status string, seed bool, extra string) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "CHECKPOINT: %s\nStatus: %s\nCompleted:\n", task, status)
 	if done == 0 {
@@ -194,6 +200,7 @@ func printWorkerBlock(say func(string, ...any), task string, done, steps int, st
 		}
 		fmt.Fprintf(&b, "Files Created: new%d.go\nErrors:\n- step%d.go:3: undefined: x\nMood: steady\n", done, done)
 	}
+	b.WriteString(extra)
 	fmt.Fprintf(&b, "Resume: continue with step %d\n\n", done+1)
 	say("%s", b.String())
 }

@@ -274,7 +274,7 @@ func (a *Agent) runSession(g *Generation, task *config.Task, attempt int, dir st
 		return runner.Exit{Code: -1, Err: err}, session.Exited, ended{}, ""
 	}
 	grp := a.d.Memory.group(&a.cfg)
-	prompt, from := a.firstPrompt(g, task)
+	prompt, from := a.firstPrompt(g, task, attempt)
 	rep := &reporter{a: a, g: g, task: task, dir: dir, ts: ts, from: from}
 	s := session.New(a.log, session.Config{
 		Agent: a.cfg.Name, Task: task, Attempt: attempt, Prompt: prompt,
@@ -324,8 +324,9 @@ func (a *Agent) dialogPolicy() session.DialogPolicy {
 
 // firstPrompt is the preamble, the task, and what to resume from: the
 // task's last checkpoint (and what the session must know of it) and a
-// failed verify's output.
-func (a *Agent) firstPrompt(g *Generation, task *config.Task) (string, *protocol.Checkpoint) {
+// failed verify's output. attempt is the session's number, the one its
+// records and agent_started carry: the prompt names that one.
+func (a *Agent) firstPrompt(g *Generation, task *config.Task, attempt int) (string, *protocol.Checkpoint) {
 	if task == nil {
 		return "", nil
 	}
@@ -337,7 +338,7 @@ func (a *Agent) firstPrompt(g *Generation, task *config.Task) (string, *protocol
 		Feedback: strings.TrimSpace(note + "\n\n" + said + "\n\n" + a.feedbackText()),
 		Handoff:  g.handoff,
 	}
-	p.Checkpoint = cp
+	p.Checkpoint, p.Attempt = cp, attempt
 	if a.d.Wrap && a.carried && cp == nil && p.Feedback == "" && p.Handoff == "" {
 		// warden wrap, nothing to resume: the user's own session, whose CLI
 		// has the protocol already (launch.go); nothing is typed into it.
@@ -368,7 +369,7 @@ func (a *Agent) failTask(task *config.Task, reason string) {
 	a.log.Error("task failed", "task", task.ID, "reason", reason)
 	a.d.Queue.Set(task.ID, queue.Failed, reason)
 	a.d.Events.Emit(event.TaskFailed, a.cfg.Name, task.ID, "reason", reason)
-	a.d.Team.Printf(a.cfg.Name, "TASK FAILED: %s (%s)\n", task.ID, reason)
+	a.d.Team.Printf(a.cfg.Name, "TASK FAILED: %s%s\n", task.ID, inParens(reason))
 	a.d.Team.Publish()
 }
 

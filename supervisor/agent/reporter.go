@@ -96,6 +96,23 @@ func QueueCheckpoint(cp *protocol.Checkpoint) queue.Checkpoint {
 	return q
 }
 
+// titled names task on a progress line: "T1 (its title)", or "T1" alone
+// when it has no title (never empty parentheses).
+func titled(task *config.Task) string {
+	if task.Title == "" {
+		return task.ID
+	}
+	return task.ID + " (" + task.Title + ")"
+}
+
+// inParens is " (s)", or "" for an empty s.
+func inParens(s string) string {
+	if s == "" {
+		return ""
+	}
+	return " (" + s + ")"
+}
+
 func firstNonEmpty(a, b string) string {
 	if a != "" {
 		return a

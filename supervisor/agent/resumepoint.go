@@ -12,17 +12,19 @@ import (
 	"github.com/wardenhq/warden/supervisor/event"
 )
 
-// resumePoint is the checkpoint a session on task may resume from, or nil:
+// ResumePoint is the checkpoint a session on task may resume from, or nil:
 // the task's newest record of this run (since the task was last made to
 // start afresh), whichever agent left it — a failed agent's _crashed_
 // archive included —, else the record `--resume --from` chose. file names
-// where it came from ("" for a chosen one).
-func (a *Agent) resumePoint(task *config.Task) (cp *protocol.Checkpoint, file string) {
-	since, _ := a.d.Queue.Afresh(task.ID)
-	if cp, file := a.d.Store.LatestFile(task.ID, a.d.RunID, since); cp != nil {
+// where it came from ("" for a chosen one). The team's handoff takes each
+// open task's from here too, so that it and the next session's first
+// prompt speak of the same record.
+func (d *Deps) ResumePoint(task string) (cp *protocol.Checkpoint, file string) {
+	since, _ := d.Queue.Afresh(task)
+	if cp, file := d.Store.LatestFile(task, d.RunID, since); cp != nil {
 		return cp, file
 	}
-	return a.d.Team.Pinned(task.ID), ""
+	return d.Team.Pinned(task), ""
 }
 
 // resumeFrom is the checkpoint a new session on task resumes from (nil:
@@ -32,21 +34,21 @@ func (a *Agent) resumePoint(task *config.Task) (cp *protocol.Checkpoint, file st
 // verified, or why a record the agent said cannot be resumed was not. Each
 // of these is in the log too, and the last two on stdout.
 func (a *Agent) resumeFrom(task *config.Task) (*protocol.Checkpoint, string) {
-	cp, file := a.resumePoint(task)
+	cp, file := a.d.ResumePoint(task.ID)
 	if cp == nil {
 		return nil, ""
 	}
 	d := a.d
 	var said []string
 	switch {
-	case !cp.Resumable && (cp.Status == protocol.StatusComplete || cp.Status == protocol.StatusAwaitingVerification):
+	case !cp.Resumable && !cp.SaysNotResumable():
 		// Reported done, never verified and completed: the session is there
 		// to have it verified (the team stopped while its verify ran, say).
 		a.log.Info("task reported done but not completed: its session has it verified", "task", task.ID, "checkpoint_id", cp.CheckpointID)
 		said = append(said, fmt.Sprintf("An earlier session reported this task %s (checkpoint %s), but it was not verified "+
 			"and completed before that session ended. Check that the work is all there, finish what is not, then answer "+
 			"with your checkpoint block again so that it is verified.", cp.Status, cp.CheckpointID))
-	case !cp.Resumable:
+	case cp.SaysNotResumable():
 		why := fmt.Sprintf("its last checkpoint %s (status %s, %d%%) says it cannot be resumed from (Resumable: no)",
 			cp.CheckpointID, cp.Status, cp.ProgressPercent)
 		a.log.Warn("task not resumed from its checkpoint", "task", task.ID, "checkpoint_id", cp.CheckpointID, "reason", why, console.Printed, true)

@@ -120,7 +120,7 @@ func (r *reporter) complete(cp *protocol.Checkpoint, result string) {
 	}
 	d.Queue.Set(task.ID, queue.Complete, "")
 	r.Event(event.TaskCompleted, "verify", result, "checkpoint_id", cp.CheckpointID)
-	r.Printf("TASK COMPLETE: %s (%s) verify: %s\n", task.ID, task.Title, result)
+	r.Printf("TASK COMPLETE: %s verify: %s\n", titled(task), result)
 	d.Team.Publish()
 }
 

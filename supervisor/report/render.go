@@ -91,7 +91,11 @@ func tasksSection(p *page, r *Report) {
 		if t.Usage != nil {
 			parts = append(parts, spend(*t.Usage))
 		}
-		p.line(2, "- %s %s \"%s\": %s", p.esc(t.ID), p.esc(t.Label), p.esc(t.Title), strings.Join(parts, "; "))
+		title := ""
+		if t.Title != "" {
+			title = " \"" + p.esc(t.Title) + "\""
+		}
+		p.line(2, "- %s %s%s: %s", p.esc(t.ID), p.esc(t.Label), title, strings.Join(parts, "; "))
 		if t.Reason != "" {
 			p.line(4, "  why: %s", p.esc(t.Reason))
 		}

@@ -156,3 +156,20 @@ func TestMarkdownEscapesWhatAgentsWrote(t *testing.T) {
 		t.Errorf("the terminal text changes what the agent wrote:\n%s", text)
 	}
 }
+
+// A task without a title is listed by its id alone, never with empty
+// quotes (issue 31).
+func TestAnUntitledTaskHasNoEmptyQuotes(t *testing.T) {
+	r := &Report{Tasks: []Task{{ID: "T3", State: "complete", Label: "complete", Attempt: 1},
+		{ID: "T4", Title: "fourth", State: "pending", Label: "pending", Attempt: 1}}}
+	r.Summary.Tasks, r.Summary.Done, r.Summary.Open = 2, 1, 1
+	text := unwrapped(Text(r))
+	for _, want := range []string{"- T3 complete: worked", "- T4 pending \"fourth\": worked"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("text lacks %q:\n%s", want, text)
+		}
+	}
+	if strings.Contains(text, `""`) {
+		t.Errorf("empty quotes:\n%s", text)
+	}
+}

@@ -127,15 +127,15 @@ func (w *World) begin(how supervisor.Start, from string) error {
 	}
 	team.Use(supervisor.Seams{Start: w.start, Verify: w.verify})
 	team.OnRecord(w.onRecord)
-	if _, err := team.Begin(how); err != nil {
-		team.Close()
-		return err
-	}
 	if from != "" {
-		if err := team.ResumeFromCheckpoint(from); err != nil {
+		if err := team.ResumeFrom(from); err != nil {
 			team.Close()
 			return err
 		}
+	}
+	if _, err := team.Begin(how); err != nil {
+		team.Close()
+		return err
 	}
 	done := make(chan struct{})
 	w.team, w.done, w.lives = team, done, w.lives+1

@@ -20,16 +20,33 @@ import (
 // Entry is one record of the checkpoint history, as checkpoints/index.json
 // lists it.
 type Entry struct {
-	ID       string    `json:"checkpoint_id"`
-	Run      string    `json:"run_id,omitempty"`
-	Task     string    `json:"task"`
-	Agent    string    `json:"agent"`
-	Trigger  string    `json:"trigger"`
-	Cause    string    `json:"cause,omitempty"`
-	Status   string    `json:"status"`
-	Progress int       `json:"progress"`
-	Time     time.Time `json:"time"`
-	Path     string    `json:"path"` // relative to checkpoints/
+	ID       string `json:"checkpoint_id"`
+	Run      string `json:"run_id,omitempty"`
+	Task     string `json:"task"`
+	Agent    string `json:"agent"`
+	Trigger  string `json:"trigger"`
+	Cause    string `json:"cause,omitempty"`
+	Status   string `json:"status"`
+	Progress int    `json:"progress"`
+	// Resumable is the record's resumable: false when the task was reported
+	// complete or the agent said it cannot be resumed from.
+	Resumable bool      `json:"resumable"`
+	Time      time.Time `json:"time"`
+	Path      string    `json:"path"` // relative to checkpoints/
+}
+
+// entryOf is cp's entry in the index, its record at rel.
+func entryOf(cp *protocol.Checkpoint, rel string) Entry {
+	return Entry{ID: cp.CheckpointID, Run: cp.RunID, Task: cp.TaskID, Agent: cp.Agent, Trigger: cp.Trigger,
+		Cause: cp.Cause, Status: cp.Status, Progress: cp.ProgressPercent, Resumable: cp.Resumable, Time: cp.UpdatedAt, Path: rel}
+}
+
+// indexEntry is an entry as index.json holds it: an index written before
+// entries said whether their record is resumable has no such field
+// (Resumable nil), and load reads it from the record.
+type indexEntry struct {
+	Entry
+	Resumable *bool `json:"resumable"`
 }
 
 // history keeps every record under checkpoints/history/{task}/{id}.json,
@@ -55,22 +72,43 @@ func (h *history) load() error {
 	if err != nil {
 		return fmt.Errorf("read checkpoint index: %w", err)
 	}
-	if err := json.Unmarshal(b, &h.entries); err != nil {
+	var listed []indexEntry
+	if err := json.Unmarshal(b, &listed); err != nil {
 		return fmt.Errorf("decode checkpoint index: %w", err)
 	}
 	// A path that is not a record's (an index written by hand) is never
 	// read or removed: it could name a file outside the state dir.
 	// Its text is shown by `warden checkpoints`: no control character.
-	kept := h.entries[:0]
-	for _, e := range h.entries {
-		if recordPath(e.Path) {
-			e.ID, e.Run, e.Task, e.Agent, e.Trigger = protocol.Plain(e.ID), protocol.Plain(e.Run), protocol.Plain(e.Task), protocol.Plain(e.Agent), protocol.Plain(e.Trigger)
-			e.Cause, e.Status = protocol.Plain(e.Cause), protocol.Plain(e.Status)
-			kept = append(kept, e)
+	h.entries = h.entries[:0]
+	for _, le := range listed {
+		e := le.Entry
+		if !recordPath(e.Path) {
+			continue
 		}
+		e.ID, e.Run, e.Task, e.Agent, e.Trigger = protocol.Plain(e.ID), protocol.Plain(e.Run), protocol.Plain(e.Task), protocol.Plain(e.Agent), protocol.Plain(e.Trigger)
+		e.Cause, e.Status = protocol.Plain(e.Cause), protocol.Plain(e.Status)
+		if le.Resumable != nil {
+			e.Resumable = *le.Resumable
+		} else if cp := h.read(e.Path); cp != nil {
+			e.Resumable = cp.Resumable // an older index: the record says
+		}
+		h.entries = append(h.entries, e)
 	}
-	h.entries = kept
 	return nil
+}
+
+// read is the record at rel (relative to checkpoints/), or nil when it
+// cannot be read.
+func (h *history) read(rel string) *protocol.Checkpoint {
+	b, err := safefile.ReadFile(filepath.Join(h.dir, rel))
+	if err != nil {
+		return nil
+	}
+	var cp protocol.Checkpoint
+	if json.Unmarshal(b, &cp) != nil {
+		return nil
+	}
+	return &cp
 }
 
 // reconcile adds to the index the record files it does not list (its
@@ -105,10 +143,10 @@ func (h *history) reconcile() int {
 		if err != nil || json.Unmarshal(b, &cp) != nil || cp.CheckpointID == "" {
 			continue
 		}
-		h.entries = append(h.entries, Entry{ID: protocol.Plain(cp.CheckpointID), Run: protocol.Plain(cp.RunID),
-			Task: protocol.Plain(cp.TaskID), Agent: protocol.Plain(cp.Agent), Trigger: protocol.Plain(cp.Trigger),
-			Cause: protocol.Plain(cp.Cause), Status: protocol.Plain(cp.Status), Progress: cp.ProgressPercent,
-			Time: cp.UpdatedAt, Path: rel})
+		e := entryOf(&cp, rel)
+		e.ID, e.Run, e.Task, e.Agent, e.Trigger = protocol.Plain(e.ID), protocol.Plain(e.Run), protocol.Plain(e.Task), protocol.Plain(e.Agent), protocol.Plain(e.Trigger)
+		e.Cause, e.Status = protocol.Plain(e.Cause), protocol.Plain(e.Status)
+		h.entries = append(h.entries, e)
 		added++
 	}
 	kept := h.entries[:0]
@@ -151,8 +189,7 @@ func (h *history) add(cp *protocol.Checkpoint) error {
 	rel := recordRel(cp)
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	e := Entry{ID: cp.CheckpointID, Run: cp.RunID, Task: cp.TaskID, Agent: cp.Agent, Trigger: cp.Trigger,
-		Cause: cp.Cause, Status: cp.Status, Progress: cp.ProgressPercent, Time: cp.UpdatedAt, Path: rel}
+	e := entryOf(cp, rel)
 	if i := slices.IndexFunc(h.entries, func(o Entry) bool { return o.ID == e.ID }); i >= 0 {
 		h.entries[i] = e // the same record, completed (late optional lines)
 	} else {

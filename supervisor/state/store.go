@@ -105,6 +105,7 @@ func (s *Store) Save(cp *protocol.Checkpoint) error {
 	if s.run != "" {
 		cp.RunID = s.run
 	}
+	cp.Version = protocol.RecordVersion // written in today's format, whatever it was read as
 	data, err := json.MarshalIndent(cp, "", "  ")
 	if err != nil {
 		return fmt.Errorf("encode checkpoint: %w", err)

@@ -125,6 +125,10 @@ func (s *Server) URL() string {
 // Limits are the limits the server keeps.
 func (s *Server) Limits() Limits { return s.limits }
 
+// Close stops listening, for a server that never served (its run failed
+// to begin).
+func (s *Server) Close() error { return s.ln.Close() }
+
 // Serve serves until ctx ends.
 func (s *Server) Serve(ctx context.Context) error {
 	go func() {
