@@ -31,6 +31,8 @@ type invariants struct {
 	began    time.Time         // when it started
 	stuck    time.Time         // since when nothing can move
 	complete map[string]int    // task → task_completed events
+	parked   map[string]bool   // agents parked at their account's limit
+	resumeBy time.Time         // … whom the reset must let go on by then
 }
 
 func (v *invariants) asked(w *World, at time.Time) { v.asks = append(v.asks, at) }
@@ -75,6 +77,10 @@ func (w *World) check(ended bool) {
 	}
 	if v.stopping && now.Sub(v.began) > b {
 		w.fail("liveness: the team checkpoint begun at %.3fs has not completed within %v", v.began.Sub(w.t0).Seconds(), b)
+		v.giveUp = true
+	}
+	if !v.resumeBy.IsZero() && now.After(v.resumeBy) && v.stopAt.IsZero() {
+		w.fail("liveness: the account parked until its reset was not resumed by %.0fs (the reset, the margin, the bound)", v.resumeBy.Sub(w.t0).Seconds())
 		v.giveUp = true
 	}
 	for _, at := range v.asks {
@@ -132,6 +138,23 @@ func (w *World) checkEvent(e Event) {
 		if e.Str("how") == "new" { // a new run: what the old one completed is history
 			clear(v.complete)
 			w.runBegan = at
+		}
+	case "account_parked":
+		if v.parked == nil {
+			v.parked = map[string]bool{}
+		}
+		for _, a := range strings.Split(strings.Trim(e.Str("agents"), "[]"), " ") {
+			v.parked[a] = true
+		}
+		if reset, err := time.Parse(time.RFC3339, e.Str("resets_at")); err == nil {
+			v.resumeBy = reset.Add(30*time.Second + w.bound()) // usageLimitMargin, then the bound
+		}
+	case "account_resumed":
+		clear(v.parked)
+		v.resumeBy = time.Time{}
+	case "checkpoint_requested":
+		if v.parked[e.Agent()] && !v.stopping {
+			w.fail("no key into a parked agent: a checkpoint request typed to %s while its account is parked", e.Agent())
 		}
 	case "team_checkpoint_started":
 		v.stopping, v.began = true, at

@@ -42,7 +42,7 @@ func (w *World) crash(op Op) {
 	w.team.Force()
 	<-w.done
 	w.team.Close()
-	w.team = nil
+	w.setTeam(nil)
 	if err := os.RemoveAll(w.root); err != nil {
 		w.fail("kill -9: %v", err)
 		return
@@ -59,6 +59,7 @@ func (w *World) crash(op Op) {
 	w.checkedTo = min(w.checkedTo, evLen)
 	w.mu.Unlock()
 	w.snap = nil
+	w.crashes++
 	w.note("warden died (kill -9); its agents with it")
 }
 
@@ -110,7 +111,8 @@ func (w *World) secondWarden() bool {
 
 // newLife resets what the checks know of the warden that ran before.
 func (v *invariants) newLife() {
-	v.stopping, v.stopAt, v.asks, v.stuck = false, time.Time{}, nil, time.Time{}
+	v.stopping, v.stopAt, v.asks, v.stuck, v.resumeBy = false, time.Time{}, nil, time.Time{}, time.Time{}
+	clear(v.parked)
 	clear(v.lastDisp)
 }
 

@@ -25,7 +25,8 @@ type Persona struct {
 	IgnoreTerm           bool          // SIGTERM does nothing (only SIGKILL ends it)
 	IgnoreEOF            bool          // Ctrl-D does nothing
 	Leaves               bool          // when it ends by itself it leaves a process behind
-	Lead                 bool          // prints CHECKPOINT COMPLETE after a last checkpoint
+	Lead                 bool          // prints CHECKPOINT COMPLETE now and then
+	Limit                float64       // chance a session hits its account's usage limit (its status line says so)
 }
 
 func (p Persona) String() string {
@@ -39,7 +40,7 @@ func (p Persona) String() string {
 	for _, f := range []struct {
 		name string
 		p    float64
-	}{{"blocked", p.Blocked}, {"garbage", p.Garbage}, {"unasked/s", p.Unasked}, {"hangs", p.Hang}, {"crashes", p.Crash}, {"exits", p.Exit}} {
+	}{{"blocked", p.Blocked}, {"garbage", p.Garbage}, {"unasked/s", p.Unasked}, {"hangs", p.Hang}, {"crashes", p.Crash}, {"exits", p.Exit}, {"limit", p.Limit}} {
 		if f.p > 0 {
 			fmt.Fprintf(&b, ", %s %.2f", f.name, f.p)
 		}
@@ -79,6 +80,7 @@ type mind struct {
 	crashAt time.Time
 	exitAt  time.Time
 	hangAt  time.Time
+	limitAt time.Time // its status line says the account's limit is reached
 	next    time.Time // the next chatter line or unasked checkpoint
 }
 
@@ -91,7 +93,7 @@ func (m *mind) run() {
 		}
 		return now.Add(time.Duration(m.rng.Int64N(int64(horizon))))
 	}
-	m.crashAt, m.exitAt, m.hangAt = at(m.who.Crash), at(m.who.Exit), at(m.who.Hang)
+	m.crashAt, m.exitAt, m.hangAt, m.limitAt = at(m.who.Crash), at(m.who.Exit), at(m.who.Hang), at(m.who.Limit)
 	m.next = now.Add(time.Second)
 	for {
 		if held := m.p.held(); held != nil {
@@ -151,6 +153,10 @@ func (m *mind) step() bool {
 		return true
 	case !m.hangAt.IsZero() && !now.Before(m.hangAt):
 		m.silent, m.hangAt = true, time.Time{}
+	case !m.limitAt.IsZero() && !now.Before(m.limitAt):
+		m.limitAt = time.Time{}
+		reset := now.Add(5*time.Second + time.Duration(m.rng.Int64N(int64(time.Minute))))
+		m.w.limit(m.p, m.agent, reset)
 	}
 	if m.silent {
 		return false
@@ -173,7 +179,7 @@ func (m *mind) step() bool {
 
 func (m *mind) nextMoment() time.Time {
 	var t time.Time
-	for _, c := range []time.Time{m.crashAt, m.exitAt, m.hangAt} {
+	for _, c := range []time.Time{m.crashAt, m.exitAt, m.hangAt, m.limitAt} {
 		if !c.IsZero() && (t.IsZero() || c.Before(t)) {
 			t = c
 		}

@@ -35,6 +35,13 @@ var Situations = []string{
 	"lead ended a team checkpoint",
 	"worktree night",
 	"every task complete (exit 0)",
+	"account parked",
+	"account resumed",
+	"waited for admission",
+	"kill -9",
+	"carried on after a stop",
+	"--fresh",
+	"--resume --from",
 	"night ended by a stop",
 }
 
@@ -120,6 +127,21 @@ func (w *World) reached(r *Reach) {
 			if e.Str("reason") == "warden restart" {
 				seen["restarted with warden restart"] = true
 			}
+		case "account_parked":
+			seen["account parked"] = true
+		case "account_resumed":
+			seen["account resumed"] = true
+		case "admission_waiting":
+			seen["waited for admission"] = true
+		case "run_started":
+			switch {
+			case e.Str("how") == "new" && e.Str("reason") == "--fresh":
+				seen["--fresh"] = true
+			case e.Str("how") == "carried_on":
+				seen["carried on after a stop"] = true
+			}
+		case "task_reopened":
+			seen["--resume --from"] = true
 		case "team_done":
 			if e.Str("exit_code") == "0" {
 				seen["every task complete (exit 0)"] = true
@@ -140,6 +162,9 @@ func (w *World) reached(r *Reach) {
 		case OpSecond:
 			seen["second signal"] = true
 		}
+	}
+	if w.lives > 1 && w.crashes > 0 {
+		seen["kill -9"] = true
 	}
 	if w.spec.Worktree {
 		seen["worktree night"] = true

@@ -82,7 +82,7 @@ func (w *World) run(t *testing.T) {
 		w.team.Force()
 		<-w.done
 		w.team.Close()
-		w.team = nil
+		w.setTeam(nil)
 	}
 	w.readEvents()
 	w.finalChecks()
@@ -138,7 +138,8 @@ func (w *World) begin(how supervisor.Start, from string) error {
 		return err
 	}
 	done := make(chan struct{})
-	w.team, w.done, w.lives = team, done, w.lives+1
+	w.done, w.lives = done, w.lives+1
+	w.setTeam(team)
 	w.inv.newLife()
 	go func() {
 		defer close(done)
@@ -154,7 +155,7 @@ func (w *World) begin(how supervisor.Start, from string) error {
 // and checks what it left: its story, and no process of it.
 func (w *World) endLife() {
 	w.team.Close()
-	w.team = nil
+	w.setTeam(nil)
 	w.readEvents()
 	w.snap = nil
 	if snap := w.snapshot(); snap != nil {

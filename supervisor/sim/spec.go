@@ -21,6 +21,10 @@ type Spec struct {
 	Ops       []Op
 	// Night is how long the night runs before a person stops it.
 	Night time.Duration
+	// Account: the agents share one (their usage limit parks them all).
+	Account bool
+	// MaxRunning is the team's max_running (0: none).
+	MaxRunning int
 }
 
 // Timers are the team file's timers.
@@ -83,7 +87,7 @@ func (o Op) String() string {
 func Generate(seed int64) Spec {
 	r := rand.New(rand.NewPCG(uint64(seed), 0x5eed))
 	s := Spec{Seed: seed, Worktree: r.IntN(4) == 0, Rehydrate: r.IntN(4) != 0,
-		Night: time.Duration(60+r.IntN(181)) * time.Second}
+		Night: time.Duration(60+r.IntN(181)) * time.Second, Account: r.IntN(3) == 0}
 	sec := func(lo, hi int) time.Duration { return time.Duration(lo+r.IntN(hi-lo+1)) * time.Second }
 	s.Timers.Interval = sec(2, 30)
 	s.Timers.Timeout = sec(1, 10)
@@ -115,11 +119,17 @@ func Generate(seed int64) Spec {
 		if r.IntN(7) == 0 {
 			p.CompleteAfter = 0 // never done
 		}
+		if s.Account && r.IntN(3) == 0 {
+			p.Limit = 0.3 * r.Float64()
+		}
 		if r.IntN(3) == 0 {
 			p.Chatter = time.Duration(1+r.IntN(10)) * 300 * time.Millisecond
 		}
 		s.Agents = append(s.Agents, AgentSpec{Name: fmt.Sprintf("a%d", i+1),
 			Restart: []string{"on-failure", "on-failure", "always", "never"}[r.IntN(4)], MaxRestarts: r.IntN(6), Persona: p})
+	}
+	if r.IntN(5) == 0 {
+		s.MaxRunning = 1 + r.IntN(len(s.Agents))
 	}
 	for i := range 1 + r.IntN(20) {
 		t := TaskSpec{ID: fmt.Sprintf("T%d", i+1)}
@@ -187,11 +197,17 @@ func (s Spec) TeamFile() string {
 	if s.Worktree {
 		b.WriteString("workspace = \"worktree\"\nbase = \"main\"\n")
 	}
+	if s.MaxRunning > 0 {
+		fmt.Fprintf(&b, "max_running = %d\n", s.MaxRunning)
+	}
 	for _, a := range s.Agents {
 		fmt.Fprintf(&b, "\n[[agent]]\nname = %q\ncommand = [\"sim-agent\"]\nrestart = %q\nmax_restarts = %d\n",
 			a.Name, a.Restart, a.MaxRestarts)
 		if a.Persona.Lead {
 			b.WriteString("lead = true\n")
+		}
+		if s.Account {
+			b.WriteString("account = \"night\"\n")
 		}
 	}
 	for _, t := range s.Tasks {
@@ -222,8 +238,15 @@ func (s Spec) Describe() string {
 	if s.Worktree {
 		mode = "worktree"
 	}
-	fmt.Fprintf(&b, "seed %d: %s workspace, interval %v, timeout %v, shutdown %v, stale %v/%v, rehydrate %v, a night of %v\n",
+	fmt.Fprintf(&b, "seed %d: %s workspace, interval %v, timeout %v, shutdown %v, stale %v/%v, rehydrate %v, a night of %v",
 		s.Seed, mode, s.Timers.Interval, s.Timers.Timeout, s.Timers.Shutdown, s.Timers.StaleWarning, s.Timers.StaleFailure, s.Rehydrate, s.Night)
+	if s.Account {
+		b.WriteString(", one account")
+	}
+	if s.MaxRunning > 0 {
+		fmt.Fprintf(&b, ", max_running %d", s.MaxRunning)
+	}
+	b.WriteString("\n")
 	for _, a := range s.Agents {
 		fmt.Fprintf(&b, "  agent %s (restart %s, max %d): %s\n", a.Name, a.Restart, a.MaxRestarts, a.Persona)
 	}

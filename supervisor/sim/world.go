@@ -30,9 +30,11 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/wardenhq/warden/protocol"
+	"github.com/wardenhq/warden/protocol/profile"
 	"github.com/wardenhq/warden/runner"
 	"github.com/wardenhq/warden/supervisor"
 	"github.com/wardenhq/warden/supervisor/config"
+	"github.com/wardenhq/warden/supervisor/hookbus"
 	"github.com/wardenhq/warden/supervisor/queue"
 	"github.com/wardenhq/warden/supervisor/session"
 	"github.com/wardenhq/warden/supervisor/state"
@@ -49,8 +51,9 @@ type World struct {
 	log  hclog.Logger
 	team *supervisor.Team // the warden running now, nil between two
 	out  lockedBuffer     // warden's stdout, every warden's
-	// lives counts the wardens begun on the state dir.
-	lives int
+	// lives counts the wardens begun on the state dir, crashes the ones
+	// killed with kill -9.
+	lives, crashes int
 	t0    time.Time
 
 	mu       sync.Mutex
@@ -259,6 +262,30 @@ func (w *World) verify(ctx context.Context, argv []string, _ string) queue.Verif
 	w.verifies = append(w.verifies, verifyRun{task: task, passed: res.Passed, stopped: ctx.Err() != nil, at: time.Now()})
 	w.mu.Unlock()
 	return res
+}
+
+// limit is the agent's CLI saying, through its status line hook, that its
+// account's five-hour window is used up until reset.
+func (w *World) limit(p *proc, agent string, reset time.Time) {
+	payload := fmt.Sprintf(`{"rate_limits":{"five_hour":{"used_percentage":100,"resets_at":%d}}}`, reset.Unix())
+	w.note("%s's status line: the account's limit, until %.0fs", agent, reset.Sub(w.t0).Seconds())
+	if team := w.current(); team != nil {
+		team.RouteHook(hookbus.Message{Agent: agent, Kind: profile.KindClaudeStatus, Payload: []byte(payload), At: time.Now(), Pid: p.pid})
+	}
+}
+
+// setTeam sets the warden running now (the driver's; minds read it).
+func (w *World) setTeam(t *supervisor.Team) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.team = t
+}
+
+// current is the warden running now, or nil.
+func (w *World) current() *supervisor.Team {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.team
 }
 
 // printed notes an answer an agent printed.
