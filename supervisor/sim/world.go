@@ -54,7 +54,7 @@ type World struct {
 	// lives counts the wardens begun on the state dir, crashes the ones
 	// killed with kill -9.
 	lives, crashes int
-	t0    time.Time
+	t0             time.Time
 
 	mu       sync.Mutex
 	sessions map[string]int // agent → sessions started
