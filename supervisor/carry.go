@@ -69,16 +69,19 @@ func (t *Team) carryOn(prev *state.Snapshot) (Beginning, error) {
 			t.queue.Restore(ts.ID, old.Attempt, old.Owner, time.Duration(old.WorkedSeconds*float64(time.Second)))
 		}
 		switch {
-		case complete[ts.ID]:
-			t.queue.Set(ts.ID, queue.Complete, "completed earlier in this run")
-			continue
 		case known && old.State == queue.Failed:
+			// Failed is the run's last word on a task: one that completed,
+			// was reopened with --from and then failed keeps its complete
+			// archive, which must not make it complete again.
 			t.queue.Set(ts.ID, queue.Failed, old.Reason)
 			why := ""
 			if old.Reason != "" {
 				why = " (" + old.Reason + ")"
 			}
 			t.printf("WARNING: %s failed earlier in this run%s: it stays failed; `warden run --resume --from ID` retries it from a checkpoint\n", ts.ID, why)
+			continue
+		case complete[ts.ID]:
+			t.queue.Set(ts.ID, queue.Complete, "completed earlier in this run")
 			continue
 		}
 		cp := t.store.Latest(ts.ID, t.thisRun.id, time.Time{})

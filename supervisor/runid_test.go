@@ -338,3 +338,29 @@ func TestTheFirstPromptNamesTheSessionsAttempt(t *testing.T) {
 		t.Errorf("the first prompt does not name the session's attempt 3:\n%s", log)
 	}
 }
+
+// A task reopened with --from after it completed, which then failed in
+// the run (its attempts spent), stays failed when the run is carried on
+// again: its older complete archive does not make it complete (the
+// simulation's one-story check found state.json saying complete while the
+// events said failed, seed 724).
+func TestCarryingOnAReopenedTaskThatFailedKeepsItFailed(t *testing.T) {
+	defer proctest.AssertNone(t)
+	cfg := writeTeam(t, oneTask, fakeAgent{name: "w1", mode: "worker:steps=2"})
+	st := seedRun(t, cfg, "R1", queue.Status{ID: "T1", State: queue.Failed, Reason: "max_attempts 3 reached", Attempt: 3})
+	done := record("w1-T1-done", 100, 10*time.Minute)
+	done.Status, done.RunID = protocol.StatusComplete, "R1"
+	if err := st.Save(done); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Archive("w1", "T1"); err != nil {
+		t.Fatal(err)
+	}
+	res, stdout, _ := runTeamWith(t, cfg, 30*time.Second, resumeRun)
+	if res.Tasks[0].State != queue.Failed || res.ExitCode() != 1 {
+		t.Errorf("T1 %s, exit %d; want failed, 1\n%s", res.Tasks[0].State, res.ExitCode(), stdout)
+	}
+	if !strings.Contains(stdout, "WARNING: T1 failed earlier in this run (max_attempts 3 reached)") {
+		t.Errorf("stdout:\n%s", stdout)
+	}
+}

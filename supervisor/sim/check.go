@@ -333,7 +333,11 @@ func (w *World) checkStory(snap *state.Snapshot, final bool) {
 	c := queue.Counts(snap.Tasks)
 	completed := len(w.inv.complete)
 	if c[queue.Complete] != completed {
-		w.fail("one story: state.json has %d tasks complete, events.jsonl %d task_completed", c[queue.Complete], completed)
+		var st []string
+		for _, t := range snap.Tasks {
+			st = append(st, t.ID+"="+string(t.State))
+		}
+		w.fail("one story: state.json has %d tasks complete, events.jsonl %d task_completed (state.json: %s)", c[queue.Complete], completed, strings.Join(st, " "))
 	}
 	if !w.snapNew && !final {
 		return // STATUS.md is written with state.json: looked at once per write
