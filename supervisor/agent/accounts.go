@@ -71,6 +71,10 @@ type account struct {
 	until  time.Time // when the agents go on
 	gen    int       // plans made: a timer of an older plan does nothing
 	timer  clock.Timer
+
+	// orders is held while the members are told the account's order
+	// (tell): a resume and a new park never cross on their way.
+	orders sync.Mutex
 }
 
 // NewAccounts returns accounts with no member.
@@ -129,18 +133,35 @@ func (a *Accounts) Limit(agent string, l session.LimitSign) {
 		a.mu.Unlock()
 		return // parked already, and this says no better
 	}
-	until, members := acc.until, slices.Clone(acc.members)
+	until := acc.until
 	say := !acc.said && acc.rank > 1
 	if say {
 		acc.said = true
 		a.parkedSaid(acc)
 	}
 	a.mu.Unlock()
-	for _, m := range members {
-		m.Park(until)
-	}
+	a.tell(acc)
 	if say && a.c.OnLimit == config.OnLimitCheckpointExit {
 		a.exit(acc, until)
+	}
+}
+
+// tell gives every member of acc the account's order as it is now —
+// parked until its plan, or free — holding acc.orders, so that the last
+// order any member hears is the account's last (a limit coming while a
+// resume tells the members would otherwise leave some of them free).
+func (a *Accounts) tell(acc *account) {
+	acc.orders.Lock()
+	defer acc.orders.Unlock()
+	a.mu.Lock()
+	parked, until, members := acc.parked, acc.until, slices.Clone(acc.members)
+	a.mu.Unlock()
+	for _, m := range members {
+		if parked {
+			m.Park(until)
+		} else {
+			m.Unpark()
+		}
 	}
 }
 
@@ -275,7 +296,7 @@ func (a *Accounts) resume(acc *account, gen int) {
 		a.parkedSaid(acc)
 	}
 	acc.parked, acc.timer = false, nil
-	names, members := acc.names(), slices.Clone(acc.members)
+	names := acc.names()
 	parkedFor := now.Sub(acc.since).Round(time.Second)
 	a.mu.Unlock()
 	a.c.Log.Info("usage limit over: account resumed", "account", acc.name, "parked_for", parkedFor)
@@ -284,9 +305,7 @@ func (a *Accounts) resume(acc *account, gen int) {
 			"parked_for", parkedFor.String())
 		a.c.Printf("", "account %s: its usage limit reset; %s carry on\n", acc.name, strings.Join(names, ", "))
 	}
-	for _, m := range members {
-		m.Unpark()
-	}
+	a.tell(acc)
 }
 
 // Close stops every plan's timer (the team is done).

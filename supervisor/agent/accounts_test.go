@@ -181,3 +181,59 @@ func TestAccountSaysTheParkWithTheBetterReset(t *testing.T) {
 	}
 	acc.Close()
 }
+
+// slowMember's first Unpark waits until released: the account's resume is
+// still telling its members when a new limit parks the account again.
+type slowMember struct {
+	member
+	entered, release chan struct{}
+	once             sync.Once
+}
+
+func (m *slowMember) Unpark() {
+	m.once.Do(func() {
+		close(m.entered)
+		<-m.release
+	})
+	m.member.Unpark()
+}
+
+// A limit that comes while the account's resume is still telling its
+// members leaves every member parked: the members are told the account's
+// orders in the order the account took them (the simulation found an
+// agent unparked, and asked for checkpoints, while its account was parked
+// again, seed 1397).
+func TestALimitDuringAResumeLeavesEveryMemberParked(t *testing.T) {
+	start := time.Date(2026, 11, 26, 1, 0, 0, 0, time.UTC)
+	clk := clock.NewFake(start)
+	var s said
+	acc := newTestAccounts(clk, &s, nil)
+	slow := &slowMember{member: member{name: "a"}, entered: make(chan struct{}), release: make(chan struct{})}
+	b := &member{name: "b"}
+	acc.Add("work", slow)
+	acc.Add("work", b)
+	acc.Limit("a", session.LimitSign{Reset: start.Add(time.Minute), Exact: true, Source: session.SourceStatusLine})
+	resumed := make(chan struct{})
+	go func() { // the plan's timer: the reset plus the margin
+		clk.Advance(time.Minute + 30*time.Second)
+		close(resumed)
+	}()
+	<-slow.entered // the resume is telling a
+	parkedAgain := make(chan struct{})
+	go func() {
+		acc.Limit("b", session.LimitSign{Reset: clk.Now().Add(time.Hour), Exact: true, Source: session.SourceStatusLine})
+		close(parkedAgain)
+	}()
+	select {
+	case <-parkedAgain: // the new park's orders went out before the resume's were done
+	case <-time.After(100 * time.Millisecond):
+	}
+	close(slow.release)
+	<-resumed
+	<-parkedAgain
+	for _, m := range []*member{&slow.member, b} {
+		if parked, _ := m.state(); !parked {
+			t.Errorf("%s is not parked, while its account is parked again until the new reset", m.name)
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -100,10 +101,36 @@ func (w *World) check(ended bool) {
 	w.checkStory(snap, false)
 }
 
+// stateFile is what the checks read of state.json.
+type stateFile struct {
+	Running bool `json:"running"`
+	Tasks   []struct {
+		ID      string      `json:"id"`
+		State   queue.State `json:"state"`
+		Attempt int         `json:"attempt"`
+	} `json:"tasks"`
+	Agents []struct {
+		Name  string           `json:"name"`
+		State state.AgentState `json:"state"`
+	} `json:"agents"`
+}
+
+// count is how many tasks are in st.
+func (f *stateFile) count(st queue.State) int {
+	n := 0
+	for _, t := range f.Tasks {
+		if t.State == st {
+			n++
+		}
+	}
+	return n
+}
+
 // snapshot is state.json, read again only when it was written since the
 // last read (a new file: the team writes it whole and renames it).
-func (w *World) snapshot() *state.Snapshot {
-	fi, err := os.Stat(filepath.Join(w.cfg.StateDir, "state.json"))
+func (w *World) snapshot() *stateFile {
+	path := filepath.Join(w.cfg.StateDir, "state.json")
+	fi, err := os.Stat(path)
 	if err != nil {
 		return nil
 	}
@@ -111,12 +138,16 @@ func (w *World) snapshot() *state.Snapshot {
 	if key == w.snapKey && w.snap != nil {
 		return w.snap
 	}
-	snap, err := state.ReadSnapshot(w.cfg.StateDir)
+	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil
 	}
-	w.snap, w.snapKey, w.snapNew = snap, key, true
-	return snap
+	var snap stateFile
+	if json.Unmarshal(b, &snap) != nil {
+		return nil
+	}
+	w.snap, w.snapKey, w.snapNew = &snap, key, true
+	return &snap
 }
 
 // checkEvent judges one event as it comes.
@@ -273,13 +304,9 @@ func (w *World) taskSpec(id string) TaskSpec {
 
 // checkIdle: a free agent and a task it may take meet within one step, and
 // a run where nothing can move any more ends.
-func (w *World) checkIdle(snap *state.Snapshot, now time.Time) {
+func (w *World) checkIdle(snap *stateFile, now time.Time) {
 	if !snap.Running {
 		return
-	}
-	tasks := map[string]queue.Status{}
-	for _, t := range snap.Tasks {
-		tasks[t.ID] = t
 	}
 	moving := false
 	for _, a := range snap.Agents {
@@ -329,8 +356,8 @@ var doneLine = regexp.MustCompile(`Tasks: (\d+) of (\d+) done`)
 
 // checkStory: state.json, STATUS.md and events.jsonl agree on every count:
 // tasks complete and failed, and (at the end) the handoff's.
-func (w *World) checkStory(snap *state.Snapshot, final bool) {
-	c := queue.Counts(snap.Tasks)
+func (w *World) checkStory(snap *stateFile, final bool) {
+	c := map[queue.State]int{queue.Complete: snap.count(queue.Complete), queue.Failed: snap.count(queue.Failed)}
 	completed := len(w.inv.complete)
 	if c[queue.Complete] != completed {
 		var st []string
@@ -375,7 +402,7 @@ func (w *World) checkStory(snap *state.Snapshot, final bool) {
 
 // checkAttempts: a task's attempts in state.json are the sessions started
 // on it in the run.
-func (w *World) checkAttempts(snap *state.Snapshot) {
+func (w *World) checkAttempts(snap *stateFile) {
 	sessions := map[string]int{}
 	for _, e := range w.eventsNow() {
 		switch {
@@ -394,7 +421,7 @@ func (w *World) checkAttempts(snap *state.Snapshot) {
 
 // checkHandoff: the last handoff counts the tasks complete as the events
 // did when it was written.
-func (w *World) checkHandoff(snap *state.Snapshot) {
+func (w *World) checkHandoff(snap *stateFile) {
 	b, err := os.ReadFile(filepath.Join(w.cfg.StateDir, "handoff.md"))
 	if err != nil {
 		return

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/wardenhq/warden/internal/clock"
 	"github.com/wardenhq/warden/supervisor"
+	"github.com/wardenhq/warden/supervisor/state"
 )
 
 const (
@@ -94,6 +96,22 @@ func (w *World) run(t *testing.T) {
 	}
 }
 
+// newTeam is supervisor.New on the state dir. Every night of the test
+// binary shares its process, and a child that another night's git forked
+// holds a copy of every descriptor open then — the last warden's lock
+// among them — until it execs: the lock is taken again after a moment of
+// wall time (state.Lock's own grace for a dead holder runs on the
+// simulated clock, which does not move for a fork).
+func (w *World) newTeam() (*supervisor.Team, error) {
+	for try := 0; ; try++ {
+		team, err := supervisor.New(w.log, w.cfg, clock.Real{}, &w.out)
+		if !errors.Is(err, state.ErrLocked) || try == 200 {
+			return team, err
+		}
+		_ = syscall.Nanosleep(&syscall.Timespec{Nsec: int64(time.Millisecond)}, nil) // wall time: the bubble's clock stands still
+	}
+}
+
 // runsLeft reports whether an op still to come begins warden again.
 func runsLeft(ops []Op) bool {
 	for _, o := range ops {
@@ -114,14 +132,7 @@ func (w *World) begin(how supervisor.Start, from string) error {
 			return err
 		}
 	}
-	// Every night of the test binary shares its process: another night's
-	// git, forked and not yet exec'd, holds a copy of every descriptor —
-	// this state dir's lock's too — for a moment. syscall.ForkLock, which
-	// every fork holds until its child exec'd, keeps them out while the
-	// lock is taken (supervisor.New runs nothing).
-	syscall.ForkLock.Lock()
-	team, err := supervisor.New(w.log, w.cfg, clock.Real{}, &w.out)
-	syscall.ForkLock.Unlock()
+	team, err := w.newTeam()
 	if err != nil {
 		return err
 	}

@@ -87,7 +87,7 @@ func (o Op) String() string {
 func Generate(seed int64) Spec {
 	r := rand.New(rand.NewPCG(uint64(seed), 0x5eed))
 	s := Spec{Seed: seed, Worktree: r.IntN(4) == 0, Rehydrate: r.IntN(4) != 0,
-		Night: time.Duration(60+r.IntN(181)) * time.Second, Account: r.IntN(3) == 0}
+		Night: time.Duration(60+r.IntN(61)) * time.Second, Account: r.IntN(3) == 0}
 	sec := func(lo, hi int) time.Duration { return time.Duration(lo+r.IntN(hi-lo+1)) * time.Second }
 	s.Timers.Interval = sec(2, 30)
 	s.Timers.Timeout = sec(1, 10)

@@ -37,7 +37,6 @@ import (
 	"github.com/wardenhq/warden/supervisor/hookbus"
 	"github.com/wardenhq/warden/supervisor/queue"
 	"github.com/wardenhq/warden/supervisor/session"
-	"github.com/wardenhq/warden/supervisor/state"
 )
 
 // World is one simulated night: the team, its in-process agents, what
@@ -76,10 +75,10 @@ type World struct {
 	finished  atomic.Bool
 	checkedTo int // events the checks have seen
 	inv       invariants
-	snap      *state.Snapshot // state.json as last read
-	snapKey   string          // … and the file it was read from
-	snapNew   bool            // read since STATUS.md was last looked at
-	runBegan  time.Time       // when the run (not the warden) began
+	snap      *stateFile // state.json as last read
+	snapKey   string     // … and the file it was read from
+	snapNew   bool       // read since STATUS.md was last looked at
+	runBegan  time.Time  // when the run (not the warden) began
 }
 
 type answerPrinted struct {

@@ -269,7 +269,13 @@ func (s *Store) ArchiveOpen() (int, error) {
 
 // All returns the latest checkpoint of every agent and task, including
 // archived ones, keyed by file name; files that do not parse are skipped.
-func (s *Store) All() (map[string]*protocol.Checkpoint, error) {
+func (s *Store) All() (map[string]*protocol.Checkpoint, error) { return s.allOf("") }
+
+// allOf is All, of the files whose name may hold a record of task ("":
+// every file): warden names them {agent}-{task}…, so the others are not
+// read (a session's start asks for one task's newest, in a store of every
+// agent's and task's).
+func (s *Store) allOf(task string) (map[string]*protocol.Checkpoint, error) {
 	names, err := filepath.Glob(filepath.Join(s.dir, "*.json"))
 	if err != nil {
 		return nil, fmt.Errorf("list checkpoints: %w", err)
@@ -278,6 +284,9 @@ func (s *Store) All() (map[string]*protocol.Checkpoint, error) {
 	for _, n := range names {
 		if filepath.Base(n) == "index.json" {
 			continue // the history's index, not a checkpoint
+		}
+		if task != "" && !strings.Contains(filepath.Base(n), "-"+task) {
+			continue
 		}
 		if cp, err := s.loadFile(n); err == nil && cp != nil {
 			out[filepath.Base(n)] = cp
@@ -297,7 +306,7 @@ func (s *Store) Latest(task, run string, since time.Time) *protocol.Checkpoint {
 
 // LatestFile is Latest, with the name of the file the record is in.
 func (s *Store) LatestFile(task, run string, since time.Time) (*protocol.Checkpoint, string) {
-	all, err := s.All()
+	all, err := s.allOf(task)
 	if err != nil {
 		return nil, ""
 	}
