@@ -1,3 +1,5 @@
+//go:build e2e
+
 // Package realclis runs the real agent CLIs (Claude Code, Codex CLI, Gemini
 // CLI, OpenCode, Qwen Code, GitHub Copilot CLI) as a team's agents under the
 // supervisor, offline against the fake provider. It is a package of its own

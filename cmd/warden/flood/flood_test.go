@@ -1,3 +1,5 @@
+//go:build e2e
+
 // Package flood floods warden, built without the race detector and run as
 // a process of its own, with checkpoint answers on its agent's terminal and
 // through its hook socket (issue 14's bounds). A package of its own so that
