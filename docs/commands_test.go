@@ -5,18 +5,20 @@ package docs_test
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/wardenhq/warden/supervisor/config"
 )
 
-// The Set-up commands of the README are what CI runs: .ci/run's test
-// command is the README's test line, byte for byte, and the example team
-// the first command runs validates.
+// The Set-up commands of the README are what CI runs: its two test lines,
+// the fast tier then the end-to-end tier, are .ci/run's last two lines,
+// byte for byte, and the example team the first command runs validates.
 func TestDocsSetUpCommandsAreCIs(t *testing.T) {
 	setup := section(t, "README.md", read(t, "README.md"), "## Set-up")
-	var run, test string
+	var run string
+	var tests []string
 	for _, l := range strings.Split(setup, "\n") {
 		cmd, _, _ := strings.Cut(l, "#")
 		cmd = strings.TrimSpace(cmd)
@@ -24,22 +26,27 @@ func TestDocsSetUpCommandsAreCIs(t *testing.T) {
 		case strings.HasPrefix(cmd, "go run "):
 			run = cmd
 		case strings.HasPrefix(cmd, "go vet "):
-			test = cmd
+			tests = append(tests, cmd)
 		}
 	}
 	if run != "go run ./cmd/warden run examples/team.toml" {
 		t.Errorf("README Set-up runs %q", run)
 	}
-	if test != "go vet ./... && go test -race -count=1 -p 4 -timeout 18m ./..." {
-		t.Errorf("README Set-up tests with %q", test)
+	want := []string{
+		"go vet ./... && go test -race -count=1 ./...",
+		"go vet -tags e2e ./... && go test -race -count=1 -p 4 -timeout 20m -tags e2e ./...",
+	}
+	if !slices.Equal(tests, want) {
+		t.Errorf("README Set-up tests with\n%s\nwant the fast tier, then the end-to-end tier:\n%s",
+			strings.Join(tests, "\n"), strings.Join(want, "\n"))
 	}
 	ci, err := os.ReadFile(filepath.Join(root, ".ci", "run"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimRight(string(ci), "\n"), "\n")
-	if last := lines[len(lines)-1]; last != test {
-		t.Errorf(".ci/run ends with %q, not the README's test command %q", last, test)
+	if last := lines[max(len(lines)-len(tests), 0):]; !slices.Equal(last, tests) {
+		t.Errorf(".ci/run ends with\n%s\nnot the README's test commands\n%s", strings.Join(last, "\n"), strings.Join(tests, "\n"))
 	}
 	if _, err := config.Load(filepath.Join(root, "examples", "team.toml")); err != nil {
 		t.Errorf("examples/team.toml: %v", err)
