@@ -71,7 +71,7 @@ func TestDocsNamedTestsExist(t *testing.T) {
 
 // repoDirs are the top-level directories a path in a page may start with
 // to name a file of the repository (others name files in a state dir).
-var repoDirs = []string{"cmd/", "runner/", "protocol/", "supervisor/", "internal/", "handoff/",
+var repoDirs = []string{"cmd/", "runner/", "protocol/", "supervisor/", "internal/", "testrig/", "handoff/",
 	"examples/", "scripts/", ".ci/"}
 
 // Every file or directory of the repository a page names in a code span

@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/wardenhq/warden/internal/hostiletext"
 	"github.com/wardenhq/warden/protocol"
+	"github.com/wardenhq/warden/testrig/hostiletext"
 )
 
 const hostile = hostiletext.Text

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/wardenhq/warden/internal/proctest"
+	"github.com/wardenhq/warden/testrig/proctest"
 )
 
 // idleWindow is how long BenchmarkIdle counts wake-ups

@@ -13,8 +13,8 @@ import (
 
 	"github.com/creack/pty"
 
-	"github.com/wardenhq/warden/internal/fakeagent"
-	"github.com/wardenhq/warden/internal/proctest"
+	"github.com/wardenhq/warden/testrig/fakeagent"
+	"github.com/wardenhq/warden/testrig/proctest"
 )
 
 // The idle and start benchmarks run a shell that prints "ready" and execs

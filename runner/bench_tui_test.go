@@ -16,8 +16,8 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
-	"github.com/wardenhq/warden/internal/proctest"
 	"github.com/wardenhq/warden/protocol"
+	"github.com/wardenhq/warden/testrig/proctest"
 )
 
 // BenchmarkTUITeam: 50 fake TUI agents (fakeagent tui-answer: alternate

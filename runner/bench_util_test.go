@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/wardenhq/warden/internal/fakeagent"
+	"github.com/wardenhq/warden/testrig/fakeagent"
 )
 
 // Measuring helpers shared by the benchmarks. Every benchmark runs the runner

@@ -9,7 +9,7 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/wardenhq/warden/internal/proctest"
+	"github.com/wardenhq/warden/testrig/proctest"
 )
 
 // A link planted at the log's directory (logs/ replaced while the team

@@ -11,8 +11,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/wardenhq/warden/internal/fakeagent"
-	"github.com/wardenhq/warden/internal/proctest"
+	"github.com/wardenhq/warden/testrig/fakeagent"
+	"github.com/wardenhq/warden/testrig/proctest"
 )
 
 func TestFastExitingChildLosesNoOutput(t *testing.T) {

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/wardenhq/warden/internal/fakeagent"
+	"github.com/wardenhq/warden/testrig/fakeagent"
 )
 
 // TreeRSS counts what an agent's whole tree holds — the agent and the

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/wardenhq/warden/internal/proctest"
+	"github.com/wardenhq/warden/testrig/proctest"
 	"golang.org/x/sys/unix"
 )
 

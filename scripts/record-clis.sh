@@ -10,8 +10,8 @@
 #
 # Installs the pinned CLIs with scripts/install-clis.sh (cache dir from
 # $WARDEN_CLIS_DIR, default ~/.cache/warden-clis), builds
-# internal/tools/record, and runs each scenario against the fake provider
-# in internal/fakeprovider. Needs no network beyond the npm registry (and
+# testrig/record, and runs each scenario against the fake provider
+# in testrig/fakeprovider. Needs no network beyond the npm registry (and
 # none at all once the CLIs are installed); no real credential is used.
 set -euo pipefail
 
@@ -23,7 +23,7 @@ clis=("$@")
 bin_dir="$(scripts/install-clis.sh "${WARDEN_CLIS_DIR:-$HOME/.cache/warden-clis}" | tail -n 1)"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
-go build -o "$work/record" ./internal/tools/record
+go build -o "$work/record" ./testrig/record
 
 status=0
 for cli in "${clis[@]}"; do

@@ -7,9 +7,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/wardenhq/warden/internal/proctest"
 	"github.com/wardenhq/warden/supervisor/event"
 	"github.com/wardenhq/warden/supervisor/queue"
+	"github.com/wardenhq/warden/testrig/proctest"
 )
 
 const budgetTask = `

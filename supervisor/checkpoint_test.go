@@ -12,9 +12,9 @@ import (
 	"time"
 
 	"github.com/wardenhq/warden/internal/clock"
-	"github.com/wardenhq/warden/internal/proctest"
 	"github.com/wardenhq/warden/supervisor/config"
 	"github.com/wardenhq/warden/supervisor/event"
+	"github.com/wardenhq/warden/testrig/proctest"
 )
 
 // runTeam runs a team to its end (or stops it after limit) and returns the

@@ -10,10 +10,10 @@ import (
 	"time"
 
 	"github.com/wardenhq/warden/internal/clock"
-	"github.com/wardenhq/warden/internal/fakeagent"
-	_ "github.com/wardenhq/warden/internal/fakeagent/hooked" // the "hooked" mode
-	"github.com/wardenhq/warden/internal/teamtest"
 	"github.com/wardenhq/warden/supervisor/config"
+	"github.com/wardenhq/warden/testrig/fakeagent"
+	_ "github.com/wardenhq/warden/testrig/fakeagent/hooked" // the "hooked" mode
+	"github.com/wardenhq/warden/testrig/teamtest"
 )
 
 func TestMain(m *testing.M) {

@@ -15,11 +15,11 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/wardenhq/warden/internal/clock"
-	"github.com/wardenhq/warden/internal/proctest"
 	"github.com/wardenhq/warden/supervisor/agent"
 	"github.com/wardenhq/warden/supervisor/config"
 	"github.com/wardenhq/warden/supervisor/event"
 	"github.com/wardenhq/warden/supervisor/state"
+	"github.com/wardenhq/warden/testrig/proctest"
 )
 
 // hclogFor is the test's logger, or warnings on stderr for a benchmark.

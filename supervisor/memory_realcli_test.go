@@ -11,10 +11,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/wardenhq/warden/internal/fakeprovider"
-	"github.com/wardenhq/warden/internal/proctest"
 	"github.com/wardenhq/warden/supervisor/event"
 	"github.com/wardenhq/warden/supervisor/state"
+	"github.com/wardenhq/warden/testrig/fakeprovider"
+	"github.com/wardenhq/warden/testrig/proctest"
 )
 
 // askedTask is the task id a checkpoint request names.

@@ -11,9 +11,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/wardenhq/warden/internal/proctest"
 	"github.com/wardenhq/warden/supervisor/config"
 	"github.com/wardenhq/warden/supervisor/event"
+	"github.com/wardenhq/warden/testrig/proctest"
 )
 
 // memTeam runs the team of cfg in the background (startTeamWith); wait

@@ -10,10 +10,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/wardenhq/warden/internal/proctest"
 	"github.com/wardenhq/warden/supervisor/control"
 	"github.com/wardenhq/warden/supervisor/event"
 	"github.com/wardenhq/warden/supervisor/state"
+	"github.com/wardenhq/warden/testrig/proctest"
 )
 
 // The team's max_tokens with on_budget = "pause": at the budget every agent

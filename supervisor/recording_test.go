@@ -9,9 +9,9 @@ import (
 	"time"
 
 	"github.com/wardenhq/warden/internal/clock"
-	"github.com/wardenhq/warden/internal/proctest"
 	"github.com/wardenhq/warden/supervisor/event"
 	"github.com/wardenhq/warden/supervisor/state"
+	"github.com/wardenhq/warden/testrig/proctest"
 )
 
 // Every session of an agent is recorded in logs/{agent}-{session}.cast, and

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/wardenhq/warden/internal/proctest"
+	"github.com/wardenhq/warden/testrig/proctest"
 )
 
 // A TUI asks the terminal for its attributes (DA1). warden's emulator

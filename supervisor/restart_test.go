@@ -9,9 +9,9 @@ import (
 	"time"
 
 	"github.com/wardenhq/warden/internal/clock"
-	"github.com/wardenhq/warden/internal/proctest"
 	"github.com/wardenhq/warden/supervisor/event"
 	"github.com/wardenhq/warden/supervisor/state"
+	"github.com/wardenhq/warden/testrig/proctest"
 )
 
 // The restart policy through a real agent that crashes: the backoff doubles

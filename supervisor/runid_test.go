@@ -10,12 +10,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/wardenhq/warden/internal/proctest"
 	"github.com/wardenhq/warden/protocol"
 	"github.com/wardenhq/warden/supervisor/config"
 	"github.com/wardenhq/warden/supervisor/event"
 	"github.com/wardenhq/warden/supervisor/queue"
 	"github.com/wardenhq/warden/supervisor/state"
+	"github.com/wardenhq/warden/testrig/proctest"
 )
 
 // seedRun leaves the state dir of cfg as the supervisor of run id would

@@ -10,9 +10,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/wardenhq/warden/internal/proctest"
 	"github.com/wardenhq/warden/protocol"
 	"github.com/wardenhq/warden/supervisor/event"
+	"github.com/wardenhq/warden/testrig/proctest"
 )
 
 // A blocked agent is asked again only after three checkpoint intervals, and

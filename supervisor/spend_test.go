@@ -11,12 +11,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/wardenhq/warden/internal/fakeagent/hooked"
-	"github.com/wardenhq/warden/internal/proctest"
 	"github.com/wardenhq/warden/protocol"
 	"github.com/wardenhq/warden/supervisor/event"
 	"github.com/wardenhq/warden/supervisor/queue"
 	"github.com/wardenhq/warden/supervisor/state"
+	"github.com/wardenhq/warden/testrig/fakeagent/hooked"
+	"github.com/wardenhq/warden/testrig/proctest"
 )
 
 // spenderPrice prices the spender's model: $2 a million plain input, $0.50

@@ -5,10 +5,10 @@ package supervisor
 import (
 	"testing"
 
-	"github.com/wardenhq/warden/internal/teamtest"
+	"github.com/wardenhq/warden/testrig/teamtest"
 )
 
-// The helpers these tests share with supervisor/realclis (internal/teamtest).
+// The helpers these tests share with supervisor/realclis (testrig/teamtest).
 var (
 	testLogger    = teamtest.Logger
 	eventsOf      = teamtest.EventsOf

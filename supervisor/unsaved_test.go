@@ -8,8 +8,8 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/wardenhq/warden/internal/proctest"
 	"github.com/wardenhq/warden/supervisor/event"
+	"github.com/wardenhq/warden/testrig/proctest"
 )
 
 // A checkpoint that cannot be saved (a full disk: ENOSPC) does not count:

@@ -13,12 +13,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/wardenhq/warden/internal/fakeagent"
-	"github.com/wardenhq/warden/internal/proctest"
 	"github.com/wardenhq/warden/protocol"
 	"github.com/wardenhq/warden/supervisor/config"
 	"github.com/wardenhq/warden/supervisor/event"
 	"github.com/wardenhq/warden/supervisor/queue"
+	"github.com/wardenhq/warden/testrig/fakeagent"
+	"github.com/wardenhq/warden/testrig/proctest"
 )
 
 // verifyTeam is a team of one task whose verify runs up to 20 s: it notes

@@ -10,10 +10,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/wardenhq/warden/internal/proctest"
 	"github.com/wardenhq/warden/supervisor/config"
 	"github.com/wardenhq/warden/supervisor/event"
 	"github.com/wardenhq/warden/supervisor/queue"
+	"github.com/wardenhq/warden/testrig/proctest"
 )
 
 // gitRepo makes a repository with one commit on main, and returns its dir

@@ -17,7 +17,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"github.com/wardenhq/warden/internal/fakeagent"
+	"github.com/wardenhq/warden/testrig/fakeagent"
 )
 
 // The page's tests drive Debian's chromium headless with chromedp: a tab is

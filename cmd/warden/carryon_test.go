@@ -13,8 +13,8 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/wardenhq/warden/internal/proctest"
 	"github.com/wardenhq/warden/supervisor/state"
+	"github.com/wardenhq/warden/testrig/proctest"
 )
 
 // first is the first line a run printed.

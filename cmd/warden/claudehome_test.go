@@ -15,10 +15,10 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
-	"github.com/wardenhq/warden/internal/fakeagent"
-	"github.com/wardenhq/warden/internal/fakeprovider"
-	"github.com/wardenhq/warden/internal/proctest"
-	"github.com/wardenhq/warden/internal/realcli"
+	"github.com/wardenhq/warden/testrig/fakeagent"
+	"github.com/wardenhq/warden/testrig/fakeprovider"
+	"github.com/wardenhq/warden/testrig/proctest"
+	"github.com/wardenhq/warden/testrig/realcli"
 )
 
 const claudeHomeScript = "../../examples/kubernetes/claude-home.sh"

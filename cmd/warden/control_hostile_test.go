@@ -15,8 +15,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/wardenhq/warden/internal/fakeagent"
-	"github.com/wardenhq/warden/internal/proctest"
+	"github.com/wardenhq/warden/testrig/fakeagent"
+	"github.com/wardenhq/warden/testrig/proctest"
 )
 
 // ctlattack:DIR — a hostile agent of a team: once DIR/go exists it runs, as

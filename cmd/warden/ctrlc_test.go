@@ -10,7 +10,7 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/wardenhq/warden/internal/proctest"
+	"github.com/wardenhq/warden/testrig/proctest"
 )
 
 // Ctrl-C of `timeout 1h warden run …` in a terminal: the terminal sends

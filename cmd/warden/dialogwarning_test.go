@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/wardenhq/warden/internal/proctest"
+	"github.com/wardenhq/warden/testrig/proctest"
 )
 
 // answerThroughAttach types keys into agent's terminal with warden attach

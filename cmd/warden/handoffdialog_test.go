@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/wardenhq/warden/internal/proctest"
+	"github.com/wardenhq/warden/testrig/proctest"
 )
 
 // Ctrl-C while an agent waits on a dialog (Claude Code's, drawn by the fake

@@ -13,11 +13,11 @@ import (
 	"syscall"
 	"testing"
 
-	_ "github.com/wardenhq/warden/internal/fakeagent/hooked" // the "hooked" mode
-	"github.com/wardenhq/warden/internal/proctest"
 	"github.com/wardenhq/warden/protocol/profile"
 	"github.com/wardenhq/warden/runner"
 	"github.com/wardenhq/warden/supervisor/hookbus"
+	_ "github.com/wardenhq/warden/testrig/fakeagent/hooked" // the "hooked" mode
+	"github.com/wardenhq/warden/testrig/proctest"
 )
 
 // environOf reads the variables of process pid's environment, as any

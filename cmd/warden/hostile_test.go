@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/wardenhq/warden/internal/proctest"
 	"github.com/wardenhq/warden/protocol"
+	"github.com/wardenhq/warden/testrig/proctest"
 )
 
 // victim is a file and a directory outside the state dir that a planted

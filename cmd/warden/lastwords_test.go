@@ -10,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/wardenhq/warden/internal/fakeagent"
-	"github.com/wardenhq/warden/internal/proctest"
+	"github.com/wardenhq/warden/testrig/fakeagent"
+	"github.com/wardenhq/warden/testrig/proctest"
 )
 
 // An agent CLI that refuses its configuration and exits at once: the lines

@@ -15,8 +15,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/wardenhq/warden/internal/fakeagent"
-	"github.com/wardenhq/warden/internal/proctest"
+	"github.com/wardenhq/warden/testrig/fakeagent"
+	"github.com/wardenhq/warden/testrig/proctest"
 )
 
 // workerTeam writes a team of fake workers that never finish on their own

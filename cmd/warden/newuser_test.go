@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/wardenhq/warden/internal/proctest"
+	"github.com/wardenhq/warden/testrig/proctest"
 )
 
 // inDir returns warden(args) run in dir.

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/wardenhq/warden/internal/proctest"
+	"github.com/wardenhq/warden/testrig/proctest"
 )
 
 // An agent whose command is not on PATH fails at once: agent_failed with

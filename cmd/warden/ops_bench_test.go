@@ -20,9 +20,9 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/creack/pty"
 
-	"github.com/wardenhq/warden/internal/fakeagent"
-	"github.com/wardenhq/warden/internal/proctest"
 	"github.com/wardenhq/warden/supervisor/control"
+	"github.com/wardenhq/warden/testrig/fakeagent"
+	"github.com/wardenhq/warden/testrig/proctest"
 )
 
 // Fake agent modes for the operating benchmarks.

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/wardenhq/warden/internal/proctest"
+	"github.com/wardenhq/warden/testrig/proctest"
 )
 
 // stopRun ends `warden run` with SIGTERM and waits for it.

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/wardenhq/warden/internal/proctest"
+	"github.com/wardenhq/warden/testrig/proctest"
 )
 
 // A person answers a dialog on a phone: the page at 390×844 in headless

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/wardenhq/warden/internal/proctest"
+	"github.com/wardenhq/warden/testrig/proctest"
 )
 
 // The page the morning after: the team ran to its end overnight, and a

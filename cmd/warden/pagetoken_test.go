@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/wardenhq/warden/internal/proctest"
+	"github.com/wardenhq/warden/testrig/proctest"
 )
 
 // noEnvToken keeps a WARDEN_HTTP_TOKEN of the machine's out of a test.

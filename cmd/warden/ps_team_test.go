@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/wardenhq/warden/internal/proctest"
 	"github.com/wardenhq/warden/supervisor/control"
+	"github.com/wardenhq/warden/testrig/proctest"
 )
 
 // A real team ten seconds up: warden ps says "up 10s" (it said "up 1").

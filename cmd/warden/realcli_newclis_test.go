@@ -14,11 +14,11 @@ import (
 	"github.com/creack/pty"
 	"github.com/hashicorp/go-hclog"
 
-	"github.com/wardenhq/warden/internal/fakeprovider"
-	"github.com/wardenhq/warden/internal/proctest"
-	"github.com/wardenhq/warden/internal/realcli"
 	"github.com/wardenhq/warden/protocol"
 	"github.com/wardenhq/warden/protocol/profile"
+	"github.com/wardenhq/warden/testrig/fakeprovider"
+	"github.com/wardenhq/warden/testrig/proctest"
+	"github.com/wardenhq/warden/testrig/realcli"
 )
 
 // userScreen is the user's terminal as a person sees it: warden wrap's

@@ -16,7 +16,7 @@ import (
 
 	"github.com/creack/pty"
 
-	"github.com/wardenhq/warden/internal/proctest"
+	"github.com/wardenhq/warden/testrig/proctest"
 )
 
 // warden replay in tmux: the recorded TUI's queries (DA, CPR, XTVERSION)

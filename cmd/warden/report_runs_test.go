@@ -9,9 +9,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/wardenhq/warden/internal/hostiletext"
-	"github.com/wardenhq/warden/internal/proctest"
 	"github.com/wardenhq/warden/supervisor/report"
+	"github.com/wardenhq/warden/testrig/hostiletext"
+	"github.com/wardenhq/warden/testrig/proctest"
 )
 
 // A state dir holding two runs — the first with a crash and a restart, the

@@ -17,11 +17,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/wardenhq/warden/internal/fakeagent"
-	"github.com/wardenhq/warden/internal/proctest"
 	"github.com/wardenhq/warden/protocol/profile"
 	"github.com/wardenhq/warden/supervisor/hookbus"
 	"github.com/wardenhq/warden/supervisor/state"
+	"github.com/wardenhq/warden/testrig/fakeagent"
+	"github.com/wardenhq/warden/testrig/proctest"
 )
 
 // squatter:LOG:SOCKET… — another user listening where warden's sockets

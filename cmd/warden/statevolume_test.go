@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/wardenhq/warden/internal/proctest"
+	"github.com/wardenhq/warden/testrig/proctest"
 )
 
 // fsGroupPass does to dir what the kubelet does to a pod's volume with

@@ -10,7 +10,7 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/wardenhq/warden/internal/proctest"
+	"github.com/wardenhq/warden/testrig/proctest"
 )
 
 // kill -9 of warden (its agents die with their terminal) while the agents

@@ -14,8 +14,8 @@ import (
 
 	"github.com/creack/pty"
 
-	"github.com/wardenhq/warden/internal/fakeagent"
-	"github.com/wardenhq/warden/internal/proctest"
+	"github.com/wardenhq/warden/testrig/fakeagent"
+	"github.com/wardenhq/warden/testrig/proctest"
 )
 
 // userTerminal is a pty the test owns, with warden wrap running in it as

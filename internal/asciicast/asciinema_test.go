@@ -12,8 +12,8 @@ import (
 
 	"github.com/creack/pty"
 
-	"github.com/wardenhq/warden/internal/fakeagent"
-	"github.com/wardenhq/warden/internal/proctest"
+	"github.com/wardenhq/warden/testrig/fakeagent"
+	"github.com/wardenhq/warden/testrig/proctest"
 )
 
 // asciinema itself (Debian's asciinema 2.2, which .ci/run installs) reads

@@ -9,7 +9,7 @@ import (
 	"os"
 	"testing"
 
-	"github.com/wardenhq/warden/internal/fakeagent"
+	"github.com/wardenhq/warden/testrig/fakeagent"
 )
 
 // BenchmarkWriter: the recording's own cost per byte of output, encoded

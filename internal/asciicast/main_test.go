@@ -6,7 +6,7 @@ import (
 	"os"
 	"testing"
 
-	"github.com/wardenhq/warden/internal/fakeagent"
+	"github.com/wardenhq/warden/testrig/fakeagent"
 )
 
 // TestMain lets the test binary be a fake agent (the relay benchmark).

@@ -32,7 +32,7 @@ func screens(t *testing.T, name string) (titles []string, rows [][]string) {
 
 // Each CLI's approval dialog, recorded from the real CLI at 120x40 (Codex's
 // and Gemini's screens from research/captures; Claude's from 2.1.332 with
-// internal/tools/record -scenario dialog-auto / dialog-default -cols 120
+// testrig/record -scenario dialog-auto / dialog-default -cols 120
 // -rows 40: its dialog, explainer and screen_after, see testdata/dialogs),
 // is a dialog of the right kind with the command in its text; the screen
 // after the deny key is not, and is ready for input.

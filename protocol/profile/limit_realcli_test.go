@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/wardenhq/warden/internal/fakeprovider"
+	"github.com/wardenhq/warden/testrig/fakeprovider"
 )
 
 // limitWords are the rows each CLI draws at and near its usage limit

@@ -20,9 +20,9 @@ import (
 
 	"github.com/creack/pty"
 
-	"github.com/wardenhq/warden/internal/fakeagent"
-	"github.com/wardenhq/warden/internal/fakeprovider"
 	"github.com/wardenhq/warden/protocol"
+	"github.com/wardenhq/warden/testrig/fakeagent"
+	"github.com/wardenhq/warden/testrig/fakeprovider"
 )
 
 // presetStep is one tool call of the model's and what the CLI must do

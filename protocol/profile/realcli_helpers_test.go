@@ -19,10 +19,10 @@ import (
 	"github.com/creack/pty"
 	"github.com/hashicorp/go-hclog"
 
-	"github.com/wardenhq/warden/internal/fakeagent"
-	"github.com/wardenhq/warden/internal/fakeprovider"
-	"github.com/wardenhq/warden/internal/realcli"
 	"github.com/wardenhq/warden/protocol"
+	"github.com/wardenhq/warden/testrig/fakeagent"
+	"github.com/wardenhq/warden/testrig/fakeprovider"
+	"github.com/wardenhq/warden/testrig/realcli"
 )
 
 // cliBin returns the installed real CLI, or skips: only when it is not

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/wardenhq/warden/internal/fakeprovider"
+	"github.com/wardenhq/warden/testrig/fakeprovider"
 )
 
 // The model's answers: a block for each checkpoint request, an echo of the

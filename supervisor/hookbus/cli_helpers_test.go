@@ -17,12 +17,12 @@ import (
 	"github.com/creack/pty"
 	"github.com/hashicorp/go-hclog"
 
-	"github.com/wardenhq/warden/internal/fakeagent"
-	"github.com/wardenhq/warden/internal/fakeprovider"
-	"github.com/wardenhq/warden/internal/realcli"
 	"github.com/wardenhq/warden/protocol"
 	"github.com/wardenhq/warden/protocol/profile"
 	"github.com/wardenhq/warden/runner"
+	"github.com/wardenhq/warden/testrig/fakeagent"
+	"github.com/wardenhq/warden/testrig/fakeprovider"
+	"github.com/wardenhq/warden/testrig/realcli"
 )
 
 // cliBinDir holds the real CLIs (scripts/install-clis.sh into
@@ -35,7 +35,7 @@ func cliBinDir() string {
 }
 
 // cliSetup is how one CLI runs offline against the fake provider in a
-// fresh HOME (the recipe of internal/tools/record).
+// fresh HOME (the recipe of testrig/record).
 type cliSetup struct {
 	args  []string // after the program name, before warden's
 	ready string   // on screen when the prompt takes input
@@ -63,7 +63,7 @@ var cliSetups = map[string]cliSetup{
 		}},
 }
 
-// seed is internal/realcli's offline set-up of one CLI.
+// seed is testrig/realcli's offline set-up of one CLI.
 func seed(t *testing.T, cli, home, project, baseURL string) []string {
 	t.Helper()
 	realcli.Hold(t)

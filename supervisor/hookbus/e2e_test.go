@@ -10,9 +10,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/wardenhq/warden/internal/fakeprovider"
-	"github.com/wardenhq/warden/internal/proctest"
 	"github.com/wardenhq/warden/protocol/profile"
+	"github.com/wardenhq/warden/testrig/fakeprovider"
+	"github.com/wardenhq/warden/testrig/proctest"
 )
 
 // checkpointBlock is the fake model's answer; every CLI must hand it to its

@@ -6,8 +6,8 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/wardenhq/warden/internal/proctest"
 	"github.com/wardenhq/warden/protocol/profile"
+	"github.com/wardenhq/warden/testrig/proctest"
 )
 
 // The sender of a message is checked while it still waits for its reply:

@@ -11,8 +11,8 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/wardenhq/warden/internal/clock"
-	"github.com/wardenhq/warden/internal/proctest"
 	"github.com/wardenhq/warden/supervisor/config"
+	"github.com/wardenhq/warden/testrig/proctest"
 )
 
 // syncBuffer is a log destination that tests read while workers write.

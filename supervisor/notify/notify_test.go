@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/wardenhq/warden/internal/clock"
-	"github.com/wardenhq/warden/internal/fakeagent"
 	"github.com/wardenhq/warden/supervisor/config"
+	"github.com/wardenhq/warden/testrig/fakeagent"
 )
 
 // TestCommandGetsEventAndEnv: the command reads the event's line on stdin,

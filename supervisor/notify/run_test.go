@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"github.com/wardenhq/warden/internal/clock"
-	"github.com/wardenhq/warden/internal/proctest"
 	"github.com/wardenhq/warden/supervisor/config"
+	"github.com/wardenhq/warden/testrig/proctest"
 )
 
 // hangScript writes to stderr, starts a grandchild, writes "LEADER

@@ -7,10 +7,10 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/wardenhq/warden/internal/fakeagent"
+	"github.com/wardenhq/warden/testrig/fakeagent"
 )
 
-// TestMain marks this process so that internal/proctest finds every process
+// TestMain marks this process so that testrig/proctest finds every process
 // a verify command leaves behind (they inherit the environment).
 func TestMain(m *testing.M) {
 	os.Setenv(fakeagent.EnvOwner, strconv.Itoa(os.Getpid()))

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/wardenhq/warden/internal/proctest"
+	"github.com/wardenhq/warden/testrig/proctest"
 )
 
 func TestVerifyPassesAndFails(t *testing.T) {

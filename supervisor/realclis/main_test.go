@@ -15,10 +15,10 @@ import (
 	"time"
 
 	"github.com/wardenhq/warden/internal/clock"
-	"github.com/wardenhq/warden/internal/fakeagent"
-	"github.com/wardenhq/warden/internal/teamtest"
 	"github.com/wardenhq/warden/supervisor"
 	"github.com/wardenhq/warden/supervisor/config"
+	"github.com/wardenhq/warden/testrig/fakeagent"
+	"github.com/wardenhq/warden/testrig/teamtest"
 )
 
 func TestMain(m *testing.M) {

@@ -13,16 +13,16 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/wardenhq/warden/internal/clock"
-	"github.com/wardenhq/warden/internal/fakeprovider"
-	"github.com/wardenhq/warden/internal/proctest"
-	"github.com/wardenhq/warden/internal/realcli"
-	"github.com/wardenhq/warden/internal/teamtest"
 	"github.com/wardenhq/warden/protocol/profile"
 	"github.com/wardenhq/warden/supervisor"
 	"github.com/wardenhq/warden/supervisor/control"
 	"github.com/wardenhq/warden/supervisor/event"
 	"github.com/wardenhq/warden/supervisor/face"
 	"github.com/wardenhq/warden/supervisor/state"
+	"github.com/wardenhq/warden/testrig/fakeprovider"
+	"github.com/wardenhq/warden/testrig/proctest"
+	"github.com/wardenhq/warden/testrig/realcli"
+	"github.com/wardenhq/warden/testrig/teamtest"
 )
 
 // answerScript draws two approval dialogs, one after the other: the first

@@ -10,12 +10,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/wardenhq/warden/internal/fakeprovider"
-	"github.com/wardenhq/warden/internal/proctest"
-	"github.com/wardenhq/warden/internal/teamtest"
 	"github.com/wardenhq/warden/supervisor"
 	"github.com/wardenhq/warden/supervisor/config"
 	"github.com/wardenhq/warden/supervisor/event"
+	"github.com/wardenhq/warden/testrig/fakeprovider"
+	"github.com/wardenhq/warden/testrig/proctest"
+	"github.com/wardenhq/warden/testrig/teamtest"
 )
 
 // dialogCLI is one real CLI set up to ask for a shell command's approval.

@@ -9,9 +9,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/wardenhq/warden/internal/fakeprovider"
-	"github.com/wardenhq/warden/internal/teamtest"
 	"github.com/wardenhq/warden/supervisor/event"
+	"github.com/wardenhq/warden/testrig/fakeprovider"
+	"github.com/wardenhq/warden/testrig/teamtest"
 )
 
 // TestRealNewCLIUsageLimit: the real OpenCode, Qwen Code and Copilot CLI

@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/wardenhq/warden/internal/hostiletext"
 	"github.com/wardenhq/warden/protocol"
+	"github.com/wardenhq/warden/testrig/hostiletext"
 )
 
 // Usage limits with their windows: an agent's pause until its reset, and

@@ -10,8 +10,8 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/wardenhq/warden/internal/clock"
-	"github.com/wardenhq/warden/internal/fakeagent"
 	"github.com/wardenhq/warden/runner"
+	"github.com/wardenhq/warden/testrig/fakeagent"
 )
 
 // TestMain lets the test binary be a fake agent.

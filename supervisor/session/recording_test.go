@@ -15,10 +15,10 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 	"github.com/wardenhq/warden/internal/asciicast"
-	"github.com/wardenhq/warden/internal/fakeagent"
-	"github.com/wardenhq/warden/internal/proctest"
 	"github.com/wardenhq/warden/protocol"
 	"github.com/wardenhq/warden/runner"
+	"github.com/wardenhq/warden/testrig/fakeagent"
+	"github.com/wardenhq/warden/testrig/proctest"
 )
 
 // recorded gives cfg a log and a recording in a temp dir; it returns the

@@ -13,8 +13,8 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
-	"github.com/wardenhq/warden/internal/hostiletext"
 	"github.com/wardenhq/warden/protocol"
+	"github.com/wardenhq/warden/testrig/hostiletext"
 
 	"github.com/wardenhq/warden/supervisor/queue"
 )

@@ -14,11 +14,11 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
-	"github.com/wardenhq/warden/internal/fakeprovider"
-	"github.com/wardenhq/warden/internal/fakeprovider/clirun"
-	"github.com/wardenhq/warden/internal/proctest"
-	"github.com/wardenhq/warden/internal/realcli"
 	"github.com/wardenhq/warden/supervisor/usage"
+	"github.com/wardenhq/warden/testrig/fakeprovider"
+	"github.com/wardenhq/warden/testrig/fakeprovider/clirun"
+	"github.com/wardenhq/warden/testrig/proctest"
+	"github.com/wardenhq/warden/testrig/realcli"
 )
 
 // Each real CLI, over four turns against the fake provider — one of them a

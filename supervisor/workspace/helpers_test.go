@@ -11,11 +11,11 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
-	"github.com/wardenhq/warden/internal/fakeagent"
-	"github.com/wardenhq/warden/internal/proctest"
+	"github.com/wardenhq/warden/testrig/fakeagent"
+	"github.com/wardenhq/warden/testrig/proctest"
 )
 
-// TestMain marks this process so that internal/proctest finds every process
+// TestMain marks this process so that testrig/proctest finds every process
 // a git call or an agent leaves behind, and keeps the tests away from the user's git
 // configuration (a HOME of their own, no system config, no repository
 // found above the temp dir).

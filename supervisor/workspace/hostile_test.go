@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/wardenhq/warden/internal/fakeagent"
+	"github.com/wardenhq/warden/testrig/fakeagent"
 )
 
 // Hostile agents against warden's git (issue 22): each attack is planted by

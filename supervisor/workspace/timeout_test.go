@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/wardenhq/warden/internal/proctest"
+	"github.com/wardenhq/warden/testrig/proctest"
 )
 
 // Every method goes through the timeout: with a timeout of 1 ns, each

@@ -22,10 +22,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/wardenhq/warden/internal/fakeagent"
-	_ "github.com/wardenhq/warden/internal/fakeagent/hooked" // the "hookflood" mode
-	"github.com/wardenhq/warden/internal/proctest"
 	"github.com/wardenhq/warden/supervisor"
+	"github.com/wardenhq/warden/testrig/fakeagent"
+	_ "github.com/wardenhq/warden/testrig/fakeagent/hooked" // the "hookflood" mode
+	"github.com/wardenhq/warden/testrig/proctest"
 )
 
 // Issue 14's flood: an agent answering 300,000 times as fast as it can,

@@ -14,10 +14,10 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
-	"github.com/wardenhq/warden/internal/fakeagent"
 	"github.com/wardenhq/warden/runner"
 	"github.com/wardenhq/warden/supervisor/config"
 	"github.com/wardenhq/warden/supervisor/state"
+	"github.com/wardenhq/warden/testrig/fakeagent"
 )
 
 // Agent is one [[agent]] running the test binary as a fake agent.

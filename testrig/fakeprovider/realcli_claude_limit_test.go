@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/wardenhq/warden/internal/fakeprovider"
-	"github.com/wardenhq/warden/internal/fakeprovider/clirun"
+	"github.com/wardenhq/warden/testrig/fakeprovider"
+	"github.com/wardenhq/warden/testrig/fakeprovider/clirun"
 )
 
 // claudeClock is how Claude Code writes a time: "10:14pm", "10pm".

@@ -10,7 +10,7 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
-	"github.com/wardenhq/warden/internal/fakeprovider"
+	"github.com/wardenhq/warden/testrig/fakeprovider"
 )
 
 // scenario scripts the fake model and the typing.

@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/wardenhq/warden/internal/fakeprovider"
-	"github.com/wardenhq/warden/internal/fakeprovider/clirun"
+	"github.com/wardenhq/warden/testrig/fakeprovider"
+	"github.com/wardenhq/warden/testrig/fakeprovider/clirun"
 )
 
 // geminiModel is the model Gemini CLI 0.61.0 answers turns with offline.

@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/wardenhq/warden/internal/realcli"
+	"github.com/wardenhq/warden/testrig/realcli"
 )
 
 // profile is how the recorder starts, configures and quits one CLI.
@@ -91,7 +91,7 @@ var profiles = map[string]profile{
 	},
 }
 
-// The CLIs added later take their offline set-up from internal/realcli.
+// The CLIs added later take their offline set-up from testrig/realcli.
 func init() {
 	profiles["opencode"] = profile{
 		name:  "opencode",

@@ -1,6 +1,6 @@
 package main
 
-import "github.com/wardenhq/warden/internal/fakeprovider"
+import "github.com/wardenhq/warden/testrig/fakeprovider"
 
 // recording is the sidecar JSON written next to each .raw file.
 type recording struct {

@@ -9,7 +9,7 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/wardenhq/warden/internal/fakeagent"
+	"github.com/wardenhq/warden/testrig/fakeagent"
 )
 
 func TestMain(m *testing.M) {

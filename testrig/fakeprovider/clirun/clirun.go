@@ -1,8 +1,8 @@
 // Package clirun runs one real agent CLI (Claude Code, Codex CLI, Gemini
 // CLI) under a pseudo-terminal, offline against a fakeprovider.Server, with
 // a fresh home and project directory and its screen emulated, for the tests
-// of internal/fakeprovider and supervisor/usage. The set-up is
-// research/real-clis.md's (internal/realcli.Seed), plus the account header
+// of testrig/fakeprovider and supervisor/usage. The set-up is
+// research/real-clis.md's (testrig/realcli.Seed), plus the account header
 // the server tells agents apart by, and for Claude Code optionally the
 // claude.ai sign-in under which it reads the subscription rate-limit
 // headers.
@@ -22,10 +22,10 @@ import (
 	"github.com/creack/pty"
 	"github.com/hashicorp/go-hclog"
 
-	"github.com/wardenhq/warden/internal/fakeagent"
-	"github.com/wardenhq/warden/internal/fakeprovider"
-	"github.com/wardenhq/warden/internal/realcli"
 	"github.com/wardenhq/warden/protocol"
+	"github.com/wardenhq/warden/testrig/fakeagent"
+	"github.com/wardenhq/warden/testrig/fakeprovider"
+	"github.com/wardenhq/warden/testrig/realcli"
 )
 
 // Options say which CLI to start and how.

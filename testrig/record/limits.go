@@ -9,11 +9,11 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
-	"github.com/wardenhq/warden/internal/fakeprovider"
+	"github.com/wardenhq/warden/testrig/fakeprovider"
 )
 
 // limitSpecs are the scenarios where the fake provider signals a usage
-// limit as the vendor's server does (internal/fakeprovider LimitWindow and
+// limit as the vendor's server does (testrig/fakeprovider LimitWindow and
 // Quota) and the recording goes on past the reset:
 //
 //   - claude/limit-subscriber: Claude Code signed in as a claude.ai

@@ -13,10 +13,10 @@ import (
 	"sync"
 	"time"
 
-	"github.com/wardenhq/warden/internal/fakeagent"
 	"github.com/wardenhq/warden/protocol"
 	"github.com/wardenhq/warden/protocol/profile"
 	"github.com/wardenhq/warden/supervisor/hookbus"
+	"github.com/wardenhq/warden/testrig/fakeagent"
 )
 
 // spender[:in=N][:cached=N][:write=N][:out=N][:every=D][:turns=N][:cost=X]

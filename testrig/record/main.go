@@ -1,5 +1,5 @@
 // Command record runs a real agent CLI (Claude Code, Codex CLI or Gemini
-// CLI) under a pseudo-terminal against internal/fakeprovider, types a first
+// CLI) under a pseudo-terminal against testrig/fakeprovider, types a first
 // prompt and a CHECKPOINT REQUEST, and writes every byte the CLI wrote to
 // DIR/NAME.raw with a DIR/NAME.json sidecar: what was typed when, and the
 // checkpoint blocks a correct parser must extract. The dialog scenarios
@@ -21,8 +21,8 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
-	"github.com/wardenhq/warden/internal/fakeprovider"
 	wprofile "github.com/wardenhq/warden/protocol/profile"
+	"github.com/wardenhq/warden/testrig/fakeprovider"
 )
 
 type options struct {

@@ -9,7 +9,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/wardenhq/warden/internal/realcli"
+	"github.com/wardenhq/warden/testrig/realcli"
 )
 
 // RealCLI returns an installed agent CLI and holds one of the machine's
@@ -39,7 +39,7 @@ var BuildWarden = sync.OnceValues(func() (string, error) {
 	return bin, nil
 })
 
-// Seed prepares home for cli (internal/realcli) and returns its environment
+// Seed prepares home for cli (testrig/realcli) and returns its environment
 // as a team file's env table.
 func Seed(t testing.TB, cli, home, project, url string) map[string]string {
 	entries, err := realcli.Seed(cli, home, project, url)

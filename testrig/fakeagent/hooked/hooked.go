@@ -12,10 +12,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/wardenhq/warden/internal/fakeagent"
 	"github.com/wardenhq/warden/protocol"
 	"github.com/wardenhq/warden/protocol/profile"
 	"github.com/wardenhq/warden/supervisor/hookbus"
+	"github.com/wardenhq/warden/testrig/fakeagent"
 )
 
 // hooked[:pct=N][:limit=S]: an agent whose CLI has hooks, as Claude Code's

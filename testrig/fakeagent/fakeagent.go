@@ -13,7 +13,7 @@ import (
 const EnvMode = "WARDEN_FAKE_AGENT"
 
 // EnvOwner carries the pid of the test process that started the fake agent;
-// every descendant inherits it, which is how internal/proctest finds leftovers.
+// every descendant inherits it, which is how testrig/proctest finds leftovers.
 const EnvOwner = "WARDEN_TEST_OWNER"
 
 // ModeFunc runs a mode and returns the process exit code.

@@ -11,7 +11,7 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
-	"github.com/wardenhq/warden/internal/fakeprovider"
+	"github.com/wardenhq/warden/testrig/fakeprovider"
 )
 
 // The dialog scenarios: the model's first answer is one shell tool call

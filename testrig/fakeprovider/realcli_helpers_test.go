@@ -16,11 +16,11 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
-	"github.com/wardenhq/warden/internal/fakeprovider"
-	"github.com/wardenhq/warden/internal/fakeprovider/clirun"
-	"github.com/wardenhq/warden/internal/proctest"
-	"github.com/wardenhq/warden/internal/realcli"
 	"github.com/wardenhq/warden/protocol/profile"
+	"github.com/wardenhq/warden/testrig/fakeprovider"
+	"github.com/wardenhq/warden/testrig/fakeprovider/clirun"
+	"github.com/wardenhq/warden/testrig/proctest"
+	"github.com/wardenhq/warden/testrig/realcli"
 )
 
 // ready is what each CLI's screen shows once its prompt takes input.

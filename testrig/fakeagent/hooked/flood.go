@@ -10,9 +10,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/wardenhq/warden/internal/fakeagent"
 	"github.com/wardenhq/warden/protocol/profile"
 	"github.com/wardenhq/warden/supervisor/hookbus"
+	"github.com/wardenhq/warden/testrig/fakeagent"
 )
 
 // hookflood:n=N:done=FILE — a hostile agent on the hook socket: once its
