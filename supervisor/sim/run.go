@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/wardenhq/warden/internal/clock"
 	"github.com/wardenhq/warden/supervisor"
+	"github.com/wardenhq/warden/supervisor/control"
 	"github.com/wardenhq/warden/supervisor/state"
 )
 
@@ -217,6 +219,14 @@ func (w *World) apply(op Op) {
 	case OpSecond:
 		w.inv.stopped(w, time.Now())
 		w.team.Force()
+	case OpResume:
+		req := control.ResumeRequest{}
+		if op.Agent != "" {
+			req.MaxCost, _ = strconv.ParseFloat(op.Agent, 64)
+		}
+		if r, ok := c.(control.Resumer); ok {
+			_, _ = r.Resume(req) // refused when nothing is parked for the budget: fine
+		}
 	case OpRestart:
 		go func() { _, _ = c.Restart(w.restartCtx(), op.Agent) }()
 	}

@@ -273,6 +273,15 @@ func (w *World) limit(p *proc, agent string, reset time.Time) {
 	}
 }
 
+// spend is the agent's CLI saying, through its status line hook, what its
+// session has cost so far.
+func (w *World) spend(p *proc, agent string, dollars float64) {
+	payload := fmt.Sprintf(`{"cost":{"total_cost_usd":%.2f}}`, dollars)
+	if team := w.current(); team != nil {
+		team.RouteHook(hookbus.Message{Agent: agent, Kind: profile.KindClaudeStatus, Payload: []byte(payload), At: time.Now(), Pid: p.pid})
+	}
+}
+
 // setTeam sets the warden running now (the driver's; minds read it).
 func (w *World) setTeam(t *supervisor.Team) {
 	w.mu.Lock()
