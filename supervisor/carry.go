@@ -151,7 +151,9 @@ func (t *Team) unresumable(cp *protocol.Checkpoint) string {
 	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
 		return fmt.Sprintf("the agent's dir %s no longer exists", dir)
 	}
-	if cp.Git != nil && cp.Git.Branch != "" && cp.Git.Branch != "HEAD" {
+	// A record with no head was taken on a branch with no commit yet (a
+	// new repository): unborn, not gone — there is nothing it could lose.
+	if cp.Git != nil && cp.Git.Branch != "" && cp.Git.Branch != "HEAD" && cp.Git.Head != "" {
 		if !workspace.BranchExists(dir, cp.Git.Branch) {
 			return fmt.Sprintf("its git branch %q is gone", cp.Git.Branch)
 		}
