@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/wardenhq/warden/internal/console"
+	"github.com/wardenhq/warden/supervisor/agent"
 	"github.com/wardenhq/warden/supervisor/config"
 	"github.com/wardenhq/warden/supervisor/control"
 	"github.com/wardenhq/warden/supervisor/event"
@@ -86,10 +87,22 @@ func (c controlTeam) Resume(req control.ResumeRequest) (*control.Resumed, error)
 		res.MaxCost, res.MaxTokens = 0, 0
 	}
 	b.mu.Unlock()
+	var going []*agent.Agent
 	for _, a := range t.agents {
-		if (req.Agent == "" || a.Name() == req.Agent) && a.ReleaseBudget() {
+		if (req.Agent == "" || a.Name() == req.Agent) && a.BudgetHeld() {
 			res.Agents = append(res.Agents, a.Name())
+			going = append(going, a)
 		}
+	}
+	via := req.Via
+	if via == "" {
+		via = "cli"
+	}
+	// Said before they go on: what they do next comes after it in the events.
+	t.events.Emit(event.BudgetResumed, req.Agent, "", "agents", res.Agents, "lifted", res.Lifted, "max_cost", res.MaxCost,
+		"max_tokens", res.MaxTokens, "via", via)
+	for _, a := range going {
+		a.ReleaseBudget()
 	}
 	b = t.book()
 	b.paused = false
@@ -97,12 +110,6 @@ func (c controlTeam) Resume(req control.ResumeRequest) (*control.Resumed, error)
 		b.paused = b.paused || a.BudgetHeld()
 	}
 	b.mu.Unlock()
-	via := req.Via
-	if via == "" {
-		via = "cli"
-	}
-	t.events.Emit(event.BudgetResumed, req.Agent, "", "agents", res.Agents, "lifted", res.Lifted, "max_cost", res.MaxCost,
-		"max_tokens", res.MaxTokens, "via", via)
 	t.printf("RESUMED: %s (%s)\n", resumedWhat(res), via)
 	t.publish()
 	return res, nil

@@ -41,11 +41,12 @@ type Agent struct {
 	feedback       string               // a failed verify's output, for the next first prompt
 	forced         bool                 // its last stop needed SIGKILL
 	context        float64              // last context gauge, percent
-	pausedUntil    time.Time            // a usage-limit wait
+	pausedUntil    time.Time            // its account's hold plans to end then (holds.go)
 	dialog         string               // the dialog the agent waits on (state waiting)
 	lastRecord     *protocol.Checkpoint // the last checkpoint it made (warden ps, the page)
 	spend          protocol.Usage       // what its sessions spent in the run (usage.go)
-	budgetHeld     bool                 // parked for a person: the team's budget is reached (usage.go)
+	// holds are the reasons it is held (parked): its account, the budget.
+	holds holds
 	// carried: its CLI keeps warden's protocol where it keeps instructions
 	// (its settings put it there: launch.go), so warden wrap types no
 	// first prompt.

@@ -7,44 +7,16 @@ import (
 	"time"
 
 	"github.com/wardenhq/warden/supervisor/config"
-	"github.com/wardenhq/warden/supervisor/session"
 )
 
-// Park parks the agent at its account's usage limit until Unpark: its
-// session now, and any session it starts meanwhile (reporter.Started).
+// Park holds the agent at its account's usage limit until Unpark (the
+// account's Member): its session now, and any it starts meanwhile.
 // state.json shows until as paused_until.
-func (a *Agent) Park(until time.Time) {
-	a.mu.Lock()
-	a.pausedUntil = until
-	s := a.sess
-	a.mu.Unlock()
-	if s != nil {
-		s.Park(until)
-	}
-	a.d.Team.Publish()
-}
+func (a *Agent) Park(until time.Time) { a.Hold(HoldAccount, until) }
 
-// Unpark lets the agent go on: its account's limit has reset.
-func (a *Agent) Unpark() {
-	a.mu.Lock()
-	a.pausedUntil = time.Time{}
-	s, held := a.sess, a.budgetHeld // held for the team's budget: a person lets it go on (usage.go)
-	a.mu.Unlock()
-	if s != nil && !held {
-		s.Unpark()
-	}
-	a.d.Team.Publish()
-}
-
-// parkNew parks a session that starts while the agent is parked.
-func (a *Agent) parkNew(s *session.Session) {
-	a.mu.Lock()
-	until := a.pausedUntil
-	a.mu.Unlock()
-	if !until.IsZero() {
-		s.Park(until)
-	}
-}
+// Unpark releases the account's hold: its limit has reset. The agent goes
+// on unless another reason holds it (the team's budget).
+func (a *Agent) Unpark() { a.Release(HoldAccount) }
 
 // AccountOf is the account of an agent: its account key, else the same CLI
 // and config home — Claude Code's CLAUDE_CONFIG_DIR (or ~/.claude), Codex's

@@ -54,8 +54,7 @@ func (r *reporter) Started(s *session.Session) {
 	r.s = s
 	r.a.policy.Started()
 	r.a.started(s)
-	r.a.parkNew(s) // its account is at its limit: parked from the start
-	r.a.holdNew(s) // the team's budget is reached (on_budget = "pause"): held from the start
+	r.a.holdNew(s) // its account at its limit, the team's budget reached: parked from its start
 	if r.task != nil {
 		r.dispatchRecord(s)
 	}
@@ -146,14 +145,10 @@ func (r *reporter) Complete() {
 	r.a.d.Team.TeamCheckpoint(protocol.CauseLead, "agent "+r.a.cfg.Name+" printed CHECKPOINT COMPLETE", r.a.cfg.Name)
 }
 
-// Paused records when the parked session's account plans to go on (zero:
-// it went on): state.json's paused_until.
-func (r *reporter) Paused(until time.Time) {
-	r.a.mu.Lock()
-	r.a.pausedUntil = until
-	r.a.mu.Unlock()
-	r.a.d.Team.Publish()
-}
+// Paused: the parked session took its account's plan (zero: it went on).
+// The agent's holds already say when it goes on (paused_until): state.json
+// is written again.
+func (r *reporter) Paused(time.Time) { r.a.d.Team.Publish() }
 
 // Limit hands a sign of the usage limit the session saw to the agent's
 // account, which parks every agent of it.
