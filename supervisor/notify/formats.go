@@ -2,12 +2,14 @@ package notify
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"mime"
 	"strings"
 	"time"
 
+	"github.com/wardenhq/warden/protocol"
 	"github.com/wardenhq/warden/protocol/profile"
 	"github.com/wardenhq/warden/supervisor/config"
 	names "github.com/wardenhq/warden/supervisor/event"
@@ -62,17 +64,17 @@ func (n *Notifier) message(j job) Message {
 	if !json.Valid(m.Data) {
 		m.Data, _ = json.Marshal(string(m.Data))
 	}
-	who := firstNonEmpty(j.ev.Agent, "the team")
+	who := cmp.Or(j.ev.Agent, "the team")
 	var lines []string
 	if j.ev.Agent != "" || j.ev.Task != "" {
 		lines = append(lines, strings.TrimSpace(labelled("agent", j.ev.Agent)+" "+labelled("task", j.ev.Task)))
 	}
 	switch j.ev.Name {
 	case names.AgentWaiting:
-		m.Question = clip(firstNonEmpty(f.Question, profile.QuestionOf(f.Text)), maxQuestion)
+		m.Question = clip(cmp.Or(f.Question, profile.QuestionOf(f.Text)), maxQuestion)
 		m.DialogID = profile.DialogID(f.Text)
 		if now := j.dialog; now != "" && now != f.Text { // read off the screen since
-			m.Question = clip(firstNonEmpty(profile.QuestionOf(now), m.Question), maxQuestion)
+			m.Question = clip(cmp.Or(profile.QuestionOf(now), m.Question), maxQuestion)
 			m.DialogID = profile.DialogID(now)
 		}
 		m.Title = who + " waits for you"
@@ -88,7 +90,7 @@ func (n *Notifier) message(j job) Message {
 		}
 	default:
 		m.Title = who + ": " + strings.ReplaceAll(j.ev.Name, "_", " ")
-		if s := firstLine(firstNonEmpty(f.Reason, f.Text)); s != "" {
+		if s := protocol.FirstLine(cmp.Or(f.Reason, f.Text)); s != "" {
 			lines = append(lines, clip(s, maxQuestion))
 		}
 	}
@@ -183,16 +185,4 @@ func clip(s string, n int) string {
 		cut--
 	}
 	return s[:cut] + "…"
-}
-
-func firstLine(s string) string {
-	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
-	return s
-}
-
-func firstNonEmpty(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }

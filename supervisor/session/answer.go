@@ -127,7 +127,7 @@ func (s *Session) Answer(ctx context.Context, choice, dialogID, via string) (*An
 	}
 	if dialogID != "" && !s.isDialog(dialogID) {
 		return nil, fmt.Errorf("%w: the agent waits on another dialog now (%s), not the one answered: look again (warden ps) and answer that one",
-			StaleAnswer, firstLine(s.dialogQuestionNow()))
+			StaleAnswer, protocol.FirstLine(s.dialogQuestionNow()))
 	}
 	if a, ok, err := s.answerByDecision(ctx, choice, via); ok {
 		s.typedIntoDialog(viaAnswer) // its own DIALOG ANSWERED line says it closed
@@ -171,7 +171,7 @@ func (s *Session) Answer(ctx context.Context, choice, dialogID, via string) (*An
 	s.r.Event(event.DialogAnswered, "by", "person", "via", via, "choice", choice, "kind", d.Kind,
 		"text", visibleText(d.Text), "question", a.Question, "dialog_id", id, "session_id", s.id)
 	s.r.Printf("DIALOG ANSWERED: %s's dialog (%s: %s) answered %s by a person through %s\n",
-		s.cfg.Agent, d.Kind, firstLine(a.Question), choice, viaText(via))
+		s.cfg.Agent, d.Kind, protocol.FirstLine(a.Question), choice, viaText(via))
 	return a, nil
 }
 
@@ -204,7 +204,7 @@ func (s *Session) typeAnswer(choice, dialogID string) (profile.Dialog, string, e
 		}
 	}
 	if dialogID != "" && !s.isDialog(dialogID) {
-		return d, "", fmt.Errorf("%w: the dialog on the agent's screen now (%s) is not the one answered", StaleAnswer, firstLine(dialogQuestion(d)))
+		return d, "", fmt.Errorf("%w: the dialog on the agent's screen now (%s) is not the one answered", StaleAnswer, protocol.FirstLine(dialogQuestion(d)))
 	}
 	if a := s.dialog.announced.Load(); a != nil {
 		s.cfg.Clock.Sleep(answerShown - clock.Since(s.cfg.Clock, a.at))
