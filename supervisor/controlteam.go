@@ -105,10 +105,14 @@ func (c controlTeam) PS() control.PS {
 
 func agentInfo(a *agent.Agent) control.Agent {
 	info := control.Agent{AgentStatus: a.Status(), Profile: a.Config().Profile}
+	s := a.Session()
 	if info.Dialog != "" { // what it asks, and its id for warden answer --dialog
 		info.Question, info.DialogID = profile.QuestionOf(info.Dialog), profile.DialogID(info.Dialog)
+		if s != nil {
+			info.DialogID = s.DialogID(info.Dialog) // the one agent_waiting and the notification gave
+		}
 	}
-	if s := a.Session(); s != nil {
+	if s != nil {
 		info.SessionStarted = s.Started()
 		info.NextRequest, info.RequestedAt = s.Due()
 		info.Viewers, info.OutputSeq = s.Viewers(), s.OutputSeq()

@@ -55,6 +55,7 @@ func (n *Notifier) message(j job) Message {
 	var f struct {
 		Text     string `json:"text"`
 		Question string `json:"question"`
+		DialogID string `json:"dialog_id"`
 		Reason   string `json:"reason"`
 		Kind     string `json:"kind"`
 	}
@@ -72,7 +73,10 @@ func (n *Notifier) message(j job) Message {
 	switch j.ev.Name {
 	case names.AgentWaiting:
 		m.Question = clip(cmp.Or(f.Question, profile.QuestionOf(f.Text)), maxQuestion)
-		m.DialogID = profile.DialogID(f.Text)
+		// The id the event gave: a dialog announced by the CLI's status
+		// report or hook has one of its own, which warden answer takes
+		// once the screen shows the dialog too (its text's does not).
+		m.DialogID = cmp.Or(f.DialogID, profile.DialogID(f.Text))
 		if now := j.dialog; now != "" && now != f.Text { // read off the screen since
 			m.Question = clip(cmp.Or(profile.QuestionOf(now), m.Question), maxQuestion)
 			m.DialogID = profile.DialogID(now)

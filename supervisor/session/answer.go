@@ -49,6 +49,7 @@ const (
 // whether it was read off the screen.
 type announcement struct {
 	id       string
+	text     string
 	at       time.Time
 	onScreen bool
 	// prev is an announcement by the CLI's status report or hook just
@@ -78,7 +79,7 @@ const announceJoin = 3 * time.Second
 // it by either id.
 func (s *Session) announce(text string, onScreen bool) string {
 	now := s.cfg.Clock.Now()
-	a := &announcement{id: profile.DialogID(text), at: now, onScreen: onScreen}
+	a := &announcement{id: profile.DialogID(text), text: text, at: now, onScreen: onScreen}
 	if !onScreen {
 		a.id = profile.DialogID(text + "\x00" + s.id + "\x00" + strconv.FormatInt(now.UnixNano(), 10))
 	}
@@ -87,6 +88,18 @@ func (s *Session) announce(text string, onScreen bool) string {
 	}
 	s.dialog.announced.Store(a)
 	return a.id
+}
+
+// DialogID is the id warden gives a person for the dialog whose text is
+// text (warden ps, the page): the id agent_waiting announced it with while
+// that is its text — a dialog announced by the CLI's status report or hook
+// has an id of its own (announce) —, else the text's own
+// (profile.DialogID). An answer naming either is taken (isDialog).
+func (s *Session) DialogID(text string) string {
+	if a := s.dialog.announced.Load(); a != nil && a.text == text {
+		return a.id
+	}
+	return profile.DialogID(text)
 }
 
 // isDialog reports whether id names the dialog the agent waits on now: its

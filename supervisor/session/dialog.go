@@ -131,9 +131,10 @@ func (s *Session) checkDialog() {
 			s.log.Info("the CLI's usage-limit dialog", "keep", d.Keep.Choice, "after_reset", d.Keep.AfterReset)
 			break
 		}
+		id := s.announce(d.Text, onScreen) // before warden ps can show the dialog (DialogID)
 		s.r.Waiting(&d)
 		s.log.Warn("agent waits on a dialog", "kind", d.Kind, "text", protocol.FirstLine(d.Text), console.Printed, true)
-		s.r.Event(event.AgentWaiting, "kind", d.Kind, "text", d.Text, "question", dialogQuestion(d), "dialog_id", s.announce(d.Text, onScreen), "on_screen", onScreen, "session_id", s.id)
+		s.r.Event(event.AgentWaiting, "kind", d.Kind, "text", d.Text, "question", dialogQuestion(d), "dialog_id", id, "on_screen", onScreen, "session_id", s.id)
 		s.r.Printf("%s", waitsLine(s.cfg.Agent, d, s.cfg.Dialog)) // and how to answer it (dialogline.go)
 	case w.cur != nil:
 		if !w.kept {
