@@ -27,14 +27,14 @@ const eventsKept = 200
 
 // startControl serves the team's control socket (warden ps, screen,
 // attach, send, restart, stop, the page); it returns the function that
-// stops it.
-func (t *Team) startControl() func() {
+// stops it and the channel that gets the error the socket died of, or why
+// it could not listen.
+func (t *Team) startControl() (stop func(), failed <-chan error, err error) {
 	srv, err := control.Listen(t.log, t.dir.ControlSocket(), controlTeam{t}, t.hub)
 	if err != nil {
-		t.log.Warn("control socket not listening: warden ps, attach, send, restart and stop cannot reach this team", "error", err)
-		return func() {}
+		return nil, nil, err
 	}
-	return srv.Close
+	return srv.Close, srv.Failed(), nil
 }
 
 // controlTeam is the team as the control socket sees it.

@@ -16,7 +16,7 @@ import (
 
 // trigger is why a team checkpoint runs.
 type trigger struct {
-	source string // signal_file, signal, lead, budget
+	source string // signal_file, signal, lead, budget, usage_limit, failure
 	cause  string // protocol.Cause*
 	reason string
 	lead   string // the agent that printed CHECKPOINT COMPLETE

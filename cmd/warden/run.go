@@ -139,7 +139,11 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	//     (max_runtime counts from here);
 	//   - the team runs its generations; it is the one that returns — every
 	//     task done, or the team stopped and every process group gone — and
-	//     the edges and the page are taken down after it;
+	//     the edges and the page are taken down after it; unless an edge
+	//     fails (it could not be set up, or its socket died): that edge
+	//     returns first with its error, the team is stopped for it (a team
+	//     checkpoint) and warden exits 1 with the error (a page that fails
+	//     never ends the team);
 	//   - the signal handler turns the first INT, TERM or HUP into a clean
 	//     stop (a team checkpoint), the second into a forced one.
 	var g run.Group
@@ -154,11 +158,12 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	var result supervisor.Result
 	addTeamActor(&g, team, &result)
 	addSignalActor(&g, logger, team, nil)
-	if err := g.Run(); err != nil {
-		return err
-	}
+	err = g.Run() // an edge's failure, which stopped the team (Team.Fail), or nil
 	if line := carryOnLine(result, began.RunID, o.teamFile); line != "" {
 		fmt.Fprintln(team.Out(), line)
+	}
+	if err != nil {
+		return err
 	}
 	if code := result.ExitCode(); code != 0 {
 		return &exitError{code: code, err: result.Err}
