@@ -83,7 +83,7 @@ func (t *Team) openDialogs() map[string]string {
 func (t *Team) checkpointStarted(tr trigger) time.Time {
 	start := t.clock.Now()
 	t.log.Info("team checkpoint started", "reason", tr.reason, "cause", tr.cause)
-	t.events.Emit(event.TeamCheckpointStarted, "", "", "reason", tr.reason, "cause", tr.cause)
+	t.events.Emit(event.TeamCheckpointStarted, "", "", event.TeamCheckpointBegan{Reason: tr.reason, Cause: tr.cause}.KV()...)
 	t.printf("TEAM CHECKPOINT: %s\n", tr.reason)
 	return start
 }

@@ -52,14 +52,6 @@ const (
 
 // message builds the Message of job j.
 func (n *Notifier) message(j job) Message {
-	var f struct {
-		Text     string `json:"text"`
-		Question string `json:"question"`
-		DialogID string `json:"dialog_id"`
-		Reason   string `json:"reason"`
-		Kind     string `json:"kind"`
-	}
-	_ = json.Unmarshal(j.ev.JSON, &f)
 	m := Message{Event: j.ev.Name, Team: n.team, Agent: j.ev.Agent, Task: j.ev.Task, Link: n.link(),
 		Again: j.again, Suppressed: j.suppressed, Data: json.RawMessage(bytes.TrimSpace(j.ev.JSON))}
 	if !json.Valid(m.Data) {
@@ -72,6 +64,8 @@ func (n *Notifier) message(j job) Message {
 	}
 	switch j.ev.Name {
 	case names.AgentWaiting:
+		var f names.Waiting
+		_ = json.Unmarshal(j.ev.JSON, &f)
 		m.Question = clip(cmp.Or(f.Question, profile.QuestionOf(f.Text)), maxQuestion)
 		// The id the event gave: a dialog announced by the CLI's status
 		// report or hook has one of its own, which warden answer takes
@@ -93,6 +87,11 @@ func (n *Notifier) message(j job) Message {
 			lines = append(lines, "answer: warden answer "+j.ev.Agent+" allow-once|deny --dialog "+m.DialogID)
 		}
 	default:
+		var f struct { // what many events have: why, or what was said
+			Reason string `json:"reason"`
+			Text   string `json:"text"`
+		}
+		_ = json.Unmarshal(j.ev.JSON, &f)
 		m.Title = who + ": " + strings.ReplaceAll(j.ev.Name, "_", " ")
 		if s := protocol.FirstLine(cmp.Or(f.Reason, f.Text)); s != "" {
 			lines = append(lines, clip(s, maxQuestion))

@@ -181,8 +181,8 @@ func (s *Session) Answer(ctx context.Context, choice, dialogID, via string) (*An
 	}
 	a := &Answered{Choice: choice, Kind: d.Kind, Question: dialogQuestion(d), DialogID: id, Took: took}
 	s.log.Info("a person answered the dialog", "choice", choice, "via", via, "took", a.Took)
-	s.r.Event(event.DialogAnswered, "by", "person", "via", via, "choice", choice, "kind", d.Kind,
-		"text", visibleText(d.Text), "question", a.Question, "dialog_id", id, "session_id", s.id)
+	s.r.Event(event.DialogAnswered, event.AnsweredByPerson{By: "person", Via: via, Choice: choice, Kind: d.Kind,
+		Text: visibleText(d.Text), Question: a.Question, DialogID: id, SessionID: s.id}.KV()...)
 	s.r.Printf("DIALOG ANSWERED: %s's dialog (%s: %s) answered %s by a person through %s\n",
 		s.cfg.Agent, d.Kind, protocol.FirstLine(a.Question), choice, viaText(via))
 	return a, nil

@@ -134,7 +134,8 @@ func (s *Session) checkDialog() {
 		id := s.announce(d.Text, onScreen) // before warden ps can show the dialog (DialogID)
 		s.r.Waiting(&d)
 		s.log.Warn("agent waits on a dialog", "kind", d.Kind, "text", protocol.FirstLine(d.Text), console.Printed, true)
-		s.r.Event(event.AgentWaiting, "kind", d.Kind, "text", d.Text, "question", dialogQuestion(d), "dialog_id", id, "on_screen", onScreen, "session_id", s.id)
+		s.r.Event(event.AgentWaiting, event.Waiting{Kind: d.Kind, Text: d.Text, Question: dialogQuestion(d), DialogID: id,
+			OnScreen: onScreen, SessionID: s.id}.KV()...)
 		s.r.Printf("%s", waitsLine(s.cfg.Agent, d, s.cfg.Dialog)) // and how to answer it (dialogline.go)
 	case w.cur != nil:
 		if !w.kept {
@@ -198,7 +199,8 @@ func (s *Session) answerLimitDialog() bool {
 	}
 	s.input.mu.Unlock()
 	s.log.Info("the CLI's usage-limit dialog answered", "choice", d.Keep.Choice)
-	s.r.Event(event.DialogAnswered, "by", "warden", "choice", d.Keep.Choice, "kind", d.Kind, "text", w.cur.Text, "session_id", s.id)
+	s.r.Event(event.DialogAnswered, event.AnsweredByWarden{By: "warden", Choice: d.Keep.Choice, Kind: d.Kind, Text: w.cur.Text,
+		SessionID: s.id}.KV()...)
 	return true
 }
 
