@@ -14,7 +14,7 @@ import (
 type Data struct {
 	Team   string
 	Reason string // why, in words
-	Cause  string // protocol.Cause*: user_interrupt, manual, context_threshold, signal_file, lead, budget
+	Cause  string // protocol.Cause*: user_interrupt, manual, context_threshold, signal_file, lead, budget, usage_limit, warden_failed
 	Time   time.Time
 	Agents []Agent
 	Tasks  []Task
@@ -79,6 +79,7 @@ var causes = map[string]string{
 	"lead":              "the team lead ended it with CHECKPOINT COMPLETE",
 	"budget":            "the run reached its budget (max_runtime, stop_at, max_cost or max_tokens)",
 	"usage_limit":       "an account reached its usage limit (on_limit = \"checkpoint-exit\")",
+	"warden_failed":     "warden itself failed (its hook socket, control socket or signal-file watch) and ended the run",
 }
 
 // Render writes the handoff as Markdown, for handoff.md: the agents'

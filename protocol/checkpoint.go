@@ -24,6 +24,7 @@ const (
 	CauseLead             = "lead"              // a team lead printed CHECKPOINT COMPLETE
 	CauseBudget           = "budget"            // max_runtime, stop_at, max_cost or max_tokens
 	CauseUsageLimit       = "usage_limit"       // an account at its usage limit, with on_limit = "checkpoint-exit"
+	CauseWardenFailed     = "warden_failed"     // one of warden's edges failed: its hook socket, control socket or signal-file watch
 )
 
 // Git is where the agent's work tree stood when the checkpoint was taken.

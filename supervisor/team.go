@@ -67,6 +67,7 @@ type Team struct {
 	mu        sync.Mutex
 	gen       *agent.Generation // the current one
 	failure   error             // a team checkpoint that could not write its handoff
+	failed    error             // on mu: what Fail stopped the team for
 
 	// term is the user's terminal (warden wrap).
 	term *terminal
@@ -92,8 +93,10 @@ type Team struct {
 type Result struct {
 	Agents  []state.AgentStatus
 	Tasks   []queue.Status
-	Stopped bool  // stopped by the user (signal)
-	Err     error // the team could not be checkpointed (no handoff)
+	Stopped bool // stopped by the user (signal)
+	// Err: the team could not be checkpointed (no handoff), or warden
+	// failed (Fail: one of its edges) and stopped it.
+	Err error
 	// AtLimit: the run ended at an account's usage limit (on_limit =
 	// "checkpoint-exit"), to be carried on after the reset.
 	AtLimit bool
@@ -252,7 +255,8 @@ func (t *Team) Run() Result {
 			t.failure = err
 			break
 		}
-		if t.userStop.Load() || t.spent.Load() || t.atLimit.Load() || t.cfg.AfterTeamCheckpoint == config.AfterExit || !t.queue.Open() {
+		if t.userStop.Load() || t.spent.Load() || t.atLimit.Load() || t.failedWith() != nil ||
+			t.cfg.AfterTeamCheckpoint == config.AfterExit || !t.queue.Open() {
 			break
 		}
 		handoffText = text
@@ -282,6 +286,9 @@ func (t *Team) result() Result {
 	t.deps.Accounts.Close()
 	t.deps.Memory.Close() // the RSS watch ends, warden's cgroup goes
 	res := Result{Stopped: t.userStop.Load(), Agents: snap.Agents, Tasks: snap.Tasks, Err: t.failure, AtLimit: t.atLimit.Load()}
+	if res.Err == nil {
+		res.Err = t.failedWith()
+	}
 	c := queue.Counts(snap.Tasks)
 	kv := []any{"exit_code", res.ExitCode(), "tasks_complete", c[queue.Complete], "tasks_failed", c[queue.Failed], "tasks", len(snap.Tasks)}
 	t.events.Emit(event.TeamDone, "", "", append(kv, t.morningReport(res.ExitCode())...)...)
@@ -316,6 +323,30 @@ func (t *Team) Stop(byUser bool) {
 		t.userStop.Store(true)
 	}
 	t.trigger(trigger{source: "signal", cause: protocol.CauseUserInterrupt, reason: "stopped by the user (a signal)"})
+}
+
+// Fail stops the team cleanly because warden itself failed — one of its
+// edges (Edge.Run) could not be set up or died —: a team checkpoint (cause
+// warden_failed, err its reason), then exit 1 with err (Result.Err) rather
+// than a run that goes on without the edge. The first failure is the one
+// kept.
+func (t *Team) Fail(err error) {
+	if err == nil || t.finished.Load() {
+		return
+	}
+	t.mu.Lock()
+	if t.failed == nil {
+		t.failed = err
+	}
+	t.mu.Unlock()
+	t.trigger(trigger{source: "failure", cause: protocol.CauseWardenFailed, reason: err.Error()})
+}
+
+// failedWith is what Fail stopped the team for (nil: nothing).
+func (t *Team) failedWith() error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.failed
 }
 
 // Force kills every process group now (a second signal).

@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"cmp"
 	"os"
 	"path/filepath"
 	"strings"
@@ -46,11 +47,11 @@ func AccountOf(a config.Agent, environ []string) string {
 	}
 	switch a.Profile {
 	case "claude":
-		return a.Profile + ":" + firstNonEmpty(env("CLAUDE_CONFIG_DIR"), home(".claude"))
+		return a.Profile + ":" + cmp.Or(env("CLAUDE_CONFIG_DIR"), home(".claude"))
 	case "codex":
-		return a.Profile + ":" + firstNonEmpty(env("CODEX_HOME"), home(".codex"))
+		return a.Profile + ":" + cmp.Or(env("CODEX_HOME"), home(".codex"))
 	case "gemini":
-		return a.Profile + ":" + firstNonEmpty(env("GEMINI_CLI_HOME"), env("HOME"))
+		return a.Profile + ":" + cmp.Or(env("GEMINI_CLI_HOME"), env("HOME"))
 	}
 	return ""
 }

@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"sync"
@@ -67,7 +68,7 @@ func (r *reporter) dispatchRecord(s *session.Session) {
 	a, d, task := r.a, r.a.d, r.task
 	now := d.Clock.Now().UTC()
 	cp := protocol.Checkpoint{Status: protocol.StatusImplementing, Resumable: true,
-		Remaining: []string{"start the task: " + firstNonEmpty(task.Title, task.ID)}, StartedAt: now}
+		Remaining: []string{"start the task: " + cmp.Or(task.Title, task.ID)}, StartedAt: now}
 	if r.from != nil {
 		cp = *r.from
 	}
@@ -110,13 +111,6 @@ func inParens(s string) string {
 		return ""
 	}
 	return " (" + s + ")"
-}
-
-func firstNonEmpty(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }
 
 func (r *reporter) Stopping() { r.a.setState(state.Stopping, runner.Exit{}, "") }

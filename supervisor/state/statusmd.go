@@ -35,7 +35,7 @@ func statusMarkdown(s Snapshot) string {
 		}
 		status := string(a.State)
 		if a.Dialog != "" {
-			status += ": " + firstLine(a.Dialog)
+			status += ": " + protocol.FirstLine(a.Dialog)
 		}
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", cell(a.Name), cell(a.Task), progress, cell(update), cell(status))
 	}
@@ -116,7 +116,7 @@ func RenderDashboard(w io.Writer, s Snapshot, now time.Time) {
 	for _, a := range s.Agents {
 		reason := a.Reason
 		if a.Dialog != "" {
-			reason = "waits on: " + firstLine(a.Dialog)
+			reason = "waits on: " + protocol.FirstLine(a.Dialog)
 		}
 		if a.BudgetHeld {
 			reason = strings.TrimSpace("parked at the team's budget until `warden resume` " + reason)
@@ -214,11 +214,6 @@ func dash(s string) string {
 	if s == "" {
 		return "-"
 	}
-	return s
-}
-
-func firstLine(s string) string {
-	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
 	return s
 }
 
