@@ -2,7 +2,13 @@ package supervisor
 
 import (
 	"context"
+	"fmt"
+	"io"
 	"sync"
+	"time"
+
+	"github.com/wardenhq/warden/protocol"
+	"github.com/wardenhq/warden/runner"
 )
 
 // Edge is one of the team's edges, an actor that cmd/warden wires into its
@@ -117,4 +123,118 @@ func (t *Team) Keys() *Edge {
 		go t.pumpInput()
 	}
 	return edge("keys", func() {}, nil)
+}
+
+// watchBudget ends the run at the team's budget: max_runtime after the
+// start, or stop_at (the next such local time), whichever comes first — a
+// team checkpoint, then exit, as after_team_checkpoint = "exit". It returns
+// the function that stops watching.
+func (t *Team) watchBudget() func() {
+	now := t.clock.Now()
+	var at time.Time
+	var why string
+	if d := t.cfg.MaxRuntime; d > 0 {
+		at, why = now.Add(d), fmt.Sprintf("max_runtime %s reached", d)
+	}
+	if stop, ok := t.cfg.NextStop(now); ok && (at.IsZero() || stop.Before(at)) {
+		at, why = stop, fmt.Sprintf("stop_at %s reached", t.cfg.StopAt)
+	}
+	if at.IsZero() {
+		return func() {}
+	}
+	t.log.Info("the run ends at its budget", "at", at, "reason", why)
+	done := make(chan struct{})
+	go func() {
+		select {
+		case <-t.clock.After(at.Sub(now)):
+			t.spent.Store(true)
+			t.trigger(trigger{source: "budget", cause: protocol.CauseBudget, reason: why})
+		case <-done:
+		}
+	}()
+	return func() { close(done) }
+}
+
+// SetPage makes the team's [[notify]] messages link to its page (warden run
+// --http): the page's address, never its token.
+func (t *Team) SetPage(url string) {
+	if t.notifier != nil {
+		t.notifier.SetPage(url)
+	}
+}
+
+// dialogOf is the text of the dialog agent waits on now ("" none), as warden
+// ps shows it: a notification tells its question as the screen has it.
+func (t *Team) dialogOf(agent string) string {
+	if a := t.agentNamed(agent); a != nil {
+		return a.Status().Dialog
+	}
+	return ""
+}
+
+// terminal is the user's own terminal, attached for `warden wrap`: every
+// byte the agent writes goes to it, every keystroke goes to the agent, and
+// the agent's window follows its size. warden's own typing and the user's
+// never interleave inside one submission (the session's input lock).
+type terminal struct {
+	in  io.Reader
+	out io.Writer
+
+	mu   sync.Mutex
+	size runner.Size
+}
+
+// Output is where the agent's bytes go.
+func (t *terminal) Output() io.Writer { return t.out }
+
+// Size is the terminal's window size.
+func (t *terminal) Size() runner.Size {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.size
+}
+
+// AttachTerminal makes the team's (single) agent run in the user's terminal.
+// Call it before Run.
+func (t *Team) AttachTerminal(in io.Reader, out io.Writer, size runner.Size) {
+	t.term = &terminal{in: in, out: out, size: size}
+	t.deps.Term = t.term
+	t.deps.Wrap = true
+}
+
+// Resize follows the user's terminal (SIGWINCH): the running agents' ptys
+// and their screen readers get the new size.
+func (t *Team) Resize(size runner.Size) {
+	if t.term == nil {
+		return
+	}
+	t.term.mu.Lock()
+	t.term.size = size
+	t.term.mu.Unlock()
+	for _, a := range t.agents {
+		if s := a.Session(); s != nil {
+			if err := s.Resize(size); err != nil {
+				t.log.Warn("resize failed", "agent", a.Name(), "error", err)
+			}
+		}
+	}
+}
+
+// pumpInput copies the user's keystrokes to the current session of the
+// first agent until the input ends. Keystrokes that arrive while no session
+// runs (a restart, a team checkpoint) are dropped.
+func (t *Team) pumpInput() {
+	buf := make([]byte, 4096)
+	a := t.agents[0]
+	for {
+		n, err := t.term.in.Read(buf)
+		if n > 0 {
+			if s := a.Session(); s != nil {
+				s.Input(buf[:n])
+			}
+		}
+		if err != nil {
+			return
+		}
+	}
 }
