@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/wardenhq/warden/protocol"
+	"github.com/wardenhq/warden/supervisor/account"
 	"github.com/wardenhq/warden/supervisor/agent"
 	"github.com/wardenhq/warden/supervisor/config"
 	"github.com/wardenhq/warden/supervisor/queue"
@@ -66,9 +67,9 @@ func (a agentTeam) Pinned(task string) *protocol.Checkpoint {
 // account key, else the same CLI and config home): the first sign of a
 // usage limit on any agent parks every agent of its account (DESIGN §6
 // "Account").
-func newAccounts(t *Team) *agent.Accounts {
+func newAccounts(t *Team) *account.Accounts {
 	at := agentTeam{t}
-	accounts := agent.NewAccounts(agent.AccountsConfig{
+	accounts := account.NewAccounts(account.AccountsConfig{
 		Clock: t.clock, Log: t.log.Named("accounts"), Timers: &t.deps.Timers, OnLimit: t.cfg.OnLimit,
 		Emit:   func(name, ag string, kv ...any) { t.events.Emit(name, ag, "", kv...) },
 		Printf: at.Printf,

@@ -128,7 +128,7 @@ type Config struct {
 	// (nil: not recorded); it is capped at LogMaxSize (recording.go).
 	CastPath func(session string) string
 	// Cgroup is the cgroup v2 group the process starts in (memory_max), or
-	// nil (supervisor/agent/cgroup.go).
+	// nil (supervisor/memory/cgroup.go).
 	Cgroup *runner.Cgroup
 	// Channel, when set, attaches a Codex TUI to its own app-server and
 	// reads the thread through it too (channel.go).

@@ -1,4 +1,8 @@
-package agent
+// Package account parks the agents that share an account together at its
+// usage limit and resumes them at its reset (DESIGN §6 "Account"): a plain
+// object on an injected clock that knows its members only as Members (it
+// imports nothing of the agent).
+package account
 
 import (
 	"fmt"
