@@ -98,3 +98,5 @@ func difference(a, b []string) []string {
 	}
 	return out
 }
+
+const teamPage = "docs/team-file.md"

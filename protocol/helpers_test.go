@@ -3,19 +3,13 @@ package protocol
 import (
 	"fmt"
 	"os"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/hashicorp/go-hclog"
-
-	"github.com/wardenhq/warden/internal/fakeagent"
 )
-
-func TestMain(m *testing.M) {
-	fakeagent.Main()
-	os.Exit(m.Run())
-}
 
 // collector records what a Reader reports.
 type collector struct {
@@ -163,4 +157,85 @@ func (s *tuiStream) take() string {
 	out := s.b.String()
 	s.b.Reset()
 	return out
+}
+
+func itoa(n int) string {
+	if n == 0 {
+		return "0"
+	}
+	var b []byte
+	for ; n > 0; n /= 10 {
+		b = append([]byte{byte('0' + n%10)}, b...)
+	}
+	return string(b)
+}
+
+// wrap80 hard-wraps at 76 columns with a hanging indent, as the CLIs do.
+func wrap80(s string) []string {
+	var out []string
+	for len(s) > 76 {
+		cut := strings.LastIndex(s[:76], " ")
+		if cut <= 4 {
+			cut = 76
+		}
+		out = append(out, s[:cut])
+		s = "    " + strings.TrimLeft(s[cut:], " ")
+	}
+	return append(out, s)
+}
+
+// longSeed is a block with every seed line and an unknown one, its values
+// long enough to be hard-wrapped at 80 columns, and the block it is.
+func longSeed(task string) ([]string, Block) {
+	lines := []string{
+		"CHECKPOINT: " + task,
+		"Status: implementing",
+		"Phase: design",
+		"Current Step: wiring the lenient checkpoint parser into the reader, so that every seed line reaches the record",
+		"Completed:",
+		"- wrote the parser for the seeds' optional lines, with a table of tests for each form",
+		"Remaining:",
+		"- wire the reader",
+		"Files Modified: protocol/parser.go, protocol/parser_fields.go, protocol/lineclass.go, protocol/block.go",
+		"Files Created: protocol/extra.go, protocol/seeds.go, protocol/seeds_test.go, docs/protocol/lenient-blocks.md",
+		"Subtasks:",
+		"- [x] classify the seed lines and every other key line that a model may add to its block",
+		"- [ ] amend records with late lines",
+		"Errors:",
+		"- protocol/parser.go:120:7: undefined: extraKey, which the parser needs to read the lines it does not know",
+		"- go vet reports nothing",
+		"Confidence: high, since every recorded session of the real agent CLIs still parses to the same records",
+		"Estimated Progress: 65%",
+		"Notes: the hard wraps of a TUI at eighty columns must not change what the record holds, nor how many records",
+	}
+	want := Block{Task: task, Status: "implementing", Phase: "design",
+		CurrentStep:   "wiring the lenient checkpoint parser into the reader, so that every seed line reaches the record",
+		Completed:     []string{"wrote the parser for the seeds' optional lines, with a table of tests for each form"},
+		Remaining:     []string{"wire the reader"},
+		FilesModified: []string{"protocol/parser.go", "protocol/parser_fields.go", "protocol/lineclass.go", "protocol/block.go"},
+		FilesCreated:  []string{"protocol/extra.go", "protocol/seeds.go", "protocol/seeds_test.go", "docs/protocol/lenient-blocks.md"},
+		Subtasks: &Subtasks{Done: 1, Total: 2, Items: []Subtask{
+			{"classify the seed lines and every other key line that a model may add to its block", true},
+			{"amend records with late lines", false}}},
+		Errors: []ErrorItem{{Where: "protocol/parser.go:120:7",
+			Message: "undefined: extraKey, which the parser needs to read the lines it does not know"},
+			{Message: "go vet reports nothing"}},
+		Extra:    map[string]string{"Confidence": "high, since every recorded session of the real agent CLIs still parses to the same records"},
+		Progress: 65,
+		Notes:    "the hard wraps of a TUI at eighty columns must not change what the record holds, nor how many records",
+	}
+	var wrapped []string
+	for _, l := range lines {
+		wrapped = append(wrapped, wrap80(l)...)
+	}
+	return wrapped, want
+}
+
+// sameContent compares what the Reader reported with want, Reader fields aside.
+func sameContent(t *testing.T, got, want Block) {
+	t.Helper()
+	got.Epoch, got.Amends = 0, false
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("got  %+v\nwant %+v", got, want)
+	}
 }

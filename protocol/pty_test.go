@@ -1,3 +1,5 @@
+//go:build e2e
+
 package protocol
 
 import (
@@ -162,13 +164,7 @@ func TestPtyAnswerModes(t *testing.T) {
 	}
 }
 
-func itoa(n int) string {
-	if n == 0 {
-		return "0"
-	}
-	var b []byte
-	for ; n > 0; n /= 10 {
-		b = append([]byte{byte('0' + n%10)}, b...)
-	}
-	return string(b)
+func TestMain(m *testing.M) {
+	fakeagent.Main()
+	os.Exit(m.Run())
 }

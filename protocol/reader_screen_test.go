@@ -1,3 +1,5 @@
+//go:build !e2e
+
 package protocol
 
 import (
@@ -135,20 +137,6 @@ func TestScreenEchoOfPreambleAndHandoff(t *testing.T) {
 	r.Quiet()
 	r.Flush()
 	c.expect(t, 0, 0, 0)
-}
-
-// wrap80 hard-wraps at 76 columns with a hanging indent, as the CLIs do.
-func wrap80(s string) []string {
-	var out []string
-	for len(s) > 76 {
-		cut := strings.LastIndex(s[:76], " ")
-		if cut <= 4 {
-			cut = 76
-		}
-		out = append(out, s[:cut])
-		s = "    " + strings.TrimLeft(s[cut:], " ")
-	}
-	return append(out, s)
 }
 
 func TestScreenScrollbackAndHardWraps(t *testing.T) {

@@ -1,3 +1,5 @@
+//go:build e2e
+
 package runner
 
 import (
@@ -27,7 +29,7 @@ func idleWindow() time.Duration {
 // It runs first (benchmarks run in file order): BenchmarkFanout's bare loop
 // leaves ~50 parked OS threads behind that the Go runtime never releases.
 //
-// go test -run '^$' -bench Idle -benchtime 1x ./runner/
+// go test -tags e2e -run '^$' -bench Idle -benchtime 1x ./runner/
 func BenchmarkIdle(b *testing.B) {
 	const n = 50
 	defer proctest.AssertNone(b)

@@ -1,3 +1,5 @@
+//go:build e2e
+
 package runner
 
 import (
@@ -113,7 +115,7 @@ func logSize(b *testing.B, path string) int64 {
 //	lines64-w64B     20 MB, one write(2) per 64-byte line: the writer is the
 //	                 bottleneck, so this measures the writer more than us
 //
-// go test -run '^$' -bench Relay -benchtime 3x ./runner/
+// go test -tags e2e -run '^$' -bench Relay -benchtime 3x ./runner/
 func BenchmarkRelay(b *testing.B) {
 	for _, w := range []struct {
 		name                 string
@@ -138,7 +140,7 @@ func BenchmarkRelay(b *testing.B) {
 // KiB writes), each relayed to its own log; runner and bare interleaved.
 // peak-RSS-MB is this test process's VmHWM during the runner's runs.
 //
-// go test -run '^$' -bench Fanout -benchtime 5x ./runner/
+// go test -tags e2e -run '^$' -bench Fanout -benchtime 5x ./runner/
 func BenchmarkFanout(b *testing.B) {
 	const children = 50
 	defer proctest.AssertNone(b)

@@ -1,3 +1,5 @@
+//go:build e2e
+
 package runner
 
 import (
@@ -135,7 +137,7 @@ func startBare(b *testing.B, n int) team {
 // and bare interleaved: the time until every start returned and until every
 // child ran (printed "ready").
 //
-// go test -run '^$' -bench Start -benchtime 10x ./runner/
+// go test -tags e2e -run '^$' -bench Start -benchtime 10x ./runner/
 func BenchmarkStart(b *testing.B) {
 	const n = 100
 	defer proctest.AssertNone(b)

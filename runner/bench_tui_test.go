@@ -1,3 +1,5 @@
+//go:build e2e
+
 package runner
 
 import (
@@ -29,7 +31,7 @@ import (
 // every answer is read (all 50 alive, after a GC; the runtime keeps freed
 // memory, so this is what a running warden holds).
 //
-// go test -run '^$' -bench TUITeam -benchtime 1x ./runner/
+// go test -tags e2e -run '^$' -bench TUITeam -benchtime 1x ./runner/
 func BenchmarkTUITeam(b *testing.B) {
 	const agents, asks = 50, 10
 	defer proctest.AssertNone(b)

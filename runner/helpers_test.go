@@ -1,3 +1,5 @@
+//go:build e2e
+
 package runner
 
 import (
@@ -8,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hashicorp/go-hclog"
 	"github.com/wardenhq/warden/internal/fakeagent"
 	"github.com/wardenhq/warden/internal/proctest"
 )
@@ -17,10 +18,6 @@ func TestMain(m *testing.M) {
 	fakeagent.Main()
 	os.Exit(m.Run())
 }
-
-// testLogger is shared by all tests: the reaper keeps the first logger it is
-// given for the life of the process, so it must not be tied to one test.
-var testLogger = hclog.New(&hclog.LoggerOptions{Name: "test", Level: hclog.Warn, Output: os.Stderr})
 
 // capture is an Output that lets a test wait for text to appear.
 type capture struct {

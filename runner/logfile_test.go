@@ -1,3 +1,5 @@
+//go:build !e2e
+
 package runner
 
 import (
@@ -34,15 +36,6 @@ func mustStart(t *testing.T, l *logFile) {
 	if err := l.start(); err != nil {
 		t.Fatal(err)
 	}
-}
-
-func readFile(t *testing.T, path string) string {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
 }
 
 func TestLogRotatesKeepingTheNewest(t *testing.T) {

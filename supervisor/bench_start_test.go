@@ -1,3 +1,5 @@
+//go:build e2e
+
 package supervisor
 
 import (
@@ -18,7 +20,7 @@ import (
 // is stopped; cpu-ms is the supervisor's CPU time meanwhile. The runner's own starts are BenchmarkStart in runner/; this is
 // what the supervisor adds around them (sessions, logs, recordings, state).
 //
-// go test -run '^$' -bench TeamStart100 -benchtime 5x ./supervisor/
+// go test -tags e2e -run '^$' -bench TeamStart100 -benchtime 5x ./supervisor/
 func BenchmarkTeamStart100(b *testing.B) {
 	defer proctest.AssertNone(b)
 	var agents []fakeAgent

@@ -1,3 +1,5 @@
+//go:build e2e
+
 package supervisor
 
 import (
@@ -233,7 +235,7 @@ func TestMemoryFloorAdmitsAsMemoryFrees(t *testing.T) {
 // 10 s, the trees read every 2 s), each task 15 checkpoints a second apart.
 // It holds about 3.5 GB and takes two minutes:
 //
-//	WARDEN_MEMORY_FIGURE=30:400:8.5 go test -run '^$' -bench MemoryFloorFigure -benchtime 1x ./supervisor/
+//	WARDEN_MEMORY_FIGURE=30:400:8.5 go test -tags e2e -run '^$' -bench MemoryFloorFigure -benchtime 1x ./supervisor/
 //
 // On the machine's own MemAvailable, the room counted in what one more agent
 // takes of it (its private memory; warden learns the RSS of its tree, which

@@ -1,3 +1,5 @@
+//go:build e2e
+
 package main
 
 import (
@@ -229,11 +231,5 @@ func TestSecondSignalEscalates(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		cmd.Process.Kill()
 		t.Fatalf("second Ctrl-C did not force the stop (shutdown_timeout 60s)\n%s", stderr)
-	}
-}
-
-func TestUnknownCommandIsUsageError(t *testing.T) {
-	if code := realMain([]string{"frobnicate"}, new(bytes.Buffer), new(bytes.Buffer)); code != 2 {
-		t.Fatalf("exit %d, want 2", code)
 	}
 }

@@ -1,3 +1,5 @@
+//go:build !e2e
+
 package asciicast
 
 import (
@@ -8,11 +10,7 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
-
-	"github.com/hashicorp/go-hclog"
 )
-
-var testLog = hclog.NewNullLogger()
 
 // record writes chunks through a Writer into memory and returns the file.
 func record(t testing.TB, chunks ...[]byte) []byte {
@@ -57,22 +55,6 @@ func outputOf(t testing.TB, cast []byte) string {
 			out.WriteString(ev.Data)
 		}
 	}
-}
-
-// replaced is what a recording must show of raw output: valid UTF-8 as it
-// is, every byte outside a valid sequence as U+FFFD.
-func replaced(raw []byte) string {
-	var b strings.Builder
-	for len(raw) > 0 {
-		r, n := utf8.DecodeRune(raw)
-		if r == utf8.RuneError && n == 1 {
-			b.WriteString("\ufffd")
-		} else {
-			b.Write(raw[:n])
-		}
-		raw = raw[n:]
-	}
-	return b.String()
 }
 
 func TestMultibyteCharactersSplitAcrossChunksStayWhole(t *testing.T) {

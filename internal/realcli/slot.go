@@ -12,7 +12,7 @@ import (
 )
 
 // Slots is how many tests may run real CLIs at once on this machine, across
-// every test binary `go test ./...` runs side by side: $WARDEN_REALCLI_SLOTS,
+// every test binary `go test -tags e2e ./...` runs side by side: $WARDEN_REALCLI_SLOTS,
 // or one more than the machine has cores (at least 3). A real CLI's start
 // is seconds of Node.js on a core; with four packages' tests starting them
 // at once on two cores, their first screens took longer than any fair wait

@@ -9,7 +9,6 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
-	"github.com/wardenhq/warden/internal/fakeagent"
 	"github.com/wardenhq/warden/protocol"
 )
 
@@ -125,11 +124,17 @@ func (r *recording) typedAt(t testing.TB, prefix string, nth int) int {
 	return 0
 }
 
-func TestMain(m *testing.M) {
-	fakeagent.Main()
-	os.Exit(m.Run())
-}
-
 func testLogger(t testing.TB) hclog.Logger {
 	return hclog.New(&hclog.LoggerOptions{Name: t.Name(), Level: hclog.Warn, Output: os.Stderr})
+}
+
+var cliNames = []string{"claude", "codex", "gemini", "opencode", "qwen", "copilot"}
+
+func mustProfile(t testing.TB, name string) *Profile {
+	t.Helper()
+	p, err := For(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
 }

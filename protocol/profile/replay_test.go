@@ -1,3 +1,5 @@
+//go:build !e2e
+
 package profile
 
 import (
@@ -9,18 +11,7 @@ import (
 // Recorded screens (protocol/testdata/cli-*): what each profile must read
 // off them, at the moments the recorder typed.
 
-var cliNames = []string{"claude", "codex", "gemini", "opencode", "qwen", "copilot"}
-
 var recordingNames = []string{"checkpoint-200x50", "checkpoint-80x50", "repeat-200x50", "usage-limit-200x50"}
-
-func mustProfile(t testing.TB, name string) *Profile {
-	t.Helper()
-	p, err := For(name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return p
-}
 
 // TestRecordedReadyBeforeFirstPrompt: right before the first prompt was
 // typed the CLI is ready, its box empty, no turn running: a turn boundary.

@@ -1,48 +1,18 @@
+//go:build !e2e
+
 package hookbus
 
 import (
 	"bytes"
 	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
-	"github.com/hashicorp/go-hclog"
-
-	"github.com/wardenhq/warden/internal/fakeagent"
-	"github.com/wardenhq/warden/internal/proctest"
 	"github.com/wardenhq/warden/protocol/profile"
-	"github.com/wardenhq/warden/runner"
 )
-
-func testLogger() hclog.Logger {
-	return hclog.New(&hclog.LoggerOptions{Name: "test", Level: hclog.Warn, Output: os.Stderr})
-}
-
-func listen(t *testing.T, state string) *Server {
-	t.Helper()
-	s, err := Listen(testLogger(), socketOf(state))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(s.Close)
-	return s
-}
-
-func receive(t *testing.T, s *Server) Message {
-	t.Helper()
-	select {
-	case m := <-s.Messages():
-		return m
-	case <-time.After(5 * time.Second):
-		t.Fatal("no message")
-		return Message{}
-	}
-}
 
 func TestRoundTripAndPermissions(t *testing.T) {
 	state := t.TempDir()
@@ -156,63 +126,6 @@ func TestSpoolAndDrain(t *testing.T) {
 	if _, err := spoolOf(state, "../x"); err == nil {
 		t.Error("SpoolPath accepted a path in the agent name")
 	}
-}
-
-// hookCmd runs this test binary as `warden hook ARGS…`, as the agent's
-// own process would: leading a session of its own, with a runner tag.
-func hookCmd(env HookEnv, stdin string, args ...string) *exec.Cmd {
-	cmd := exec.Command(os.Args[0], append([]string{"hook"}, args...)...)
-	cmd.Env = append(os.Environ(), "GORACE=atexit_sleep_ms=0", envTestHook+"=1", EnvAgent+"="+env.Agent, EnvStateDir+"="+env.StateDir,
-		EnvSocket+"="+env.Socket, fakeagent.EnvOwner+"="+itoa(os.Getpid()), runner.RunnerTagEnv+"=1.1")
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	cmd.Stdin = strings.NewReader(stdin)
-	return cmd
-}
-
-func TestHookProcessCannotConnectExitsFast(t *testing.T) {
-	t.Cleanup(func() { proctest.AssertNone(t) })
-	state := t.TempDir()
-	// A socket path nobody listens on, and one whose server accepts but
-	// never answers: both spool, exit 0, and print nothing.
-	dead := filepath.Join(state, "dead.sock")
-	for _, sock := range []string{dead, stuckSocket(t)} {
-		start := time.Now()
-		var stdout, stderr bytes.Buffer
-		cmd := hookCmd(HookEnv{Agent: "w1", StateDir: state, Socket: sock}, `{"last_assistant_message":"x"}`, profile.KindClaudeStop)
-		cmd.Stdout, cmd.Stderr = &stdout, &stderr
-		err := cmd.Run()
-		if err != nil || stdout.Len() != 0 || stderr.Len() != 0 {
-			t.Errorf("hook: %v, stdout %q, stderr %q", err, stdout.String(), stderr.String())
-		}
-		if d := time.Since(start); d > SendTimeout+time.Second {
-			t.Errorf("hook took %v, want under SendTimeout + 1 s", d)
-		}
-	}
-	msgs, _, _ := Drain(state)
-	if len(msgs) != 2 {
-		t.Errorf("spooled %d messages, want 2", len(msgs))
-	}
-	// Without its environment the hook still exits 0 at once, silently.
-	cmd := hookCmd(HookEnv{}, `{}`, "no-such-kind")
-	if out, err := cmd.CombinedOutput(); err != nil || len(out) != 0 {
-		t.Errorf("hook without env: %v, %q", err, out)
-	}
-}
-
-// stuckSocket listens but never reads or answers.
-func stuckSocket(t *testing.T) string {
-	dir, err := os.MkdirTemp("", "stuck")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	p := filepath.Join(dir, "s.sock")
-	ln, err := netListenUnix(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
-	return p
 }
 
 func TestHookLogsFailure(t *testing.T) {

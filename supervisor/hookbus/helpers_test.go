@@ -1,16 +1,14 @@
 package hookbus
 
 import (
-	"net"
 	"os"
-	"strconv"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
 
 	"github.com/wardenhq/warden/supervisor/state"
 )
-
-func itoa(i int) string { return strconv.Itoa(i) }
-
-func netListenUnix(p string) (net.Listener, error) { return net.Listen("unix", p) }
 
 // socketOf is the hook socket of the state dir at dir.
 func socketOf(dir string) string { return state.NewLayout(dir).HookSocket() }
@@ -26,4 +24,29 @@ func inAgent(env HookEnv) HookEnv {
 		return &Sender{Pid: os.Getpid(), Start: 2, Agent: 1, AgentStart: 1, Tag: "1.1"}, nil
 	}
 	return env
+}
+
+func testLogger() hclog.Logger {
+	return hclog.New(&hclog.LoggerOptions{Name: "test", Level: hclog.Warn, Output: os.Stderr})
+}
+
+func listen(t *testing.T, state string) *Server {
+	t.Helper()
+	s, err := Listen(testLogger(), socketOf(state))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Close)
+	return s
+}
+
+func receive(t *testing.T, s *Server) Message {
+	t.Helper()
+	select {
+	case m := <-s.Messages():
+		return m
+	case <-time.After(5 * time.Second):
+		t.Fatal("no message")
+		return Message{}
+	}
 }

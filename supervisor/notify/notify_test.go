@@ -1,3 +1,5 @@
+//go:build e2e
+
 package notify
 
 import (
@@ -11,8 +13,6 @@ import (
 	"github.com/wardenhq/warden/internal/fakeagent"
 	"github.com/wardenhq/warden/supervisor/config"
 )
-
-var t0 = time.Date(2026, 5, 3, 22, 15, 0, 0, time.UTC)
 
 // TestCommandGetsEventAndEnv: the command reads the event's line on stdin,
 // byte for byte, and finds the five variables added to warden's own
@@ -118,39 +118,6 @@ func TestRateLimit(t *testing.T) {
 	}
 	h.n.Notify(event("agent_stalled", "w1", "A5")) // the interval starts again at A4
 	h.none(t)
-}
-
-func TestLimiter(t *testing.T) {
-	l := newLimiter()
-	a := key{rule: 0, event: "agent_stalled", agent: "w1"}
-	b := key{rule: 1, event: "agent_stalled", agent: "w1"} // another rule: its own interval
-	steps := []struct {
-		k          key
-		at         time.Duration
-		send       bool
-		suppressed int
-	}{
-		{a, 0, true, 0},
-		{b, 0, true, 0},
-		{a, time.Minute, false, 0},
-		{a, 9*time.Minute + 59*time.Second, false, 0},
-		{a, 10 * time.Minute, true, 2},
-		{a, 10 * time.Minute, false, 0},
-		{b, 25 * time.Minute, true, 0},
-	}
-	for i, s := range steps {
-		send, n := l.take(s.k, 10*time.Minute, t0.Add(s.at))
-		if send != s.send || n != s.suppressed {
-			t.Errorf("step %d: take = %v, %d; want %v, %d", i, send, n, s.send, s.suppressed)
-		}
-	}
-	l.hold(a) // dropped from a full queue: carried by the next one
-	if send, n := l.take(a, 10*time.Minute, t0.Add(20*time.Minute)); !send || n != 2 {
-		t.Errorf("after hold: take = %v, %d; want true, 2", send, n)
-	}
-	if send, n := l.take(a, 0, t0.Add(20*time.Minute)); !send || n != 0 {
-		t.Errorf("interval 0: take = %v, %d; want true, 0", send, n)
-	}
 }
 
 // TestZeroIntervalSendsEvery: min_interval "0s" limits nothing.

@@ -1,7 +1,9 @@
+//go:build e2e
+
 // Package realclis runs the real agent CLIs (Claude Code, Codex CLI, Gemini
 // CLI, OpenCode, Qwen Code, GitHub Copilot CLI) as a team's agents under the
 // supervisor, offline against the fake provider. It is a package of its own
-// so that `go test ./...` runs these minutes of real CLIs beside the
+// so that `go test -tags e2e ./...` runs these minutes of real CLIs beside the
 // supervisor's other tests, not after them.
 package realclis
 

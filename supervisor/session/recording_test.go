@@ -1,3 +1,5 @@
+//go:build e2e
+
 package session
 
 import (
@@ -12,7 +14,6 @@ import (
 	"time"
 
 	"github.com/hashicorp/go-hclog"
-
 	"github.com/wardenhq/warden/internal/asciicast"
 	"github.com/wardenhq/warden/internal/fakeagent"
 	"github.com/wardenhq/warden/internal/proctest"

@@ -176,3 +176,46 @@ func sparse(t testing.TB, path string, size int64) {
 		t.Fatal(err)
 	}
 }
+
+// markerScript writes a program that appends a line to marker when it runs
+// and copies its input to its output (a working filter), and returns its
+// path and marker's.
+func markerScript(t *testing.T) (script, marker string) {
+	t.Helper()
+	dir := t.TempDir()
+	marker = filepath.Join(dir, "ran")
+	script = filepath.Join(dir, "driver.sh")
+	write(t, script, "#!/bin/sh\necho \"ran: $*\" >> '"+marker+"'\nexec cat\n")
+	os.Chmod(script, 0o755)
+	return script, marker
+}
+
+// configureDrivers defines, in the user's global configuration and in the
+// repository's, filter, merge and diff drivers that run the script: what a
+// user with git-lfs (a filter.lfs.process driver) or a merge tool has.
+func configureDrivers(t *testing.T, root, script string) {
+	t.Helper()
+	for _, scope := range []string{"--global", "--local"} {
+		for _, kv := range [][2]string{
+			{"filter.lfs.clean", script + " %f"}, {"filter.lfs.smudge", script + " %f"},
+			{"filter.lfs.process", script}, {"filter.lfs.required", "true"},
+			{"filter.My.Dotted.clean", script}, {"merge.mine.driver", script + " %O %A %B"},
+			{"diff.mine.textconv", script}, {"diff.mine.command", script},
+		} {
+			gitT(t, root, "config", scope, kv[0], kv[1])
+		}
+	}
+}
+
+func assertNothingMade(t *testing.T, r Repo, root, path, branch string) {
+	t.Helper()
+	if exists(path) {
+		t.Errorf("%s was left behind", path)
+	}
+	if ok, err := r.BranchExists(context.Background(), branch); ok || err != nil {
+		t.Errorf("branch %s left behind (%v)", branch, err)
+	}
+	if list := gitT(t, root, "worktree", "list", "--porcelain"); strings.Contains(list, path) {
+		t.Errorf("worktree still registered:\n%s", list)
+	}
+}

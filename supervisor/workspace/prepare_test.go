@@ -1,3 +1,5 @@
+//go:build !e2e
+
 package workspace
 
 import (
@@ -116,19 +118,6 @@ func TestConflictBetweenDependenciesLeavesNothing(t *testing.T) {
 		t.Errorf("error %q does not name the paths", err)
 	}
 	assertNothingMade(t, r, root, path, "warden/t/T3")
-}
-
-func assertNothingMade(t *testing.T, r Repo, root, path, branch string) {
-	t.Helper()
-	if exists(path) {
-		t.Errorf("%s was left behind", path)
-	}
-	if ok, err := r.BranchExists(context.Background(), branch); ok || err != nil {
-		t.Errorf("branch %s left behind (%v)", branch, err)
-	}
-	if list := gitT(t, root, "worktree", "list", "--porcelain"); strings.Contains(list, path) {
-		t.Errorf("worktree still registered:\n%s", list)
-	}
 }
 
 // A start point git does not know fails before anything is made; a

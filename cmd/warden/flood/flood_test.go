@@ -1,7 +1,9 @@
+//go:build e2e
+
 // Package flood floods warden, built without the race detector and run as
 // a process of its own, with checkpoint answers on its agent's terminal and
 // through its hook socket (issue 14's bounds). A package of its own so that
-// `go test ./...` runs these minutes beside cmd/warden's other tests.
+// `go test -tags e2e ./...` runs these minutes beside cmd/warden's other tests.
 package flood
 
 import (
