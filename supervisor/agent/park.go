@@ -1,12 +1,11 @@
 package agent
 
 import (
-	"cmp"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
+	"github.com/wardenhq/warden/protocol/profile"
 	"github.com/wardenhq/warden/supervisor/config"
 )
 
@@ -19,16 +18,15 @@ func (a *Agent) Park(until time.Time) { a.Hold(HoldAccount, until) }
 // on unless another reason holds it (the team's budget).
 func (a *Agent) Unpark() { a.Release(HoldAccount) }
 
-// AccountOf is the account of an agent: its account key, else the same CLI
-// and config home — Claude Code's CLAUDE_CONFIG_DIR (or ~/.claude), Codex's
-// CODEX_HOME (or ~/.codex), Gemini CLI's user home (warden's Gemini home
-// links back to ~/.gemini) — from the agent's env over environ; a plain
-// agent has none ("").
+// AccountOf is the account of an agent: its account key, else its CLI's
+// account home (the profile's: Claude Code's CLAUDE_CONFIG_DIR or
+// ~/.claude, Codex's CODEX_HOME or ~/.codex…) from the agent's env over
+// environ; a plain agent has none ("").
 func AccountOf(a config.Agent, environ []string) string {
 	if a.Account != "" {
 		return a.Account
 	}
-	env := func(k string) string {
+	return profile.AccountHome(a.Profile, func(k string) string {
 		if v, ok := a.Env[k]; ok {
 			return v
 		}
@@ -38,22 +36,7 @@ func AccountOf(a config.Agent, environ []string) string {
 			}
 		}
 		return ""
-	}
-	home := func(sub string) string {
-		if h := env("HOME"); h != "" {
-			return filepath.Join(h, sub)
-		}
-		return ""
-	}
-	switch a.Profile {
-	case "claude":
-		return a.Profile + ":" + cmp.Or(env("CLAUDE_CONFIG_DIR"), home(".claude"))
-	case "codex":
-		return a.Profile + ":" + cmp.Or(env("CODEX_HOME"), home(".codex"))
-	case "gemini":
-		return a.Profile + ":" + cmp.Or(env("GEMINI_CLI_HOME"), env("HOME"))
-	}
-	return ""
+	})
 }
 
 // Environ is warden's environment, which an agent's env is laid over.
