@@ -135,8 +135,9 @@ type Config struct {
 	Channel *Channel
 	// Start starts the process (nil: StartProcess, a program under a pty).
 	Start Starter
-	// Started, when set, is called once the process was started (or could
-	// not be): the agent holds its team's stop off until then.
+	// Started, when set, is called once the process was started and
+	// agent_started written (or it could not start): the agent holds its
+	// team's stop off until then.
 	Started func()
 }
 
