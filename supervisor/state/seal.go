@@ -210,18 +210,32 @@ func (s *Store) RunSealed(run string) bool { return s.runSealed(run) }
 
 // runSealed reports whether any record of run carries warden's seal: then
 // every record of it must (a record without one is not an older warden's
-// but someone's since). Known once seen; looked for in the latest files
-// and the history's records of that run.
+// but someone's since). Looked for once per run in the latest files, the
+// backups and the history's records of that run, then known: a record
+// this store seals marks its run (markSealed); a sealed record someone
+// copies in later from elsewhere is not looked for again.
 func (s *Store) runSealed(run string) bool {
 	if s.sealer == nil {
 		return false
 	}
 	s.sealMu.Lock()
-	done := s.sealedRuns[run]
+	sealed, known := s.sealedRuns[run]
 	s.sealMu.Unlock()
-	if done {
-		return true
+	if known {
+		return sealed
 	}
+	defer func() {
+		s.sealMu.Lock()
+		if _, set := s.sealedRuns[run]; !set {
+			s.sealedRuns[run] = false
+		}
+		s.sealMu.Unlock()
+	}()
+	s.sealMu.Lock()
+	if s.sealedRuns == nil {
+		s.sealedRuns = map[string]bool{}
+	}
+	s.sealMu.Unlock()
 	for _, f := range s.recordFiles(run) {
 		b, err := safefile.ReadFile(f)
 		if err != nil {

@@ -50,7 +50,7 @@ type Store struct {
 
 	sealer     *sealer // nil: records are neither sealed nor checked (SetKey)
 	sealMu     sync.Mutex
-	sealedRuns map[string]bool // runs known to have a sealed record
+	sealedRuns map[string]bool // runs looked for: whether they have a sealed record
 	reported   map[string]bool // untrusted records said, by file and contents
 }
 
