@@ -57,6 +57,12 @@ func (t *Team) carryOn(prev *state.Snapshot) (Beginning, error) {
 	}
 	t.printf("CARRYING ON: run %s (started %s, %s): %d of %d tasks complete; `warden run --fresh` starts over instead\n",
 		t.thisRun.id, t.thisRun.started.Local().Format("2006-01-02 15:04"), how, n, len(prev.Tasks))
+	if t.store.KeyLost(t.thisRun.id) {
+		t.log.Error("the key that sealed the run's records is gone: none of them is trusted", "key", t.keyPath)
+		t.printf("WARNING: no record of run %s is sealed with the key at %s: the key that sealed them is gone (made anew, "+
+			"or another); none of them is trusted, and its tasks go on from their prompts — put the old key back and run again "+
+			"to carry the run on from its records\n", t.thisRun.id, t.keyPath)
+	}
 	t.store.OnUntrusted = t.untrustedRecord
 	t.sealLegacy()
 	for _, d := range state.Differences(prev.Specs, teamTasks(t.cfg)) {

@@ -294,3 +294,26 @@ func TestAFinishedRunCountsOnlyWardensCompletions(t *testing.T) {
 		t.Errorf("stdout:\n%s", out.String())
 	}
 }
+
+// A key lost (made anew, another in its place): no record of the run is
+// sealed with the key warden has, so none is trusted — said once, plainly,
+// before each record's own warning — and the task starts from its prompt.
+func TestALostKeyIsSaid(t *testing.T) {
+	defer proctest.AssertNone(t)
+	cfg := writeTeam(t, oneTask, fakeAgent{name: "w1", mode: "worker:steps=2"})
+	st := seedLegacyRun(t, cfg, "R1")
+	st.SetKey(bytes.Repeat([]byte{9}, 32)) // not the user's key
+	if err := st.Save(record("w1-T1-40", 40, time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	res, stdout, team := runTeamWith(t, cfg, 60*time.Second, resumeRun)
+	if res.ExitCode() != 0 {
+		t.Fatalf("exit %d\n%s", res.ExitCode(), stdout)
+	}
+	if !strings.Contains(stdout, "WARNING: no record of run R1 is sealed with the key at ") {
+		t.Errorf("the lost key is not said:\n%s", stdout)
+	}
+	if log, _ := os.ReadFile(team.dir.AgentLog("w1")); strings.Contains(string(log), "You are resuming") {
+		t.Errorf("resumed from a record no key of warden's sealed:\n%s", log)
+	}
+}

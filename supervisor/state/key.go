@@ -84,9 +84,16 @@ func readKey(path string) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("record key: %w", err)
 	}
-	if fi.Mode().Perm()&0o077 != 0 {
+	switch perm := fi.Mode().Perm(); {
+	case perm&0o007 != 0 || (perm&0o070 != 0 && !safefile.MyGroup(fi)):
 		return nil, fmt.Errorf("record key %s may be read or written by others (mode %v): it proves nothing; remove it "+
-			"(warden makes a new one, and no record it sealed is trusted then: `warden run --fresh`)", path, fi.Mode().Perm())
+			"(warden makes a new one, and no record it sealed is trusted then: `warden run --fresh`)", path, perm)
+	case perm&0o070 != 0:
+		// A scheduler's volume gives its files the pod's group (fsGroup):
+		// that group is this pod's; the key is made private again.
+		if err := f.Chmod(0o600); err != nil {
+			return nil, fmt.Errorf("record key: %w", err)
+		}
 	}
 	key, err := io.ReadAll(io.LimitReader(f, keySize+1))
 	if err != nil {

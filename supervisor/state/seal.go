@@ -204,13 +204,14 @@ func (s *Store) markSealed(run string) {
 	s.sealedRuns[run] = true
 }
 
-// RunSealed reports whether a record of run carries warden's seal (a
-// store that seals nothing: false).
+// RunSealed reports whether a record of run carries a seal (a store that
+// seals nothing: false): the run is not an older warden's.
 func (s *Store) RunSealed(run string) bool { return s.runSealed(run) }
 
-// runSealed reports whether any record of run carries warden's seal: then
-// every record of it must (a record without one is not an older warden's
-// but someone's since). Looked for once per run in the latest files, the
+// runSealed reports whether any record of run carries a seal — warden's,
+// or one that does not match (its key lost, or forged): then every record
+// of it must carry warden's (a record without one is not an older
+// warden's but someone's since). Looked for once per run in the latest files, the
 // backups and the history's records of that run, then known: a record
 // this store seals marks its run (markSealed); a sealed record someone
 // copies in later from elsewhere is not looked for again.
@@ -245,12 +246,35 @@ func (s *Store) runSealed(run string) bool {
 		if json.Unmarshal(b, &cp) != nil || cp.RunID != run || cp.Mac == "" {
 			continue
 		}
-		if _, err := s.sealer.check(&cp); err == nil {
-			s.markSealed(run)
-			return true
-		}
+		// A seal, whether this key made it or not (a key lost and made
+		// anew, a seal forged): either way not an older warden's run.
+		s.markSealed(run)
+		return true
 	}
 	return false
+}
+
+// KeyLost reports whether run has sealed records and none of them is
+// sealed with this store's key: the key that sealed them is gone (made
+// anew, or replaced), and no record of the run can be trusted.
+func (s *Store) KeyLost(run string) bool {
+	if s.sealer == nil || !s.runSealed(run) {
+		return false
+	}
+	for _, f := range s.recordFiles(run) {
+		b, err := safefile.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		var cp protocol.Checkpoint
+		if json.Unmarshal(b, &cp) != nil || cp.RunID != run || cp.Mac == "" {
+			continue
+		}
+		if _, err := s.sealer.check(&cp); err == nil {
+			return false
+		}
+	}
+	return true
 }
 
 // recordFiles lists every file that may hold a record of run: the latest

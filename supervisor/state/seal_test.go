@@ -248,6 +248,13 @@ func TestRecordKey(t *testing.T) {
 	if k2, err := LoadKey(p); err != nil || !bytes.Equal(k1, k2) {
 		t.Errorf("a second load made another key: %v", err)
 	}
+	os.Chmod(p, 0o640) // a scheduler's volume: the pod's own group
+	if k, err := LoadKey(p); err != nil || !bytes.Equal(k, k1) {
+		t.Errorf("a key of this process's group: %v", err)
+	}
+	if fi, _ := os.Stat(p); fi.Mode().Perm() != 0o600 {
+		t.Errorf("the key left %v", fi.Mode().Perm())
+	}
 	os.Chmod(p, 0o644)
 	if _, err := LoadKey(p); err == nil || !strings.Contains(err.Error(), "may be read or written by others") {
 		t.Errorf("a key others may read: %v", err)
