@@ -143,6 +143,7 @@ func (t *Team) sealLegacy() {
 	again := ""
 	if len(reopened) > 0 {
 		slices.Sort(reopened)
+		reopened = slices.Compact(reopened) // one task, archived by two agents
 		again = fmt.Sprintf("; an older warden's archive proves no completion: %s resume from it and are verified again",
 			strings.Join(reopened, ", "))
 	}
