@@ -104,6 +104,13 @@ type Checkpoint struct {
 	// files, read at the record and again at the session's end), where
 	// warden can read it.
 	Usage *Usage `json:"usage,omitempty"`
+	// Mac is warden's seal on the record (issue 33): "record:HEX" on every
+	// record it writes, "complete:HEX" on the archive it makes of a record
+	// whose task's verify passed — an HMAC-SHA256 over the record's other
+	// fields with a key kept outside the state dir (supervisor/state
+	// seal.go). A record without one was written by an older warden, or
+	// not by warden.
+	Mac string `json:"mac,omitempty"`
 }
 
 // UnmarshalJSON reads a record; one without a version (written before the

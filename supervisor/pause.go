@@ -41,6 +41,9 @@ func (t *Team) pauseForBudget(why string) {
 // (lifted). budget_resumed says what was done.
 func (c controlTeam) Resume(req control.ResumeRequest) (*control.Resumed, error) {
 	t := c.t
+	if req.Account != "" {
+		return c.releaseAccount(req)
+	}
 	if req.Agent != "" && t.agentNamed(req.Agent) == nil {
 		return nil, fmt.Errorf("no agent named %q", req.Agent)
 	}
@@ -113,6 +116,26 @@ func (c controlTeam) Resume(req control.ResumeRequest) (*control.Resumed, error)
 	t.printf("RESUMED: %s (%s)\n", resumedWhat(res), via)
 	t.publish()
 	return res, nil
+}
+
+// releaseAccount ends the usage-limit park of req.Account (`warden resume
+// --account`, the page) at once: a person's word, which account_resumed
+// says (by person, via). It takes no agent and no budget.
+func (c controlTeam) releaseAccount(req control.ResumeRequest) (*control.Resumed, error) {
+	t := c.t
+	if req.Agent != "" || req.MaxCost != 0 || req.MaxTokens != 0 {
+		return nil, errors.New("--account goes alone: no agent, no budget")
+	}
+	via := req.Via
+	if via == "" {
+		via = "cli"
+	}
+	agents, err := t.deps.Accounts.Release(req.Account, via)
+	if err != nil {
+		return nil, err
+	}
+	t.publish()
+	return &control.Resumed{Agents: agents, Account: req.Account}, nil
 }
 
 // spentOf is what the book says the run spent (b.mu held).

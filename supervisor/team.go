@@ -6,6 +6,7 @@ package supervisor
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"os"
 	"sort"
@@ -74,6 +75,8 @@ type Team struct {
 	term *terminal
 	// pinned holds the records `--resume --from` chose, by task.
 	pinned sync.Map
+	// keyPath is the key the store seals records with (state.KeyPath).
+	keyPath string
 	// from is the record ResumeFrom chose, which Begin pins (nil: none).
 	from *protocol.Checkpoint
 	// notifier runs the team's [[notify]] commands (nil: none).
@@ -159,6 +162,19 @@ func New(logger hclog.Logger, cfg *config.Team, clk clock.Clock, out io.Writer) 
 		return nil, err
 	}
 	st.SetRetention(cfg.Retention)
+	// Records are sealed with a key outside the state dir, so that a run
+	// carried on trusts only what warden wrote (issue 33, seal.go).
+	keyPath, err := state.KeyPath(os.Getenv)
+	var key []byte
+	if err == nil {
+		key, err = state.LoadKey(keyPath)
+	}
+	if err != nil {
+		events.Close()
+		dir.Unlock()
+		return nil, fmt.Errorf("%w (warden seals its checkpoint records with it: set XDG_STATE_HOME to a private directory of yours)", err)
+	}
+	st.SetKey(key)
 	t := &Team{cfg: cfg, log: log, clock: clk, dir: dir, events: events, store: st, refusals: map[string]hookRefusals{},
 		out: &lockedWriter{w: out}, triggers: make(chan trigger, 16), dashboardEvery: time.Minute,
 		changed: make(chan struct{}, 1)}
@@ -198,6 +214,7 @@ func New(logger hclog.Logger, cfg *config.Team, clk clock.Clock, out io.Writer) 
 		t.agents = append(t.agents, agent.New(a, t.deps))
 	}
 	t.deps.Accounts = newAccounts(t)
+	t.keyPath = keyPath
 	return t, nil
 }
 

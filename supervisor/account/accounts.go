@@ -20,13 +20,18 @@ import (
 )
 
 // Accounts park the agents that share an account together at its usage
-// limit (DESIGN §6 "Account"): the first sign on any of them — a CLI's
-// structured windows, its hook, its banner or limit dialog — parks every
-// agent of the account at once, until the reset the best sign gave (a
-// structured one, to the second, over a banner's minute, over none: then
-// usage_limit_wait) plus a margin; then each carries on. With on_limit =
-// "checkpoint-exit" the run ends instead: a team checkpoint, exit 0. A
-// plain object on an injected clock; its members are the agents.
+// limit (DESIGN §6 "Account"), on proof (issue 33): a sign the agent's own
+// process tree can send — its hooks, its status line, its app-server's
+// rate-limit windows — parks that agent alone, until the reset it names
+// (bounded by its window) or until something it cannot forge agrees: its
+// CLI's screen showing the limit (a banner or limit dialog, on any agent
+// of the account), or another agent of the account reporting it. Then
+// every agent of the account is parked at once, until the reset the best
+// agreeing sign gave (a structured one, to the second, over a banner's
+// minute, over none: then usage_limit_wait) plus a margin; then each
+// carries on. With on_limit = "checkpoint-exit" the run ends instead — on
+// proof only. A person's `warden resume --account` (Release) ends a park
+// at once. A plain object on an injected clock; its members are the agents.
 type Accounts struct {
 	c       AccountsConfig
 	mu      sync.Mutex
@@ -58,13 +63,10 @@ type Member interface {
 	Unpark()
 }
 
-// account is one account and its park.
-type account struct {
-	name    string
-	solo    bool // an agent of no account (plain): parked alone, usage_limit_wait
-	members []Member
-
-	parked bool
+// park is one park: an account's (every member), or one member's alone on
+// its own word.
+type park struct {
+	on     bool
 	said   bool // the park's event is written
 	first  session.LimitSign
 	seenBy string // the agent the first sign came from
@@ -75,6 +77,19 @@ type account struct {
 	until  time.Time // when the agents go on
 	gen    int       // plans made: a timer of an older plan does nothing
 	timer  clock.Timer
+}
+
+// account is one account and its parks.
+type account struct {
+	name    string
+	solo    bool // an agent of no account (plain): parked alone, usage_limit_wait
+	members []Member
+
+	park         // the account's: every member, on proof
+	proof string // what proved the limit ("banner on a", "a and b")
+	// own are the members parked alone, on a sign of their own tree no
+	// proof has joined yet, by name.
+	own map[string]*park
 
 	// orders is held while the members are told the account's order
 	// (tell): a resume and a new park never cross on their way.
@@ -98,19 +113,22 @@ func (a *Accounts) Add(name string, m Member) {
 		}
 	}
 	if acc == nil {
-		acc = &account{name: name, solo: name == ""}
+		acc = &account{name: name, solo: name == "", own: map[string]*park{}}
 	}
 	acc.members = append(acc.members, m)
 	a.byAgent[m.Name()] = acc
 }
 
-// Limit is a sign of the usage limit of agent's account, seen on agent:
-// the first parks every agent of the account at once; a later one with a
-// better reset re-plans the park. The park is said (account_parked, a
-// WARNING; with on_limit = "checkpoint-exit" the run's end) with the best
-// reset known: at once when the first sign gives one, else once a better
-// sign comes or sayWait has passed — Claude Code's StopFailure hook, which
-// gives no time, comes a moment before its status line, which does.
+// Limit is a sign of the usage limit of agent's account, seen on agent. A
+// sign its own tree could have sent parks agent alone (a better one re-plans
+// that park); a proof — its CLI's screen, or a second agent of the account
+// — parks every agent of the account at once; once parked, a later sign
+// with a better reset re-plans the account's park. A park is said
+// (account_parked or usage_limit_wait, a WARNING; with on_limit =
+// "checkpoint-exit" and proof, the run's end) with the best reset known: at
+// once when its first sign gives one, else once a better sign comes or
+// sayWait has passed — Claude Code's StopFailure hook, which gives no time,
+// comes a moment before its status line, which does.
 func (a *Accounts) Limit(agent string, l session.LimitSign) {
 	now := a.c.Clock.Now()
 	a.mu.Lock()
@@ -120,22 +138,22 @@ func (a *Accounts) Limit(agent string, l session.LimitSign) {
 		return
 	}
 	rank := rankOf(l)
+	said := false
 	switch {
-	case !acc.parked:
-		acc.parked, acc.since, acc.said = true, now, false
-		acc.reset, acc.rank, acc.source, acc.first, acc.seenBy = l.Reset, rank, l.Source, l, agent
-		a.plan(acc, now)
-		if rank == 1 {
-			gen := acc.gen
-			a.c.Clock.AfterFunc(sayWait, func() { a.sayLate(acc, gen) })
+	case acc.on:
+		if rank <= acc.rank {
+			a.mu.Unlock()
+			return // parked already, and this says no better
 		}
-	case rank > acc.rank:
 		acc.reset, acc.rank, acc.source = l.Reset, rank, l.Source
 		a.plan(acc, now)
 		a.c.Log.Info("usage limit: a better reset", "account", acc.name, "source", l.Source, "reset", l.Reset, "until", acc.until)
+	case l.Proof() || acc.agrees(agent, now):
+		a.parkAccount(acc, agent, l, now)
+		said = acc.said // a plain agent's own park, said already: the run ends all the same
 	default:
-		a.mu.Unlock()
-		return // parked already, and this says no better
+		a.ownSign(acc, agent, l, now) // unlocks
+		return
 	}
 	until := acc.until
 	say := !acc.said && acc.rank > 1
@@ -145,25 +163,140 @@ func (a *Accounts) Limit(agent string, l session.LimitSign) {
 	}
 	a.mu.Unlock()
 	a.tell(acc)
-	if say && a.c.OnLimit == config.OnLimitCheckpointExit {
+	if (say || said) && a.c.OnLimit == config.OnLimitCheckpointExit {
 		a.exit(acc, until)
 	}
 }
 
+// agrees reports whether another member than agent is parked on its own
+// word of a limit not yet reset at now (a.mu held): two agents of the
+// account saying so are proof.
+func (acc *account) agrees(agent string, now time.Time) bool {
+	for name, p := range acc.own {
+		if name != agent && p.current(now) {
+			return true
+		}
+	}
+	return false
+}
+
+// current reports whether p parks on a limit still on at now: its reset
+// (none said: any) is still to come. A park in its margin after the reset
+// is over as a sign.
+func (p *park) current(now time.Time) bool {
+	return p.on && (p.reset.IsZero() || resetEnd(p.reset, p.rank).After(now))
+}
+
+// parkAccount parks every member of acc on proof l, seen on agent (a.mu
+// held): the reset is the best of l's and of the members' own parks' that
+// agree with it (within its minute, when l is a screen's clock), the
+// earliest among equals — so that no agent's own word moves the account's
+// reset past what the proof shows. The members' own parks end in it.
+func (a *Accounts) parkAccount(acc *account, agent string, l session.LimitSign, now time.Time) {
+	acc.on, acc.said, acc.since = true, false, now
+	acc.first, acc.seenBy, acc.source = l, agent, l.Source
+	acc.reset, acc.rank = l.Reset, rankOf(l)
+	acc.proof = l.Source + " on " + agent
+	var others []string
+	for name, p := range acc.own {
+		if p.timer != nil {
+			p.timer.Stop()
+		}
+		if !p.current(now) {
+			continue // a limit over already: its park ends here
+		}
+		if p.since.Before(acc.since) {
+			acc.since = p.since
+		}
+		if name != agent {
+			others = append(others, name)
+		} else if acc.solo && p.said {
+			acc.said = true // said once: usage_limit_wait
+		}
+		if l.Proof() && !l.Reset.IsZero() && !agreeing(l, p.reset) {
+			continue // a reset the screen does not show
+		}
+		if p.rank > acc.rank || (p.rank == acc.rank && !p.reset.IsZero() && p.reset.Before(acc.reset)) {
+			acc.reset, acc.rank = p.reset, p.rank
+		}
+	}
+	if !l.Proof() {
+		slices.Sort(others)
+		acc.proof = strings.Join(append(others, agent), " and ") + " said so"
+	}
+	clear(acc.own)
+	a.plan(acc, now)
+	if acc.rank == 1 && !acc.said {
+		gen := acc.gen
+		a.c.Clock.AfterFunc(sayWait, func() { a.sayLate(acc, gen) })
+	}
+}
+
+// agreeing reports whether reset, a member's own, agrees with a screen's
+// proof l: within the minute it shows, give or take one.
+func agreeing(l session.LimitSign, reset time.Time) bool {
+	if reset.IsZero() {
+		return true
+	}
+	lo, hi := l.Reset.Truncate(time.Minute).Add(-time.Minute), resetEnd(l.Reset, rankOf(l)).Add(time.Minute)
+	return !reset.Before(lo) && !reset.After(hi)
+}
+
+// ownSign parks agent alone on a sign its own tree could have sent (a.mu
+// held; it unlocks it): until that sign's reset, bounded by its window,
+// and said as usage_limit_wait.
+func (a *Accounts) ownSign(acc *account, agent string, l session.LimitSign, now time.Time) {
+	rank := rankOf(l)
+	p := acc.own[agent]
+	switch {
+	case p == nil || !p.on:
+		p = &park{on: true, since: now, reset: l.Reset, rank: rank, source: l.Source, first: l, seenBy: agent}
+		acc.own[agent] = p
+		a.planOwn(acc, agent, p, now)
+		if rank == 1 {
+			gen := p.gen
+			a.c.Clock.AfterFunc(sayWait, func() { a.sayOwnLate(acc, agent, p, gen) })
+		}
+	case rank > p.rank:
+		p.reset, p.rank, p.source = l.Reset, rank, l.Source
+		a.planOwn(acc, agent, p, now)
+		a.c.Log.Info("usage limit of one agent: a better reset", "agent", agent, "source", l.Source, "reset", l.Reset, "until", p.until)
+	default:
+		a.mu.Unlock()
+		return
+	}
+	if !p.said && p.rank > 1 {
+		p.said = true
+		a.ownSaid(acc, p)
+	}
+	a.mu.Unlock()
+	a.tell(acc)
+}
+
 // tell gives every member of acc the account's order as it is now —
-// parked until its plan, or free — holding acc.orders, so that the last
-// order any member hears is the account's last (a limit coming while a
-// resume tells the members would otherwise leave some of them free).
+// parked until its plan, or alone until its own, or free — holding
+// acc.orders, so that the last order any member hears is the account's
+// last (a limit coming while a resume tells the members would otherwise
+// leave some of them free).
 func (a *Accounts) tell(acc *account) {
 	acc.orders.Lock()
 	defer acc.orders.Unlock()
 	a.mu.Lock()
-	parked, until, members := acc.parked, acc.until, slices.Clone(acc.members)
+	parked, until, members := acc.on, acc.until, slices.Clone(acc.members)
+	own := map[string]time.Time{}
+	for name, p := range acc.own {
+		if p.on {
+			own[name] = p.until
+		}
+	}
 	a.mu.Unlock()
 	for _, m := range members {
-		if parked {
+		switch u, alone := own[m.Name()]; {
+		case parked:
 			m.Park(until)
-		} else {
+		case alone:
+			m.Park(u)
+		default:
 			m.Unpark()
 		}
 	}
@@ -181,7 +314,7 @@ const sayWait = 5 * time.Second
 // said it meanwhile (gen: the park's plan then; a re-plan said it).
 func (a *Accounts) sayLate(acc *account, gen int) {
 	a.mu.Lock()
-	if !acc.parked || acc.said || acc.gen != gen {
+	if !acc.on || acc.said || acc.gen != gen {
 		a.mu.Unlock()
 		return
 	}
@@ -192,6 +325,17 @@ func (a *Accounts) sayLate(acc *account, gen int) {
 	if a.c.OnLimit == config.OnLimitCheckpointExit {
 		a.exit(acc, until)
 	}
+}
+
+// sayOwnLate is sayLate of agent's own park.
+func (a *Accounts) sayOwnLate(acc *account, agent string, p *park, gen int) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if acc.own[agent] != p || !p.on || p.said || p.gen != gen {
+		return
+	}
+	p.said = true
+	a.ownSaid(acc, p)
 }
 
 // rankOf is how good a sign's reset is: to the second over a clock's
@@ -206,26 +350,39 @@ func rankOf(l session.LimitSign) int {
 	return 2
 }
 
-// plan sets when acc's agents go on — the reset (the end of a minute
-// shown) plus the margin, or usage_limit_wait from now without one (never
-// sooner than the margin) — and, unless the run ends at the limit, the
-// timer that resumes them.
+// plan sets when acc's agents go on (planned) and, unless the run ends at
+// the limit, the timer that resumes them.
 func (a *Accounts) plan(acc *account, now time.Time) {
-	wait, margin := a.c.Timers.UsageLimitWait, a.c.Timers.UsageLimitMargin
-	acc.until = now.Add(wait)
-	if !acc.reset.IsZero() {
-		acc.until = latest(resetEnd(acc.reset, acc.rank).Add(margin), now.Add(margin))
-	}
-	acc.gen++
-	if acc.timer != nil {
-		acc.timer.Stop()
-		acc.timer = nil
-	}
+	a.planned(&acc.park, now)
 	if a.c.OnLimit == config.OnLimitCheckpointExit {
 		return
 	}
 	gen := acc.gen
-	acc.timer = a.c.Clock.AfterFunc(acc.until.Sub(now), func() { a.resume(acc, gen) })
+	acc.timer = a.c.Clock.AfterFunc(acc.until.Sub(now), func() { a.resume(acc, gen, "") })
+}
+
+// planOwn sets when agent, parked alone, goes on, and the timer that
+// resumes it (its own word never ends the run).
+func (a *Accounts) planOwn(acc *account, agent string, p *park, now time.Time) {
+	a.planned(p, now)
+	gen := p.gen
+	p.timer = a.c.Clock.AfterFunc(p.until.Sub(now), func() { a.resumeOwn(acc, agent, p, gen) })
+}
+
+// planned sets p's until — the reset (the end of a minute shown) plus the
+// margin, or usage_limit_wait from now without one (never sooner than the
+// margin) — and stops its timer.
+func (a *Accounts) planned(p *park, now time.Time) {
+	wait, margin := a.c.Timers.UsageLimitWait, a.c.Timers.UsageLimitMargin
+	p.until = now.Add(wait)
+	if !p.reset.IsZero() {
+		p.until = latest(resetEnd(p.reset, p.rank).Add(margin), now.Add(margin))
+	}
+	p.gen++
+	if p.timer != nil {
+		p.timer.Stop()
+		p.timer = nil
+	}
 }
 
 // resetEnd is the latest the limit may reset, by a sign's reset of the
@@ -240,12 +397,12 @@ func resetEnd(reset time.Time, rank int) time.Time {
 	return reset
 }
 
-// parkedSaid writes the park's event and line (a.mu held): the first
-// sign's source and text, the best reset known.
+// parkedSaid writes the park's event and line (a.mu held): the sign that
+// proved it, what proved it, the best reset known.
 func (a *Accounts) parkedSaid(acc *account) {
 	names, l, agent := acc.names(), acc.first, acc.seenBy
 	a.c.Log.Warn("usage limit: account parked", "account", acc.name, "agents", names, "source", l.Source,
-		"reset", acc.reset, "until", acc.until, "seen_by", agent)
+		"reset", acc.reset, "until", acc.until, "seen_by", agent, "proof", acc.proof)
 	if acc.solo {
 		a.c.Emit(event.UsageLimitWait, agent, "until", acc.until.UTC().Format(time.RFC3339), "reset", rfc3339(acc.reset),
 			"since", acc.since.UTC().Format(time.RFC3339Nano), "text", l.Text, "source", l.Source)
@@ -254,9 +411,27 @@ func (a *Accounts) parkedSaid(acc *account) {
 	}
 	a.c.Emit(event.AccountParked, agent, "account", acc.name, "agents", names, "resets_at", rfc3339(acc.reset),
 		"until", acc.until.UTC().Format(time.RFC3339), "since", acc.since.UTC().Format(time.RFC3339Nano),
-		"source", l.Source, "text", l.Text)
-	a.c.Printf(agent, "WARNING: account %s is at its usage limit (%s on %s): %s parked until %s\n",
-		acc.name, l.Source, agent, strings.Join(names, ", "), clockTime(acc.until))
+		"source", l.Source, "text", l.Text, "proof", acc.proof)
+	a.c.Printf(agent, "WARNING: account %s is at its usage limit (%s): %s parked until %s\n",
+		acc.name, acc.proof, strings.Join(names, ", "), clockTime(acc.until))
+}
+
+// ownSaid writes the event and line of an agent parked alone on its own
+// word (a.mu held).
+func (a *Accounts) ownSaid(acc *account, p *park) {
+	l, agent := p.first, p.seenBy
+	a.c.Log.Warn("usage limit of one agent, on its own word: it alone is parked", "account", acc.name, "agent", agent,
+		"source", l.Source, "reset", p.reset, "until", p.until)
+	kv := []any{"until", p.until.UTC().Format(time.RFC3339), "reset", rfc3339(p.reset),
+		"since", p.since.UTC().Format(time.RFC3339Nano), "text", l.Text, "source", p.source}
+	if acc.solo {
+		a.c.Emit(event.UsageLimitWait, agent, kv...)
+		a.c.Printf(agent, "WARNING: %s hit a usage limit; waiting until %s\n", agent, clockTime(p.until))
+		return
+	}
+	a.c.Emit(event.UsageLimitWait, agent, append(kv, "account", acc.name, "alone", true)...)
+	a.c.Printf(agent, "WARNING: %s says it hit its usage limit (%s): it alone waits until %s; the other agents of account %s "+
+		"go on until its screen or another of them shows the limit\n", agent, p.source, clockTime(p.until), acc.name)
 }
 
 // exit ends the run at the limit (on_limit = "checkpoint-exit").
@@ -271,27 +446,38 @@ func (a *Accounts) exit(acc *account, until time.Time) {
 }
 
 // Over: agent's CLI went on by itself after its limit's reset (Claude
-// Code's own continue): its account goes on now, unless its reset is
-// still to come.
+// Code's own continue): its account goes on now, or it alone when parked
+// alone, unless its reset is still to come.
 func (a *Accounts) Over(agent string) {
 	now := a.c.Clock.Now()
 	a.mu.Lock()
 	acc := a.byAgent[agent]
-	if acc == nil || !acc.parked || now.Before(acc.reset) || a.c.OnLimit == config.OnLimitCheckpointExit {
+	if acc == nil {
+		a.mu.Unlock()
+		return
+	}
+	if p := acc.own[agent]; !acc.on && p != nil && p.on && !now.Before(p.reset) {
+		gen := p.gen
+		a.mu.Unlock()
+		a.resumeOwn(acc, agent, p, gen)
+		return
+	}
+	if !acc.on || now.Before(acc.reset) || a.c.OnLimit == config.OnLimitCheckpointExit {
 		a.mu.Unlock()
 		return
 	}
 	gen := acc.gen
 	a.mu.Unlock()
 	a.c.Log.Info("usage limit over: the CLI went on by itself", "account", acc.name, "agent", agent)
-	a.resume(acc, gen)
+	a.resume(acc, gen, "")
 }
 
-// resume lets acc's agents go on (the plan of generation gen is due).
-func (a *Accounts) resume(acc *account, gen int) {
+// resume lets acc's agents go on (the plan of generation gen is due; via
+// "" is the plan, else the person's way: Release).
+func (a *Accounts) resume(acc *account, gen int, via string) {
 	now := a.c.Clock.Now()
 	a.mu.Lock()
-	if !acc.parked || acc.gen != gen {
+	if !acc.on || acc.gen != gen {
 		a.mu.Unlock()
 		return
 	}
@@ -299,17 +485,108 @@ func (a *Accounts) resume(acc *account, gen int) {
 		acc.said = true
 		a.parkedSaid(acc)
 	}
-	acc.parked, acc.timer = false, nil
+	acc.on = false
+	if acc.timer != nil {
+		acc.timer.Stop()
+		acc.timer = nil
+	}
 	names := acc.names()
 	parkedFor := now.Sub(acc.since).Round(time.Second)
 	a.mu.Unlock()
-	a.c.Log.Info("usage limit over: account resumed", "account", acc.name, "parked_for", parkedFor)
-	if !acc.solo {
+	a.c.Log.Info("usage limit over: account resumed", "account", acc.name, "parked_for", parkedFor, "by_person", via != "")
+	switch {
+	case via != "":
+		a.c.Emit(event.AccountResumed, "", "account", acc.name, "agents", names, "resets_at", rfc3339(acc.reset),
+			"parked_for", parkedFor.String(), "by", "person", "via", via)
+	case !acc.solo:
 		a.c.Emit(event.AccountResumed, "", "account", acc.name, "agents", names, "resets_at", rfc3339(acc.reset),
 			"parked_for", parkedFor.String())
 		a.c.Printf("", "account %s: its usage limit reset; %s carry on\n", acc.name, strings.Join(names, ", "))
 	}
 	a.tell(acc)
+}
+
+// resumeOwn lets agent, parked alone, go on (the plan of generation gen
+// of its park p is due).
+func (a *Accounts) resumeOwn(acc *account, agent string, p *park, gen int) {
+	a.mu.Lock()
+	if acc.own[agent] != p || !p.on || p.gen != gen {
+		a.mu.Unlock()
+		return
+	}
+	if !p.said {
+		p.said = true
+		a.ownSaid(acc, p)
+	}
+	delete(acc.own, agent)
+	a.mu.Unlock()
+	a.c.Log.Info("usage limit of one agent over: it carries on", "agent", agent)
+	if !acc.solo {
+		a.c.Printf(agent, "%s: the usage limit it reported is past; it carries on\n", agent)
+	}
+	a.tell(acc)
+}
+
+// Release ends at once, for a person (`warden resume --account`, the
+// page: via), the park of the account named name — or of the account of
+// the agent named name —, and every own park of its members: they go on,
+// and account_resumed says by whom (by "person"). It returns the agents
+// let go, or an error when none was parked.
+func (a *Accounts) Release(name, via string) ([]string, error) {
+	now := a.c.Clock.Now()
+	a.mu.Lock()
+	acc := a.byAgent[name]
+	for _, o := range a.byAgent {
+		if acc == nil && !o.solo && o.name == name && name != "" {
+			acc = o
+		}
+	}
+	if acc == nil {
+		a.mu.Unlock()
+		return nil, fmt.Errorf("no account or agent named %q", name)
+	}
+	var going []string
+	if acc.on {
+		going = acc.names()
+	}
+	since := acc.since
+	for agent, p := range acc.own {
+		if !p.on {
+			continue
+		}
+		if !acc.on {
+			going = append(going, agent)
+			if since.IsZero() || p.since.Before(since) {
+				since = p.since
+			}
+		}
+		if p.timer != nil {
+			p.timer.Stop()
+		}
+	}
+	clear(acc.own)
+	label := "account " + acc.name
+	if acc.solo {
+		label = "agent " + name
+	}
+	if len(going) == 0 {
+		a.mu.Unlock()
+		return nil, fmt.Errorf("%s is not parked at a usage limit", label)
+	}
+	slices.Sort(going)
+	if acc.on {
+		gen := acc.gen
+		a.mu.Unlock()
+		a.resume(acc, gen, via)
+	} else {
+		a.mu.Unlock()
+		a.c.Emit(event.AccountResumed, "", "account", acc.name, "agents", going, "resets_at", "",
+			"parked_for", now.Sub(since).Round(time.Second).String(), "by", "person", "via", via)
+		a.tell(acc)
+	}
+	a.c.Log.Info("usage limit park released by a person", "account", label, "agents", going, "via", via)
+	a.c.Printf("", "RESUMED: %s: %s go on (a person, via %s)\n", label, strings.Join(going, ", "), via)
+	return going, nil
 }
 
 // Close stops every plan's timer (the team is done).
@@ -320,6 +597,12 @@ func (a *Accounts) Close() {
 		if acc.timer != nil {
 			acc.timer.Stop()
 			acc.timer = nil
+		}
+		for _, p := range acc.own {
+			if p.timer != nil {
+				p.timer.Stop()
+				p.timer = nil
+			}
 		}
 	}
 }

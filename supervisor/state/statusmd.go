@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/wardenhq/warden/internal/mdtext"
 	"github.com/wardenhq/warden/protocol"
 	"github.com/wardenhq/warden/supervisor/queue"
 )
@@ -14,8 +15,8 @@ import (
 // Agent | Task | Progress | Last Update | Status; the tasks with their
 // time worked, the seeds' phase, step, subtasks and errors, and their last
 // completed item; the blocked ones (task, agent, blockers). Every cell is
-// escaped (a title or an agent's text can never forge a row), ages are
-// relative to the snapshot's time.
+// escaped (a title or an agent's text can never forge a row, nor become
+// HTML, a link or a code span), ages are relative to the snapshot's time.
 func statusMarkdown(s Snapshot) string {
 	var b strings.Builder
 	now := s.UpdatedAt
@@ -221,7 +222,7 @@ func dash(s string) string {
 // CSI as U+009B) from text shown on a terminal or written to Markdown.
 func clean(s string) string { return protocol.Plain(s) }
 
-// cell is text for one Markdown table cell: one line, pipes escaped.
-func cell(s string) string {
-	return strings.ReplaceAll(clean(dash(s)), "|", `\|`)
-}
+// cell is text for one Markdown table cell (or a heading, a list item):
+// one line, what Markdown or HTML would act on escaped (mdtext: no
+// element, link, code span or cell of its own), "-" for none.
+func cell(s string) string { return mdtext.Cell(s) }
