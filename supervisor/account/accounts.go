@@ -85,8 +85,9 @@ type account struct {
 	solo    bool // an agent of no account (plain): parked alone, usage_limit_wait
 	members []Member
 
-	park         // the account's: every member, on proof
-	proof string // what proved the limit ("banner on a", "a and b")
+	park             // the account's: every member, on proof
+	proof  string    // what proved the limit ("banner on a", "a and b")
+	proved time.Time // when it did: every member parked from then
 	// own are the members parked alone, on a sign of their own tree no
 	// proof has joined yet, by name.
 	own map[string]*park
@@ -193,7 +194,7 @@ func (p *park) current(now time.Time) bool {
 // earliest among equals — so that no agent's own word moves the account's
 // reset past what the proof shows. The members' own parks end in it.
 func (a *Accounts) parkAccount(acc *account, agent string, l session.LimitSign, now time.Time) {
-	acc.on, acc.said, acc.since = true, false, now
+	acc.on, acc.said, acc.since, acc.proved = true, false, now, now
 	acc.first, acc.seenBy, acc.source = l, agent, l.Source
 	acc.reset, acc.rank = l.Reset, rankOf(l)
 	acc.proof = l.Source + " on " + agent
@@ -411,7 +412,7 @@ func (a *Accounts) parkedSaid(acc *account) {
 	}
 	a.c.Emit(event.AccountParked, agent, "account", acc.name, "agents", names, "resets_at", rfc3339(acc.reset),
 		"until", acc.until.UTC().Format(time.RFC3339), "since", acc.since.UTC().Format(time.RFC3339Nano),
-		"source", l.Source, "text", l.Text, "proof", acc.proof)
+		"proved", acc.proved.UTC().Format(time.RFC3339Nano), "source", l.Source, "text", l.Text, "proof", acc.proof)
 	a.c.Printf(agent, "WARNING: account %s is at its usage limit (%s): %s parked until %s\n",
 		acc.name, acc.proof, strings.Join(names, ", "), clockTime(acc.until))
 }

@@ -105,8 +105,9 @@ func TestAProofParksTheAccount(t *testing.T) {
 				}
 			}
 			e := s.of(event.AccountParked)
-			if len(e) != 1 || e[0]["proof"] != "banner on b" || e[0]["source"] != session.SourceBanner || e[0]["since"] != start.Format(time.RFC3339Nano) {
-				t.Errorf("account_parked %v", e)
+			if len(e) != 1 || e[0]["proof"] != "banner on b" || e[0]["source"] != session.SourceBanner || e[0]["since"] != start.Format(time.RFC3339Nano) ||
+				e[0]["proved"] != start.Add(time.Second).Format(time.RFC3339Nano) {
+				t.Errorf("account_parked %v", e) // since: a's own park; proved: b's banner
 			}
 			if len(exits) != 1 {
 				t.Errorf("exits %v", exits)
