@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/wardenhq/warden/internal/mdtext"
 	"github.com/wardenhq/warden/internal/safefile"
 	"github.com/wardenhq/warden/protocol"
 )
@@ -14,7 +15,7 @@ import (
 type Data struct {
 	Team   string
 	Reason string // why, in words
-	Cause  string // protocol.Cause*: user_interrupt, manual, context_threshold, signal_file, lead, budget
+	Cause  string // protocol.Cause*: user_interrupt, manual, context_threshold, signal_file, lead, budget, usage_limit, warden_failed
 	Time   time.Time
 	Agents []Agent
 	Tasks  []Task
@@ -79,6 +80,7 @@ var causes = map[string]string{
 	"lead":              "the team lead ended it with CHECKPOINT COMPLETE",
 	"budget":            "the run reached its budget (max_runtime, stop_at, max_cost or max_tokens)",
 	"usage_limit":       "an account reached its usage limit (on_limit = \"checkpoint-exit\")",
+	"warden_failed":     "warden itself failed (its hook socket, control socket or signal-file watch) and ended the run",
 }
 
 // Render writes the handoff as Markdown, for handoff.md: the agents'
@@ -90,15 +92,16 @@ func Render(d Data) string { return render(d, true) }
 func RenderPrompt(d Data) string { return render(d, false) }
 
 func render(d Data, commands bool) string {
+	x := text{md: commands} // handoff.md is Markdown; a prompt is read by a model
 	var b strings.Builder
-	fmt.Fprintf(&b, "# Handoff: %s\n\n", line(d.Team))
+	fmt.Fprintf(&b, "# Handoff: %s\n\n", x.line(d.Team))
 	fmt.Fprintf(&b, "- Time: %s\n", d.Time.UTC().Format(time.RFC3339))
 	if words := causes[d.Cause]; words != "" {
 		fmt.Fprintf(&b, "- Cause: %s\n", words)
 	}
-	fmt.Fprintf(&b, "- Reason: %s\n", line(d.Reason))
+	fmt.Fprintf(&b, "- Reason: %s\n", x.line(d.Reason))
 	if d.Lead != "" {
-		fmt.Fprintf(&b, "- Ended by the team lead %s with CHECKPOINT COMPLETE\n", line(d.Lead))
+		fmt.Fprintf(&b, "- Ended by the team lead %s with CHECKPOINT COMPLETE\n", x.line(d.Lead))
 	}
 	b.WriteString("\n## Team\n\n| Agent | Profile | Role | Task | State |")
 	if commands {
@@ -118,7 +121,7 @@ func render(d Data, commands bool) string {
 		if a.Lead {
 			role = "**lead**"
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |", cell(a.Name), cell(a.Profile), role, cell(a.Task), cell(state))
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |", x.cell(a.Name), x.cell(a.Profile), role, x.cell(a.Task), x.cell(state))
 		if commands {
 			fmt.Fprintf(&b, " `%s` |", cell(strings.ReplaceAll(strings.Join(Redact(a.Command), " "), "`", "'")))
 		}
@@ -126,8 +129,8 @@ func render(d Data, commands bool) string {
 	}
 	b.WriteString("\n## Tasks\n\n| ID | Title | Status | Owner | Progress | Worked | Blocked by |\n|---|---|---|---|---|---|---|\n")
 	for _, t := range d.Tasks {
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %d%% | %s | %s |\n", cell(t.ID), cell(t.Title), cell(t.Status), cell(t.Owner),
-			t.Progress, cell(t.Worked), cell(strings.Join(t.BlockedBy, ", ")))
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %d%% | %s | %s |\n", x.cell(t.ID), x.cell(t.Title), x.cell(t.Status), x.cell(t.Owner),
+			t.Progress, x.cell(t.Worked), x.cell(strings.Join(t.BlockedBy, ", ")))
 	}
 	var blocked []Task
 	for _, t := range d.Tasks {
@@ -138,32 +141,32 @@ func render(d Data, commands bool) string {
 	if len(blocked) > 0 {
 		b.WriteString("\n## Blocked\n\n")
 		for _, t := range blocked {
-			fmt.Fprintf(&b, "- %s (%s): %s\n", line(t.ID), line(dash(t.Owner)), line(dash(strings.Join(t.Blockers, "; "))))
+			fmt.Fprintf(&b, "- %s (%s): %s\n", x.line(t.ID), x.line(dash(t.Owner)), x.line(dash(strings.Join(t.Blockers, "; "))))
 		}
 	}
-	writeDialogs(&b, d.Agents)
-	writeReview(&b, d.Tasks)
-	writeSpent(&b, d)
+	writeDialogs(&b, d.Agents, x)
+	writeReview(&b, d.Tasks, x)
+	writeSpent(&b, d, x)
 	b.WriteString("\n## Resumption notes\n")
 	for _, t := range d.Tasks {
 		if !t.Open() {
 			continue
 		}
-		fmt.Fprintf(&b, "\n### %s: %s\n\n", line(t.ID), line(dash(t.Title)))
+		fmt.Fprintf(&b, "\n### %s: %s\n\n", x.line(t.ID), x.line(dash(t.Title)))
 		for _, a := range d.Agents {
 			if a.Dialog != "" && a.Task == t.ID {
 				fmt.Fprintf(&b, "When the team stopped, %s waited on a dialog nobody answered (under %s): what it asked for was not done.\n",
-					line(a.Name), dialogsHeading)
+					x.line(a.Name), dialogsHeading)
 			}
 		}
 		if cp := d.Checkpoints[t.ID]; cp != nil {
-			b.WriteString(ResumeText(cp, t.Attempts+1)) // its next session's attempt
+			b.WriteString(resumeText(cp, t.Attempts+1, x)) // its next session's attempt
 		} else {
 			b.WriteString("No checkpoint yet: start the task from its prompt.\n")
 		}
 	}
 	if d.LeadNotes != "" {
-		fmt.Fprintf(&b, "\n## Notes from the team lead %s\n\n%s\n", line(d.Lead), line(d.LeadNotes))
+		fmt.Fprintf(&b, "\n## Notes from the team lead %s\n\n%s\n", x.line(d.Lead), x.line(d.LeadNotes))
 	}
 	return b.String()
 }
@@ -190,7 +193,7 @@ const dialogsHeading = "Dialogs open at the stop"
 // writeDialogs writes each dialog an agent waited on when the team stopped
 // it, as the agent's screen showed it: a code block, which no line of it
 // can leave.
-func writeDialogs(b *strings.Builder, agents []Agent) {
+func writeDialogs(b *strings.Builder, agents []Agent, x text) {
 	first := true
 	for _, a := range agents {
 		if a.Dialog == "" {
@@ -200,7 +203,7 @@ func writeDialogs(b *strings.Builder, agents []Agent) {
 			fmt.Fprintf(b, "\n## %s\n", dialogsHeading)
 			first = false
 		}
-		fmt.Fprintf(b, "\n- %s (on %s) waited on this dialog; nobody answered it:\n\n", line(a.Name), line(dash(a.Task)))
+		fmt.Fprintf(b, "\n- %s (on %s) waited on this dialog; nobody answered it:\n\n", x.line(a.Name), x.line(dash(a.Task)))
 		for _, l := range strings.Split(strings.TrimRight(a.Dialog, "\n"), "\n") {
 			fmt.Fprintf(b, "      %s\n", strings.TrimRight(line(l), " "))
 		}
@@ -221,3 +224,25 @@ func line(s string) string { return protocol.Plain(s) }
 
 // cell keeps a table cell on one line, its pipes escaped.
 func cell(s string) string { return strings.ReplaceAll(line(dash(s)), "|", "\\|") }
+
+// text is how the handoff writes text from outside warden (an agent's, a
+// CLI's, the team file's): for handoff.md, Markdown, with what a renderer
+// would act on escaped (mdtext: no HTML, link or code span of it, issue
+// 33); for a fresh session's first prompt, plain, as the agent wrote it.
+type text struct{ md bool }
+
+// line is text on one line.
+func (x text) line(s string) string {
+	if x.md {
+		return mdtext.Escape(s)
+	}
+	return line(s)
+}
+
+// cell is text for a table cell ("-" for none).
+func (x text) cell(s string) string {
+	if x.md {
+		return mdtext.Cell(s)
+	}
+	return cell(s)
+}

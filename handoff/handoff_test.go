@@ -43,7 +43,7 @@ func TestRenderHasEveryPart(t *testing.T) {
 		"| T1 | complete | passed | warden/nightly/T1 (2 ahead of main) | 0123456789ab | 1 |",
 		"| T2 | pending | failed: exit status 1 | - | - | 2 |", "| T3 | waiting | - | - | - | 0 |",
 		"Complete, waiting for your review and merge: T1 (warden/nightly/T1 into main).",
-		"### T2: open | one", "Resume instructions from the previous session: run go test first",
+		"### T2: open \\| one", "Resume instructions from the previous session: run go test first",
 		"  * tests", "### T3: not started", "No checkpoint yet",
 	} {
 		if !strings.Contains(md, want) {
@@ -73,6 +73,9 @@ func TestHandoffSaysTheDialogOpenAtTheStop(t *testing.T) {
 				"        2. No, and tell Claude what to do differently (esc)\n\n## Review",
 			"### T2: open | one\n\nWhen the team stopped, w2 waited on a dialog nobody answered (under Dialogs open at the stop): what it asked for was not done.\nYou are resuming task T2",
 		} {
+			if name == "handoff.md" { // Markdown: the title's pipe escaped
+				want = strings.ReplaceAll(want, "open | one", `open \| one`)
+			}
 			if !strings.Contains(text, want) {
 				t.Errorf("%s lacks %q:\n%s", name, want, text)
 			}
@@ -162,6 +165,9 @@ func TestAnUnresumableRecordIsNotResumedInTheHandoff(t *testing.T) {
 		for _, want := range []string{"### T2: open | one\n\nTask T2 is not resumed: its last checkpoint w2-T2-1 (status implementing, 40%, " +
 			"at 0001-01-01 00:00 UTC) says it cannot be resumed from (Resumable: no). Its next session starts the task from its prompt",
 			"Files that session modified: db.sql\n", "Its notes: half-way through the migration\n"} {
+			if name == "handoff.md" { // Markdown: the title's pipe escaped
+				want = strings.ReplaceAll(want, "open | one", `open \| one`)
+			}
 			if !strings.Contains(text, want) {
 				t.Errorf("%s lacks %q:\n%s", name, want, text)
 			}

@@ -62,18 +62,22 @@ func (p Prompt) Render() string {
 // A record the agent said cannot be resumed from (Resumable: no) is never
 // written as one to resume: the text says so, and that the task starts
 // from its prompt, as the session's own first prompt does.
-func ResumeText(cp *protocol.Checkpoint, attempt int) string {
+func ResumeText(cp *protocol.Checkpoint, attempt int) string { return resumeText(cp, attempt, text{}) }
+
+// resumeText is ResumeText, its texts written by x (handoff.md escapes
+// them for Markdown).
+func resumeText(cp *protocol.Checkpoint, attempt int, x text) string {
 	var b strings.Builder
 	if cp.SaysNotResumable() {
 		fmt.Fprintf(&b, "Task %s is not resumed: its last checkpoint %s (status %s, %d%%, at %s) says it cannot be resumed "+
 			"from (Resumable: no). Its next session starts the task from its prompt, and checks what is already in the "+
-			"working directory before it redoes anything.\n", line(cp.TaskID), line(cp.CheckpointID), line(cp.Status),
+			"working directory before it redoes anything.\n", x.line(cp.TaskID), x.line(cp.CheckpointID), x.line(cp.Status),
 			cp.ProgressPercent, cp.UpdatedAt.UTC().Format("2006-01-02 15:04 UTC"))
 		if len(cp.FilesModified) > 0 {
-			fmt.Fprintf(&b, "Files that session modified: %s\n", line(strings.Join(cp.FilesModified, ", ")))
+			fmt.Fprintf(&b, "Files that session modified: %s\n", x.line(strings.Join(cp.FilesModified, ", ")))
 		}
 		if cp.Notes != "" {
-			fmt.Fprintf(&b, "Its notes: %s\n", line(cp.Notes))
+			fmt.Fprintf(&b, "Its notes: %s\n", x.line(cp.Notes))
 		}
 		return b.String()
 	}
@@ -82,9 +86,9 @@ func ResumeText(cp *protocol.Checkpoint, attempt int) string {
 		which = fmt.Sprintf(" (attempt %d)", attempt)
 	}
 	fmt.Fprintf(&b, "You are resuming task %s%s. The previous session reached %d%% (%s) at %s.\n",
-		line(cp.TaskID), which, cp.ProgressPercent, line(cp.Status), cp.UpdatedAt.UTC().Format("2006-01-02 15:04 UTC"))
+		x.line(cp.TaskID), which, cp.ProgressPercent, x.line(cp.Status), cp.UpdatedAt.UTC().Format("2006-01-02 15:04 UTC"))
 	if cp.ResumeInstructions != "" {
-		fmt.Fprintf(&b, "Resume instructions from the previous session: %s\n", line(cp.ResumeInstructions))
+		fmt.Fprintf(&b, "Resume instructions from the previous session: %s\n", x.line(cp.ResumeInstructions))
 	}
 	list := func(title string, items []string) {
 		if len(items) == 0 {
@@ -92,16 +96,16 @@ func ResumeText(cp *protocol.Checkpoint, attempt int) string {
 		}
 		b.WriteString(title + "\n")
 		for _, it := range items {
-			b.WriteString("  * " + line(it) + "\n")
+			b.WriteString("  * " + x.line(it) + "\n")
 		}
 	}
 	switch {
 	case cp.Phase != "" && cp.CurrentStep != "":
-		fmt.Fprintf(&b, "It was in phase %s, at the step: %s\n", line(cp.Phase), line(cp.CurrentStep))
+		fmt.Fprintf(&b, "It was in phase %s, at the step: %s\n", x.line(cp.Phase), x.line(cp.CurrentStep))
 	case cp.Phase != "":
-		fmt.Fprintf(&b, "It was in phase %s.\n", line(cp.Phase))
+		fmt.Fprintf(&b, "It was in phase %s.\n", x.line(cp.Phase))
 	case cp.CurrentStep != "":
-		fmt.Fprintf(&b, "It was at the step: %s\n", line(cp.CurrentStep))
+		fmt.Fprintf(&b, "It was at the step: %s\n", x.line(cp.CurrentStep))
 	}
 	if st := cp.Subtasks; st != nil && (st.Total > 0 || len(st.Items) > 0) {
 		fmt.Fprintf(&b, "It had done %d of its %d subtasks", st.Done, st.Total)
@@ -114,24 +118,24 @@ func ResumeText(cp *protocol.Checkpoint, attempt int) string {
 				if it.Done {
 					mark = "[done]"
 				}
-				b.WriteString("  * " + mark + " " + line(it.Text) + "\n")
+				b.WriteString("  * " + mark + " " + x.line(it.Text) + "\n")
 			}
 		}
 	}
 	list("Already completed (do not redo):", cp.Completed)
 	list("Still remaining:", cp.Remaining)
 	if len(cp.FilesModified) > 0 {
-		fmt.Fprintf(&b, "Files it modified: %s\n", line(strings.Join(cp.FilesModified, ", ")))
+		fmt.Fprintf(&b, "Files it modified: %s\n", x.line(strings.Join(cp.FilesModified, ", ")))
 	}
 	if len(cp.FilesCreated) > 0 {
-		fmt.Fprintf(&b, "Files it created: %s\n", line(strings.Join(cp.FilesCreated, ", ")))
+		fmt.Fprintf(&b, "Files it created: %s\n", x.line(strings.Join(cp.FilesCreated, ", ")))
 	}
 	if g := cp.Git; g != nil && g.Branch != "" && g.Branch != "HEAD" {
 		head := g.Commit
 		if head == "" {
 			head = g.Head
 		}
-		fmt.Fprintf(&b, "Its work is on git branch %s (last commit %s), checked out where you work.\n", line(g.Branch), line(short(head)))
+		fmt.Fprintf(&b, "Its work is on git branch %s (last commit %s), checked out where you work.\n", x.line(g.Branch), x.line(short(head)))
 	}
 	if len(cp.Errors) > 0 {
 		errs := make([]string, 0, len(cp.Errors))
@@ -146,7 +150,7 @@ func ResumeText(cp *protocol.Checkpoint, attempt int) string {
 	}
 	list("Blockers it reported:", cp.Blockers)
 	if cp.Notes != "" {
-		fmt.Fprintf(&b, "Its notes: %s\n", line(cp.Notes))
+		fmt.Fprintf(&b, "Its notes: %s\n", x.line(cp.Notes))
 	}
 	if len(cp.Extra) > 0 {
 		keys := make([]string, 0, len(cp.Extra))

@@ -9,26 +9,26 @@ import (
 // morning: per task its status, verify result, branch and last commit
 // (worktree mode) and attempts; then which completed tasks wait for a
 // review — and, on a branch of their own, a merge into their base.
-func writeReview(b *strings.Builder, tasks []Task) {
+func writeReview(b *strings.Builder, tasks []Task, x text) {
 	b.WriteString("\n## Review\n\n| Task | Status | Verify | Branch | Last commit | Attempts |\n|---|---|---|---|---|---|\n")
 	for _, t := range tasks {
 		branch := t.Branch
 		if branch != "" && t.Base != "" {
 			branch += fmt.Sprintf(" (%d ahead of %s)", t.Ahead, t.Base)
 		}
-		fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %d |\n", cell(t.ID), cell(t.Status), cell(t.Verify), cell(branch),
-			cell(short(t.Commit)), t.Attempts)
+		fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %d |\n", x.cell(t.ID), x.cell(t.Status), x.cell(t.Verify), x.cell(branch),
+			x.cell(short(t.Commit)), t.Attempts)
 	}
 	var merge, review, merged []string
 	for _, t := range tasks {
 		switch {
 		case t.Status != "complete":
 		case t.Branch != "" && t.Ahead > 0:
-			merge = append(merge, fmt.Sprintf("%s (%s into %s)", line(t.ID), line(t.Branch), line(dash(t.Base))))
+			merge = append(merge, fmt.Sprintf("%s (%s into %s)", x.line(t.ID), x.line(t.Branch), x.line(dash(t.Base))))
 		case t.Branch != "":
-			merged = append(merged, fmt.Sprintf("%s (%s)", line(t.ID), line(dash(t.Base))))
+			merged = append(merged, fmt.Sprintf("%s (%s)", x.line(t.ID), x.line(dash(t.Base))))
 		default:
-			review = append(review, line(t.ID))
+			review = append(review, x.line(t.ID))
 		}
 	}
 	b.WriteString("\n")

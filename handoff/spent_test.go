@@ -27,3 +27,15 @@ func TestHandoffSaysWhatWasSpent(t *testing.T) {
 		t.Errorf("nothing spent, yet:\n%s", text)
 	}
 }
+
+// The run's line names `warden resume` as a code span, as STATUS.md does,
+// while what it quotes from a CLI (a model's name) stays escaped text.
+func TestTheRunsLineKeepsWardenResumeACodeSpan(t *testing.T) {
+	d := Data{Time: time.Date(2026, 11, 23, 3, 0, 0, 0, time.UTC), Cause: "budget",
+		Spent: "spent 22k tokens (unpriced: `rm -rf`) (max_tokens 5000: 440%) — max_tokens 5000 reached: agents parked until `warden resume`"}
+	text := Render(d)
+	want := "- The run: spent 22k tokens (unpriced: \\`rm -rf\\`) (max_tokens 5000: 440%) — max_tokens 5000 reached: agents parked until `warden resume`\n"
+	if !strings.Contains(text, want) {
+		t.Errorf("handoff.md lacks\n%s\nin:\n%s", want, text)
+	}
+}

@@ -24,6 +24,7 @@ const (
 	CauseLead             = "lead"              // a team lead printed CHECKPOINT COMPLETE
 	CauseBudget           = "budget"            // max_runtime, stop_at, max_cost or max_tokens
 	CauseUsageLimit       = "usage_limit"       // an account at its usage limit, with on_limit = "checkpoint-exit"
+	CauseWardenFailed     = "warden_failed"     // one of warden's edges failed: its hook socket, control socket or signal-file watch
 )
 
 // Git is where the agent's work tree stood when the checkpoint was taken.
@@ -103,6 +104,13 @@ type Checkpoint struct {
 	// files, read at the record and again at the session's end), where
 	// warden can read it.
 	Usage *Usage `json:"usage,omitempty"`
+	// Mac is warden's seal on the record (issue 33): "record:HEX" on every
+	// record it writes, "complete:HEX" on the archive it makes of a record
+	// whose task's verify passed — an HMAC-SHA256 over the record's other
+	// fields with a key kept outside the state dir (supervisor/state
+	// seal.go). A record without one was written by an older warden, or
+	// not by warden.
+	Mac string `json:"mac,omitempty"`
 }
 
 // UnmarshalJSON reads a record; one without a version (written before the

@@ -82,6 +82,14 @@ func Visible(s string) string {
 	return s
 }
 
+// FirstLine is s's first line once the blank around it is trimmed: what a
+// log line, a WARNING or an error quotes of a dialog, a question or a
+// message of several lines.
+func FirstLine(s string) string {
+	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
+	return s
+}
+
 // PlainJSON writes, in JSON text, what encoding/json leaves raw but a
 // terminal or an editor acts on — DEL, the C1 controls (U+0080–U+009F),
 // the line separators and the invisible characters (IsInvisible) — as \u

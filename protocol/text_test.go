@@ -120,3 +120,17 @@ func TestTailAndPlainLinesHoldNothingInvisible(t *testing.T) {
 		}
 	}
 }
+
+func TestFirstLine(t *testing.T) {
+	for in, want := range map[string]string{
+		"":                         "",
+		"one":                      "one",
+		"one\ntwo":                 "one",
+		"\n  one  \ntwo":           "one  ", // the blank around s, not the line's
+		"  Do you want to go?\r\n": "Do you want to go?",
+	} {
+		if got := FirstLine(in); got != want {
+			t.Errorf("FirstLine(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

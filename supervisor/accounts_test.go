@@ -10,14 +10,15 @@ import (
 	"time"
 
 	"github.com/wardenhq/warden/supervisor/config"
+	"github.com/wardenhq/warden/supervisor/control"
 	"github.com/wardenhq/warden/supervisor/event"
 	"github.com/wardenhq/warden/supervisor/state"
 	"github.com/wardenhq/warden/testrig/proctest"
 )
 
-// accountTeam is three fake agents whose CLIs report through hooks: a and
-// b on the account "work" (a's usage window is used up, resetting in
-// resetIn seconds), c on none.
+// accountTeam is four fake agents whose CLIs report through hooks: a, b
+// and d on the account "work" (a's and d's usage window is used up,
+// resetting in resetIn seconds: two agents saying so are proof), c on none.
 func accountTeam(t *testing.T, header string, resetIn int) *config.Team {
 	cfg := writeTeam(t, `checkpoint_interval = "300ms"
 checkpoint_timeout = "2s"
@@ -37,14 +38,18 @@ prompt = "Work."
 id = "T3"
 agent = "c"
 prompt = "Work."
+[[task]]
+id = "T4"
+agent = "d"
+prompt = "Work."
 `, fakeAgent{name: "a", mode: "hooked:limit=" + strconv.Itoa(resetIn)}, fakeAgent{name: "b", mode: "hooked"},
-		fakeAgent{name: "c", mode: "hooked"})
-	cfg.Agents[0].Account, cfg.Agents[1].Account = "work", "work"
+		fakeAgent{name: "c", mode: "hooked"}, fakeAgent{name: "d", mode: "hooked:limit=" + strconv.Itoa(resetIn)})
+	cfg.Agents[0].Account, cfg.Agents[1].Account, cfg.Agents[3].Account = "work", "work", "work"
 	return cfg
 }
 
-// The first sign of a usage limit on one agent of an account — here a's
-// status line, its 5-hour window used up — parks every agent of the account
+// A usage limit two agents of an account report — here a's and d's status
+// lines, their 5-hour window used up — parks every agent of the account
 // within a second: b's process group is stopped (a CLI mid-turn sends
 // nothing more), a (which shows the limit itself and sends nothing) is not;
 // neither is asked for a checkpoint, neither goes stale, neither restarts,
@@ -91,7 +96,7 @@ func TestAnAccountIsParkedAndResumedTogether(t *testing.T) {
 
 	evs := eventsOf(t, cfg)
 	if parked["account"] != "work" || parked["source"] != "status_line" || parked["resets_at"] == "" ||
-		strings.Join(anyStrings(parked["agents"]), ",") != "a,b" {
+		strings.Join(anyStrings(parked["agents"]), ",") != "a,b,d" || (parked["proof"] != "a and d said so" && parked["proof"] != "d and a said so") {
 		t.Errorf("account_parked %v", parked)
 	}
 	if resumed["account"] != "work" || resumedAt.Before(parkedAt.Add(2*time.Second)) {
@@ -119,7 +124,7 @@ func TestAnAccountIsParkedAndResumedTogether(t *testing.T) {
 	if n := strings.Count(string(log), "CONTINUED"); n != 1 {
 		t.Errorf("a was told to continue %d times", n)
 	}
-	if !strings.Contains(out.String(), "WARNING: account work is at its usage limit (status_line on a): a, b parked until") {
+	if !strings.Contains(out.String(), " said so): a, b, d parked until") {
 		t.Errorf("stdout:\n%s", out.String())
 	}
 }
@@ -160,4 +165,73 @@ func TestOnLimitCheckpointExit(t *testing.T) {
 		t.Errorf("state.json ended %q, want stopped (the next run carries it on)", snap.Ended)
 	}
 	_ = team
+}
+
+// The issue's forged status line (issue 33): an agent's own tree says its
+// five-hour window is used up until tomorrow (resets_at 86000 s away).
+// That agent alone is parked — until five hours from now at most, the
+// window's length —; the other agent of its account works on, no
+// account_parked, and with on_limit = "checkpoint-exit" the run does not
+// end. `warden resume --account` (the control socket's resume) lets it go
+// at once: account_resumed by a person.
+func TestOneAgentsWordParksItAlone(t *testing.T) {
+	defer proctest.AssertNone(t)
+	cfg := writeTeam(t, `checkpoint_interval = "300ms"
+checkpoint_timeout = "2s"
+stale_warning = "600ms"
+stale_failure = "1200ms"
+shutdown_timeout = "2s"
+on_limit = "checkpoint-exit"
+[[task]]
+id = "T1"
+agent = "a"
+prompt = "Work."
+[[task]]
+id = "T2"
+agent = "b"
+prompt = "Work."
+`, fakeAgent{name: "a", mode: "hooked:limit=86000"}, fakeAgent{name: "b", mode: "hooked"})
+	cfg.Agents[0].Account, cfg.Agents[1].Account = "work", "work"
+	team, out, wait := startTeamCfg(t, cfg)
+	var w map[string]any
+	waitFor(t, "usage_limit_wait", func() bool { w = firstEvent(eventsOf(t, cfg), event.UsageLimitWait); return w != nil })
+	at := eventTime(t, w)
+	if w["agent"] != "a" || w["account"] != "work" || w["alone"] != true {
+		t.Errorf("usage_limit_wait %v", w)
+	}
+	reset, err := time.Parse(time.RFC3339, w["reset"].(string))
+	if err != nil || reset.After(at.Add(5*time.Hour+time.Minute)) {
+		t.Errorf("reset %v (%v): more than the five-hour window away", reset, err)
+	}
+	waitFor(t, "b answering after a's word", func() bool {
+		return eventsBetween(t, eventsOf(t, cfg), event.CheckpointReceived, "b", at.Add(time.Second), time.Now()) > 1
+	})
+	if e := firstEvent(eventsOf(t, cfg), event.AccountParked); e != nil {
+		t.Errorf("account_parked on one agent's word: %v", e)
+	}
+	if a := team.agents[1].Status().Pid; procState(a) == 'T' {
+		t.Error("b stopped on a's word")
+	}
+	res, err := controlTeam{team}.Resume(control.ResumeRequest{Account: "work", Via: "cli"})
+	if err != nil || strings.Join(res.Agents, ",") != "a" {
+		t.Fatalf("resume --account: %+v %v", res, err)
+	}
+	if _, err := (controlTeam{team}).Resume(control.ResumeRequest{Account: "work", Agent: "a"}); err == nil {
+		t.Error("--account with an agent accepted")
+	}
+	r := firstEvent(eventsOf(t, cfg), event.AccountResumed)
+	if r == nil || r["by"] != "person" || r["via"] != "cli" || strings.Join(anyStrings(r["agents"]), ",") != "a" {
+		t.Errorf("account_resumed %v", r)
+	}
+	team.Force()
+	res2 := wait()
+	if res2.AtLimit {
+		t.Error("one agent's word ended the run (on_limit = checkpoint-exit)")
+	}
+	for _, want := range []string{"WARNING: a says it hit its usage limit (status_line): it alone waits until",
+		"RESUMED: account work: a go on (a person, via cli)"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("stdout lacks %q:\n%s", want, out.String())
+		}
+	}
 }

@@ -63,7 +63,23 @@ func (t *Team) Begin(how Start) (Beginning, error) {
 	if err == nil && !b.Finished && t.from != nil {
 		t.pin(t.from) // --resume --from, chosen and checked before (ResumeFrom)
 	}
+	if err == nil && !b.Finished {
+		t.keyWithinReach()
+	}
 	return b, err
+}
+
+// keyWithinReach warns when the key records are sealed with is inside an
+// agent's dir: that agent could read it, and seal what it forges.
+func (t *Team) keyWithinReach() {
+	for _, a := range t.cfg.Agents {
+		if t.keyPath != "" && a.Dir != "" && state.KeyInside(t.keyPath, a.Dir) {
+			t.log.Warn("the record key is inside an agent's dir", "agent", a.Name, "key", t.keyPath, "dir", a.Dir)
+			t.printf("WARNING: the key warden seals its records with (%s) is inside %s's dir %s: that agent can read it, "+
+				"and a record it seals with it passes for warden's (set XDG_STATE_HOME to a directory outside every agent's dir)\n",
+				t.keyPath, a.Name, a.Dir)
+		}
+	}
 }
 
 func (t *Team) begin(how Start) (Beginning, error) {
@@ -85,15 +101,28 @@ func (t *Team) begin(how Start) (Beginning, error) {
 	case prev.Ended == state.EndedFinished && how == StartAuto:
 		return t.newRun(prev, "run "+prev.RunID+" finished"+ended(prev)), nil
 	case prev.Ended == state.EndedFinished && how == StartResume:
-		code := 0
+		// A task is complete by warden's archive, not by state.json's
+		// word — unless an older warden wrote the run (nothing sealed).
+		t.store.OnUntrusted = t.untrustedRecord
+		proven, err := t.store.CompletedTasks(prev.RunID)
+		if err != nil {
+			return Beginning{}, fmt.Errorf("run %s: %w", prev.RunID, err)
+		}
+		sealed := t.store.RunSealed(prev.RunID)
+		code, n := 0, 0
 		for _, ts := range prev.Tasks {
-			if ts.State != queue.Complete {
+			switch {
+			case ts.State == queue.Complete && sealed && !proven[ts.ID]:
+				t.printf("WARNING: state.json says %s is complete, but no archive warden sealed says so: not counted\n", protocol.Plain(ts.ID))
 				code = 1
+			case ts.State != queue.Complete:
+				code = 1
+			default:
+				n++
 			}
 		}
-		c := queue.Counts(prev.Tasks)
 		t.printf("FINISHED: run %s finished%s: %d of %d tasks complete; nothing to carry on (without --resume, `warden run` starts a new run)\n",
-			prev.RunID, ended(prev), c[queue.Complete], len(prev.Tasks))
+			prev.RunID, ended(prev), n, len(prev.Tasks))
 		t.log.Info("the run finished: nothing to resume", "run_id", prev.RunID, "exit_code", code)
 		return Beginning{RunID: prev.RunID, Finished: true, ExitCode: code}, nil
 	}
@@ -118,6 +147,7 @@ func (t *Team) newRun(prev *state.Snapshot, why string) Beginning {
 	if prev != nil {
 		old = prev.RunID
 	}
+	t.store.OnUntrusted = t.untrustedRecord
 	t.store.SetRun(old)
 	t.replaySpool(false)
 	now := t.clock.Now()
@@ -144,6 +174,23 @@ func (t *Team) taskSpecs() map[string]state.TaskSpec {
 		out[task.ID] = state.SpecOf(task)
 	}
 	return out
+}
+
+// untrustedRecord reports a record that is not warden's (Store.OnUntrusted,
+// issue 33): a WARNING line and checkpoint_untrusted. Nothing in it is
+// trusted — its task goes on from its last record of warden's.
+func (t *Team) untrustedRecord(file string, cp *protocol.Checkpoint, why string) {
+	file = protocol.Plain(file) // a name anyone may have given it
+	task := ""
+	if _, ok := t.cfg.Task(cp.TaskID); ok {
+		task = cp.TaskID
+	}
+	what := fmt.Sprintf("%s, %d%%", protocol.Plain(cp.Status), cp.ProgressPercent)
+	t.log.Warn("checkpoint not written by warden: not trusted", "file", file, "checkpoint_id", cp.CheckpointID, "reason", why)
+	t.printf("WARNING: checkpoint %s (%s) was not written by warden: %s; not trusted, its task goes on from its last record of warden's\n",
+		file, what, why)
+	t.events.Emit(event.CheckpointUntrusted, "", task, "file", file, "checkpoint_id", cp.CheckpointID, "agent", cp.Agent,
+		"status", cp.Status, "reason", why)
 }
 
 // restored reports a checkpoint file that did not parse (Store.OnRestore):

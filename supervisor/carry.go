@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"slices"
+	"strings"
 	"syscall"
 	"time"
 
@@ -41,14 +42,29 @@ func (t *Team) carryOn(prev *state.Snapshot) (Beginning, error) {
 	carry.After = how
 	// What can fail fails before anything is printed or logged: the
 	// records are read once here, and again once the spool's are in.
-	if _, err := t.store.CompletedTasks(t.thisRun.id); err != nil {
+	proven, err := t.store.CompletedTasks(t.thisRun.id)
+	if err != nil {
 		return Beginning{}, fmt.Errorf("carrying on run %s: %w", t.thisRun.id, err)
 	}
-	// The first line says what is carried on; what follows says what the
-	// carrying on found.
-	c := queue.Counts(prev.Tasks)
+	// The first line says what is carried on — the tasks complete by
+	// warden's own archives, never by state.json's word —; what follows
+	// says what the carrying on found.
+	n := 0
+	for _, ts := range prev.Tasks {
+		if proven[ts.ID] {
+			n++
+		}
+	}
 	t.printf("CARRYING ON: run %s (started %s, %s): %d of %d tasks complete; `warden run --fresh` starts over instead\n",
-		t.thisRun.id, t.thisRun.started.Local().Format("2006-01-02 15:04"), how, c[queue.Complete], len(prev.Tasks))
+		t.thisRun.id, t.thisRun.started.Local().Format("2006-01-02 15:04"), how, n, len(prev.Tasks))
+	if t.store.KeyLost(t.thisRun.id) {
+		t.log.Error("the key that sealed the run's records is gone: none of them is trusted", "key", t.keyPath)
+		t.printf("WARNING: no record of run %s is sealed with the key at %s: the key that sealed them is gone (made anew, "+
+			"or another); none of them is trusted, and its tasks go on from their prompts — put the old key back and run again "+
+			"to carry the run on from its records\n", t.thisRun.id, t.keyPath)
+	}
+	t.store.OnUntrusted = t.untrustedRecord
+	t.sealLegacy()
 	for _, d := range state.Differences(prev.Specs, teamTasks(t.cfg)) {
 		t.log.Warn("team file changed since the run began", "change", d, console.Printed, true)
 		t.printf("TEAM FILE: %s\n", d)
@@ -110,6 +126,30 @@ func (t *Team) carryOn(prev *state.Snapshot) (Beginning, error) {
 	return Beginning{RunID: t.thisRun.id, CarriedOn: true}, nil
 }
 
+// sealLegacy seals the records of the run carried on when an older warden
+// wrote them all (state.Store.SealLegacy): trusted as that warden trusted
+// them, to resume from — an archive of a completed task too, which is no
+// proof of completion: the task's verify decides again.
+func (t *Team) sealLegacy() {
+	n, reopened, err := t.store.SealLegacy(t.thisRun.id)
+	if err != nil {
+		t.log.Error("records of an older warden not all sealed", "error", err)
+		t.printf("WARNING: records of run %s not all sealed (%v): those left are not trusted\n", t.thisRun.id, err)
+	}
+	if n == 0 {
+		return
+	}
+	t.log.Info("records of an older warden sealed", "run_id", t.thisRun.id, "records", n, "tasks_verified_again", reopened)
+	again := ""
+	if len(reopened) > 0 {
+		slices.Sort(reopened)
+		reopened = slices.Compact(reopened) // one task, archived by two agents
+		again = fmt.Sprintf("; an older warden's archive proves no completion: %s resume from it and are verified again",
+			strings.Join(reopened, ", "))
+	}
+	t.printf("SEALED: run %s was written by an older warden: its %d records are sealed as they are%s\n", t.thisRun.id, n, again)
+}
+
 // killLeftovers kills what the supervisor of prev left running, when it
 // died (found by the runner tag its agents and their descendants inherit).
 func (t *Team) killLeftovers(prev *state.Snapshot) {
@@ -151,7 +191,9 @@ func (t *Team) unresumable(cp *protocol.Checkpoint) string {
 	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
 		return fmt.Sprintf("the agent's dir %s no longer exists", dir)
 	}
-	if cp.Git != nil && cp.Git.Branch != "" && cp.Git.Branch != "HEAD" {
+	// A record with no head was taken on a branch with no commit yet (a
+	// new repository): unborn, not gone — there is nothing it could lose.
+	if cp.Git != nil && cp.Git.Branch != "" && cp.Git.Branch != "HEAD" && cp.Git.Head != "" {
 		if !workspace.BranchExists(dir, cp.Git.Branch) {
 			return fmt.Sprintf("its git branch %q is gone", cp.Git.Branch)
 		}
@@ -166,7 +208,7 @@ func (t *Team) unresumable(cp *protocol.Checkpoint) string {
 // left as it was. Begin, once the run is carried on, makes the task resume
 // from that record (pin).
 func (t *Team) ResumeFrom(id string) error {
-	cp, err := state.FindRecord(t.dir.Root, id)
+	cp, err := t.store.Record(id)
 	if err != nil {
 		return fmt.Errorf("resume --from: %w", err)
 	}

@@ -27,14 +27,14 @@ const eventsKept = 200
 
 // startControl serves the team's control socket (warden ps, screen,
 // attach, send, restart, stop, the page); it returns the function that
-// stops it.
-func (t *Team) startControl() func() {
+// stops it and the channel that gets the error the socket died of, or why
+// it could not listen.
+func (t *Team) startControl() (stop func(), failed <-chan error, err error) {
 	srv, err := control.Listen(t.log, t.dir.ControlSocket(), controlTeam{t}, t.hub)
 	if err != nil {
-		t.log.Warn("control socket not listening: warden ps, attach, send, restart and stop cannot reach this team", "error", err)
-		return func() {}
+		return nil, nil, err
 	}
-	return srv.Close
+	return srv.Close, srv.Failed(), nil
 }
 
 // controlTeam is the team as the control socket sees it.
@@ -105,10 +105,14 @@ func (c controlTeam) PS() control.PS {
 
 func agentInfo(a *agent.Agent) control.Agent {
 	info := control.Agent{AgentStatus: a.Status(), Profile: a.Config().Profile}
+	s := a.Session()
 	if info.Dialog != "" { // what it asks, and its id for warden answer --dialog
 		info.Question, info.DialogID = profile.QuestionOf(info.Dialog), profile.DialogID(info.Dialog)
+		if s != nil {
+			info.DialogID = s.DialogID(info.Dialog) // the one agent_waiting and the notification gave
+		}
 	}
-	if s := a.Session(); s != nil {
+	if s != nil {
 		info.SessionStarted = s.Started()
 		info.NextRequest, info.RequestedAt = s.Due()
 		info.Viewers, info.OutputSeq = s.Viewers(), s.OutputSeq()
@@ -257,4 +261,30 @@ func tailLines(path string, n int) [][]byte {
 		}
 	}
 	return out
+}
+
+var _ control.Answerer = controlTeam{}
+
+// Answer answers the dialog the agent called name waits on, for a person
+// (warden answer, the page): only the dialog they saw, never without one
+// on the screen (session.Answer).
+func (c controlTeam) Answer(ctx context.Context, name string, req control.AnswerRequest) (*control.Answered, error) {
+	s, err := c.session(name)
+	if err != nil {
+		return nil, err
+	}
+	id := req.DialogID
+	if id == "" && req.Dialog != "" {
+		id = profile.DialogID(req.Dialog)
+	}
+	switch req.Via {
+	case "cli", "page":
+	default:
+		return nil, fmt.Errorf("answer: unknown via %q (cli or page)", req.Via)
+	}
+	a, err := s.Answer(ctx, req.Choice, id, req.Via)
+	if err != nil {
+		return nil, fmt.Errorf("%s's dialog not answered: %w", name, err)
+	}
+	return &control.Answered{Agent: name, Choice: a.Choice, Kind: a.Kind, Question: a.Question, DialogID: a.DialogID, Took: a.Took}, nil
 }

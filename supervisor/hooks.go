@@ -11,12 +11,12 @@ import (
 
 // startHookBus listens on the team's hook socket (the hooks reach it
 // through `warden hook`) and routes each message to its agent's session. It
-// returns the function that stops it.
-func (t *Team) startHookBus() func() {
+// returns the function that stops it and the channel that gets the error
+// the socket died of, or why it could not listen.
+func (t *Team) startHookBus() (stop func(), failed <-chan error, err error) {
 	srv, err := hookbus.Listen(t.log, t.dir.HookSocket())
 	if err != nil {
-		t.log.Warn("hook bus not listening: CLI hooks will spool", "error", err)
-		return func() {}
+		return nil, nil, err
 	}
 	srv.CheckSenders(t.ownsHookSender)
 	done := make(chan struct{})
@@ -29,7 +29,7 @@ func (t *Team) startHookBus() func() {
 	return func() {
 		srv.Close()
 		<-done
-	}
+	}, srv.Failed(), nil
 }
 
 // RouteHook hands a hook message to its agent's session — only from a

@@ -246,7 +246,7 @@ func sameAnswer(cp, r *protocol.Checkpoint) bool {
 		var m map[string]any
 		_ = json.Unmarshal(b, &m)
 		for _, k := range []string{"checkpoint_id", "run_id", "agent", "task_title", "session_id", "attempt", "trigger", "cause",
-			"resumable", "started_at", "updated_at", "completed_at", "next_checkpoint_expected", "git"} {
+			"resumable", "started_at", "updated_at", "completed_at", "next_checkpoint_expected", "git", "mac"} {
 			delete(m, k)
 		}
 		for k, v := range m {

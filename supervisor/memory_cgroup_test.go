@@ -12,28 +12,28 @@ import (
 	"github.com/hashicorp/go-hclog"
 	"golang.org/x/sys/unix"
 
-	"github.com/wardenhq/warden/supervisor/agent"
 	"github.com/wardenhq/warden/supervisor/config"
 	"github.com/wardenhq/warden/supervisor/event"
+	"github.com/wardenhq/warden/supervisor/memory"
 	"github.com/wardenhq/warden/testrig/proctest"
 )
 
 // cgroupsFor sets up warden's cgroups for a test with the controllers need,
 // on the cgroup v2 hierarchy mounted here or, as root, on one the test
 // mounts; it skips, saying why, where there is none to be had.
-func cgroupsFor(t *testing.T, need []string) *agent.Cgroups {
+func cgroupsFor(t *testing.T, need []string) *memory.Cgroups {
 	t.Helper()
 	if os.Geteuid() != 0 {
 		t.Skip("warden makes cgroups as root or in a delegated group; this test runs as root only")
 	}
-	cg, err := agent.SetUpCgroups(hclog.NewNullLogger(), need)
+	cg, err := memory.SetUpCgroups(hclog.NewNullLogger(), need)
 	if err != nil && strings.Contains(err.Error(), "no cgroup v2 hierarchy is mounted") {
 		dir := t.TempDir()
 		if merr := unix.Mount("none", dir, "cgroup2", 0, ""); merr != nil {
 			t.Skipf("no cgroup2 hierarchy is mounted, and mounting one failed: %v", merr)
 		}
 		t.Cleanup(func() { unix.Unmount(dir, unix.MNT_DETACH) })
-		cg, err = agent.SetUpCgroups(hclog.NewNullLogger(), need)
+		cg, err = memory.SetUpCgroups(hclog.NewNullLogger(), need)
 	}
 	if err != nil {
 		t.Skipf("no cgroup for warden here: %v", err)

@@ -15,9 +15,9 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/wardenhq/warden/internal/clock"
-	"github.com/wardenhq/warden/supervisor/agent"
 	"github.com/wardenhq/warden/supervisor/config"
 	"github.com/wardenhq/warden/supervisor/event"
+	"github.com/wardenhq/warden/supervisor/memory"
 	"github.com/wardenhq/warden/supervisor/state"
 	"github.com/wardenhq/warden/testrig/proctest"
 )
@@ -76,7 +76,7 @@ func (r floorRun) run(t testing.TB) floorResult {
 	var res floorResult
 	res.footprint, res.private = footprintOf(t, mode)
 	var team *Team
-	avail, unit := agent.ReadMemAvailable, res.private
+	avail, unit := memory.ReadMemAvailable, res.private
 	if !r.realMemory {
 		const total = 1 << 40
 		avail, unit = func() (int64, error) { return total - treeRSS(team), nil }, res.footprint
@@ -85,7 +85,7 @@ func (r floorRun) run(t testing.TB) floorResult {
 		// drift is what the machine's other tenants took or gave back.
 		var mu sync.Mutex
 		avail = func() (int64, error) {
-			n, err := agent.ReadMemAvailable()
+			n, err := memory.ReadMemAvailable()
 			if err == nil {
 				without := n + treeRSS(team)*res.private/res.footprint
 				mu.Lock()

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/wardenhq/warden/internal/console"
+	"github.com/wardenhq/warden/supervisor/agent"
 	"github.com/wardenhq/warden/supervisor/config"
 	"github.com/wardenhq/warden/supervisor/control"
 	"github.com/wardenhq/warden/supervisor/event"
@@ -40,6 +41,9 @@ func (t *Team) pauseForBudget(why string) {
 // (lifted). budget_resumed says what was done.
 func (c controlTeam) Resume(req control.ResumeRequest) (*control.Resumed, error) {
 	t := c.t
+	if req.Account != "" {
+		return c.releaseAccount(req)
+	}
 	if req.Agent != "" && t.agentNamed(req.Agent) == nil {
 		return nil, fmt.Errorf("no agent named %q", req.Agent)
 	}
@@ -86,10 +90,22 @@ func (c controlTeam) Resume(req control.ResumeRequest) (*control.Resumed, error)
 		res.MaxCost, res.MaxTokens = 0, 0
 	}
 	b.mu.Unlock()
+	var going []*agent.Agent
 	for _, a := range t.agents {
-		if (req.Agent == "" || a.Name() == req.Agent) && a.ReleaseBudget() {
+		if (req.Agent == "" || a.Name() == req.Agent) && a.BudgetHeld() {
 			res.Agents = append(res.Agents, a.Name())
+			going = append(going, a)
 		}
+	}
+	via := req.Via
+	if via == "" {
+		via = "cli"
+	}
+	// Said before they go on: what they do next comes after it in the events.
+	t.events.Emit(event.BudgetResumed, req.Agent, "", "agents", res.Agents, "lifted", res.Lifted, "max_cost", res.MaxCost,
+		"max_tokens", res.MaxTokens, "via", via)
+	for _, a := range going {
+		a.ReleaseBudget()
 	}
 	b = t.book()
 	b.paused = false
@@ -97,15 +113,29 @@ func (c controlTeam) Resume(req control.ResumeRequest) (*control.Resumed, error)
 		b.paused = b.paused || a.BudgetHeld()
 	}
 	b.mu.Unlock()
+	t.printf("RESUMED: %s (%s)\n", resumedWhat(res), via)
+	t.publish()
+	return res, nil
+}
+
+// releaseAccount ends the usage-limit park of req.Account (`warden resume
+// --account`, the page) at once: a person's word, which account_resumed
+// says (by person, via). It takes no agent and no budget.
+func (c controlTeam) releaseAccount(req control.ResumeRequest) (*control.Resumed, error) {
+	t := c.t
+	if req.Agent != "" || req.MaxCost != 0 || req.MaxTokens != 0 {
+		return nil, errors.New("--account goes alone: no agent, no budget")
+	}
 	via := req.Via
 	if via == "" {
 		via = "cli"
 	}
-	t.events.Emit(event.BudgetResumed, req.Agent, "", "agents", res.Agents, "lifted", res.Lifted, "max_cost", res.MaxCost,
-		"max_tokens", res.MaxTokens, "via", via)
-	t.printf("RESUMED: %s (%s)\n", resumedWhat(res), via)
+	agents, err := t.deps.Accounts.Release(req.Account, via)
+	if err != nil {
+		return nil, err
+	}
 	t.publish()
-	return res, nil
+	return &control.Resumed{Agents: agents, Account: req.Account}, nil
 }
 
 // spentOf is what the book says the run spent (b.mu held).

@@ -196,8 +196,14 @@ prompt = "Say ready."
 	if err != nil {
 		t.Fatalf("account_parked's since: %v", err)
 	}
-	if lag := bStopped.Sub(parkedAt); lag > time.Second {
-		t.Errorf("b stopped %v after the park began, want within 1 s", lag)
+	// a is parked alone at its own word (Claude Code's hook), the account
+	// once its screen proves it (issue 33): b is stopped from the proof on.
+	provedAt, err := time.Parse(time.RFC3339Nano, fmt.Sprint(parked["proved"]))
+	if err != nil {
+		t.Fatalf("account_parked's proved: %v", err)
+	}
+	if lag := bStopped.Sub(provedAt); lag > time.Second {
+		t.Errorf("b stopped %v after the account's park was proved, want within 1 s", lag)
 	}
 	if said := eventTime(t, parked).Sub(parkedAt); said > 6*time.Second {
 		t.Errorf("account_parked said %v after the park began, want within sayWait", said)
@@ -206,11 +212,11 @@ prompt = "Say ready."
 	reset, hit := g.window.ResetAt, g.hit
 	g.mu.Unlock()
 	all := g.srv.AddLimitWindow(&fakeprovider.LimitWindow{For: time.Until(reset), ResetAt: reset})
-	t.Logf("limit met at %s, account parked %.2f s later (source %v), reset %s", hit.At.Format("15:04:05.000"),
-		parkedAt.Sub(hit.At).Seconds(), parked["source"], reset.Format("15:04:05"))
+	t.Logf("limit met at %s, a parked %.2f s later, the account %.2f s later (source %v, proof %v), reset %s", hit.At.Format("15:04:05.000"),
+		parkedAt.Sub(hit.At).Seconds(), provedAt.Sub(hit.At).Seconds(), parked["source"], parked["proof"], reset.Format("15:04:05"))
 	// The refusal, the CLI drawing it, warden reading it twice (a banner)
 	// or its hook, then the park: a few seconds at most on a loaded machine.
-	if lag := parkedAt.Sub(hit.At); lag > 4*time.Second {
+	if lag := provedAt.Sub(hit.At); lag > 4*time.Second {
 		t.Errorf("account parked %v after the refused request", lag)
 	}
 

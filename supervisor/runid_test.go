@@ -20,8 +20,32 @@ import (
 
 // seedRun leaves the state dir of cfg as the supervisor of run id would
 // have: state.json naming the run (ended "": its supervisor died), with
-// tasks as given, and a store whose records are of that run.
+// tasks as given, and a store whose records are of that run, sealed with
+// warden's key (seedLegacyRun: an older warden's, unsealed).
 func seedRun(t *testing.T, cfg *config.Team, id string, tasks ...queue.Status) *state.Store {
+	t.Helper()
+	st := seedLegacyRun(t, cfg, id, tasks...)
+	st.SetKey(recordKey(t))
+	return st
+}
+
+// recordKey is the key warden seals records with (the user's).
+func recordKey(t testing.TB) []byte {
+	t.Helper()
+	p, err := state.KeyPath(os.Getenv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	key, err := state.LoadKey(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return key
+}
+
+// seedLegacyRun is seedRun as a warden before seals left it: its records
+// carry none.
+func seedLegacyRun(t *testing.T, cfg *config.Team, id string, tasks ...queue.Status) *state.Store {
 	t.Helper()
 	dir, err := state.Open(cfg.StateDir)
 	if err != nil {

@@ -17,12 +17,13 @@ import (
 const signalPoll = 2 * time.Second
 
 // watchSignalFile turns the appearance of the signal file into a team
-// checkpoint; it returns the function that stops watching.
-func (t *Team) watchSignalFile() func() {
+// checkpoint; it returns the function that stops watching, or why the file
+// cannot be watched. Once set up the watch does not fail: it polls while
+// fsnotify cannot watch.
+func (t *Team) watchSignalFile() (func(), error) {
 	w, err := signalfile.New(t.log, t.cfg.SignalFile, signalPoll) // polls alone when fsnotify cannot start
 	if err != nil {
-		t.log.Error("signal file not watched", "error", err)
-		return func() {}
+		return nil, err
 	}
 	stop := make(chan struct{})
 	go func() {
@@ -38,7 +39,7 @@ func (t *Team) watchSignalFile() func() {
 	return func() {
 		close(stop)
 		w.Close()
-	}
+	}, nil
 }
 
 // SignalFileAppeared asks for a team checkpoint because the signal file

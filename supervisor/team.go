@@ -6,6 +6,7 @@ package supervisor
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"os"
 	"sort"
@@ -21,6 +22,7 @@ import (
 	"github.com/wardenhq/warden/supervisor/config"
 	"github.com/wardenhq/warden/supervisor/control"
 	"github.com/wardenhq/warden/supervisor/event"
+	"github.com/wardenhq/warden/supervisor/memory"
 	"github.com/wardenhq/warden/supervisor/notify"
 	"github.com/wardenhq/warden/supervisor/queue"
 	"github.com/wardenhq/warden/supervisor/report"
@@ -67,11 +69,14 @@ type Team struct {
 	mu        sync.Mutex
 	gen       *agent.Generation // the current one
 	failure   error             // a team checkpoint that could not write its handoff
+	failed    error             // on mu: what Fail stopped the team for
 
 	// term is the user's terminal (warden wrap).
 	term *terminal
 	// pinned holds the records `--resume --from` chose, by task.
 	pinned sync.Map
+	// keyPath is the key the store seals records with (state.KeyPath).
+	keyPath string
 	// from is the record ResumeFrom chose, which Begin pins (nil: none).
 	from *protocol.Checkpoint
 	// notifier runs the team's [[notify]] commands (nil: none).
@@ -92,8 +97,10 @@ type Team struct {
 type Result struct {
 	Agents  []state.AgentStatus
 	Tasks   []queue.Status
-	Stopped bool  // stopped by the user (signal)
-	Err     error // the team could not be checkpointed (no handoff)
+	Stopped bool // stopped by the user (signal)
+	// Err: the team could not be checkpointed (no handoff), or warden
+	// failed (Fail: one of its edges) and stopped it.
+	Err error
 	// AtLimit: the run ended at an account's usage limit (on_limit =
 	// "checkpoint-exit"), to be carried on after the reset.
 	AtLimit bool
@@ -155,6 +162,19 @@ func New(logger hclog.Logger, cfg *config.Team, clk clock.Clock, out io.Writer) 
 		return nil, err
 	}
 	st.SetRetention(cfg.Retention)
+	// Records are sealed with a key outside the state dir, so that a run
+	// carried on trusts only what warden wrote (issue 33, seal.go).
+	keyPath, err := state.KeyPath(os.Getenv)
+	var key []byte
+	if err == nil {
+		key, err = state.LoadKey(keyPath)
+	}
+	if err != nil {
+		events.Close()
+		dir.Unlock()
+		return nil, fmt.Errorf("%w (warden seals its checkpoint records with it: set XDG_STATE_HOME to a private directory of yours)", err)
+	}
+	st.SetKey(key)
 	t := &Team{cfg: cfg, log: log, clock: clk, dir: dir, events: events, store: st, refusals: map[string]hookRefusals{},
 		out: &lockedWriter{w: out}, triggers: make(chan trigger, 16), dashboardEvery: time.Minute,
 		changed: make(chan struct{}, 1)}
@@ -189,11 +209,12 @@ func New(logger hclog.Logger, cfg *config.Team, clk clock.Clock, out io.Writer) 
 			t.deps.Workspaces = agent.NewWorkspaces(workspace.New(log.Named("git")), cfg, dir.Layout, events, t.printf)
 		}
 	}
-	t.deps.Memory = agent.NewMemory(cfg, clk, log) // max_running, memory_floor, memory_max, agent_oom
+	t.deps.Memory = memory.NewMemory(cfg, clk, log) // max_running, memory_floor, memory_max, agent_oom
 	for _, a := range cfg.Agents {
 		t.agents = append(t.agents, agent.New(a, t.deps))
 	}
 	t.deps.Accounts = newAccounts(t)
+	t.keyPath = keyPath
 	return t, nil
 }
 
@@ -252,7 +273,8 @@ func (t *Team) Run() Result {
 			t.failure = err
 			break
 		}
-		if t.userStop.Load() || t.spent.Load() || t.atLimit.Load() || t.cfg.AfterTeamCheckpoint == config.AfterExit || !t.queue.Open() {
+		if t.userStop.Load() || t.spent.Load() || t.atLimit.Load() || t.failedWith() != nil ||
+			t.cfg.AfterTeamCheckpoint == config.AfterExit || !t.queue.Open() {
 			break
 		}
 		handoffText = text
@@ -282,6 +304,9 @@ func (t *Team) result() Result {
 	t.deps.Accounts.Close()
 	t.deps.Memory.Close() // the RSS watch ends, warden's cgroup goes
 	res := Result{Stopped: t.userStop.Load(), Agents: snap.Agents, Tasks: snap.Tasks, Err: t.failure, AtLimit: t.atLimit.Load()}
+	if res.Err == nil {
+		res.Err = t.failedWith()
+	}
 	c := queue.Counts(snap.Tasks)
 	kv := []any{"exit_code", res.ExitCode(), "tasks_complete", c[queue.Complete], "tasks_failed", c[queue.Failed], "tasks", len(snap.Tasks)}
 	t.events.Emit(event.TeamDone, "", "", append(kv, t.morningReport(res.ExitCode())...)...)
@@ -316,6 +341,30 @@ func (t *Team) Stop(byUser bool) {
 		t.userStop.Store(true)
 	}
 	t.trigger(trigger{source: "signal", cause: protocol.CauseUserInterrupt, reason: "stopped by the user (a signal)"})
+}
+
+// Fail stops the team cleanly because warden itself failed — one of its
+// edges (Edge.Run) could not be set up or died —: a team checkpoint (cause
+// warden_failed, err its reason), then exit 1 with err (Result.Err) rather
+// than a run that goes on without the edge. The first failure is the one
+// kept.
+func (t *Team) Fail(err error) {
+	if err == nil || t.finished.Load() {
+		return
+	}
+	t.mu.Lock()
+	if t.failed == nil {
+		t.failed = err
+	}
+	t.mu.Unlock()
+	t.trigger(trigger{source: "failure", cause: protocol.CauseWardenFailed, reason: err.Error()})
+}
+
+// failedWith is what Fail stopped the team for (nil: nothing).
+func (t *Team) failedWith() error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.failed
 }
 
 // Force kills every process group now (a second signal).

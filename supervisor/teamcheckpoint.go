@@ -16,7 +16,7 @@ import (
 
 // trigger is why a team checkpoint runs.
 type trigger struct {
-	source string // signal_file, signal, lead, budget
+	source string // signal_file, signal, lead, budget, usage_limit, failure
 	cause  string // protocol.Cause*
 	reason string
 	lead   string // the agent that printed CHECKPOINT COMPLETE
@@ -83,7 +83,7 @@ func (t *Team) openDialogs() map[string]string {
 func (t *Team) checkpointStarted(tr trigger) time.Time {
 	start := t.clock.Now()
 	t.log.Info("team checkpoint started", "reason", tr.reason, "cause", tr.cause)
-	t.events.Emit(event.TeamCheckpointStarted, "", "", "reason", tr.reason, "cause", tr.cause)
+	t.events.Emit(event.TeamCheckpointStarted, "", "", event.TeamCheckpointBegan{Reason: tr.reason, Cause: tr.cause}.KV()...)
 	t.printf("TEAM CHECKPOINT: %s\n", tr.reason)
 	return start
 }

@@ -15,18 +15,24 @@ import (
 )
 
 // addTeamActor adds the team: it returns when every agent is done for good,
-// or the team was stopped; its result lands in *result.
+// or the team was stopped; its result lands in *result. Another actor that
+// fails (an edge) stops it cleanly for that error (Team.Fail: a team
+// checkpoint, then exit 1).
 func addTeamActor(g *run.Group, team *supervisor.Team, result *supervisor.Result) {
 	g.Add(func() error {
 		*result = team.Run()
 		return nil
-	}, func(error) {
+	}, func(err error) {
+		if err != nil {
+			team.Fail(err)
+			return
+		}
 		team.Stop(true)
 	})
 }
 
 // addEdgeActor adds one of the team's edges (supervisor.Edge): it holds
-// until the group ends.
+// until the group ends, or fails — then the group ends with its error.
 func addEdgeActor(g *run.Group, e *supervisor.Edge) {
 	ctx, cancel := context.WithCancel(context.Background())
 	g.Add(func() error { return e.Run(ctx) }, func(error) { cancel() })

@@ -2,7 +2,6 @@ package main
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"strings"
@@ -17,21 +16,18 @@ import (
 // name it; without it, the one waiting now, whose question is printed).
 // It returns once the dialog is gone from the agent's screen.
 func cmdAnswer(args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("answer", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	stateDir := fs.String("state-dir", "", "the team's state directory (instead of TEAM.toml)")
-	dialog := fs.String("dialog", "", "the id of the dialog you answer (from the notification): any other is refused")
-	const usage = "usage: warden answer [TEAM.toml | --state-dir DIR] AGENT allow-once|deny [--dialog ID]"
-	dir, rest, err := teamArgs(fs, args, stateDir, usage)
+	cmd := newTeamCommand("answer", "usage: warden answer [TEAM.toml | --state-dir DIR] AGENT allow-once|deny [--dialog ID]", stderr)
+	dialog := cmd.String("dialog", "", "the id of the dialog you answer (from the notification): any other is refused")
+	dir, rest, err := cmd.team(args)
 	if err != nil {
 		return err
 	}
 	if len(rest) != 2 {
-		return usageError("%s", usage)
+		return cmd.badUsage()
 	}
 	agent, choice := rest[0], rest[1]
 	if choice != profile.AnswerAllowOnce && choice != profile.AnswerDeny {
-		return usageError("answer: %q is not an answer: allow-once or deny (warden never answers \"always\")\n%s", choice, usage)
+		return usageError("answer: %q is not an answer: allow-once or deny (warden never answers \"always\")\n%s", choice, cmd.usage)
 	}
 	c := control.NewClient(dir)
 	req := control.AnswerRequest{Choice: choice, DialogID: strings.TrimSpace(*dialog), Via: "cli"}

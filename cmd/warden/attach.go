@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -26,17 +25,14 @@ const restoreTerm = "\x1b[0m\x1b[?25h\x1b[?2004l\x1b[?1000l\x1b[?1002l\x1b[?1003
 // cmdAttach shows an agent's live terminal in the user's: its screen now,
 // then its output; read-only unless --rw; Ctrl-\ detaches.
 func cmdAttach(args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("attach", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	stateDir := fs.String("state-dir", "", "the team's state directory (instead of TEAM.toml)")
-	rw := fs.Bool("rw", false, "pass your keystrokes to the agent (warden's own typing waits while you type)")
-	const usage = "usage: warden attach [TEAM.toml | --state-dir DIR] AGENT [--rw]"
-	dir, rest, err := teamArgs(fs, args, stateDir, usage)
+	cmd := newTeamCommand("attach", "usage: warden attach [TEAM.toml | --state-dir DIR] AGENT [--rw]", stderr)
+	rw := cmd.Bool("rw", false, "pass your keystrokes to the agent (warden's own typing waits while you type)")
+	dir, rest, err := cmd.team(args)
 	if err != nil {
 		return err
 	}
 	if len(rest) != 1 {
-		return usageError("%s", usage)
+		return cmd.badUsage()
 	}
 	agent := rest[0]
 	st, err := control.NewClient(dir).Attach(agent, *rw)

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 	"io"
 
@@ -11,24 +10,22 @@ import (
 
 // cmdCheckpoint asks a team for a team checkpoint by creating its signal file.
 func cmdCheckpoint(args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("checkpoint", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	stateDir := fs.String("state-dir", "", "the team's state directory (instead of TEAM.toml)")
-	pos, err := parseArgs(fs, args)
+	cmd := newTeamCommand("checkpoint", "usage: warden checkpoint [TEAM.toml | --state-dir DIR]", stderr)
+	pos, err := cmd.args(args)
 	if err != nil {
 		return err
 	}
 	var signal, dir string
-	switch {
-	case *stateDir != "" && len(pos) == 0:
-		dir = *stateDir
-	case *stateDir == "" && len(pos) == 1:
+	switch stateDir := *cmd.stateDir; {
+	case stateDir != "" && len(pos) == 0:
+		dir = stateDir
+	case stateDir == "" && len(pos) == 1:
 		team, err := loadTeam(pos[0])
 		if err != nil {
 			return err
 		}
 		signal, dir = team.SignalFile, team.StateDir
-	case *stateDir == "" && len(pos) == 0:
+	case stateDir == "" && len(pos) == 0:
 		var team *config.Team
 		if dir, team, err = findTeam(); err != nil {
 			return err
@@ -37,7 +34,7 @@ func cmdCheckpoint(args []string, stdout, stderr io.Writer) error {
 			signal = team.SignalFile
 		}
 	default:
-		return usageError("usage: warden checkpoint [TEAM.toml | --state-dir DIR]")
+		return cmd.badUsage()
 	}
 	signal, running, err := supervisor.RequestCheckpoint(dir, signal, config.DefaultSignalFile)
 	if err != nil {

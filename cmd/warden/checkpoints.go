@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -16,30 +15,27 @@ import (
 // cmdCheckpoints lists the checkpoint history of a team, newest first:
 // every record the retention policy kept, of one task or all.
 func cmdCheckpoints(args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("checkpoints", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	stateDir := fs.String("state-dir", "", "the team's state directory (instead of TEAM.toml)")
-	asJSON := fs.Bool("json", false, "print JSON")
-	pos, err := parseArgs(fs, args)
+	cmd := newTeamCommand("checkpoints", "usage: warden checkpoints [TEAM.toml | --state-dir DIR] [TASK] [--json]", stderr)
+	asJSON := cmd.Bool("json", false, "print JSON")
+	pos, err := cmd.args(args)
 	if err != nil {
 		return err
 	}
-	const usage = "usage: warden checkpoints [TEAM.toml | --state-dir DIR] [TASK] [--json]"
 	var dir, task string
-	switch {
-	case *stateDir != "" && len(pos) <= 1:
-		dir = *stateDir
+	switch stateDir := *cmd.stateDir; {
+	case stateDir != "" && len(pos) <= 1:
+		dir = stateDir
 		if len(pos) == 1 {
 			task = pos[0]
 		}
-	case *stateDir == "" && (len(pos) == 0 || (len(pos) == 1 && !isTeamFile(pos[0]))):
+	case stateDir == "" && (len(pos) == 0 || (len(pos) == 1 && !isTeamFile(pos[0]))):
 		if dir, _, err = findTeam(); err != nil {
 			return err
 		}
 		if len(pos) == 1 {
 			task = pos[0]
 		}
-	case *stateDir == "" && (len(pos) == 1 || len(pos) == 2):
+	case stateDir == "" && (len(pos) == 1 || len(pos) == 2):
 		team, err := loadTeam(pos[0])
 		if err != nil {
 			return err
@@ -49,7 +45,7 @@ func cmdCheckpoints(args []string, stdout, stderr io.Writer) error {
 			task = pos[1]
 		}
 	default:
-		return usageError("%s", usage)
+		return cmd.badUsage()
 	}
 	entries, err := state.ReadHistory(dir, task)
 	if err != nil {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 	"io"
 
@@ -12,10 +11,7 @@ import (
 // cmdClean removes the worktrees of a team's completed tasks; their
 // branches stay for review. It refuses while the team runs.
 func cmdClean(args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("clean", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	stateDir := fs.String("state-dir", "", "the team's state directory (instead of TEAM.toml)")
-	dir, err := stateDirArg(fs, args, stateDir, "usage: warden clean [TEAM.toml | --state-dir DIR]")
+	dir, err := newTeamCommand("clean", "usage: warden clean [TEAM.toml | --state-dir DIR]", stderr).teamDir(args)
 	if err != nil {
 		return err
 	}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"flag"
 	"io"
 
 	"github.com/wardenhq/warden/supervisor/channel/codexapp"
@@ -13,16 +12,15 @@ import (
 // agent's process group, and exits with the TUI's code
 // (docs/agent-clis.md, "Codex's app-server").
 func cmdCodexRemote(args []string, stderr io.Writer) error {
-	fs := flag.NewFlagSet("codex-remote", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	sock := fs.String("socket", "", "the app-server's unix socket")
-	logPath := fs.String("log", "", "the file the app-server's output goes to")
-	if err := fs.Parse(args); err != nil {
+	cmd := newCommand("codex-remote", "usage: warden codex-remote --socket PATH --log FILE -- CODEX [ARGS…]", stderr)
+	sock := cmd.String("socket", "", "the app-server's unix socket")
+	logPath := cmd.String("log", "", "the file the app-server's output goes to")
+	if err := cmd.Parse(args); err != nil {
 		return usageError("codex-remote: %v", err)
 	}
-	tui := fs.Args()
+	tui := cmd.Args()
 	if *sock == "" || *logPath == "" || !codexapp.Names(codexapp.LocalArgv(tui)) {
-		return usageError("usage: warden codex-remote --socket PATH --log FILE -- CODEX [ARGS…]")
+		return cmd.badUsage()
 	}
 	if code := codexapp.Launch(*sock, *logPath, tui, stderr); code != 0 {
 		return &exitError{code: code}

@@ -3,7 +3,6 @@ package main
 import (
 	"cmp"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"io/fs"
@@ -96,16 +95,15 @@ func (c *cliList) Set(v string) error {
 // cmdInit writes a commented team file for the CLIs named, or those found
 // on PATH; it never overwrites a file.
 func cmdInit(args []string, stdout, stderr io.Writer) error {
-	flags := flag.NewFlagSet("init", flag.ContinueOnError)
-	flags.SetOutput(stderr)
+	cmd := newCommand("init", initUsage(), stderr)
 	var clis cliList
-	flags.Var(&clis, "cli", "an agent CLI to write an agent for: "+strings.Join(initNames(), ", ")+" (repeatable; default: those on PATH)")
-	pos, err := parseArgs(flags, args)
+	cmd.Var(&clis, "cli", "an agent CLI to write an agent for: "+strings.Join(initNames(), ", ")+" (repeatable; default: those on PATH)")
+	pos, err := cmd.args(args)
 	if err != nil {
 		return err
 	}
 	if len(pos) > 1 {
-		return usageError("%s", initUsage())
+		return cmd.badUsage()
 	}
 	path := "team.toml"
 	if len(pos) == 1 {

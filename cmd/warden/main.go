@@ -114,7 +114,7 @@ func realMain(args []string, stdout, stderr io.Writer) int {
 	case "wrap":
 		err = cmdWrap(args[1:], stdout, stderr)
 	case "validate":
-		err = cmdValidate(args[1:], stdout)
+		err = cmdValidate(args[1:], stdout, stderr)
 	case "hook":
 		err = cmdHook(args[1:], stdout, stderr)
 	case "codex-remote":

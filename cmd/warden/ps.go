@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"strings"
@@ -13,32 +12,6 @@ import (
 	"github.com/wardenhq/warden/supervisor/control"
 	"github.com/wardenhq/warden/supervisor/state"
 )
-
-// teamArgs resolves the team of a command that talks to a running warden:
-// TEAM.toml as the first argument (a name ending in .toml), --state-dir
-// DIR, or with neither the current directory's team (findTeam, as status
-// and replay); it returns the state dir and the other arguments.
-func teamArgs(fs *flag.FlagSet, args []string, stateDir *string, usage string) (string, []string, error) {
-	pos, err := parseArgs(fs, args)
-	if err != nil {
-		return "", nil, err
-	}
-	if *stateDir != "" {
-		return *stateDir, pos, nil
-	}
-	if len(pos) > 0 && strings.HasSuffix(strings.ToLower(pos[0]), ".toml") {
-		team, err := loadTeam(pos[0])
-		if err != nil {
-			return "", nil, err
-		}
-		return team.StateDir, pos[1:], nil
-	}
-	dir, _, err := findTeam()
-	if err != nil {
-		return "", nil, usageError("%v\n%s", err, usage)
-	}
-	return dir, pos, nil
-}
 
 // clientError is a control socket's error as warden's exit 1, with its
 // message (every operating command says clearly when no warden runs).
@@ -51,17 +24,14 @@ func clientError(err error) error {
 
 // cmdPS lists the running team's agents and tasks over its control socket.
 func cmdPS(args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("ps", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	stateDir := fs.String("state-dir", "", "the team's state directory (instead of TEAM.toml)")
-	asJSON := fs.Bool("json", false, "print JSON")
-	const usage = "usage: warden ps [TEAM.toml | --state-dir DIR] [--json]"
-	dir, rest, err := teamArgs(fs, args, stateDir, usage)
+	cmd := newTeamCommand("ps", "usage: warden ps [TEAM.toml | --state-dir DIR] [--json]", stderr)
+	asJSON := cmd.Bool("json", false, "print JSON")
+	dir, rest, err := cmd.team(args)
 	if err != nil {
 		return err
 	}
 	if len(rest) != 0 {
-		return usageError("%s", usage)
+		return cmd.badUsage()
 	}
 	ps, err := control.NewClient(dir).PS()
 	if err != nil {
@@ -182,16 +152,13 @@ func clip(s string, n int) string {
 
 // cmdScreen prints an agent's screen as text.
 func cmdScreen(args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("screen", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	stateDir := fs.String("state-dir", "", "the team's state directory (instead of TEAM.toml)")
-	const usage = "usage: warden screen [TEAM.toml | --state-dir DIR] AGENT"
-	dir, rest, err := teamArgs(fs, args, stateDir, usage)
+	cmd := newTeamCommand("screen", "usage: warden screen [TEAM.toml | --state-dir DIR] AGENT", stderr)
+	dir, rest, err := cmd.team(args)
 	if err != nil {
 		return err
 	}
 	if len(rest) != 1 {
-		return usageError("%s", usage)
+		return cmd.badUsage()
 	}
 	scr, err := control.NewClient(dir).Screen(rest[0])
 	if err != nil {

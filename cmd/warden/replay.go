@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -26,33 +25,31 @@ const replayUsage = "usage: warden replay [TEAM.toml | --state-dir DIR] AGENT [-
 // cmdReplay plays a session's asciicast recording (logs/{agent}-{session}.cast)
 // in the terminal, or lists an agent's recorded sessions.
 func cmdReplay(args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("replay", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	stateDir := fs.String("state-dir", "", "the team's state directory (instead of TEAM.toml)")
-	session := fs.String("session", "", "the session to play: its id or a unique prefix (default: the newest)")
-	speed := fs.Float64("speed", 1, "play N times as fast (every pause is first capped at 2 s)")
-	list := fs.Bool("list", false, "list the agent's recorded sessions, oldest first")
-	pos, err := parseArgs(fs, args)
+	cmd := newTeamCommand("replay", replayUsage, stderr)
+	session := cmd.String("session", "", "the session to play: its id or a unique prefix (default: the newest)")
+	speed := cmd.Float64("speed", 1, "play N times as fast (every pause is first capped at 2 s)")
+	list := cmd.Bool("list", false, "list the agent's recorded sessions, oldest first")
+	pos, err := cmd.args(args)
 	if err != nil {
 		return err
 	}
 	var dir, agent string
-	switch {
-	case *stateDir != "" && len(pos) == 1:
-		dir, agent = *stateDir, pos[0]
-	case *stateDir == "" && len(pos) == 2:
+	switch stateDir := *cmd.stateDir; {
+	case stateDir != "" && len(pos) == 1:
+		dir, agent = stateDir, pos[0]
+	case stateDir == "" && len(pos) == 2:
 		team, err := loadTeam(pos[0])
 		if err != nil {
 			return err
 		}
 		dir, agent = team.StateDir, pos[1]
-	case *stateDir == "" && len(pos) == 1:
+	case stateDir == "" && len(pos) == 1:
 		if dir, _, err = findTeam(); err != nil {
 			return err
 		}
 		agent = pos[0]
 	default:
-		return usageError("%s", replayUsage)
+		return cmd.badUsage()
 	}
 	if *speed <= 0 {
 		return usageError("--speed must be more than 0, not %v", *speed)

@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"time"
@@ -14,11 +13,9 @@ import (
 // the state dir alone (supervisor/report), while the team runs or after —
 // as text or JSON. A state dir with no run is exit 1.
 func cmdReport(args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("report", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	stateDir := fs.String("state-dir", "", "the team's state directory (instead of TEAM.toml)")
-	asJSON := fs.Bool("json", false, "print JSON")
-	dir, err := stateDirArg(fs, args, stateDir, "usage: warden report [TEAM.toml | --state-dir DIR] [--json]")
+	cmd := newTeamCommand("report", "usage: warden report [TEAM.toml | --state-dir DIR] [--json]", stderr)
+	asJSON := cmd.Bool("json", false, "print JSON")
+	dir, err := cmd.teamDir(args)
 	if err != nil {
 		return err
 	}

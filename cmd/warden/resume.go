@@ -1,7 +1,6 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 	"io"
 	"strings"
@@ -13,19 +12,28 @@ import (
 // cmdResume lets the agents parked at the team's budget (on_budget =
 // "pause") go on: every one, or AGENT alone; --max-cost and --max-tokens
 // raise the budget, else the one reached no longer applies to the run.
+// --account NAME instead ends the usage-limit park of that account (or of
+// the account of the agent NAME) at once.
 func cmdResume(args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("resume", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	stateDir := fs.String("state-dir", "", "the team's state directory (instead of TEAM.toml)")
-	maxCost := fs.Float64("max-cost", 0, "the team's max_cost from now on, in dollars (above what the run has spent)")
-	maxTokens := fs.Int64("max-tokens", 0, "the team's max_tokens from now on (above what the run has spent)")
-	const usage = "usage: warden resume [TEAM.toml | --state-dir DIR] [AGENT] [--max-cost DOLLARS] [--max-tokens N]"
-	dir, rest, err := teamArgs(fs, args, stateDir, usage)
+	cmd := newTeamCommand("resume", "usage: warden resume [TEAM.toml | --state-dir DIR] [AGENT] [--max-cost DOLLARS] [--max-tokens N]\n"+
+		"       warden resume [TEAM.toml | --state-dir DIR] --account NAME", stderr)
+	maxCost := cmd.Float64("max-cost", 0, "the team's max_cost from now on, in dollars (above what the run has spent)")
+	maxTokens := cmd.Int64("max-tokens", 0, "the team's max_tokens from now on (above what the run has spent)")
+	account := cmd.String("account", "", "end the usage-limit park of this account (or of this agent's account) now")
+	dir, rest, err := cmd.team(args)
 	if err != nil {
 		return err
 	}
-	if len(rest) > 1 || *maxCost < 0 || *maxTokens < 0 {
-		return usageError("%s", usage)
+	if len(rest) > 1 || *maxCost < 0 || *maxTokens < 0 || (*account != "" && (len(rest) > 0 || *maxCost > 0 || *maxTokens > 0)) {
+		return cmd.badUsage()
+	}
+	if *account != "" {
+		r, err := control.NewClient(dir).Resume(control.ResumeRequest{Account: *account, Via: "cli"})
+		if err != nil {
+			return clientError(err)
+		}
+		fmt.Fprintf(stdout, "resumed %s: the usage-limit park of %s is over\n", strings.Join(r.Agents, ", "), *account)
+		return nil
 	}
 	req := control.ResumeRequest{MaxCost: *maxCost, MaxTokens: *maxTokens, Via: "cli"}
 	if len(rest) == 1 {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -33,24 +32,23 @@ const runUsage = "usage: warden run TEAM.toml [--resume [--from CHECKPOINT_ID] |
 // parseRunArgs reads warden run's command line (flags before or after the
 // team file).
 func parseRunArgs(args []string, stderr io.Writer) (runOptions, error) {
-	fs := flag.NewFlagSet("run", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	o := runOptions{logs: addLogFlags(fs)}
-	fs.BoolVar(&o.resume, "resume", false, "carry on the run the state dir holds, even one that finished (a state dir without one: start a run)")
-	fs.BoolVar(&o.fresh, "fresh", false, "start a new run, keeping the state dir's earlier records as history (default: carry on a run that did not finish)")
-	fs.StringVar(&o.from, "from", "", "with --resume: resume that checkpoint's task from it (an id `warden checkpoints` lists)")
-	fs.StringVar(&o.httpAddr, "http", "", "serve the live dashboard page on ADDR (host:port), behind its token")
-	fs.StringVar(&o.httpTokenFile, "http-token-file", "", tokenFileUsage)
+	cmd := newCommand("run", runUsage, stderr)
+	o := runOptions{logs: addLogFlags(cmd.FlagSet)}
+	cmd.BoolVar(&o.resume, "resume", false, "carry on the run the state dir holds, even one that finished (a state dir without one: start a run)")
+	cmd.BoolVar(&o.fresh, "fresh", false, "start a new run, keeping the state dir's earlier records as history (default: carry on a run that did not finish)")
+	cmd.StringVar(&o.from, "from", "", "with --resume: resume that checkpoint's task from it (an id `warden checkpoints` lists)")
+	cmd.StringVar(&o.httpAddr, "http", "", "serve the live dashboard page on ADDR (host:port), behind its token")
+	cmd.StringVar(&o.httpTokenFile, "http-token-file", "", tokenFileUsage)
 	if err := refuseTokenOnArgv(args); err != nil {
 		return o, err
 	}
 	o.httpToken = takeEnvToken()
-	pos, err := parseArgs(fs, args)
+	pos, err := cmd.args(args)
 	if err != nil {
 		return o, err
 	}
 	if len(pos) != 1 || (o.from != "" && !o.resume) || (o.fresh && o.resume) {
-		return o, usageError("%s", runUsage)
+		return o, cmd.badUsage()
 	}
 	o.teamFile = pos[0]
 	return o, o.logs.check()
@@ -139,7 +137,11 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	//     (max_runtime counts from here);
 	//   - the team runs its generations; it is the one that returns — every
 	//     task done, or the team stopped and every process group gone — and
-	//     the edges and the page are taken down after it;
+	//     the edges and the page are taken down after it; unless an edge
+	//     fails (it could not be set up, or its socket died): that edge
+	//     returns first with its error, the team is stopped for it (a team
+	//     checkpoint) and warden exits 1 with the error (a page that fails
+	//     never ends the team);
 	//   - the signal handler turns the first INT, TERM or HUP into a clean
 	//     stop (a team checkpoint), the second into a forced one.
 	var g run.Group
@@ -154,11 +156,12 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	var result supervisor.Result
 	addTeamActor(&g, team, &result)
 	addSignalActor(&g, logger, team, nil)
-	if err := g.Run(); err != nil {
-		return err
-	}
+	err = g.Run() // an edge's failure, which stopped the team (Team.Fail), or nil
 	if line := carryOnLine(result, began.RunID, o.teamFile); line != "" {
 		fmt.Fprintln(team.Out(), line)
+	}
+	if err != nil {
+		return err
 	}
 	if code := result.ExitCode(); code != 0 {
 		return &exitError{code: code, err: result.Err}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -19,23 +18,20 @@ import (
 // cmdSend types a text into an agent with its profile's verified submit,
 // at its next turn boundary; it prints what happened.
 func cmdSend(args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("send", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	stateDir := fs.String("state-dir", "", "the team's state directory (instead of TEAM.toml)")
-	force := fs.Bool("force", false, "type the text and Enter even into a dialog the agent waits on")
-	wait := fs.Duration("wait", 5*time.Minute, "how long to wait for the agent's turn to end")
-	const usage = "usage: warden send [TEAM.toml | --state-dir DIR] AGENT [--force] [--wait D] TEXT… (TEXT - reads stdin; words after -- are text)"
+	cmd := newTeamCommand("send", "usage: warden send [TEAM.toml | --state-dir DIR] AGENT [--force] [--wait D] TEXT… (TEXT - reads stdin; words after -- are text)", stderr)
+	force := cmd.Bool("force", false, "type the text and Enter even into a dialog the agent waits on")
+	wait := cmd.Duration("wait", 5*time.Minute, "how long to wait for the agent's turn to end")
 	var words []string
 	if i := slices.Index(args, "--"); i >= 0 {
 		args, words = args[:i], args[i+1:]
 	}
-	dir, rest, err := teamArgs(fs, args, stateDir, usage)
+	dir, rest, err := cmd.team(args)
 	if err != nil {
 		return err
 	}
 	rest = append(rest, words...)
 	if len(rest) < 2 {
-		return usageError("%s", usage)
+		return cmd.badUsage()
 	}
 	agent, text := rest[0], strings.Join(rest[1:], " ")
 	if len(rest) == 2 && rest[1] == "-" {
@@ -63,16 +59,13 @@ func cmdSend(args []string, stdout, stderr io.Writer) error {
 // cmdRestart restarts one agent: a last checkpoint request, then a new
 // session from that checkpoint.
 func cmdRestart(args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("restart", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	stateDir := fs.String("state-dir", "", "the team's state directory (instead of TEAM.toml)")
-	const usage = "usage: warden restart [TEAM.toml | --state-dir DIR] AGENT"
-	dir, rest, err := teamArgs(fs, args, stateDir, usage)
+	cmd := newTeamCommand("restart", "usage: warden restart [TEAM.toml | --state-dir DIR] AGENT", stderr)
+	dir, rest, err := cmd.team(args)
 	if err != nil {
 		return err
 	}
 	if len(rest) != 1 {
-		return usageError("%s", usage)
+		return cmd.badUsage()
 	}
 	fmt.Fprintf(stdout, "restarting %s: a last checkpoint request, then a new session from it…\n", rest[0])
 	r, err := control.NewClient(dir).Restart(rest[0])
@@ -90,18 +83,15 @@ func cmdRestart(args []string, stdout, stderr io.Writer) error {
 // cmdStop asks the team for a team checkpoint and to exit, and waits until
 // warden is done.
 func cmdStop(args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("stop", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	stateDir := fs.String("state-dir", "", "the team's state directory (instead of TEAM.toml)")
-	now := fs.Bool("now", false, "skip the last checkpoint requests: stop the agents, write the handoff, exit")
-	noWait := fs.Bool("no-wait", false, "return once warden took the request")
-	const usage = "usage: warden stop [TEAM.toml | --state-dir DIR] [--now] [--no-wait]"
-	dir, rest, err := teamArgs(fs, args, stateDir, usage)
+	cmd := newTeamCommand("stop", "usage: warden stop [TEAM.toml | --state-dir DIR] [--now] [--no-wait]", stderr)
+	now := cmd.Bool("now", false, "skip the last checkpoint requests: stop the agents, write the handoff, exit")
+	noWait := cmd.Bool("no-wait", false, "return once warden took the request")
+	dir, rest, err := cmd.team(args)
 	if err != nil {
 		return err
 	}
 	if len(rest) != 0 {
-		return usageError("%s", usage)
+		return cmd.badUsage()
 	}
 	c := control.NewClient(dir)
 	ps, err := c.PS()

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -28,23 +27,20 @@ const tokenFileUsage = "read the page's token from `FILE` (default: $" + tokenEn
 // control socket) until interrupted; it keeps serving, and /healthz says
 // 503, while no warden runs the team.
 func cmdServe(args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	stateDir := fs.String("state-dir", "", "the team's state directory (instead of TEAM.toml)")
-	addr := fs.String("http", "", "serve the dashboard page on ADDR (host:port)")
-	tokenFile := fs.String("http-token-file", "", tokenFileUsage)
-	logs := addLogFlags(fs)
-	const usage = "usage: warden serve [TEAM.toml | --state-dir DIR] --http ADDR [--http-token-file FILE] [--log-level L] [--log-format text|json]"
+	cmd := newTeamCommand("serve", "usage: warden serve [TEAM.toml | --state-dir DIR] --http ADDR [--http-token-file FILE] [--log-level L] [--log-format text|json]", stderr)
+	addr := cmd.String("http", "", "serve the dashboard page on ADDR (host:port)")
+	tokenFile := cmd.String("http-token-file", "", tokenFileUsage)
+	logs := addLogFlags(cmd.FlagSet)
 	if err := refuseTokenOnArgv(args); err != nil {
 		return err
 	}
 	envToken := takeEnvToken()
-	dir, rest, err := teamArgs(fs, args, stateDir, usage)
+	dir, rest, err := cmd.team(args)
 	if err != nil {
 		return err
 	}
 	if len(rest) != 0 || *addr == "" {
-		return usageError("%s", usage)
+		return cmd.badUsage()
 	}
 	if err := logs.check(); err != nil {
 		return err

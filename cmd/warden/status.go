@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -17,12 +16,10 @@ import (
 
 // cmdStatus shows the dashboard from a team's state dir, running or not.
 func cmdStatus(args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("status", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	stateDir := fs.String("state-dir", "", "the team's state directory (instead of TEAM.toml)")
-	asJSON := fs.Bool("json", false, "print JSON")
-	watch := fs.Bool("watch", false, "redraw every 2s until interrupted")
-	dir, err := stateDirArg(fs, args, stateDir, "usage: warden status [TEAM.toml | --state-dir DIR] [--json] [--watch]")
+	cmd := newTeamCommand("status", "usage: warden status [TEAM.toml | --state-dir DIR] [--json] [--watch]", stderr)
+	asJSON := cmd.Bool("json", false, "print JSON")
+	watch := cmd.Bool("watch", false, "redraw every 2s until interrupted")
+	dir, err := cmd.teamDir(args)
 	if err != nil {
 		return err
 	}
@@ -59,47 +56,6 @@ func cmdStatus(args []string, stdout, stderr io.Writer) error {
 		case <-time.After(2 * time.Second):
 		}
 	}
-}
-
-// parseArgs parses flags that may come before or after the positional
-// arguments, which it returns.
-func parseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
-	var pos []string
-	for len(args) > 0 {
-		if err := fs.Parse(args); err != nil {
-			return nil, &exitError{code: 2}
-		}
-		if fs.NArg() == 0 {
-			break
-		}
-		pos = append(pos, fs.Arg(0))
-		args = fs.Args()[1:]
-	}
-	return pos, nil
-}
-
-// stateDirArg resolves the state dir from TEAM.toml or --state-dir, or
-// with neither from the current directory (findTeam); flags may come
-// before or after the file.
-func stateDirArg(fs *flag.FlagSet, args []string, stateDir *string, usage string) (string, error) {
-	pos, err := parseArgs(fs, args)
-	if err != nil {
-		return "", err
-	}
-	switch {
-	case *stateDir != "" && len(pos) == 0:
-		return *stateDir, nil
-	case *stateDir == "" && len(pos) == 1:
-		team, err := loadTeam(pos[0])
-		if err != nil {
-			return "", err
-		}
-		return team.StateDir, nil
-	case *stateDir == "" && len(pos) == 0:
-		dir, _, err := findTeam()
-		return dir, err
-	}
-	return "", usageError("%s", usage)
 }
 
 // escapeC1 writes DEL, the C1 controls (U+0080–U+009F, which some

@@ -2,7 +2,6 @@ package main
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"strings"
@@ -13,15 +12,17 @@ import (
 // cmdValidate checks a team file and prints every error with its position
 // and the warnings beside them, in the file's order (exit 2), or its
 // warnings and ok (exit 0).
-func cmdValidate(args []string, stdout io.Writer) error {
-	fs := flag.NewFlagSet("validate", flag.ContinueOnError)
-	if err := fs.Parse(args); err != nil {
-		return &exitError{code: 2}
+func cmdValidate(args []string, stdout, stderr io.Writer) error {
+	cmd := newCommand("validate", "usage: warden validate TEAM.toml", stderr)
+	pos, err := cmd.flagsFirst(args)
+	if err != nil {
+		return err
 	}
-	if fs.NArg() != 1 {
-		return usageError("usage: warden validate TEAM.toml")
+	if len(pos) != 1 {
+		return cmd.badUsage()
 	}
-	team, warnings, err := config.LoadWithWarnings(fs.Arg(0))
+	file := pos[0]
+	team, warnings, err := config.LoadWithWarnings(file)
 	if errs, ok := config.AsErrors(err); ok && len(warnings) > 0 {
 		return &exitError{code: 2, err: withWarnings(errs, warnings)}
 	}
@@ -35,7 +36,7 @@ func cmdValidate(args []string, stdout io.Writer) error {
 	if len(warnings) > 0 {
 		more = fmt.Sprintf(", %d warnings", len(warnings))
 	}
-	fmt.Fprintf(stdout, "%s: ok: team %q, %d agents, %d tasks%s\n", fs.Arg(0), team.Name, len(team.Agents), len(team.Tasks), more)
+	fmt.Fprintf(stdout, "%s: ok: team %q, %d agents, %d tasks%s\n", file, team.Name, len(team.Agents), len(team.Tasks), more)
 	return nil
 }
 

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -29,24 +28,23 @@ const wrapPrompt = "The user works with you in this terminal session and will te
 // cmdWrap runs one agent in the user's own terminal with the checkpoint
 // protocol around it, and returns the agent's exit code.
 func cmdWrap(args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("wrap", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	name := fs.String("name", "", "agent name (default: the command's base name)")
-	task := fs.String("task", "wrap", "task id its checkpoints are recorded under")
-	profile := fs.String("profile", "", strings.Join(prof.Names(), " | ")+" (default: from the command's name)")
-	stateDir := fs.String("state-dir", config.DefaultStateDir, "state directory")
-	interval := fs.Duration("checkpoint-interval", config.Defaults().CheckpointInterval,
+	cmd := newCommand("wrap", wrapUsage, stderr)
+	name := cmd.String("name", "", "agent name (default: the command's base name)")
+	task := cmd.String("task", "wrap", "task id its checkpoints are recorded under")
+	profile := cmd.String("profile", "", strings.Join(prof.Names(), " | ")+" (default: from the command's name)")
+	stateDir := cmd.String("state-dir", config.DefaultStateDir, "state directory")
+	interval := cmd.Duration("checkpoint-interval", config.Defaults().CheckpointInterval,
 		"the least time between checkpoint requests; one is typed only after your own typing since the last checkpoint")
-	logs := addLogFlags(fs) // the log goes to STATE_DIR/logs/warden.log only: the terminal is the agent's
-	if err := fs.Parse(args); err != nil {
-		return &exitError{code: 2}
+	logs := addLogFlags(cmd.FlagSet) // the log goes to STATE_DIR/logs/warden.log only: the terminal is the agent's
+	argv, err := cmd.flagsFirst(args)
+	if err != nil {
+		return err
 	}
 	if err := logs.check(); err != nil {
 		return err
 	}
-	argv := fs.Args()
 	if len(argv) == 0 {
-		return usageError("%s", wrapUsage)
+		return cmd.badUsage()
 	}
 	if *interval <= 0 {
 		return usageError("--checkpoint-interval %s: want a positive duration", *interval)

@@ -51,3 +51,11 @@ func writableByOthers(fi fs.FileInfo) string {
 	}
 	return fmt.Sprintf("mode %v: group %d may write to it and is not one of your groups", m, st.Gid)
 }
+
+// MyGroup reports whether the group of fi is one of this process's groups
+// (a container's fsGroup is one): a file of that group others of it may
+// read are processes of this pod, as trusted as this user.
+func MyGroup(fi fs.FileInfo) bool {
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	return ok && slices.Contains(getgroups(), int(st.Gid))
+}

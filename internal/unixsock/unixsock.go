@@ -92,3 +92,13 @@ func owner(st os.FileInfo) (int, bool) {
 	}
 	return int(sys.Uid), true
 }
+
+// Dead reports whether an error of a listener's Accept means the listener
+// is gone — closed under its server, or its descriptor no longer a
+// listening socket — so that no later Accept can succeed. Any other error
+// (out of descriptors or memory, a connection aborted before it was
+// taken) passes: the server waits a moment and accepts again.
+func Dead(err error) bool {
+	return errors.Is(err, net.ErrClosed) || errors.Is(err, syscall.EBADF) || errors.Is(err, syscall.EINVAL) ||
+		errors.Is(err, syscall.ENOTSOCK)
+}

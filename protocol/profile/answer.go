@@ -1,6 +1,7 @@
 package profile
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"regexp"
@@ -58,7 +59,7 @@ func (p *Profile) Answer(choice string, s Screen) (keys []Keys, final bool, err 
 	case d.Kind != DialogPermission:
 		return nil, false, fmt.Errorf("allow-once answers a permission dialog; this one is a %s dialog: answer it with warden attach --rw", d.Kind)
 	case p.tui.allowOnce == nil:
-		return nil, false, errors.New(firstNonEmptyText(p.tui.noAnswer, "warden does not know "+p.Name+"'s allow-once choice: answer it with warden attach --rw"))
+		return nil, false, errors.New(cmp.Or(p.tui.noAnswer, "warden does not know "+p.Name+"'s allow-once choice: answer it with warden attach --rw"))
 	}
 	sel, target := -1, -1
 	n := 0
@@ -91,11 +92,4 @@ func (p *Profile) Answer(choice string, s Screen) (keys []Keys, final bool, err 
 		keys = append(keys, Keys{Bytes: key, Pause: arrowPause})
 	}
 	return keys, false, nil
-}
-
-func firstNonEmptyText(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }

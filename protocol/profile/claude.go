@@ -1,6 +1,7 @@
 package profile
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"path/filepath"
@@ -97,6 +98,10 @@ func init() {
 		},
 		Preset: &claudePreset,
 		Init:   InitAgent{Comment: claudePreset.Comment, Command: claudePreset.Command("claude")},
+		// Its login is in CLAUDE_CONFIG_DIR (or ~/.claude); a session at 2 GiB
+		// (field reports put one at 1.5–2 GB).
+		AccountHome: func(env func(string) string) string { return cmp.Or(env("CLAUDE_CONFIG_DIR"), homeSub(env, ".claude")) },
+		Footprint:   2 << 30,
 	})
 }
 

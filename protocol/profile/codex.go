@@ -3,6 +3,7 @@ package profile
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -205,6 +206,9 @@ func init() {
 		},
 		Preset: &codexPreset,
 		Init:   InitAgent{Comment: codexPreset.Comment, Command: codexPreset.Command("codex")},
+		// Its login is in CODEX_HOME (or ~/.codex); a session at 1 GiB.
+		AccountHome: func(env func(string) string) string { return cmp.Or(env("CODEX_HOME"), homeSub(env, ".codex")) },
+		Footprint:   1 << 30,
 	})
 }
 

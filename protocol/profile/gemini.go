@@ -2,6 +2,7 @@ package profile
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -147,6 +148,10 @@ func init() {
 				`writes it (docs/agent-clis.md, "Presets"); auto_edit alone still asks before every shell command`,
 		},
 		Preset: &geminiPreset,
+		// Its login is in the user's home (warden's Gemini home links back
+		// to ~/.gemini); a session at 1 GiB.
+		AccountHome: func(env func(string) string) string { return cmp.Or(env("GEMINI_CLI_HOME"), env("HOME")) },
+		Footprint:   1 << 30,
 		Init: InitAgent{
 			Comment:   geminiPreset.Comment,
 			Command:   geminiPreset.Command("gemini"),

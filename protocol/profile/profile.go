@@ -236,7 +236,8 @@ func init() {
 		Name: PlainName,
 		New:  plainProfile,
 		// A plain program may be a wrapper of any CLI: its hooks are read.
-		anyKind: true,
+		anyKind:   true,
+		Footprint: 512 << 20, // a plain program: 512 MiB until learned
 		Init: InitAgent{
 			Name: "agent",
 			Comment: "Any interactive program that reads its prompt from the terminal and\n" +
@@ -259,4 +260,12 @@ func plainProfile() *Profile {
 		quit:      []Keys{{Bytes: []byte{0x04}}},
 		cont:      "continue",
 	}
+}
+
+// homeSub is sub in the home directory env names, or "" without one.
+func homeSub(env func(string) string, sub string) string {
+	if h := env("HOME"); h != "" {
+		return filepath.Join(h, sub)
+	}
+	return ""
 }

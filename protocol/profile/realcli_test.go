@@ -81,7 +81,7 @@ func testRealCLI(t *testing.T, cli string) {
 		t.Helper()
 		s.waitScreen("turn boundary", 30*time.Second, s.p.TurnEnded)
 		if err := s.p.Submit(ctx, s.ptmx, s.screen, text); err != nil {
-			t.Fatalf("%s: submit %q: %v\nscreen:\n%s", cli, firstLine(text), err, s.screen())
+			t.Fatalf("%s: submit %q: %v\nscreen:\n%s", cli, draftLine(text), err, s.screen())
 		}
 		s.waitScreen("answer "+reply, 30*time.Second, func(sc Screen) bool {
 			return answered(s.p, sc, reply) && s.p.TurnEnded(sc)

@@ -53,6 +53,15 @@ type CLI struct {
 	// Init is the [[agent]] `warden init` writes for the CLI; a CLI with
 	// Programs gets one when Init.Command's program is on PATH.
 	Init InitAgent
+	// AccountHome is the directory that holds the CLI's login, which agents
+	// sharing it share an account (its usage limit) by, read from an
+	// agent's environment (env returns a variable, "" when unset); "" for
+	// none. nil: the CLI has no account of its own (plain).
+	AccountHome func(env func(string) string) string
+	// Footprint is what a session of the CLI is expected to take in memory
+	// (bytes) until warden has learned it from the RSS of its running
+	// sessions; 0: the default for any program.
+	Footprint int64
 
 	// anyKind: a wrapper of anything (plain) may send every CLI's kinds.
 	anyKind bool
@@ -147,6 +156,30 @@ func CLIs() []CLI {
 		}
 	}
 	return out
+}
+
+// AccountHome is the account of an agent of profile whose environment is
+// env: the profile's name and its CLI's account home ("" when the CLI has
+// none, or the home is not known).
+func AccountHome(profile string, env func(string) string) string {
+	c := lookup(cmp.Or(profile, PlainName))
+	if c == nil || c.AccountHome == nil {
+		return ""
+	}
+	if home := c.AccountHome(env); home != "" {
+		return c.Name + ":" + home
+	}
+	return c.Name + ":"
+}
+
+// Footprint is what a session of profile is expected to take in memory
+// before warden has learned it; ok is false when its CLI gives none.
+func Footprint(profile string) (bytes int64, ok bool) {
+	c := lookup(cmp.Or(profile, PlainName))
+	if c == nil || c.Footprint == 0 {
+		return 0, false
+	}
+	return c.Footprint, true
 }
 
 func lookup(name string) *CLI {

@@ -31,7 +31,7 @@ func (p *Profile) Resubmit(ctx context.Context, w io.Writer, screen func() Scree
 		return p.Submit(ctx, w, screen, text)
 	}
 	if !p.holds(s, v, text) {
-		return fmt.Errorf("submit to %s: %w: %q", p.Name, ErrDraft, firstLine(v.text))
+		return fmt.Errorf("submit to %s: %w: %q", p.Name, ErrDraft, draftLine(v.text))
 	}
 	return p.press(ctx, w, screen, true)
 }

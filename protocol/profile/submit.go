@@ -6,6 +6,9 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"unicode/utf8"
+
+	"github.com/wardenhq/warden/protocol"
 )
 
 // Errors Submit returns (wrapped).
@@ -94,7 +97,7 @@ func (p *Profile) Submit(ctx context.Context, w io.Writer, screen func() Screen,
 		return fmt.Errorf("submit to %s: %w", p.Name, ErrDialog)
 	}
 	if v.hasBox && !v.inputEmpty() {
-		return fmt.Errorf("submit to %s: %w: %q", p.Name, ErrDraft, firstLine(v.text))
+		return fmt.Errorf("submit to %s: %w: %q", p.Name, ErrDraft, draftLine(v.text))
 	}
 	notices, mark := p.queuedNotices(s.Rows()), drawnMark(s)
 	if _, err := io.WriteString(w, payload(text, s.Bracketed())); err != nil {
@@ -246,7 +249,7 @@ func (p *Profile) press(ctx context.Context, w io.Writer, screen func() Screen, 
 			}
 		}
 		p.log.Info("no turn yet after Enter", "try", try, "waited", window,
-			"box", firstLine(last.text), "has_box", last.hasBox, "busy", last.busy())
+			"box", draftLine(last.text), "has_box", last.hasBox, "busy", last.busy())
 		// Enter again only into the input box still holding the text. Enter
 		// on an empty box submits nothing; and when the CLI is only slow to
 		// draw, the Enter already pressed will start the turn — a second
@@ -277,10 +280,16 @@ func (p *Profile) press(ctx context.Context, w io.Writer, screen func() Screen, 
 	return fmt.Errorf("submit to %s: %w (Enter pressed %d times)", p.Name, ErrNotSubmitted, max(p.EnterTries, 1))
 }
 
-func firstLine(s string) string {
-	s, _, _ = strings.Cut(s, "\n")
+// draftLine is what an error or a log line quotes of the input box: its
+// first line, cut at 60 bytes (on a rune's boundary).
+func draftLine(s string) string {
+	s = protocol.FirstLine(s)
 	if len(s) > 60 {
-		s = s[:60] + "…"
+		cut := 60
+		for cut > 0 && !utf8.RuneStart(s[cut]) {
+			cut--
+		}
+		s = s[:cut] + "…"
 	}
 	return s
 }

@@ -67,7 +67,7 @@ func TestResubmitAfterADialog(t *testing.T) {
 	p := mustProfile(t, "claude")
 	p.EnterDelay, p.SubmitWindow, p.EnterTries = 10*time.Millisecond, 20*time.Millisecond, 1
 	var w bytes.Buffer
-	box := firstLine(p.tui.view(typed.rows).text)
+	box := draftLine(p.tui.view(typed.rows).text)
 	err := p.Resubmit(context.Background(), &w, func() Screen { return typed }, box)
 	if w.String() != "\r" || !errors.Is(err, ErrNotSubmitted) {
 		t.Fatalf("Resubmit of the text in the box wrote %q (%v), want Enter alone", w.String(), err)
@@ -134,7 +134,7 @@ func TestEnterWaitsWhileATurnIsAtWork(t *testing.T) {
 	// recorded screen never shows the turn start).
 	w.Reset()
 	p.EnterTries = 1
-	box := firstLine(p.tui.view(typed.rows).text)
+	box := draftLine(p.tui.view(typed.rows).text)
 	_ = p.Resubmit(context.Background(), &w, func() Screen { return typed }, box)
 	if w.String() != "\r" {
 		t.Fatalf("Resubmit after the turn wrote %q, want Enter alone", w.String())

@@ -5,6 +5,7 @@ import (
 
 	"github.com/wardenhq/warden/supervisor/config"
 	"github.com/wardenhq/warden/supervisor/event"
+	"github.com/wardenhq/warden/supervisor/memory"
 	"github.com/wardenhq/warden/supervisor/state"
 )
 
@@ -13,17 +14,17 @@ import (
 // admission, with why, and never stale: nothing of it runs. It returns the
 // session's ticket (nil without Memory), and false when the team stopped
 // first.
-func (a *Agent) admit(g *Generation, task *config.Task) (*Ticket, bool) {
+func (a *Agent) admit(g *Generation, task *config.Task) (*memory.Ticket, bool) {
 	m := a.d.Memory
 	if m == nil {
 		return nil, true
 	}
-	m.start()
+	m.Start()
 	waited := false
-	t, took := m.Acquire(a.cfg.Name, a.cfg.Profile, g.LastCall(), func(w Wait) {
+	t, took := m.Acquire(a.cfg.Name, a.cfg.Profile, g.LastCall(), func(w memory.Wait) {
 		waited = true
 		a.log.Info("waiting its turn", "why", w.String())
-		a.d.Events.Emit(event.AdmissionWaiting, a.cfg.Name, taskID(task), w.fields()...)
+		a.d.Events.Emit(event.AdmissionWaiting, a.cfg.Name, taskID(task), w.Fields()...)
 		a.waitTurn(task, w.String())
 	})
 	if t == nil {
@@ -40,21 +41,6 @@ func (a *Agent) admit(g *Generation, task *config.Task) (*Ticket, bool) {
 		a.setState(state.Starting, a.lastExitValue(), "admitted after "+took.Round(time.Millisecond).String())
 	}
 	return t, true
-}
-
-// fields are admission_waiting's.
-func (w Wait) fields() []any {
-	kv := []any{"reason", w.Reason, "running", w.Running}
-	if w.MaxRunning > 0 {
-		kv = append(kv, "max_running", w.MaxRunning)
-	}
-	if w.Ahead > 0 {
-		kv = append(kv, "ahead", w.Ahead)
-	}
-	if w.Floor > 0 && w.Available > 0 {
-		kv = append(kv, "memory_available", w.Available, "needed", w.Needed, "reserved", w.Reserved, "memory_floor", w.Floor)
-	}
-	return kv
 }
 
 // waitTurn shows the agent waiting its turn to start on task.

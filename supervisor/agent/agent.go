@@ -13,6 +13,7 @@ import (
 	"github.com/wardenhq/warden/runner"
 	"github.com/wardenhq/warden/supervisor/config"
 	"github.com/wardenhq/warden/supervisor/event"
+	"github.com/wardenhq/warden/supervisor/memory"
 	"github.com/wardenhq/warden/supervisor/queue"
 	"github.com/wardenhq/warden/supervisor/session"
 	"github.com/wardenhq/warden/supervisor/state"
@@ -41,11 +42,12 @@ type Agent struct {
 	feedback       string               // a failed verify's output, for the next first prompt
 	forced         bool                 // its last stop needed SIGKILL
 	context        float64              // last context gauge, percent
-	pausedUntil    time.Time            // a usage-limit wait
+	pausedUntil    time.Time            // its account's hold plans to end then (holds.go)
 	dialog         string               // the dialog the agent waits on (state waiting)
 	lastRecord     *protocol.Checkpoint // the last checkpoint it made (warden ps, the page)
 	spend          protocol.Usage       // what its sessions spent in the run (usage.go)
-	budgetHeld     bool                 // parked for a person: the team's budget is reached (usage.go)
+	// holds are the reasons it is held (parked): its account, the budget.
+	holds holds
 	// carried: its CLI keeps warden's protocol where it keeps instructions
 	// (its settings put it there: launch.go), so warden wrap types no
 	// first prompt.
@@ -261,7 +263,7 @@ func (a *Agent) runTask(g *Generation, task *config.Task) bool {
 // ticket (released when it ends): in its cgroup when memory_max has one,
 // followed by the RSS watch. memory is why its end calls for a restart: the
 // kernel's OOM killer, or memory_max; "" for neither.
-func (a *Agent) runSession(g *Generation, task *config.Task, attempt int, dir string, ts *TaskSpace, ticket *Ticket, started func()) (exit runner.Exit, out session.Outcome, end ended, memory string) {
+func (a *Agent) runSession(g *Generation, task *config.Task, attempt int, dir string, ts *TaskSpace, ticket *memory.Ticket, started func()) (exit runner.Exit, out session.Outcome, end ended, memory string) {
 	defer ticket.Release()
 	defer started() // the session calls it once its process runs; this, if it never got that far
 	var left time.Duration
@@ -273,7 +275,7 @@ func (a *Agent) runSession(g *Generation, task *config.Task, attempt int, dir st
 		a.log.Error("agent command line", "error", err)
 		return runner.Exit{Code: -1, Err: err}, session.Exited, ended{}, ""
 	}
-	grp := a.d.Memory.group(&a.cfg)
+	grp := a.d.Memory.Group(&a.cfg)
 	prompt, from := a.firstPrompt(g, task, attempt)
 	rep := &reporter{a: a, g: g, task: task, dir: dir, ts: ts, from: from}
 	s := session.New(a.log, session.Config{
@@ -286,7 +288,7 @@ func (a *Agent) runSession(g *Generation, task *config.Task, attempt int, dir st
 		AfterStall: func() (bool, string) { return a.afterStall(task, attempt) },
 	})
 	a.watch(ticket, s, grp, taskID(task))
-	oomBefore, oomKnown := a.d.Memory.oomCount()
+	oomBefore, oomKnown := a.d.Memory.OOMCount()
 	exit, out = s.Run()
 	memory = a.afterSession(ticket, s, grp, exit, oomBefore, oomKnown, taskID(task))
 	if rep.awaitVerify() && out != session.Done {

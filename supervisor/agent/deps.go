@@ -14,7 +14,9 @@ import (
 	"github.com/wardenhq/warden/internal/clock"
 	"github.com/wardenhq/warden/protocol"
 	"github.com/wardenhq/warden/runner"
+	"github.com/wardenhq/warden/supervisor/account"
 	"github.com/wardenhq/warden/supervisor/config"
+	"github.com/wardenhq/warden/supervisor/memory"
 	"github.com/wardenhq/warden/supervisor/queue"
 	"github.com/wardenhq/warden/supervisor/session"
 	"github.com/wardenhq/warden/supervisor/state"
@@ -40,9 +42,9 @@ type Deps struct {
 	RunID string
 	// Memory is the team's max_running, memory_floor and memory_max (nil:
 	// none of them).
-	Memory *Memory
+	Memory *memory.Memory
 	// Accounts park the agents that share an account at its usage limit.
-	Accounts *Accounts
+	Accounts *account.Accounts
 	// Workspaces holds the tasks' git worktrees (nil: every agent works in
 	// its dir).
 	Workspaces *Workspaces

@@ -8,6 +8,7 @@ import (
 	"github.com/wardenhq/warden/runner"
 	"github.com/wardenhq/warden/supervisor/config"
 	"github.com/wardenhq/warden/supervisor/event"
+	"github.com/wardenhq/warden/supervisor/memory"
 	"github.com/wardenhq/warden/supervisor/session"
 )
 
@@ -36,7 +37,7 @@ import (
 // still in /proc says nothing: it is reaped either way.
 
 // oomEvidence says why the session's end was the OOM killer's, or "".
-func (a *Agent) oomEvidence(t *Ticket, grp *Group, exit runner.Exit, forced bool, before int64, beforeOK bool) string {
+func (a *Agent) oomEvidence(t *memory.Ticket, grp *memory.Group, exit runner.Exit, forced bool, before int64, beforeOK bool) string {
 	if exit.Signal != syscall.SIGKILL || forced {
 		return ""
 	}
@@ -48,12 +49,12 @@ func (a *Agent) oomEvidence(t *Ticket, grp *Group, exit runner.Exit, forced bool
 			return "" // the group says no
 		}
 	}
-	after, ok := a.d.Memory.oomCount()
+	after, ok := a.d.Memory.OOMCount()
 	if !ok {
 		return ""
 	}
 	base, since, known := before, "the session started", beforeOK
-	if n, seen := t.lastSeenOOM(); seen {
+	if n, seen := t.LastSeenOOM(); seen {
 		base, since, known = n, "the RSS watch saw its processes alive (2 samples before their end)", true
 	}
 	if !known || after <= base {
@@ -62,22 +63,11 @@ func (a *Agent) oomEvidence(t *Ticket, grp *Group, exit runner.Exit, forced bool
 	return fmt.Sprintf("the kernel's oom_kill count (/proc/vmstat) rose by %d since %s", after-base, since)
 }
 
-// lastSeenOOM is the OOM kill count read just before the last-but-one
-// sample that saw the session's tree alive; ok is false when there was none.
-func (t *Ticket) lastSeenOOM() (int64, bool) {
-	if t == nil {
-		return 0, false
-	}
-	t.ad.mu.Lock()
-	defer t.ad.mu.Unlock()
-	return t.oomPrev, t.oomPrevSeen
-}
-
 // afterSession reads what the session's end says of memory: an OOM kill
 // (agent_oom, a WARNING line; the restart policy then restarts the agent
 // from its checkpoint, the reason in the log), and removes its cgroup. It
 // returns the reason a restart gives, or "".
-func (a *Agent) afterSession(t *Ticket, s *session.Session, grp *Group, exit runner.Exit, before int64, beforeOK bool, task string) string {
+func (a *Agent) afterSession(t *memory.Ticket, s *session.Session, grp *memory.Group, exit runner.Exit, before int64, beforeOK bool, task string) string {
 	defer func() {
 		if err := grp.Remove(); err != nil {
 			a.log.Warn("session cgroup not removed", "error", err)

@@ -2,60 +2,31 @@ package agent
 
 import (
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
+	"github.com/wardenhq/warden/protocol/profile"
 	"github.com/wardenhq/warden/supervisor/config"
-	"github.com/wardenhq/warden/supervisor/session"
 )
 
-// Park parks the agent at its account's usage limit until Unpark: its
-// session now, and any session it starts meanwhile (reporter.Started).
+// Park holds the agent at its account's usage limit until Unpark (the
+// account's Member): its session now, and any it starts meanwhile.
 // state.json shows until as paused_until.
-func (a *Agent) Park(until time.Time) {
-	a.mu.Lock()
-	a.pausedUntil = until
-	s := a.sess
-	a.mu.Unlock()
-	if s != nil {
-		s.Park(until)
-	}
-	a.d.Team.Publish()
-}
+func (a *Agent) Park(until time.Time) { a.Hold(HoldAccount, until) }
 
-// Unpark lets the agent go on: its account's limit has reset.
-func (a *Agent) Unpark() {
-	a.mu.Lock()
-	a.pausedUntil = time.Time{}
-	s, held := a.sess, a.budgetHeld // held for the team's budget: a person lets it go on (usage.go)
-	a.mu.Unlock()
-	if s != nil && !held {
-		s.Unpark()
-	}
-	a.d.Team.Publish()
-}
+// Unpark releases the account's hold: its limit has reset. The agent goes
+// on unless another reason holds it (the team's budget).
+func (a *Agent) Unpark() { a.Release(HoldAccount) }
 
-// parkNew parks a session that starts while the agent is parked.
-func (a *Agent) parkNew(s *session.Session) {
-	a.mu.Lock()
-	until := a.pausedUntil
-	a.mu.Unlock()
-	if !until.IsZero() {
-		s.Park(until)
-	}
-}
-
-// AccountOf is the account of an agent: its account key, else the same CLI
-// and config home — Claude Code's CLAUDE_CONFIG_DIR (or ~/.claude), Codex's
-// CODEX_HOME (or ~/.codex), Gemini CLI's user home (warden's Gemini home
-// links back to ~/.gemini) — from the agent's env over environ; a plain
-// agent has none ("").
+// AccountOf is the account of an agent: its account key, else its CLI's
+// account home (the profile's: Claude Code's CLAUDE_CONFIG_DIR or
+// ~/.claude, Codex's CODEX_HOME or ~/.codex…) from the agent's env over
+// environ; a plain agent has none ("").
 func AccountOf(a config.Agent, environ []string) string {
 	if a.Account != "" {
 		return a.Account
 	}
-	env := func(k string) string {
+	return profile.AccountHome(a.Profile, func(k string) string {
 		if v, ok := a.Env[k]; ok {
 			return v
 		}
@@ -65,22 +36,7 @@ func AccountOf(a config.Agent, environ []string) string {
 			}
 		}
 		return ""
-	}
-	home := func(sub string) string {
-		if h := env("HOME"); h != "" {
-			return filepath.Join(h, sub)
-		}
-		return ""
-	}
-	switch a.Profile {
-	case "claude":
-		return a.Profile + ":" + firstNonEmpty(env("CLAUDE_CONFIG_DIR"), home(".claude"))
-	case "codex":
-		return a.Profile + ":" + firstNonEmpty(env("CODEX_HOME"), home(".codex"))
-	case "gemini":
-		return a.Profile + ":" + firstNonEmpty(env("GEMINI_CLI_HOME"), env("HOME"))
-	}
-	return ""
+	})
 }
 
 // Environ is warden's environment, which an agent's env is laid over.

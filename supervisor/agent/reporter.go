@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"sync"
@@ -54,8 +55,7 @@ func (r *reporter) Started(s *session.Session) {
 	r.s = s
 	r.a.policy.Started()
 	r.a.started(s)
-	r.a.parkNew(s) // its account is at its limit: parked from the start
-	r.a.holdNew(s) // the team's budget is reached (on_budget = "pause"): held from the start
+	r.a.holdNew(s) // its account at its limit, the team's budget reached: parked from its start
 	if r.task != nil {
 		r.dispatchRecord(s)
 	}
@@ -68,7 +68,7 @@ func (r *reporter) dispatchRecord(s *session.Session) {
 	a, d, task := r.a, r.a.d, r.task
 	now := d.Clock.Now().UTC()
 	cp := protocol.Checkpoint{Status: protocol.StatusImplementing, Resumable: true,
-		Remaining: []string{"start the task: " + firstNonEmpty(task.Title, task.ID)}, StartedAt: now}
+		Remaining: []string{"start the task: " + cmp.Or(task.Title, task.ID)}, StartedAt: now}
 	if r.from != nil {
 		cp = *r.from
 	}
@@ -113,13 +113,6 @@ func inParens(s string) string {
 	return " (" + s + ")"
 }
 
-func firstNonEmpty(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
-}
-
 func (r *reporter) Stopping() { r.a.setState(state.Stopping, runner.Exit{}, "") }
 
 // Waiting records that the CLI waits on a dialog (d nil: no longer): the
@@ -146,14 +139,10 @@ func (r *reporter) Complete() {
 	r.a.d.Team.TeamCheckpoint(protocol.CauseLead, "agent "+r.a.cfg.Name+" printed CHECKPOINT COMPLETE", r.a.cfg.Name)
 }
 
-// Paused records when the parked session's account plans to go on (zero:
-// it went on): state.json's paused_until.
-func (r *reporter) Paused(until time.Time) {
-	r.a.mu.Lock()
-	r.a.pausedUntil = until
-	r.a.mu.Unlock()
-	r.a.d.Team.Publish()
-}
+// Paused: the parked session took its account's plan (zero: it went on).
+// The agent's holds already say when it goes on (paused_until): state.json
+// is written again.
+func (r *reporter) Paused(time.Time) { r.a.d.Team.Publish() }
 
 // Limit hands a sign of the usage limit the session saw to the agent's
 // account, which parks every agent of it.

@@ -102,49 +102,15 @@ func (a *Agent) RestoreSpend(u *protocol.Usage) {
 	a.mu.Unlock()
 }
 
-// HoldForBudget parks the agent for a person: the team's budget is reached
-// and on_budget = "pause". Its session is parked as at an account's limit
-// (session.Park: its clocks stop, nothing is typed, its process group is
-// stopped), and so is any session it starts meanwhile, until
-// ReleaseBudget. It reports whether the agent was not held already.
-func (a *Agent) HoldForBudget() bool {
-	a.mu.Lock()
-	was := a.budgetHeld
-	a.budgetHeld = true
-	s := a.sess
-	a.mu.Unlock()
-	if s != nil && !was {
-		s.Park(time.Time{})
-	}
-	return !was
-}
+// HoldForBudget holds the agent for a person: the team's budget is reached
+// and on_budget = "pause" (holds.go). It reports whether the agent was not
+// held for it already.
+func (a *Agent) HoldForBudget() bool { return a.Hold(HoldBudget, time.Time{}) }
 
 // ReleaseBudget lets an agent held for the team's budget go on (`warden
-// resume`); an agent its account has parked meanwhile stays parked until
-// the account's reset. It reports whether the agent was held.
-func (a *Agent) ReleaseBudget() bool {
-	a.mu.Lock()
-	was := a.budgetHeld
-	a.budgetHeld = false
-	s, account := a.sess, !a.pausedUntil.IsZero()
-	a.mu.Unlock()
-	if s != nil && was && !account {
-		s.Unpark()
-	}
-	return was
-}
+// resume`); one its account holds stays parked until the account's reset.
+// It reports whether the agent was held for the budget.
+func (a *Agent) ReleaseBudget() bool { return a.Release(HoldBudget) }
 
 // BudgetHeld reports whether the agent is held for the team's budget.
-func (a *Agent) BudgetHeld() bool {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	return a.budgetHeld
-}
-
-// holdNew parks a session that starts while the agent is held for the
-// team's budget.
-func (a *Agent) holdNew(s *session.Session) {
-	if a.BudgetHeld() {
-		s.Park(time.Time{})
-	}
-}
+func (a *Agent) BudgetHeld() bool { return a.Held(HoldBudget) }

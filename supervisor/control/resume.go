@@ -6,7 +6,8 @@ import (
 )
 
 // CmdResume lets agents parked by the team's budget (on_budget = "pause")
-// go on: `warden resume [AGENT]`, or the page.
+// go on: `warden resume [AGENT]`, or the page; with an account, the agents
+// parked at its usage limit (`warden resume --account NAME`).
 const CmdResume = "resume"
 
 // ResumeRequest is what `warden resume` asks: the agent to let go on (""
@@ -17,6 +18,10 @@ type ResumeRequest struct {
 	Agent     string  `json:"agent,omitempty"`
 	MaxCost   float64 `json:"max_cost,omitempty"`
 	MaxTokens int64   `json:"max_tokens,omitempty"`
+	// Account, when set, asks instead to end the usage-limit park of that
+	// account (or of the account of the agent so named) at once: a
+	// person's word (issue 33). It goes alone, without Agent or a budget.
+	Account string `json:"account,omitempty"`
 	// Via is who asks: "cli" (warden resume) or "page".
 	Via string `json:"via,omitempty"`
 }
@@ -31,6 +36,9 @@ type Resumed struct {
 	Lifted    bool    `json:"lifted,omitempty"`
 	MaxCost   float64 `json:"max_cost,omitempty"`
 	MaxTokens int64   `json:"max_tokens,omitempty"`
+	// Account is the account whose usage-limit park was ended (a request
+	// with Account).
+	Account string `json:"account,omitempty"`
 }
 
 // Resumer is a Team that can let agents parked by its budget go on.

@@ -95,6 +95,8 @@ type Server struct {
 	conns map[net.Conn]struct{}
 
 	refusals unixsock.Refusals
+	// failed gets the error the socket died of (Failed).
+	failed chan error
 }
 
 // Listen serves the control socket at path (state.Layout.ControlSocket):
@@ -107,7 +109,7 @@ func Listen(logger hclog.Logger, path string, team Team, hub *Hub) (*Server, err
 	ctx, cancel := context.WithCancel(context.Background())
 	s := &Server{log: logger.Named("control"), team: team, hub: hub, ln: ln, path: path, ctx: ctx, cancel: cancel,
 		slots: make(chan struct{}, maxConns), watchSlots: make(chan struct{}, maxWatchers), conns: map[net.Conn]struct{}{},
-		refusals: unixsock.Refusals{Every: refusalLogEvery}}
+		refusals: unixsock.Refusals{Every: refusalLogEvery}, failed: make(chan error, 1)}
 	s.wg.Add(1)
 	go s.accept()
 	s.log.Debug("listening", "socket", path)
@@ -116,6 +118,12 @@ func Listen(logger hclog.Logger, path string, team Team, hub *Hub) (*Server, err
 
 // Path is the socket's path.
 func (s *Server) Path() string { return s.path }
+
+// Failed gets, once, the error the socket died of while it served: its
+// listener gone under it (unixsock.Dead), so that nobody can reach the
+// team through it any more. Close is still to be called. Nothing comes
+// after Close.
+func (s *Server) Failed() <-chan error { return s.failed }
 
 // Close stops serving: streams end (attach viewers are told warden is
 // done, warden stop's callers see the end), the socket is removed.
@@ -146,6 +154,11 @@ func (s *Server) accept() {
 		c, err := s.ln.AcceptUnix()
 		if err != nil {
 			if s.ctx.Err() != nil {
+				return
+			}
+			if unixsock.Dead(err) {
+				s.log.Error("the control socket stopped accepting", "error", err)
+				s.failed <- fmt.Errorf("control socket: accept: %w", err)
 				return
 			}
 			s.log.Warn("accept failed", "error", err)

@@ -38,7 +38,11 @@ const (
 	// A run and what it trusts (DESIGN §5).
 	RunStarted         = "run_started"         // {run_id, how: new | carried_on, previous_run, reason}
 	CheckpointRestored = "checkpoint_restored" // a checkpoint file did not parse: {file, from} ("" from: lost)
-	ResumeStale        = "resume_stale"        // a session resumes from a record older than stale_failure: {checkpoint_id, age}
+	// A record warden did not write (issue 33: no seal in a run warden
+	// seals, or a seal that does not match): never trusted. {file,
+	// checkpoint_id, agent, reason}
+	CheckpointUntrusted = "checkpoint_untrusted"
+	ResumeStale         = "resume_stale" // a session resumes from a record older than stale_failure: {checkpoint_id, age}
 
 	WorkCommitted = "work_committed" // a task's worktree committed to its branch
 	WorkMerged    = "work_merged"    // a completed task's branch fast-forwarded into base
@@ -114,6 +118,7 @@ var Names = []string{
 	TaskReopened,
 	RunStarted,
 	CheckpointRestored,
+	CheckpointUntrusted,
 	ResumeStale,
 	WorkCommitted,
 	WorkMerged,

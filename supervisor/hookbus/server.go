@@ -74,6 +74,7 @@ type Server struct {
 	conns  chan struct{} // one token a connection being served
 	big    chan struct{} // one token a line longer than smallLine being read
 	owns   atomic.Pointer[func(agent string, pid int) bool]
+	failed chan error // the error the socket died of (Failed)
 
 	busyLog, refusedLog unixsock.Refusals
 }
@@ -97,7 +98,7 @@ func Listen(logger hclog.Logger, path string) (*Server, error) {
 	}
 	s := &Server{logger: logger.Named("hookbus"), path: path, ln: ln,
 		in: make(chan Message, queueLen), msgs: make(chan Message), done: make(chan struct{}),
-		conns: make(chan struct{}, maxConns), big: make(chan struct{}, bigLines),
+		conns: make(chan struct{}, maxConns), big: make(chan struct{}, bigLines), failed: make(chan error, 1),
 		busyLog: unixsock.Refusals{Every: refusalLogEvery}, refusedLog: unixsock.Refusals{Every: refusalLogEvery}}
 	s.wg.Add(1)
 	go s.accept()
@@ -108,6 +109,11 @@ func Listen(logger hclog.Logger, path string) (*Server, error) {
 
 // Path is the socket path.
 func (s *Server) Path() string { return s.path }
+
+// Failed gets, once, the error the socket died of while it served: its
+// listener gone under it (unixsock.Dead), so that no hook reaches the team
+// any more. Close is still to be called. Nothing comes after Close.
+func (s *Server) Failed() <-chan error { return s.failed }
 
 // Messages delivers every accepted message, in arrival order. It is closed
 // after Close.
@@ -146,6 +152,11 @@ func (s *Server) accept() {
 			case <-s.done:
 				return
 			default:
+			}
+			if unixsock.Dead(err) {
+				s.logger.Error("the hook socket stopped accepting", "error", err)
+				s.failed <- fmt.Errorf("hook socket: accept: %w", err)
+				return
 			}
 			s.logger.Warn("accept failed", "error", err)
 			time.Sleep(10 * time.Millisecond)

@@ -2,12 +2,14 @@ package notify
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"mime"
 	"strings"
 	"time"
 
+	"github.com/wardenhq/warden/protocol"
 	"github.com/wardenhq/warden/protocol/profile"
 	"github.com/wardenhq/warden/supervisor/config"
 	names "github.com/wardenhq/warden/supervisor/event"
@@ -50,29 +52,27 @@ const (
 
 // message builds the Message of job j.
 func (n *Notifier) message(j job) Message {
-	var f struct {
-		Text     string `json:"text"`
-		Question string `json:"question"`
-		Reason   string `json:"reason"`
-		Kind     string `json:"kind"`
-	}
-	_ = json.Unmarshal(j.ev.JSON, &f)
 	m := Message{Event: j.ev.Name, Team: n.team, Agent: j.ev.Agent, Task: j.ev.Task, Link: n.link(),
 		Again: j.again, Suppressed: j.suppressed, Data: json.RawMessage(bytes.TrimSpace(j.ev.JSON))}
 	if !json.Valid(m.Data) {
 		m.Data, _ = json.Marshal(string(m.Data))
 	}
-	who := firstNonEmpty(j.ev.Agent, "the team")
+	who := cmp.Or(j.ev.Agent, "the team")
 	var lines []string
 	if j.ev.Agent != "" || j.ev.Task != "" {
 		lines = append(lines, strings.TrimSpace(labelled("agent", j.ev.Agent)+" "+labelled("task", j.ev.Task)))
 	}
 	switch j.ev.Name {
 	case names.AgentWaiting:
-		m.Question = clip(firstNonEmpty(f.Question, profile.QuestionOf(f.Text)), maxQuestion)
-		m.DialogID = profile.DialogID(f.Text)
+		var f names.Waiting
+		_ = json.Unmarshal(j.ev.JSON, &f)
+		m.Question = clip(cmp.Or(f.Question, profile.QuestionOf(f.Text)), maxQuestion)
+		// The id the event gave: a dialog announced by the CLI's status
+		// report or hook has one of its own, which warden answer takes
+		// once the screen shows the dialog too (its text's does not).
+		m.DialogID = cmp.Or(f.DialogID, profile.DialogID(f.Text))
 		if now := j.dialog; now != "" && now != f.Text { // read off the screen since
-			m.Question = clip(firstNonEmpty(profile.QuestionOf(now), m.Question), maxQuestion)
+			m.Question = clip(cmp.Or(profile.QuestionOf(now), m.Question), maxQuestion)
 			m.DialogID = profile.DialogID(now)
 		}
 		m.Title = who + " waits for you"
@@ -87,8 +87,13 @@ func (n *Notifier) message(j job) Message {
 			lines = append(lines, "answer: warden answer "+j.ev.Agent+" allow-once|deny --dialog "+m.DialogID)
 		}
 	default:
+		var f struct { // what many events have: why, or what was said
+			Reason string `json:"reason"`
+			Text   string `json:"text"`
+		}
+		_ = json.Unmarshal(j.ev.JSON, &f)
 		m.Title = who + ": " + strings.ReplaceAll(j.ev.Name, "_", " ")
-		if s := firstLine(firstNonEmpty(f.Reason, f.Text)); s != "" {
+		if s := protocol.FirstLine(cmp.Or(f.Reason, f.Text)); s != "" {
 			lines = append(lines, clip(s, maxQuestion))
 		}
 	}
@@ -183,16 +188,4 @@ func clip(s string, n int) string {
 		cut--
 	}
 	return s[:cut] + "…"
-}
-
-func firstLine(s string) string {
-	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
-	return s
-}
-
-func firstNonEmpty(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }

@@ -32,10 +32,7 @@ func (n *Notifier) dialogText(j job) string {
 	if f == nil || j.ev.Name != names.AgentWaiting || j.ev.Agent == "" {
 		return ""
 	}
-	var ev struct {
-		Text     string `json:"text"`
-		OnScreen bool   `json:"on_screen"`
-	}
+	var ev names.Waiting
 	_ = json.Unmarshal(j.ev.JSON, &ev)
 	deadline := time.Now().Add(readGrace)
 	if ev.OnScreen {

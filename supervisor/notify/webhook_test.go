@@ -271,3 +271,22 @@ func TestWaitingPostTellsTheScreensQuestion(t *testing.T) {
 		t.Errorf("posted %s after the event", d)
 	}
 }
+
+// A dialog announced by the CLI's status report before the screen shows it
+// is told with the id agent_waiting gave it, which warden answer takes
+// once the screen shows the dialog too — never its text's ("the CLI reports
+// it is blocked on the user" is every such dialog's text), which it then
+// refuses as stale.
+func TestWaitingPostCarriesTheEventsDialogID(t *testing.T) {
+	rcv := newReceiver(t)
+	h := newHarness(t, []config.Notify{urlRule([]string{"agent_waiting"}, rcv.srv.URL, config.NotifyJSON)}, clock.Real{}, 1, 8)
+	line := `{"event":"agent_waiting","agent":"worker-1","task":"T1","kind":"other","text":"the CLI reports it is blocked on the user","dialog_id":"5f0e2a9c41","on_screen":false}`
+	h.n.Notify(Event{Name: "agent_waiting", Agent: "worker-1", Task: "T1", JSON: []byte(line + "\n")})
+	var m Message
+	if err := json.Unmarshal([]byte(rcv.next(t).body), &m); err != nil {
+		t.Fatal(err)
+	}
+	if m.DialogID != "5f0e2a9c41" || !strings.Contains(m.Text, "--dialog 5f0e2a9c41") {
+		t.Errorf("message: %+v", m)
+	}
+}

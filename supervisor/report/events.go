@@ -14,23 +14,17 @@ import (
 	"github.com/wardenhq/warden/supervisor/event"
 )
 
-// Events warden does not write yet that the report reads when they come
-// (issue 24: accounts parked at their limit, the agent the kernel
-// OOM-killed; issue 25: a dialog a person answered).
-const (
-	evAccountParked  = "account_parked"
-	evAccountResumed = "account_resumed"
-	evAgentOOM       = "agent_oom"
-	evDialogAnswered = "dialog_answered"
-)
-
 // runStarted is in every run_started line (and a few others, decoded to
 // tell).
 var runStarted = []byte(event.RunStarted)
 
 // ev is what the report reads of an events.jsonl line; fields an event
 // does not have stay empty, and a field of an unexpected type is skipped.
+// An event whose payload has a type of its own (package event: one its
+// writer fills) is read into that type from line (payload).
 type ev struct {
+	line []byte
+
 	TS        time.Time       `json:"ts"`
 	Event     string          `json:"event"`
 	Agent     string          `json:"agent"`
@@ -38,8 +32,6 @@ type ev struct {
 	RunID     string          `json:"run_id"`
 	How       string          `json:"how"`
 	Reason    string          `json:"reason"`
-	Cause     string          `json:"cause"`
-	Kind      string          `json:"kind"`
 	Text      string          `json:"text"`
 	Until     string          `json:"until"`
 	Since     string          `json:"since"`
@@ -58,10 +50,11 @@ type ev struct {
 	Rejected  string          `json:"rejected"`
 	ExitCode  *int            `json:"exit_code"`
 	LastLines []string        `json:"last_lines"`
-	By        string          `json:"by"`
-	Via       string          `json:"via"`
-	Choice    string          `json:"choice"`
 }
+
+// payload reads e's line into p, the event's payload type (package
+// event); a field of an unexpected type stays empty, as ev's do.
+func (e *ev) payload(p any) { _ = json.Unmarshal(e.line, p) }
 
 // parkedAt is when a pause at a usage limit began: its since (the event
 // may be said seconds later, once the reset is known), else its time.
@@ -140,6 +133,7 @@ func (b *builder) scan(path string, skip bool, take func(e *ev, in bool) bool) (
 				return found, torn, nil // a later run's: this one's events end here
 			}
 			if e.Event != "" && take(&e, in) {
+				e.line = line
 				b.add(&e)
 			}
 		}
@@ -186,7 +180,7 @@ func (b *builder) add(e *ev) {
 		end := b.ends[e.Agent]
 		end.stalled = e.stalledWhy()
 		b.ends[e.Agent] = end
-	case evAgentOOM:
+	case event.AgentOOM:
 		end := b.ends[e.Agent]
 		end.stalled = "killed for its memory (out of memory)"
 		b.ends[e.Agent] = end
@@ -203,19 +197,23 @@ func (b *builder) add(e *ev) {
 		}
 		r.Failures = append(r.Failures, f)
 	case event.AgentWaiting:
+		var p event.Waiting
+		e.payload(&p)
 		b.closeWait(e.Agent, e.TS, "replaced")
 		b.open[e.Agent] = len(r.Waits)
-		r.Waits = append(r.Waits, Wait{Agent: plain(e.Agent), Task: plain(e.Task), Kind: plain(e.Kind),
-			Text: clip(plain(e.Text), maxText), Since: e.TS})
+		r.Waits = append(r.Waits, Wait{Agent: plain(e.Agent), Task: plain(e.Task), Kind: plain(p.Kind),
+			Text: clip(plain(p.Text), maxText), Since: e.TS})
 	case event.AgentResumed:
 		b.closeWait(e.Agent, e.TS, "resumed")
 	case event.DialogDenied:
 		b.closeWait(e.Agent, e.TS, "denied")
-	case evDialogAnswered:
+	case event.DialogAnswered:
+		var p event.AnsweredByPerson // by warden: its fields are a person's answer's
+		e.payload(&p)
 		if i, ok := b.open[e.Agent]; ok {
-			r.Waits[i].By, r.Waits[i].Choice = plain(e.By), plain(e.Choice)
-			if e.Via != "" {
-				r.Waits[i].By += " via " + plain(e.Via)
+			r.Waits[i].By, r.Waits[i].Choice = plain(p.By), plain(p.Choice)
+			if p.Via != "" {
+				r.Waits[i].By += " via " + plain(p.Via)
 			}
 		}
 		b.closeWait(e.Agent, e.TS, "answered")
@@ -226,9 +224,9 @@ func (b *builder) add(e *ev) {
 		if a != nil {
 			a.Limits++
 		}
-	case evAccountParked:
+	case event.AccountParked:
 		b.parked[e.Account] = len(r.Limits)
-		l := Limit{Kind: evAccountParked, At: e.parkedAt(), Account: plain(e.Account), Reset: plain(rawText(e.ResetsAt)),
+		l := Limit{Kind: event.AccountParked, At: e.parkedAt(), Account: plain(e.Account), Reset: plain(rawText(e.ResetsAt)),
 			Source: plain(e.Source), Text: clip(plain(e.Text), maxText)}
 		for _, name := range e.Agents {
 			l.Agents = append(l.Agents, plain(name))
@@ -237,7 +235,7 @@ func (b *builder) add(e *ev) {
 			}
 		}
 		r.Limits = append(r.Limits, l)
-	case evAccountResumed:
+	case event.AccountResumed:
 		if i, ok := b.parked[e.Account]; ok {
 			r.Limits[i].Resumed = e.TS
 			delete(b.parked, e.Account)
@@ -264,9 +262,11 @@ func (b *builder) add(e *ev) {
 	case event.TeamRehydrated:
 		b.stopping = false
 	case event.TeamCheckpointStarted:
+		var p event.TeamCheckpointBegan
+		e.payload(&p)
 		b.stopping = true
 		b.lastTC = len(r.TeamCheckpoints)
-		r.TeamCheckpoints = append(r.TeamCheckpoints, TeamCheckpoint{At: e.TS, Cause: plain(e.Cause), Reason: clip(plain(e.Reason), maxText)})
+		r.TeamCheckpoints = append(r.TeamCheckpoints, TeamCheckpoint{At: e.TS, Cause: plain(p.Cause), Reason: clip(plain(p.Reason), maxText)})
 	case event.CheckpointComplete:
 		if b.lastTC >= 0 {
 			r.TeamCheckpoints[b.lastTC].Complete = true

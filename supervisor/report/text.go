@@ -7,6 +7,7 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/wardenhq/warden/internal/mdtext"
 	"github.com/wardenhq/warden/protocol"
 	"github.com/wardenhq/warden/supervisor/queue"
 )
@@ -33,11 +34,6 @@ func clip(s string, n int) string {
 	return string(r[:n-1]) + "…"
 }
 
-// mdEscape backslash-escapes what Markdown reads as markup, so that text an
-// agent wrote reads in report.md as it was written.
-var mdEscape = strings.NewReplacer(`\`, `\\`, "`", "\\`", "*", `\*`, "_", `\_`, "[", `\[`, "]", `\]`, "<", `\<`,
-	">", `\>`, "#", `\#`, "|", `\|`, "~", `\~`, "!", `\!`)
-
 // page writes the report's lines, each wrapped to Width.
 type page struct {
 	b     strings.Builder
@@ -50,7 +46,7 @@ type page struct {
 func (p *page) esc(s string) string {
 	s = plain(s)
 	if p.md {
-		return mdEscape.Replace(s)
+		return mdtext.Escape(s) // nothing of it becomes HTML, a link or a code span (issue 33)
 	}
 	return s
 }
@@ -59,11 +55,22 @@ func (p *page) esc(s string) string {
 // by indent spaces.
 func (p *page) line(indent int, format string, a ...any) {
 	s := fmt.Sprintf(format, a...)
-	lines := strings.Split(ansi.Wrap(s, Width-indent, ""), "\n")
+	width := Width - indent
+	if p.md {
+		width-- // room for an escape's backslash moved down (below)
+	}
+	lines := strings.Split(ansi.Wrap(s, width, ""), "\n")
 	for i, l := range lines {
 		l = strings.TrimRight(l, " ")
 		if i > 0 {
 			l = strings.Repeat(" ", indent) + strings.TrimLeft(l, " ")
+		}
+		// A line cut between an escape's backslash and what it escapes
+		// would leave "<script>" bare at the start of the next: the
+		// backslash goes down with it.
+		if p.md && i+1 < len(lines) && mdtext.Dangling(l) {
+			l = l[:len(l)-1]
+			lines[i+1] = "\\" + strings.TrimLeft(lines[i+1], " ")
 		}
 		p.b.WriteString(l + "\n")
 	}

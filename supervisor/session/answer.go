@@ -49,6 +49,7 @@ const (
 // whether it was read off the screen.
 type announcement struct {
 	id       string
+	text     string
 	at       time.Time
 	onScreen bool
 	// prev is an announcement by the CLI's status report or hook just
@@ -78,7 +79,7 @@ const announceJoin = 3 * time.Second
 // it by either id.
 func (s *Session) announce(text string, onScreen bool) string {
 	now := s.cfg.Clock.Now()
-	a := &announcement{id: profile.DialogID(text), at: now, onScreen: onScreen}
+	a := &announcement{id: profile.DialogID(text), text: text, at: now, onScreen: onScreen}
 	if !onScreen {
 		a.id = profile.DialogID(text + "\x00" + s.id + "\x00" + strconv.FormatInt(now.UnixNano(), 10))
 	}
@@ -87,6 +88,18 @@ func (s *Session) announce(text string, onScreen bool) string {
 	}
 	s.dialog.announced.Store(a)
 	return a.id
+}
+
+// DialogID is the id warden gives a person for the dialog whose text is
+// text (warden ps, the page): the id agent_waiting announced it with while
+// that is its text — a dialog announced by the CLI's status report or hook
+// has an id of its own (announce) —, else the text's own
+// (profile.DialogID). An answer naming either is taken (isDialog).
+func (s *Session) DialogID(text string) string {
+	if a := s.dialog.announced.Load(); a != nil && a.text == text {
+		return a.id
+	}
+	return profile.DialogID(text)
 }
 
 // isDialog reports whether id names the dialog the agent waits on now: its
@@ -127,7 +140,7 @@ func (s *Session) Answer(ctx context.Context, choice, dialogID, via string) (*An
 	}
 	if dialogID != "" && !s.isDialog(dialogID) {
 		return nil, fmt.Errorf("%w: the agent waits on another dialog now (%s), not the one answered: look again (warden ps) and answer that one",
-			StaleAnswer, firstLine(s.dialogQuestionNow()))
+			StaleAnswer, protocol.FirstLine(s.dialogQuestionNow()))
 	}
 	if a, ok, err := s.answerByDecision(ctx, choice, via); ok {
 		s.typedIntoDialog(viaAnswer) // its own DIALOG ANSWERED line says it closed
@@ -168,10 +181,10 @@ func (s *Session) Answer(ctx context.Context, choice, dialogID, via string) (*An
 	}
 	a := &Answered{Choice: choice, Kind: d.Kind, Question: dialogQuestion(d), DialogID: id, Took: took}
 	s.log.Info("a person answered the dialog", "choice", choice, "via", via, "took", a.Took)
-	s.r.Event(event.DialogAnswered, "by", "person", "via", via, "choice", choice, "kind", d.Kind,
-		"text", visibleText(d.Text), "question", a.Question, "dialog_id", id, "session_id", s.id)
+	s.r.Event(event.DialogAnswered, event.AnsweredByPerson{By: "person", Via: via, Choice: choice, Kind: d.Kind,
+		Text: visibleText(d.Text), Question: a.Question, DialogID: id, SessionID: s.id}.KV()...)
 	s.r.Printf("DIALOG ANSWERED: %s's dialog (%s: %s) answered %s by a person through %s\n",
-		s.cfg.Agent, d.Kind, firstLine(a.Question), choice, viaText(via))
+		s.cfg.Agent, d.Kind, protocol.FirstLine(a.Question), choice, viaText(via))
 	return a, nil
 }
 
@@ -204,7 +217,7 @@ func (s *Session) typeAnswer(choice, dialogID string) (profile.Dialog, string, e
 		}
 	}
 	if dialogID != "" && !s.isDialog(dialogID) {
-		return d, "", fmt.Errorf("%w: the dialog on the agent's screen now (%s) is not the one answered", StaleAnswer, firstLine(dialogQuestion(d)))
+		return d, "", fmt.Errorf("%w: the dialog on the agent's screen now (%s) is not the one answered", StaleAnswer, protocol.FirstLine(dialogQuestion(d)))
 	}
 	if a := s.dialog.announced.Load(); a != nil {
 		s.cfg.Clock.Sleep(answerShown - clock.Since(s.cfg.Clock, a.at))

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/wardenhq/warden/internal/clock"
+	"github.com/wardenhq/warden/protocol"
 	"github.com/wardenhq/warden/protocol/profile"
 	"github.com/wardenhq/warden/supervisor/event"
 )
@@ -65,9 +66,9 @@ func (s *Session) answerByDecision(ctx context.Context, choice, via string) (a *
 	}
 	a = &Answered{Choice: choice, Kind: d.Kind, Question: dialogQuestion(d), DialogID: profile.DialogID(d.Text), Took: clock.Since(s.cfg.Clock, sent)}
 	s.log.Info("a person answered the request through the app-server", "choice", choice, "decision", decision, "via", via, "took", a.Took)
-	s.r.Event(event.DialogAnswered, "by", "person", "via", via, "choice", choice, "kind", d.Kind,
-		"text", d.Text, "question", a.Question, "dialog_id", a.DialogID, "through", "app-server", "session_id", s.id)
+	s.r.Event(event.DialogAnswered, event.AnsweredByPerson{By: "person", Via: via, Choice: choice, Kind: d.Kind, Text: d.Text,
+		Question: a.Question, DialogID: a.DialogID, Through: "app-server", SessionID: s.id}.KV()...)
 	s.r.Printf("DIALOG ANSWERED: %s's request (%s) answered %s by a person through %s, as Codex's own decision %q\n",
-		s.cfg.Agent, firstLine(a.Question), choice, viaText(via), decision)
+		s.cfg.Agent, protocol.FirstLine(a.Question), choice, viaText(via), decision)
 	return a, true, nil
 }

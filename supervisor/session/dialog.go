@@ -1,6 +1,7 @@
 package session
 
 import (
+	"cmp"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -130,9 +131,11 @@ func (s *Session) checkDialog() {
 			s.log.Info("the CLI's usage-limit dialog", "keep", d.Keep.Choice, "after_reset", d.Keep.AfterReset)
 			break
 		}
+		id := s.announce(d.Text, onScreen) // before warden ps can show the dialog (DialogID)
 		s.r.Waiting(&d)
-		s.log.Warn("agent waits on a dialog", "kind", d.Kind, "text", firstLine(d.Text), console.Printed, true)
-		s.r.Event(event.AgentWaiting, "kind", d.Kind, "text", d.Text, "question", dialogQuestion(d), "dialog_id", s.announce(d.Text, onScreen), "on_screen", onScreen, "session_id", s.id)
+		s.log.Warn("agent waits on a dialog", "kind", d.Kind, "text", protocol.FirstLine(d.Text), console.Printed, true)
+		s.r.Event(event.AgentWaiting, event.Waiting{Kind: d.Kind, Text: d.Text, Question: dialogQuestion(d), DialogID: id,
+			OnScreen: onScreen, SessionID: s.id}.KV()...)
 		s.r.Printf("%s", waitsLine(s.cfg.Agent, d, s.cfg.Dialog)) // and how to answer it (dialogline.go)
 	case w.cur != nil:
 		if !w.kept {
@@ -196,7 +199,8 @@ func (s *Session) answerLimitDialog() bool {
 	}
 	s.input.mu.Unlock()
 	s.log.Info("the CLI's usage-limit dialog answered", "choice", d.Keep.Choice)
-	s.r.Event(event.DialogAnswered, "by", "warden", "choice", d.Keep.Choice, "kind", d.Kind, "text", w.cur.Text, "session_id", s.id)
+	s.r.Event(event.DialogAnswered, event.AnsweredByWarden{By: "warden", Choice: d.Keep.Choice, Kind: d.Kind, Text: w.cur.Text,
+		SessionID: s.id}.KV()...)
 	return true
 }
 
@@ -229,7 +233,7 @@ func (s *Session) currentDialog() (d profile.Dialog, onScreen, ok bool) {
 		if st.Kind == "permission" {
 			kind = profile.DialogPermission
 		}
-		return profile.Dialog{Kind: kind, Text: firstNonEmpty(st.Msg, "the CLI reports it is blocked on the user")}, false, true
+		return profile.Dialog{Kind: kind, Text: cmp.Or(st.Msg, "the CLI reports it is blocked on the user")}, false, true
 	}
 	if s.prof.WaitingTitle(title) {
 		return profile.Dialog{Kind: profile.DialogOther, Text: strings.TrimSpace(title)}, false, true
@@ -282,7 +286,7 @@ func (s *Session) deny() {
 	s.input.mu.Unlock()
 	s.log.Warn("dialog denied after dialog_timeout", "dialog_timeout", s.cfg.Dialog.Timeout, console.Printed, true)
 	s.r.Event(event.DialogDenied, "text", w.cur.Text, "kind", w.cur.Kind, "session_id", s.id)
-	s.r.Printf("WARNING: %s's dialog was denied after %s: %s\n", s.cfg.Agent, s.cfg.Dialog.Timeout, firstLine(w.cur.Text))
+	s.r.Printf("WARNING: %s's dialog was denied after %s: %s\n", s.cfg.Agent, s.cfg.Dialog.Timeout, protocol.FirstLine(w.cur.Text))
 	s.typeText(denyNote)
 }
 
@@ -302,16 +306,4 @@ func (s *Session) answerProbe() {
 			s.proc.Write(profile.ProbeReply)
 		}
 	}
-}
-
-func firstLine(s string) string {
-	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
-	return s
-}
-
-func firstNonEmpty(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }

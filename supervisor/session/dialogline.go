@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/wardenhq/warden/protocol"
 	"github.com/wardenhq/warden/protocol/profile"
 )
 
@@ -38,7 +39,7 @@ func waitsLine(agent string, d profile.Dialog, p DialogPolicy) string {
 	default:
 		how += ` (on_dialog = "deny" would deny it after dialog_timeout)`
 	}
-	return fmt.Sprintf("WARNING: %s waits for a person (%s): %s; %s\n", agent, d.Kind, firstLine(d.Text), how)
+	return fmt.Sprintf("WARNING: %s waits for a person (%s): %s; %s\n", agent, d.Kind, protocol.FirstLine(d.Text), how)
 }
 
 // typedIntoDialog notes that a person's keys went into the dialog the agent
@@ -65,7 +66,7 @@ func closedLine(agent string, d *profile.Dialog, waited time.Duration, via strin
 	}
 	what := ""
 	if d != nil {
-		what = fmt.Sprintf(" (%s: %s)", d.Kind, firstLine(d.Text))
+		what = fmt.Sprintf(" (%s: %s)", d.Kind, protocol.FirstLine(d.Text))
 	}
 	return fmt.Sprintf("DIALOG CLOSED: %s's dialog%s closed after %s, %s\n", agent, what, waited, how)
 }

@@ -67,18 +67,11 @@ func (s *Session) turnLimited(source, text string) {
 func (s *Session) structuredLimit(limits []profile.RateLimit, source string) {
 	now := s.cfg.Clock.Now()
 	for _, l := range limits {
-		if l.UsedPercent < 100 {
+		reset, used := usedUp(l, now)
+		if !used {
 			continue
 		}
-		var reset time.Time
-		if l.ResetsAt > 0 {
-			reset = time.Unix(l.ResetsAt, 0)
-			if !reset.After(now) {
-				continue // that window has reset
-			}
-			if reset.After(now.Add(maxLimitWait)) {
-				reset = now.Add(maxLimitWait) // no usage window resets later than this
-			}
+		if !reset.IsZero() {
 			s.limits.structReset = reset
 		}
 		s.limits.hooked = true
@@ -87,5 +80,40 @@ func (s *Session) structuredLimit(limits []profile.RateLimit, source string) {
 	}
 }
 
-// maxLimitWait caps the reset time a hook message may claim.
+// usedUp reports whether window l is used up at now, and its reset (zero:
+// none given), at most the window's length from now (windowLength); a
+// window whose reset has passed is not used up.
+func usedUp(l profile.RateLimit, now time.Time) (time.Time, bool) {
+	if l.UsedPercent < 100 {
+		return time.Time{}, false
+	}
+	if l.ResetsAt <= 0 {
+		return time.Time{}, true
+	}
+	reset := time.Unix(l.ResetsAt, 0)
+	if !reset.After(now) {
+		return time.Time{}, false // that window has reset
+	}
+	if most := now.Add(windowLength(l.Window)); reset.After(most) {
+		reset = most // no window resets later than its length from now
+	}
+	return reset, true
+}
+
+// maxLimitWait caps the reset time a hook message may claim for a window
+// it does not name.
 const maxLimitWait = 24 * time.Hour
+
+// windowLength is the longest a usage window can still run (issue 33): a
+// reset a report gives is at most that far off — Claude Code's five_hour
+// and Codex's primary window five hours, seven_day and secondary seven
+// days; a window of another name maxLimitWait.
+func windowLength(window string) time.Duration {
+	switch window {
+	case "five_hour", "primary":
+		return 5 * time.Hour
+	case "seven_day", "secondary":
+		return 7 * 24 * time.Hour
+	}
+	return maxLimitWait
+}

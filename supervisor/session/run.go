@@ -51,10 +51,13 @@ func (s *Session) Run() (runner.Exit, Outcome) {
 		LogPath: c.LogPath, LogMaxSize: c.LogMaxSize, LogKeep: c.LogKeep, OnLogError: s.logError, Output: s,
 		Cgroup: c.Cgroup,
 	})
-	if c.Started != nil {
-		c.Started()
+	started := func() { // the agent holds its team's stop off until then
+		if c.Started != nil {
+			c.Started()
+		}
 	}
 	if err != nil {
+		started()
 		close(s.procReady)
 		s.log.Error("agent did not start", "error", err)
 		s.reader.Close()
@@ -73,6 +76,7 @@ func (s *Session) Run() (runner.Exit, Outcome) {
 	defer stopTypist()
 	s.r.Started(s)
 	s.r.Event(event.AgentStarted, "pid", proc.Pid(), "attempt", c.Attempt, "session_id", s.id)
+	started() // agent_started is written before any team_checkpoint_started that comes after
 	if c.Task != nil {
 		s.mon = newMonitor(c.Timers, turnQuiet(s.prof), s.started)
 		s.mon.userDriven = c.Term != nil // warden wrap (wrapuser.go)

@@ -102,7 +102,7 @@ func (s *Session) send(ctx context.Context, text string, force bool) face.SendRe
 }
 
 func (s *Session) refuseDialog() face.SendResult {
-	return face.SendResult{Outcome: face.Refused, Reason: "the agent waits on a dialog (" + firstLine(s.dialogText()) +
+	return face.SendResult{Outcome: face.Refused, Reason: "the agent waits on a dialog (" + protocol.FirstLine(s.dialogText()) +
 		"): answer it with warden attach --rw, or warden send --force"}
 }
 

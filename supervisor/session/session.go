@@ -128,15 +128,16 @@ type Config struct {
 	// (nil: not recorded); it is capped at LogMaxSize (recording.go).
 	CastPath func(session string) string
 	// Cgroup is the cgroup v2 group the process starts in (memory_max), or
-	// nil (supervisor/agent/cgroup.go).
+	// nil (supervisor/memory/cgroup.go).
 	Cgroup *runner.Cgroup
 	// Channel, when set, attaches a Codex TUI to its own app-server and
 	// reads the thread through it too (channel.go).
 	Channel *Channel
 	// Start starts the process (nil: StartProcess, a program under a pty).
 	Start Starter
-	// Started, when set, is called once the process was started (or could
-	// not be): the agent holds its team's stop off until then.
+	// Started, when set, is called once the process was started and
+	// agent_started written (or it could not start): the agent holds its
+	// team's stop off until then.
 	Started func()
 }
 

@@ -57,6 +57,7 @@ func (s *Session) noteUsage(f profile.HookFacts) {
 	if f.HasCost && (m.cost == nil || *m.cost != f.CostUSD) {
 		c := f.CostUSD
 		m.cost, m.changed = &c, true
+		s.startPoller() // the price alone is a figure: the budgets see it between records too
 	}
 	key, path := "", ""
 	switch f.UsageCLI {
@@ -139,7 +140,7 @@ func (s *Session) startPoller() {
 func (s *Session) readUsage() (u *protocol.Usage, changed bool) {
 	m := &s.use
 	s.codexRollouts()
-	if len(m.readers) == 0 {
+	if len(m.readers) == 0 && m.cost == nil {
 		return m.last, false
 	}
 	var sum usage.Report
@@ -209,7 +210,7 @@ func (s *Session) recordUsage() *protocol.Usage {
 // finalUsage reads the session's files once more after its process ended
 // (the CLI wrote its last lines) and hands the reporter the final figures.
 func (s *Session) finalUsage() {
-	if len(s.use.readers) > 0 || len(s.use.threads) > 0 {
+	if len(s.use.readers) > 0 || len(s.use.threads) > 0 || s.use.cost != nil {
 		s.reportUsage(true)
 	}
 }

@@ -30,6 +30,13 @@ type LimitSign struct {
 	Text   string
 }
 
+// Proof reports whether the sign is one the agent's own process tree
+// cannot send (issue 33): its CLI's refused request on its screen — a
+// banner or a limit dialog, read twice. A hook, a status line or an
+// app-server's windows can come from any process of the agent's: such a
+// sign parks that agent alone until a proof agrees (supervisor/account).
+func (l LimitSign) Proof() bool { return l.Source == SourceBanner || l.Source == SourceDialog }
+
 // limitWatch is what a session knows of its account's usage limit (the
 // loop owns it): banners on their way to a second read, the notices said,
 // and the limit as this agent's own CLI showed it.

@@ -34,6 +34,7 @@ type invariants struct {
 	complete map[string]int    // task → task_completed events
 	parked   map[string]bool   // agents parked at their account's limit
 	resumeBy time.Time         // … whom the reset must let go on by then
+	held     bool              // every agent parked for the team's budget (on_budget = "pause")
 }
 
 func (v *invariants) asked(w *World, at time.Time) { v.asks = append(v.asks, at) }
@@ -187,6 +188,19 @@ func (w *World) checkEvent(e Event) {
 		if v.parked[e.Agent()] && !v.stopping {
 			w.fail("no key into a parked agent: a checkpoint request typed to %s while its account is parked", e.Agent())
 		}
+		if v.held && !v.stopping {
+			w.fail("no key into a parked agent: a checkpoint request typed to %s while the team's budget holds it", e.Agent())
+		}
+	case "budget_exceeded":
+		switch {
+		case e.Str("budget") != "team":
+		case e.Str("action") == "pause":
+			v.held = true
+		case v.stopAt.IsZero(): // checkpoint-exit: a stop, by the budget
+			v.stopAt = at
+		}
+	case "budget_resumed":
+		v.held = false
 	case "team_checkpoint_started":
 		v.stopping, v.began = true, at
 	case "team_rehydrated":

@@ -115,6 +115,7 @@ func (w *World) secondWarden() bool {
 func (v *invariants) newLife() {
 	v.stopping, v.stopAt, v.asks, v.stuck, v.resumeBy = false, time.Time{}, nil, time.Time{}, time.Time{}
 	clear(v.parked)
+	v.held = false // a run carried on acts on a budget reached at once
 	clear(v.lastDisp)
 }
 

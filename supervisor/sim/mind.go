@@ -27,6 +27,7 @@ type Persona struct {
 	Leaves               bool          // when it ends by itself it leaves a process behind
 	Lead                 bool          // prints CHECKPOINT COMPLETE now and then
 	Limit                float64       // chance a session hits its account's usage limit (its status line says so)
+	Spends               bool          // its status line reports what the session spent, after each answer
 }
 
 func (p Persona) String() string {
@@ -51,7 +52,7 @@ func (p Persona) String() string {
 	for _, f := range []struct {
 		name string
 		on   bool
-	}{{"ignores SIGTERM", p.IgnoreTerm}, {"ignores Ctrl-D", p.IgnoreEOF}, {"leaves a process", p.Leaves}, {"lead", p.Lead}} {
+	}{{"ignores SIGTERM", p.IgnoreTerm}, {"ignores Ctrl-D", p.IgnoreEOF}, {"leaves a process", p.Leaves}, {"lead", p.Lead}, {"spends", p.Spends}} {
 		if f.on {
 			b.WriteString(", " + f.name)
 		}
@@ -75,6 +76,7 @@ type mind struct {
 
 	task    string
 	answers int
+	spent   float64     // dollars the session spent so far
 	due     []time.Time // answers owed, by when
 	silent  bool
 	crashAt time.Time
@@ -236,6 +238,10 @@ func (m *mind) answer(why string) {
 			"Files Modified: none\nEstimated Progress: %d%%\nNotes: %s (garbage)\n\n", m.task, m.answers, progress, mark))
 		m.w.answered(m.p, m.agent, mark, m.task, false, why)
 		return
+	}
+	if m.who.Spends { // a turn costs something; the status line says the session's total
+		m.spent += 0.01 * float64(1+m.rng.IntN(20))
+		m.w.spend(m.p, m.agent, m.spent)
 	}
 	m.p.print(fmt.Sprintf("CHECKPOINT: %s\nStatus: %s\nCompleted:\n- step %d\nRemaining:\n- step %d\n"+
 		"Files Modified: work/%s.txt\nEstimated Progress: %d%%\nNotes: %s\n\n",

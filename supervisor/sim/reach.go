@@ -42,6 +42,9 @@ var Situations = []string{
 	"carried on after a stop",
 	"--fresh",
 	"--resume --from",
+	"budget reached, checkpoint and exit",
+	"budget reached, agents held",
+	"budget raised or lifted",
 	"night ended by a stop",
 }
 
@@ -142,6 +145,14 @@ func (w *World) reached(r *Reach) {
 			}
 		case "task_reopened":
 			seen["--resume --from"] = true
+		case "budget_exceeded":
+			if e.Str("action") == "pause" {
+				seen["budget reached, agents held"] = true
+			} else if e.Str("budget") == "team" {
+				seen["budget reached, checkpoint and exit"] = true
+			}
+		case "budget_resumed":
+			seen["budget raised or lifted"] = true
 		case "team_done":
 			if e.Str("exit_code") == "0" {
 				seen["every task complete (exit 0)"] = true

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/wardenhq/warden/internal/clock"
 	"github.com/wardenhq/warden/supervisor"
+	"github.com/wardenhq/warden/supervisor/control"
 	"github.com/wardenhq/warden/supervisor/state"
 )
 
@@ -100,12 +102,13 @@ func (w *World) run(t *testing.T) {
 // binary shares its process, and a child that another night's git forked
 // holds a copy of every descriptor open then — the last warden's lock
 // among them — until it execs: the lock is taken again after a moment of
-// wall time (state.Lock's own grace for a dead holder runs on the
-// simulated clock, which does not move for a fork).
+// wall time. (The lock file names this process, alive, so state.Lock does
+// not wait itself: its grace for a dead holder would run on the simulated
+// clock, which does not move for a fork, and skip minutes of the night.)
 func (w *World) newTeam() (*supervisor.Team, error) {
 	for try := 0; ; try++ {
 		team, err := supervisor.New(w.log, w.cfg, clock.Real{}, &w.out)
-		if !errors.Is(err, state.ErrLocked) || try == 200 {
+		if !errors.Is(err, state.ErrLocked) || try == 2000 {
 			return team, err
 		}
 		_ = syscall.Nanosleep(&syscall.Timespec{Nsec: int64(time.Millisecond)}, nil) // wall time: the bubble's clock stands still
@@ -125,13 +128,6 @@ func runsLeft(ops []Op) bool {
 // begin starts a warden on the state dir, as `warden run` does (how: on
 // its own, --fresh, or --resume --from the record from).
 func (w *World) begin(how supervisor.Start, from string) error {
-	// The warden before was another process, dead now: the lock file
-	// names it (every warden of the simulation has the test's pid).
-	if lock := filepath.Join(w.cfg.StateDir, "lock"); w.lives > 0 {
-		if err := os.WriteFile(lock, []byte(fmt.Sprintln(deadPid)), 0o600); err != nil {
-			return err
-		}
-	}
 	team, err := w.newTeam()
 	if err != nil {
 		return err
@@ -217,6 +213,14 @@ func (w *World) apply(op Op) {
 	case OpSecond:
 		w.inv.stopped(w, time.Now())
 		w.team.Force()
+	case OpResume:
+		req := control.ResumeRequest{}
+		if op.Agent != "" {
+			req.MaxCost, _ = strconv.ParseFloat(op.Agent, 64)
+		}
+		if r, ok := c.(control.Resumer); ok {
+			_, _ = r.Resume(req) // refused when nothing is parked for the budget: fine
+		}
 	case OpRestart:
 		go func() { _, _ = c.Restart(w.restartCtx(), op.Agent) }()
 	}

@@ -25,6 +25,10 @@ type Spec struct {
 	Account bool
 	// MaxRunning is the team's max_running (0: none).
 	MaxRunning int
+	// MaxCost is the team's max_cost in dollars (0: none); Pause: on_budget
+	// = "pause" (else checkpoint-exit).
+	MaxCost float64
+	Pause   bool
 }
 
 // Timers are the team file's timers.
@@ -62,6 +66,7 @@ const (
 	OpRestart    OpKind = "restart"       // warden restart AGENT
 	OpKill9      OpKind = "kill -9"       // warden dies; systemd starts it again RestartSec later (Agent holds it)
 	OpRun        OpKind = "warden run"    // warden begins again: Agent says how ("", --fresh, --from)
+	OpResume     OpKind = "warden resume" // a person lets the budget-parked agents go on: the budget raised, or lifted ("")
 )
 
 // Op is one thing done to the team, At after it started.
@@ -131,6 +136,12 @@ func Generate(seed int64) Spec {
 	if r.IntN(5) == 0 {
 		s.MaxRunning = 1 + r.IntN(len(s.Agents))
 	}
+	if r.IntN(4) == 0 { // a budget, and agents whose status lines say what they spend
+		s.MaxCost, s.Pause = 0.5+float64(r.IntN(30))/10, r.IntN(2) == 0
+		for i := range s.Agents {
+			s.Agents[i].Persona.Spends = r.IntN(4) > 0
+		}
+	}
 	for i := range 1 + r.IntN(20) {
 		t := TaskSpec{ID: fmt.Sprintf("T%d", i+1)}
 		if r.IntN(3) > 0 {
@@ -171,6 +182,15 @@ func Generate(seed int64) Spec {
 		}
 		s.Ops = append(s.Ops, op)
 	}
+	if s.Pause { // a person raises the budget, or lifts it, now and then
+		for range r.IntN(3) {
+			op := Op{At: time.Duration(r.Int64N(int64(s.Night))), Kind: OpResume}
+			if r.IntN(2) == 0 {
+				op.Agent = fmt.Sprintf("%.2f", s.MaxCost*float64(2+r.IntN(3)))
+			}
+			s.Ops = append(s.Ops, op)
+		}
+	}
 	for range r.IntN(3) { // warden dies now and then; systemd brings it back
 		at := time.Duration(r.Int64N(int64(s.Night)))
 		s.Ops = append(s.Ops, Op{At: at, Kind: OpKill9}, Op{At: at + sec(1, 30), Kind: OpRun})
@@ -199,6 +219,9 @@ func (s Spec) TeamFile() string {
 	}
 	if s.MaxRunning > 0 {
 		fmt.Fprintf(&b, "max_running = %d\n", s.MaxRunning)
+	}
+	if s.MaxCost > 0 {
+		fmt.Fprintf(&b, "max_cost = %.2f\non_budget = %q\n", s.MaxCost, map[bool]string{true: "pause", false: "checkpoint-exit"}[s.Pause])
 	}
 	for _, a := range s.Agents {
 		fmt.Fprintf(&b, "\n[[agent]]\nname = %q\ncommand = [\"sim-agent\"]\nrestart = %q\nmax_restarts = %d\n",
@@ -245,6 +268,9 @@ func (s Spec) Describe() string {
 	}
 	if s.MaxRunning > 0 {
 		fmt.Fprintf(&b, ", max_running %d", s.MaxRunning)
+	}
+	if s.MaxCost > 0 {
+		fmt.Fprintf(&b, ", max_cost $%.2f (pause %v)", s.MaxCost, s.Pause)
 	}
 	b.WriteString("\n")
 	for _, a := range s.Agents {

@@ -16,6 +16,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -265,9 +266,43 @@ func (w *World) verify(ctx context.Context, argv []string, _ string) queue.Verif
 
 // limit is the agent's CLI saying, through its status line hook, that its
 // account's five-hour window is used up until reset.
+//
+// The limit is the account's: every other agent of the account that runs
+// now meets it too, each at its next turn (within a few seconds), and its
+// status line says so — warden parks the account on two agents' word (one
+// agent's own word parks it alone).
 func (w *World) limit(p *proc, agent string, reset time.Time) {
 	payload := fmt.Sprintf(`{"rate_limits":{"five_hour":{"used_percentage":100,"resets_at":%d}}}`, reset.Unix())
 	w.note("%s's status line: the account's limit, until %.0fs", agent, reset.Sub(w.t0).Seconds())
+	tell := func(p *proc, agent string) {
+		if team := w.current(); team != nil && p.Alive() {
+			team.RouteHook(hookbus.Message{Agent: agent, Kind: profile.KindClaudeStatus, Payload: []byte(payload), At: time.Now(), Pid: p.pid})
+		}
+	}
+	tell(p, agent)
+	if !w.spec.Account {
+		return
+	}
+	w.mu.Lock()
+	latest := map[string]*proc{}
+	for _, o := range w.procs {
+		latest[o.name] = o
+	}
+	w.mu.Unlock()
+	for _, name := range slices.Sorted(maps.Keys(latest)) { // one order, one replay
+		o := latest[name]
+		if name == agent || !o.Alive() {
+			continue
+		}
+		delay := time.Duration(reset.UnixNano()%3000+int64(len(name))*500) * time.Millisecond
+		time.AfterFunc(delay, func() { tell(o, name) })
+	}
+}
+
+// spend is the agent's CLI saying, through its status line hook, what its
+// session has cost so far.
+func (w *World) spend(p *proc, agent string, dollars float64) {
+	payload := fmt.Sprintf(`{"cost":{"total_cost_usd":%.2f}}`, dollars)
 	if team := w.current(); team != nil {
 		team.RouteHook(hookbus.Message{Agent: agent, Kind: profile.KindClaudeStatus, Payload: []byte(payload), At: time.Now(), Pid: p.pid})
 	}

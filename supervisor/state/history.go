@@ -59,6 +59,9 @@ type history struct {
 
 	mu      sync.Mutex
 	entries []Entry // oldest first
+	// trust judges a record read from the history (Store.trustOf); nil
+	// trusts every one.
+	trust func(file string, cp *protocol.Checkpoint) trust
 }
 
 func (h *history) indexPath() string { return filepath.Join(h.dir, "index.json") }
@@ -228,9 +231,15 @@ func (h *history) newest(task, run string, since time.Time) (*protocol.Checkpoin
 			continue
 		}
 		var cp protocol.Checkpoint
-		if json.Unmarshal(b, &cp) == nil && cp.TaskID == task && cp.RunID == run {
-			return &cp, e.Path
+		if json.Unmarshal(b, &cp) != nil || cp.TaskID != task || cp.RunID != run {
+			continue
 		}
+		if h.trust != nil {
+			if tr := h.trust(filepath.Join(h.dir, e.Path), &cp); tr == untrusted || tr == sealedComplete {
+				continue // not warden's, or a completion: no point to resume from
+			}
+		}
+		return &cp, e.Path
 	}
 	return nil, ""
 }
@@ -284,6 +293,21 @@ func ReadHistory(root, task string) ([]Entry, error) {
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Time.After(out[j].Time) })
 	return out, nil
+}
+
+// Record reads the history's record id, when it is warden's (a sealing
+// store: see trustOf); a record that is not is an error saying so.
+func (s *Store) Record(id string) (*protocol.Checkpoint, error) {
+	cp, err := FindRecord(filepath.Dir(s.dir), id)
+	if err != nil || s.sealer == nil {
+		return cp, err
+	}
+	file := filepath.Join(s.dir, recordRel(cp))
+	if s.trustOf(file, cp) == untrusted {
+		_, why := s.sealer.check(cp)
+		return nil, fmt.Errorf("checkpoint %s was not written by warden (%v): it is not resumed from", id, why)
+	}
+	return cp, nil
 }
 
 // FindRecord reads the history record id of the state dir at root.

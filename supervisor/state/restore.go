@@ -127,6 +127,11 @@ func (s *Store) newestIntact(files []string, pair string, limit time.Time) (*pro
 		if !limit.IsZero() && cp.UpdatedAt.After(limit) {
 			continue
 		}
+		if s.sealer != nil {
+			if s.trustOf(f, &cp) == untrusted {
+				continue // never restored from a copy that is not warden's
+			}
+		}
 		if best == nil || !cp.UpdatedAt.Before(best.UpdatedAt) { // files come oldest first
 			best, data, from = &cp, b, f
 		}

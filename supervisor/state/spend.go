@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/wardenhq/warden/internal/mdtext"
 	"github.com/wardenhq/warden/protocol"
 	"github.com/wardenhq/warden/supervisor/config"
 )
@@ -106,12 +107,26 @@ func TeamSpend(used *protocol.Usage, budget *Budget) string {
 // spendSection is STATUS.md's "Spent" section: the run, each agent and
 // each task that spent anything; "" when nothing was.
 func spendSection(s Snapshot) string {
-	line := teamSpend(s)
+	// The run's line is warden's own, its `warden resume` a code span:
+	// what it quotes from elsewhere (a budget's reason, the models no row
+	// priced, which a CLI's files name) is escaped before it is joined in.
+	md := s
+	if s.Budget != nil {
+		b := *s.Budget
+		b.Reached = mdtext.Escape(b.Reached)
+		md.Budget = &b
+	}
+	if s.Usage != nil {
+		u := *s.Usage
+		u.Unpriced = escapeAll(u.Unpriced)
+		md.Usage = &u
+	}
+	line := teamSpend(md)
 	if line == "" {
 		return ""
 	}
 	var b strings.Builder
-	b.WriteString("\n## Spent\n\n" + cell(line) + "\n\n| Agent or task | Tokens | Input | Cached input | Output | Cost |\n|---|---|---|---|---|---|\n")
+	b.WriteString("\n## Spent\n\n" + clean(line) + "\n\n| Agent or task | Tokens | Input | Cached input | Output | Cost |\n|---|---|---|---|---|---|\n")
 	row := func(name string, u *protocol.Usage) {
 		if u == nil {
 			return
@@ -130,4 +145,13 @@ func spendSection(s Snapshot) string {
 		row("task "+t.ID, t.Usage)
 	}
 	return b.String()
+}
+
+// escapeAll is every text of list escaped for Markdown.
+func escapeAll(list []string) []string {
+	out := make([]string, len(list))
+	for i, s := range list {
+		out[i] = mdtext.Escape(s)
+	}
+	return out
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/wardenhq/warden/internal/mdtext"
 	"github.com/wardenhq/warden/protocol"
 	"github.com/wardenhq/warden/supervisor/queue"
 )
@@ -14,8 +15,8 @@ import (
 // Agent | Task | Progress | Last Update | Status; the tasks with their
 // time worked, the seeds' phase, step, subtasks and errors, and their last
 // completed item; the blocked ones (task, agent, blockers). Every cell is
-// escaped (a title or an agent's text can never forge a row), ages are
-// relative to the snapshot's time.
+// escaped (a title or an agent's text can never forge a row, nor become
+// HTML, a link or a code span), ages are relative to the snapshot's time.
 func statusMarkdown(s Snapshot) string {
 	var b strings.Builder
 	now := s.UpdatedAt
@@ -35,7 +36,7 @@ func statusMarkdown(s Snapshot) string {
 		}
 		status := string(a.State)
 		if a.Dialog != "" {
-			status += ": " + firstLine(a.Dialog)
+			status += ": " + protocol.FirstLine(a.Dialog)
 		}
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", cell(a.Name), cell(a.Task), progress, cell(update), cell(status))
 	}
@@ -116,7 +117,7 @@ func RenderDashboard(w io.Writer, s Snapshot, now time.Time) {
 	for _, a := range s.Agents {
 		reason := a.Reason
 		if a.Dialog != "" {
-			reason = "waits on: " + firstLine(a.Dialog)
+			reason = "waits on: " + protocol.FirstLine(a.Dialog)
 		}
 		if a.BudgetHeld {
 			reason = strings.TrimSpace("parked at the team's budget until `warden resume` " + reason)
@@ -217,16 +218,11 @@ func dash(s string) string {
 	return s
 }
 
-func firstLine(s string) string {
-	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
-	return s
-}
-
 // clean removes control characters (C0 and C1: escape sequences, bells,
 // CSI as U+009B) from text shown on a terminal or written to Markdown.
 func clean(s string) string { return protocol.Plain(s) }
 
-// cell is text for one Markdown table cell: one line, pipes escaped.
-func cell(s string) string {
-	return strings.ReplaceAll(clean(dash(s)), "|", `\|`)
-}
+// cell is text for one Markdown table cell (or a heading, a list item):
+// one line, what Markdown or HTML would act on escaped (mdtext: no
+// element, link, code span or cell of its own), "-" for none.
+func cell(s string) string { return mdtext.Cell(s) }

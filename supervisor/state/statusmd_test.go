@@ -25,7 +25,7 @@ func TestStatusAndDashboard(t *testing.T) {
 			{ID: "T3", Title: "three", State: queue.Complete, Progress: 100},
 		}}
 	md := statusMarkdown(s)
-	for _, want := range []string{"Team progress: 53%.", "(2 min ago)", `| T1 | evil \| forged \| \| row |`, "| parsed ]52;c;AAAA  it |",
+	for _, want := range []string{"Team progress: 53%.", "(2 min ago)", `| T1 | evil \| forged \| \| row |`, `| parsed \]52;c;AAAA  it |`,
 		"## Blocked", "- T2 (w2): needs the API key"} {
 		if !strings.Contains(md, want) {
 			t.Errorf("STATUS.md lacks %q:\n%s", want, md)

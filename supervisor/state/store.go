@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
@@ -40,6 +41,17 @@ type Store struct {
 	// from the copy named from, or lost (from "", cp nil) when no intact
 	// copy was left. Set it before the team starts.
 	OnRestore func(file, from string, cp *protocol.Checkpoint)
+	// OnUntrusted hears of a record that is not warden's (issue 33: no
+	// seal in a run warden seals, or a seal that does not match), once per
+	// file and contents: file is relative to checkpoints/, why says what
+	// is wrong. Such a record is never read as one. Set it before the team
+	// starts; until it is set nothing is reported (nor marked as said).
+	OnUntrusted func(file string, cp *protocol.Checkpoint, why string)
+
+	sealer     *sealer // nil: records are neither sealed nor checked (SetKey)
+	sealMu     sync.Mutex
+	sealedRuns map[string]bool // runs looked for: whether they have a sealed record
+	reported   map[string]bool // untrusted records said, by file and contents
 }
 
 // SetRun makes every record saved from now on carry run id (DESIGN §5).
@@ -106,6 +118,9 @@ func (s *Store) Save(cp *protocol.Checkpoint) error {
 		cp.RunID = s.run
 	}
 	cp.Version = protocol.RecordVersion // written in today's format, whatever it was read as
+	if err := s.sealAs(cp, SealRecord); err != nil {
+		return err
+	}
 	data, err := json.MarshalIndent(cp, "", "  ")
 	if err != nil {
 		return fmt.Errorf("encode checkpoint: %w", err)
@@ -172,34 +187,74 @@ func (s *Store) backups(agent, task string) ([]string, error) {
 }
 
 // Load returns the latest checkpoint of agent on task, or (nil, nil) when
-// there is none. A file that does not parse is restored from the newest
-// intact copy (restore.go).
+// there is none, or none of warden's (a record that is not is reported
+// through OnUntrusted and never returned). A file that does not parse is
+// restored from the newest intact copy (restore.go).
 func (s *Store) Load(agent, task string) (*protocol.Checkpoint, error) {
-	return s.loadFile(s.path(agent, task))
+	cp, _, err := s.loadFile(s.path(agent, task))
+	return cp, err
 }
 
-func (s *Store) loadFile(p string) (*protocol.Checkpoint, error) {
+// loadFile reads the record in p, and how far it is trusted; a record
+// that is not warden's is (nil, untrusted, nil).
+func (s *Store) loadFile(p string) (*protocol.Checkpoint, trust, error) {
 	data, err := safefile.ReadFile(p)
 	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
+		return nil, untrusted, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("read checkpoint: %w", err)
+		return nil, untrusted, fmt.Errorf("read checkpoint: %w", err)
 	}
 	var cp protocol.Checkpoint
-	if err := json.Unmarshal(data, &cp); err == nil {
-		return &cp, nil
+	if err := json.Unmarshal(data, &cp); err != nil {
+		c, err := s.restore(p)
+		if c == nil || err != nil {
+			return nil, untrusted, err
+		}
+		return c, s.trustOf(p, c), nil // a copy restore chose among trusted ones
 	}
-	return s.restore(p)
+	tr := s.trustOf(p, &cp)
+	if tr == untrusted {
+		return nil, untrusted, nil
+	}
+	return &cp, tr, nil
 }
 
 // Archive moves the latest checkpoint of a completed task to
-// {agent}-{task}-complete.json.
+// {agent}-{task}-complete.json. A sealing store (SetKey) archives only a
+// record of its own, sealed anew as a completion (SealComplete), written
+// durably before the latest file goes: the one proof, on carrying the run
+// on, that the task is complete.
 func (s *Store) Archive(agent, task string) error {
 	p := s.path(agent, task)
 	dst := strings.TrimSuffix(p, ".json") + "-complete.json"
 	if err := s.checkDir(); err != nil {
 		return err
+	}
+	if s.sealer != nil {
+		cp, tr, err := s.loadFile(p)
+		switch {
+		case err != nil:
+			return fmt.Errorf("archive checkpoint: %w", err)
+		case cp == nil:
+			return fmt.Errorf("archive checkpoint: %s holds no record of warden's", filepath.Base(p))
+		case tr != sealedRecord:
+			return fmt.Errorf("archive checkpoint: %s is not a record warden sealed", filepath.Base(p))
+		}
+		if err := s.sealAs(cp, SealComplete); err != nil {
+			return err
+		}
+		data, err := json.MarshalIndent(cp, "", "  ")
+		if err != nil {
+			return fmt.Errorf("encode checkpoint: %w", err)
+		}
+		if err := safefile.WriteAtomic(filepath.Dir(s.dir), dst, append(data, '\n')); err != nil {
+			return fmt.Errorf("archive checkpoint: %w", err)
+		}
+		if err := os.Remove(p); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("archive checkpoint: %w", err)
+		}
+		return atomicfile.SyncDir(s.dir)
 	}
 	if err := os.Rename(p, dst); err != nil {
 		return fmt.Errorf("archive checkpoint: %w", err)
@@ -219,6 +274,11 @@ func (s *Store) NoteCommit(agent, task, id, commit string) error {
 		cp.Git = &protocol.Git{}
 	}
 	cp.Git.Commit = commit
+	if cp.Mac != "" {
+		if err := s.sealAs(cp, SealRecord); err != nil {
+			return err
+		}
+	}
 	data, err := json.MarshalIndent(cp, "", "  ")
 	if err != nil {
 		return fmt.Errorf("encode checkpoint: %w", err)
@@ -268,19 +328,33 @@ func (s *Store) ArchiveOpen() (int, error) {
 }
 
 // All returns the latest checkpoint of every agent and task, including
-// archived ones, keyed by file name; files that do not parse are skipped.
-func (s *Store) All() (map[string]*protocol.Checkpoint, error) { return s.allOf("") }
+// archived ones, keyed by file name; files that do not parse are skipped,
+// and so are records that are not warden's (OnUntrusted).
+func (s *Store) All() (map[string]*protocol.Checkpoint, error) {
+	all, err := s.allOf("")
+	out := make(map[string]*protocol.Checkpoint, len(all))
+	for name, r := range all {
+		out[name] = r.cp
+	}
+	return out, err
+}
+
+// read is a record read from a file, with how far it is trusted.
+type read struct {
+	cp *protocol.Checkpoint
+	tr trust
+}
 
 // allOf is All, of the files whose name may hold a record of task ("":
 // every file): warden names them {agent}-{task}…, so the others are not
 // read (a session's start asks for one task's newest, in a store of every
 // agent's and task's).
-func (s *Store) allOf(task string) (map[string]*protocol.Checkpoint, error) {
+func (s *Store) allOf(task string) (map[string]read, error) {
 	names, err := filepath.Glob(filepath.Join(s.dir, "*.json"))
 	if err != nil {
 		return nil, fmt.Errorf("list checkpoints: %w", err)
 	}
-	out := map[string]*protocol.Checkpoint{}
+	out := map[string]read{}
 	for _, n := range names {
 		if filepath.Base(n) == "index.json" {
 			continue // the history's index, not a checkpoint
@@ -288,8 +362,8 @@ func (s *Store) allOf(task string) (map[string]*protocol.Checkpoint, error) {
 		if task != "" && !strings.Contains(filepath.Base(n), "-"+task) {
 			continue
 		}
-		if cp, err := s.loadFile(n); err == nil && cp != nil {
-			out[filepath.Base(n)] = cp
+		if cp, tr, err := s.loadFile(n); err == nil && cp != nil {
+			out[filepath.Base(n)] = read{cp, tr}
 		}
 	}
 	return out, nil
@@ -312,9 +386,10 @@ func (s *Store) LatestFile(task, run string, since time.Time) (*protocol.Checkpo
 	}
 	var best *protocol.Checkpoint
 	file := ""
-	for name, cp := range all {
+	for name, r := range all {
+		cp := r.cp
 		if cp.TaskID != task || cp.RunID != run || run == "" || strings.HasSuffix(name, "-complete.json") ||
-			strings.Contains(name, "_aborted_") || cp.UpdatedAt.Before(since) {
+			strings.Contains(name, "_aborted_") || cp.UpdatedAt.Before(since) || r.tr == sealedComplete {
 			continue
 		}
 		if best == nil || cp.UpdatedAt.After(best.UpdatedAt) {
@@ -333,9 +408,12 @@ func (s *Store) LatestFile(task, run string, since time.Time) (*protocol.Checkpo
 // whose newest record of that run is the one archived when the task
 // completed. An archive of another run never completes a task, nor does
 // one that a newer record of the run superseded (the task was reopened by
-// --resume --from).
+// --resume --from). A sealing store takes only warden's own archive, sealed
+// as a completion (SealComplete), whatever its file is named: a record
+// that is not warden's is not read at all, and a record of warden's copied
+// to an archive's name is a record, no completion.
 func (s *Store) CompletedTasks(run string) (map[string]bool, error) {
-	all, err := s.All()
+	all, err := s.allOf("")
 	if err != nil {
 		return nil, err
 	}
@@ -344,12 +422,16 @@ func (s *Store) CompletedTasks(run string) (map[string]bool, error) {
 		complete bool
 	}
 	by := map[string]newest{}
-	for name, cp := range all {
+	for name, r := range all {
+		cp := r.cp
 		if run == "" || cp.RunID != run || strings.Contains(name, "_aborted_") {
 			continue
 		}
 		n, seen := by[cp.TaskID]
 		complete := strings.HasSuffix(name, "-complete.json")
+		if s.sealer != nil {
+			complete = r.tr == sealedComplete
+		}
 		if !seen || cp.UpdatedAt.After(n.at) || (cp.UpdatedAt.Equal(n.at) && complete) {
 			by[cp.TaskID] = newest{at: cp.UpdatedAt, complete: complete}
 		}

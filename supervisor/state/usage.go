@@ -42,7 +42,23 @@ func (s *Store) noteUsageIn(p, id string, u protocol.Usage, durable bool) error 
 	if json.Unmarshal(data, &cp) != nil || cp.CheckpointID != id {
 		return nil // another record now (or torn: Load restores it)
 	}
+	purpose := ""
+	if s.sealer != nil && cp.Mac != "" {
+		// The same record, completed: sealed again as what it was — and
+		// never a record that is not warden's, which must not come out of
+		// here sealed.
+		p2, err := s.sealer.check(&cp)
+		if err != nil {
+			return nil
+		}
+		purpose = p2
+	}
 	cp.Usage = &u
+	if purpose != "" {
+		if err := s.sealAs(&cp, purpose); err != nil {
+			return err
+		}
+	}
 	out, err := json.MarshalIndent(&cp, "", "  ")
 	if err != nil {
 		return fmt.Errorf("encode checkpoint: %w", err)

@@ -14,11 +14,13 @@ const maxResumeBody = 4 << 10
 // resumeBody is what the page's Resume button POSTs to /api/resume: the
 // agent to let go on ("" every one parked) and the team's budget from now
 // on (none: the budget reached no longer applies to the run), as `warden
-// resume` takes them.
+// resume` takes them; or an account, whose usage-limit park ends now
+// (`warden resume --account`).
 type resumeBody struct {
 	Agent     string  `json:"agent,omitempty"`
 	MaxCost   float64 `json:"max_cost,omitempty"`
 	MaxTokens int64   `json:"max_tokens,omitempty"`
+	Account   string  `json:"account,omitempty"`
 }
 
 // resume lets the agents parked at the team's budget go on, from the
@@ -43,7 +45,8 @@ func (s *Server) resume(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusBadRequest, map[string]string{"error": "a budget is positive"})
 		return
 	}
-	res, err := s.opts.Client.Resume(control.ResumeRequest{Agent: b.Agent, MaxCost: b.MaxCost, MaxTokens: b.MaxTokens, Via: "page"})
+	res, err := s.opts.Client.Resume(control.ResumeRequest{Agent: b.Agent, MaxCost: b.MaxCost, MaxTokens: b.MaxTokens,
+		Account: b.Account, Via: "page"})
 	if err != nil {
 		writeJSON(w, http.StatusConflict, map[string]string{"error": err.Error()})
 		return

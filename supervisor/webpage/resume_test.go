@@ -33,6 +33,7 @@ func TestResumeNeedsThePageItself(t *testing.T) {
 		// Past every check: warden is asked (none runs here).
 		{"the page", map[string]string{"Cookie": cookie, "Origin": "http://" + host, "Content-Type": json}, `{}`, 409, "no warden"},
 		{"a program", map[string]string{"Authorization": "Bearer " + testToken, "Content-Type": json}, `{"max_tokens":5}`, 409, "no warden"},
+		{"an account's limit", map[string]string{"Cookie": cookie, "Origin": "http://" + host, "Content-Type": json}, `{"account":"w1"}`, 409, "no warden"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			req, _ := http.NewRequest(http.MethodPost, base+"/api/resume", strings.NewReader(c.body))

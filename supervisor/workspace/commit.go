@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/wardenhq/warden/protocol"
 )
 
 // lockRetry is how long Commit waits between attempts while another git
@@ -126,7 +128,7 @@ func (w Worktree) commitOnce(ctx context.Context, off []string, subject, body st
 		return Committed{}, err
 	}
 	commit := strings.TrimSpace(out)
-	if _, err := w.run(ctx, off, "", "update-ref", "-m", "commit: "+firstLine(msg), ref, commit, parent[0]); err != nil {
+	if _, err := w.run(ctx, off, "", "update-ref", "-m", "commit: "+protocol.FirstLine(msg), ref, commit, parent[0]); err != nil {
 		return Committed{}, err
 	}
 	return Committed{Commit: commit, Made: true, Skipped: big}, nil
@@ -150,11 +152,6 @@ func message(subject, body string, big []BigFile) string {
 		}
 	}
 	return msg
-}
-
-func firstLine(s string) string {
-	first, _, _ := strings.Cut(s, "\n")
-	return first
 }
 
 // onBranch checks that commit is on the worktree's branch in the user's

@@ -178,7 +178,8 @@ function card(name) {
   l2.append(el("h3", "", "Remaining"), c.left);
   lists.append(l1, l2);
   c.answer = answerBox(c);
-  root.append(top, progress, c.times, c.seed, c.dialog, c.answer, lists, c.screen);
+  c.limit = limitBox(c);
+  root.append(top, progress, c.times, c.seed, c.dialog, c.answer, c.limit, lists, c.screen);
   c.progress = progress;
   c.lists = lists;
   S.cards[name] = c;
@@ -198,6 +199,33 @@ function answerBox(c) {
     b.addEventListener("click", () => answer(c, choice));
   }
   box.append(allow, deny, c.said);
+  box.hidden = true;
+  return box;
+}
+
+// limitBox ends the usage-limit park of an agent's account (or of the
+// agent alone, parked on its own word) for a person: `warden resume
+// --account` from the page (account_resumed, by person, via page). Shown
+// only while the agent is parked at a limit.
+function limitBox(c) {
+  const box = el("div", "limit");
+  const go = el("button", "limitgo", "End its usage-limit wait");
+  go.type = "button";
+  c.limitSaid = el("span", "said");
+  go.addEventListener("click", async () => {
+    go.disabled = true;
+    c.limitSaid.textContent = "resuming…";
+    try {
+      const r = await fetch("api/resume", { method: "POST", headers: { "Content-Type": "application/json" },
+        credentials: "same-origin", body: JSON.stringify({ account: c.root.dataset.agent }) });
+      const body = await r.json().catch(() => ({}));
+      c.limitSaid.textContent = r.ok ? (body.agents || []).join(", ") + " go on" : "not resumed: " + (body.error || r.status);
+    } catch (e) {
+      c.limitSaid.textContent = "not resumed: " + e;
+    }
+    go.disabled = false;
+  });
+  box.append(go, c.limitSaid);
   box.hidden = true;
   return box;
 }
@@ -265,6 +293,7 @@ function drawAgents(ps) {
     let next = "";
     if (a.state === "waiting") next = "no requests while it waits";
     else if (a.budget_held) next = "parked at the team's budget: no requests until warden resume";
+    else if (!zero(a.paused_until)) next = "parked at a usage limit until " + new Date(a.paused_until).toLocaleString();
     else if (a.state === "admission") next = a.reason || "waits its turn";
     else if (!zero(a.requested_at)) next = "request typed " + ago(a.requested_at) + ", awaiting the answer";
     else if (!zero(a.next_request)) {
@@ -282,6 +311,7 @@ function drawAgents(ps) {
     c.dialog.hidden = !(a.state === "waiting" && a.dialog);
     c.dialog.textContent = a.question || a.dialog || "";
     showAnswer(c, a);
+    c.limit.hidden = zero(a.paused_until) || !!S.down;
     c.progress.hidden = c.lists.hidden = !task && !cp; // an agent without tasks
     fill(c.done, cp && cp.completed, true);
     fill(c.left, cp && cp.remaining, false);

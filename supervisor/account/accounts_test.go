@@ -1,6 +1,6 @@
 //go:build !e2e
 
-package agent
+package account
 
 import (
 	"sync"
@@ -85,7 +85,9 @@ func newTestAccounts(clk clock.Clock, s *said, exit func(string)) *Accounts {
 // round down: Gemini CLI showed 1:56 for a reset at 1:57:00), so a
 // shown time just past is not "now"; a structured reset is to the
 // second; none is usage_limit_wait. Every member is parked at once with
-// the same plan, and resumed together when it is due.
+// the same plan, and resumed together when it is due. A sign of an agent's
+// own tree (a status line, a hook) parks the account once a second agent
+// of it says so too.
 func TestAccountPlansTheResetBySign(t *testing.T) {
 	start := time.Date(2026, 11, 26, 1, 56, 1, 0, time.UTC)
 	cases := []struct {
@@ -111,6 +113,12 @@ func TestAccountPlansTheResetBySign(t *testing.T) {
 			acc.Add("work", b)
 			acc.Add("", other)
 			acc.Limit("a", c.sign)
+			if !c.sign.Proof() {
+				if parked, _ := b.state(); parked {
+					t.Fatal("one agent's own word parked its account")
+				}
+				acc.Limit("b", c.sign)
+			}
 			for _, m := range []*member{a, b} {
 				if parked, until := m.state(); !parked || !until.Equal(c.until) {
 					t.Errorf("%s: parked %v until %s, want until %s", m.name, parked, until, c.until)
@@ -137,11 +145,11 @@ func TestAccountPlansTheResetBySign(t *testing.T) {
 	}
 }
 
-// A sign without a reset (Claude Code's StopFailure hook) parks the account
-// at once, and account_parked waits for the better sign that follows (its
-// status line's resets_at, seconds later on a loaded machine), which also
-// moves the plan; the event says when the park began; a later sign that
-// says no better changes nothing.
+// A sign without a reset (Claude Code's StopFailure hook, on two agents of
+// the account) parks the account at once, and account_parked waits for the
+// better sign that follows (a status line's resets_at, seconds later on a
+// loaded machine), which also moves the plan; the event says when the park
+// began; a later sign that says no better changes nothing.
 func TestAccountSaysTheParkWithTheBetterReset(t *testing.T) {
 	start := time.Date(2026, 11, 26, 1, 0, 0, 0, time.UTC)
 	clk := clock.NewFake(start)
@@ -152,6 +160,7 @@ func TestAccountSaysTheParkWithTheBetterReset(t *testing.T) {
 	acc.Add("work", a)
 	acc.Add("work", b)
 	acc.Add("", solo)
+	acc.Limit("b", session.LimitSign{Source: session.SourceStopFailure, Text: "the turn ended on a rate limit"})
 	acc.Limit("a", session.LimitSign{Source: session.SourceStopFailure, Text: "the turn ended on a rate limit"})
 	acc.Limit("p", session.LimitSign{Source: session.SourceStopFailure, Text: "the turn ended on a rate limit"})
 	if parked, _ := b.state(); !parked || len(s.of(event.AccountParked)) != 0 {
@@ -214,7 +223,7 @@ func TestALimitDuringAResumeLeavesEveryMemberParked(t *testing.T) {
 	b := &member{name: "b"}
 	acc.Add("work", slow)
 	acc.Add("work", b)
-	acc.Limit("a", session.LimitSign{Reset: start.Add(time.Minute), Exact: true, Source: session.SourceStatusLine})
+	acc.Limit("a", session.LimitSign{Reset: start.Add(time.Minute), Exact: true, Source: session.SourceBanner})
 	resumed := make(chan struct{})
 	go func() { // the plan's timer: the reset plus the margin
 		clk.Advance(time.Minute + 30*time.Second)
@@ -223,7 +232,7 @@ func TestALimitDuringAResumeLeavesEveryMemberParked(t *testing.T) {
 	<-slow.entered // the resume is telling a
 	parkedAgain := make(chan struct{})
 	go func() {
-		acc.Limit("b", session.LimitSign{Reset: clk.Now().Add(time.Hour), Exact: true, Source: session.SourceStatusLine})
+		acc.Limit("b", session.LimitSign{Reset: clk.Now().Add(time.Hour), Exact: true, Source: session.SourceBanner})
 		close(parkedAgain)
 	}()
 	select {

@@ -1,6 +1,6 @@
 //go:build !e2e
 
-package agent
+package memory
 
 import (
 	"os"

@@ -1,4 +1,4 @@
-package agent
+package memory
 
 import (
 	"bufio"

@@ -1,4 +1,4 @@
-package agent
+package memory
 
 import (
 	"fmt"
@@ -242,4 +242,19 @@ func (ad *Admission) Counts() (running, waiting int, available int64) {
 	ad.mu.Lock()
 	defer ad.mu.Unlock()
 	return len(ad.running), len(ad.queue), ad.lastAvl
+}
+
+// Fields are admission_waiting's.
+func (w Wait) Fields() []any {
+	kv := []any{"reason", w.Reason, "running", w.Running}
+	if w.MaxRunning > 0 {
+		kv = append(kv, "max_running", w.MaxRunning)
+	}
+	if w.Ahead > 0 {
+		kv = append(kv, "ahead", w.Ahead)
+	}
+	if w.Floor > 0 && w.Available > 0 {
+		kv = append(kv, "memory_available", w.Available, "needed", w.Needed, "reserved", w.Reserved, "memory_floor", w.Floor)
+	}
+	return kv
 }

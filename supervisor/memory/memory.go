@@ -1,4 +1,4 @@
-package agent
+package memory
 
 import (
 	"fmt"
@@ -62,9 +62,9 @@ func NewMemory(cfg *config.Team, clk clock.Clock, log hclog.Logger) *Memory {
 	return m
 }
 
-// start sets up the cgroups (when an agent has memory_max) and the RSS
+// Start sets up the cgroups (when an agent has memory_max) and the RSS
 // watch (when anything needs it), once.
-func (m *Memory) start() {
+func (m *Memory) Start() {
 	m.once.Do(func() {
 		if m.limits && m.Cgroups == nil && m.CgroupWhy == "" {
 			cg, err := SetUpCgroups(m.log, []string{"memory"})
@@ -114,9 +114,9 @@ func (m *Memory) Status() *state.MemoryStatus {
 	return st
 }
 
-// group makes the cgroup of a session of agent a, or nil: no memory_max,
+// Group makes the cgroup of a session of agent a, or nil: no memory_max,
 // no cgroups, or one that could not be made (the RSS watch holds it then).
-func (m *Memory) group(a *config.Agent) *Group {
+func (m *Memory) Group(a *config.Agent) *Group {
 	if m == nil || a.MemoryMax == 0 || m.Cgroups == nil {
 		return nil
 	}
@@ -128,8 +128,8 @@ func (m *Memory) group(a *config.Agent) *Group {
 	return g
 }
 
-// oomCount is the kernel's OOM kill count now; ok is false when unknown.
-func (m *Memory) oomCount() (int64, bool) {
+// OOMCount is the kernel's OOM kill count now; ok is false when unknown.
+func (m *Memory) OOMCount() (int64, bool) {
 	if m == nil || m.OOMKills == nil {
 		return 0, false
 	}

@@ -1,4 +1,4 @@
-package agent
+package memory
 
 import (
 	"sort"
@@ -29,16 +29,18 @@ type Footprints struct {
 // DefaultFootprint is the estimate of a profile with no default of its own.
 const DefaultFootprint = 1 * config.GiB
 
-// NewFootprints returns the defaults: a Claude Code session at 2 GiB (field
-// reports put one at 1.5–2 GB), Codex and Gemini CLI at 1 GiB, any other
-// program at 512 MiB; learned once a session ran 10 s (its start is over),
-// from the last 16.
+// NewFootprints returns the defaults each CLI's profile gives (Claude Code
+// 2 GiB, Codex and Gemini CLI 1 GiB, a plain program 512 MiB:
+// profile.Footprint), DefaultFootprint for one that gives none; learned
+// once a session ran 10 s (its start is over), from the last 16.
 func NewFootprints() Footprints {
-	return Footprints{LearnAfter: 10 * time.Second, Keep: 16,
-		Defaults: map[string]int64{
-			"claude": 2 * config.GiB, "codex": 1 * config.GiB, "gemini": 1 * config.GiB,
-			profile.PlainName: 512 * config.MiB,
-		},
+	defaults := map[string]int64{}
+	for _, c := range profile.CLIs() {
+		if n, ok := profile.Footprint(c.Name); ok {
+			defaults[c.Name] = n
+		}
+	}
+	return Footprints{LearnAfter: 10 * time.Second, Keep: 16, Defaults: defaults,
 		peaks: map[string][]int64{}, seen: map[string]int{}}
 }
 
