@@ -134,10 +134,12 @@ func Check(t *testing.T, seed int64, r *Reach) { CheckSpec(t, Generate(seed)).re
 func CheckSpec(t *testing.T, spec Spec) *World {
 	seed := spec.Seed
 	var w *World
-	stop := watchdog(t, seed, func() *World { return w })
+	var seen atomic.Pointer[World] // the watchdog's view, from outside the bubble
+	stop := watchdog(t, seed, seen.Load)
 	defer stop()
 	synctest.Test(t, func(t *testing.T) {
 		w = newWorld(t, spec)
+		seen.Store(w)
 		w.run(t)
 	})
 	switch {
