@@ -180,7 +180,7 @@ func (b *builder) why(snap *state.Snapshot) string {
 		if r.Summary.Done == r.Summary.Tasks {
 			return "every task complete"
 		}
-		return fmt.Sprintf("%d of %d tasks complete; none of the others could go on", r.Summary.Done, r.Summary.Tasks)
+		return fmt.Sprintf("%d of %s complete; none of the others could go on", r.Summary.Done, plural(r.Summary.Tasks, "task"))
 	}
 	return ""
 }
