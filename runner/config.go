@@ -105,11 +105,11 @@ func newTag() string {
 	return strconv.Itoa(os.Getpid()) + "." + strconv.FormatUint(tagSeq.Add(1), 10)
 }
 
-// buildEnv is os.Environ(), the terminal defaults, cfg.Env, then the tag;
-// exec.Cmd keeps the last value of a repeated key, so cfg.Env overrides the
-// defaults.
+// buildEnv is os.Environ() without the outer terminal's variables
+// (env.go), the terminal defaults, cfg.Env, then the tag; exec.Cmd keeps
+// the last value of a repeated key, so cfg.Env overrides the defaults.
 func buildEnv(extra []string, tag string) []string {
-	base := os.Environ()
+	base := inheritedEnv()
 	env := make([]string, 0, len(base)+len(extra)+3)
 	env = append(env, base...)
 	env = append(env, "TERM=xterm-256color", "COLORTERM=truecolor")

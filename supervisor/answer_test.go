@@ -63,6 +63,16 @@ func TestPersonAnswersDialog(t *testing.T) {
 				t.Errorf("a second answer: %v", err)
 			}
 			waitFor(t, "agent_resumed", func() bool { return countEvents(eventsOf(t, cfg), event.AgentResumed, "w") == 1 })
+			if c.choice == profile.AnswerDeny {
+				// After a person's deny the agent is told once to carry on
+				// without that action (Claude Code's Esc leaves it idle at
+				// "What should Claude do instead?").
+				waitFor(t, "the carry-on line", func() bool { return hasPrefix(dialogLog(t, log), personDenyLine) >= 0 })
+			}
+			time.Sleep(500 * time.Millisecond) // a second line would arrive by then
+			if n := countPrefix(dialogLog(t, log), personDenyLine); (c.choice == profile.AnswerDeny) != (n == 1) || n > 1 {
+				t.Errorf("%d carry-on lines after %s: %v", n, c.choice, dialogLog(t, log))
+			}
 			ans := firstEvent(eventsOf(t, cfg), event.DialogAnswered)
 			if ans == nil || ans["by"] != "person" || ans["via"] != "cli" || ans["choice"] != c.choice || ans["dialog_id"] != id {
 				t.Errorf("dialog_answered: %v", ans)
@@ -77,6 +87,21 @@ func TestPersonAnswersDialog(t *testing.T) {
 			}
 		})
 	}
+}
+
+// personDenyLine is how the fake TUI logs the line warden types after a
+// person's deny.
+const personDenyLine = "LINE warden: a person denied the action in the dialog above"
+
+// countPrefix is how many lines begin with prefix.
+func countPrefix(lines []string, prefix string) int {
+	n := 0
+	for _, l := range lines {
+		if strings.HasPrefix(l, prefix) {
+			n++
+		}
+	}
+	return n
 }
 
 // A dialog announced by the CLI's hook alone, which warden cannot read off

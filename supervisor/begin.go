@@ -121,12 +121,20 @@ func (t *Team) begin(how Start) (Beginning, error) {
 				n++
 			}
 		}
-		t.printf("FINISHED: run %s finished%s: %d of %d tasks complete; nothing to carry on (without --resume, `warden run` starts a new run)\n",
-			prev.RunID, ended(prev), n, len(prev.Tasks))
+		t.printf("FINISHED: run %s finished%s: %d of %s complete; nothing to carry on (without --resume, `warden run` starts a new run)\n",
+			prev.RunID, ended(prev), n, plural(len(prev.Tasks), "task"))
 		t.log.Info("the run finished: nothing to resume", "run_id", prev.RunID, "exit_code", code)
 		return Beginning{RunID: prev.RunID, Finished: true, ExitCode: code}, nil
 	}
 	return t.carryOn(prev)
+}
+
+// plural is "1 task", "2 tasks".
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
 }
 
 // ended says when the run of prev ended, as " at 2006-01-02 15:04".
@@ -158,8 +166,15 @@ func (t *Team) newRun(prev *state.Snapshot, why string) Beginning {
 	if err != nil {
 		t.log.Error("checkpoints of an earlier run not put aside", "error", err)
 	}
-	if why != "" {
-		t.printf("NEW RUN: %s (%s); %d open records of earlier runs put aside as _aborted_\n", t.thisRun.id, why, n)
+	switch {
+	case why == "":
+		// The state dir's first run: said too, as every run's first line
+		// says what it is.
+		t.printf("NEW RUN: %s (the first in %s)\n", t.thisRun.id, t.dir.Root)
+	case n == 0:
+		t.printf("NEW RUN: %s (%s)\n", t.thisRun.id, why)
+	default:
+		t.printf("NEW RUN: %s (%s); %s of earlier runs put aside as _aborted_\n", t.thisRun.id, why, plural(n, "open record"))
 	}
 	t.retireWorktrees(old)
 	t.log.Info("a new run", "run_id", t.thisRun.id, "previous_run", old, "records_put_aside", n)

@@ -55,8 +55,8 @@ func (t *Team) carryOn(prev *state.Snapshot) (Beginning, error) {
 			n++
 		}
 	}
-	t.printf("CARRYING ON: run %s (started %s, %s): %d of %d tasks complete; `warden run --fresh` starts over instead\n",
-		t.thisRun.id, t.thisRun.started.Local().Format("2006-01-02 15:04"), how, n, len(prev.Tasks))
+	t.printf("CARRYING ON: run %s (started %s, %s): %d of %s complete; `warden run --fresh` starts over instead\n",
+		t.thisRun.id, t.thisRun.started.Local().Format("2006-01-02 15:04"), how, n, plural(len(prev.Tasks), "task"))
 	if t.store.KeyLost(t.thisRun.id) {
 		t.log.Error("the key that sealed the run's records is gone: none of them is trusted", "key", t.keyPath)
 		t.printf("WARNING: no record of run %s is sealed with the key at %s: the key that sealed them is gone (made anew, "+
@@ -147,7 +147,11 @@ func (t *Team) sealLegacy() {
 		again = fmt.Sprintf("; an older warden's archive proves no completion: %s resume from it and are verified again",
 			strings.Join(reopened, ", "))
 	}
-	t.printf("SEALED: run %s was written by an older warden: its %d records are sealed as they are%s\n", t.thisRun.id, n, again)
+	are := "its " + plural(n, "record") + " are sealed as they are"
+	if n == 1 {
+		are = "its 1 record is sealed as it is"
+	}
+	t.printf("SEALED: run %s was written by an older warden: %s%s\n", t.thisRun.id, are, again)
 }
 
 // killLeftovers kills what the supervisor of prev left running, when it

@@ -292,7 +292,7 @@ func TestAFinishedRunCountsOnlyWardensCompletions(t *testing.T) {
 		t.Errorf("begin %+v %v, want finished with exit 1", b, err)
 	}
 	if !strings.Contains(out.String(), "WARNING: state.json says T1 is complete, but no archive warden sealed says so") ||
-		!strings.Contains(out.String(), "0 of 1 tasks complete") {
+		!strings.Contains(out.String(), "0 of 1 task complete") {
 		t.Errorf("stdout:\n%s", out.String())
 	}
 }

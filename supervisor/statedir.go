@@ -35,7 +35,9 @@ func ReadStatus(logger hclog.Logger, root string, checkpoints bool) (*Status, er
 	if err != nil {
 		return nil, err
 	}
-	snap.Running = snap.Running && state.LockHeld(root)
+	if snap.Running && !state.LockHeld(root) {
+		snap.MarkDied() // its supervisor died: no warden holds the lock
+	}
 	st := &Status{Snapshot: snap, StateDir: root}
 	aheadOfBase(logger, snap.Tasks)
 	if checkpoints {

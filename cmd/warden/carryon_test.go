@@ -161,7 +161,7 @@ func TestFreshRunThatCrashesIsNotResumedFromTheAborted(t *testing.T) {
 	out.waitFor(t, "CHECKPOINT: T1 - implementing (10%)", 1)
 	cmd.Process.Signal(syscall.SIGKILL)
 	cmd.Wait()
-	if !strings.HasPrefix(out.first(), "NEW RUN: ") || !strings.Contains(out.first(), "1 open records of earlier runs put aside") {
+	if !strings.HasPrefix(out.first(), "NEW RUN: ") || !strings.Contains(out.first(), "1 open record of earlier runs put aside") {
 		t.Errorf("first line of --fresh: %q", out.first())
 	}
 	aborted, _ := filepath.Glob(filepath.Join(filepath.Dir(team), ".warden", "checkpoints", "w1-T1_aborted_*.json"))

@@ -44,3 +44,30 @@ func findTeam() (stateDir string, team *config.Team, err error) {
 	}
 	return "", nil, usageError("%d team files here (%s): name one, or --state-dir DIR", len(names), strings.Join(names, ", "))
 }
+
+// findTeamFile is the team file `warden validate` checks when given none:
+// the one *.toml here that is a valid team file, else ./team.toml (what
+// warden init writes), invalid as it may be — what validate is for.
+func findTeamFile() (string, error) {
+	files, _ := filepath.Glob("*.toml")
+	var valid []string
+	for _, f := range files {
+		if _, err := config.Load(f); err == nil {
+			valid = append(valid, f)
+		}
+	}
+	switch {
+	case len(valid) == 1:
+		return valid[0], nil
+	case len(valid) > 1:
+		return "", usageError("%d team files here (%s): name one", len(valid), strings.Join(valid, ", "))
+	}
+	if fi, err := os.Stat("team.toml"); err == nil && fi.Mode().IsRegular() {
+		return "team.toml", nil
+	}
+	msg := "no team file here: no valid team file (*.toml) and no team.toml in this directory"
+	if len(files) > 0 {
+		msg += " (not team files: " + strings.Join(files, ", ") + ")"
+	}
+	return "", usageError("%s; name TEAM.toml", msg)
+}

@@ -43,12 +43,11 @@ func initCommand(argv []string) string {
 	return b.String()
 }
 
-// initEnv is the env line of c's preset ("" when it sets none): each value
+// initEnv is the env line of preset p ("" when it sets none): each value
 // a TOML multi-line literal string, as the preset writes it (JSON over
 // lines, for OpenCode's OPENCODE_PERMISSION).
-func initEnv(c profile.CLI) string {
-	p, ok := profile.PresetOf(c.Name)
-	if !ok || len(p.Env) == 0 {
+func initEnv(p profile.Preset) string {
+	if len(p.Env) == 0 {
 		return ""
 	}
 	var entries []string

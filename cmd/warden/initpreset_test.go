@@ -18,11 +18,13 @@ import (
 // warden init writes each CLI's preset (protocol/profile's Preset, held to
 // its promise with the real CLIs by TestRealPresetsNeverAsk) as the agent's
 // command and environment, exactly, with what it allows and refuses in the comment above
-// it, and no line of keys longer than a screen.
+// it, and no line of keys longer than a screen. In a directory with no
+// project's files the presets allow git and reading files alone
+// (TestInitPicksCommandsFromTheProject: the project's own commands).
 func TestInitWritesThePresets(t *testing.T) {
 	dir := t.TempDir()
 	for _, cli := range []string{"claude", "codex", "gemini", "opencode"} {
-		preset, ok := profile.PresetOf(cli)
+		preset, ok := profile.PresetFor(cli, nil)
 		if !ok {
 			t.Fatalf("%s has no preset", cli)
 		}

@@ -48,19 +48,27 @@ func initNames() []string {
 	return names
 }
 
-// initAgent is the [[agent]] table `warden init` writes for c: its command
-// with the flags that let the CLI work unattended, and why (docs/agent-clis.md:
-// "Unattended: let the CLI approve what you trust").
-func initAgent(c profile.CLI) string {
+// initAgent is the [[agent]] table `warden init` writes for c in project
+// p: its command with the flags that let the CLI work unattended — its
+// preset for the project's own commands (initproject.go) —, and why
+// (docs/agent-clis.md: "Unattended: let the CLI approve what you trust").
+func initAgent(c profile.CLI, p project) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "[[agent]]\nname = %s\nprofile = %s\n", tomlValue(cmp.Or(c.Init.Name, c.Name)), tomlValue(c.Name))
-	for _, line := range strings.Split(c.Init.Comment, "\n") {
+	comment, argv := c.Init.Comment, c.Init.Command
+	preset, ok := initPreset(c, p)
+	if ok {
+		comment, argv = preset.Comment, preset.Command(c.Init.Command[0])
+	}
+	for _, line := range strings.Split(comment, "\n") {
 		if line != "" {
 			fmt.Fprintf(&b, "# %s\n", line)
 		}
 	}
-	fmt.Fprintf(&b, "command = %s\nrestart = \"on-failure\"\nmax_restarts = 5\n", initCommand(c.Init.Command))
-	b.WriteString(initEnv(c))
+	fmt.Fprintf(&b, "command = %s\nrestart = \"on-failure\"\nmax_restarts = 5\n", initCommand(argv))
+	if ok {
+		b.WriteString(initEnv(preset))
+	}
 	if c.Init.Commented != "" {
 		fmt.Fprintf(&b, "# %s\n", c.Init.Commented)
 	}
@@ -123,7 +131,7 @@ func cmdInit(args []string, stdout, stderr io.Writer) error {
 			clis = cliList{profile.PlainName}
 		}
 	}
-	text := initTeam(path, dedup(clis), found)
+	text := initTeam(path, dedup(clis), found, findProject(filepath.Dir(path)))
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if errors.Is(err, fs.ErrExist) {
 		return &exitError{code: 1, err: fmt.Errorf("init: %s exists: warden init never overwrites a file (name another FILE)", path)}
@@ -143,9 +151,9 @@ func cmdInit(args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
-// initTeam is the team file init writes for clis; found has the paths of
-// the CLIs found on PATH.
-func initTeam(path string, clis []string, found map[string]string) string {
+// initTeam is the team file init writes for clis in project p; found has
+// the paths of the CLIs found on PATH.
+func initTeam(path string, clis []string, found map[string]string, p project) string {
 	var b strings.Builder
 	how := "named with --cli"
 	if len(found) > 0 {
@@ -155,7 +163,7 @@ func initTeam(path string, clis []string, found map[string]string) string {
 # Every key and its default: docs/team-file.md in warden's repository.
 # Check this file with `+"`warden validate %s`"+`, start it with
 # `+"`warden run %s`"+`, and look at it with `+"`warden status`"+` from this directory.
-name = %q
+%sname = %q
 state_dir = ".warden"            # checkpoints, logs, events.jsonl, STATUS.md: add it to .gitignore
 
 # Checkpoints: warden asks each busy agent for one this long after its last,
@@ -215,7 +223,7 @@ dialog_timeout = "15m"
 # input = 1.25
 # cached_input = 0.125
 # output = 10.0
-`, time.Now().Format(time.DateOnly), how, strings.Join(clis, ", "), path, path, teamName(path))
+`, time.Now().Format(time.DateOnly), how, strings.Join(clis, ", "), path, path, commentLines("The project: "+p.said()+"."), teamName(path))
 	known := initCLIs()
 	for _, name := range clis {
 		i := slices.IndexFunc(known, func(c profile.CLI) bool { return c.Name == name })
@@ -226,7 +234,7 @@ dialog_timeout = "15m"
 		if p := found[name]; p != "" {
 			fmt.Fprintf(&b, "# found: %s\n", p)
 		}
-		b.WriteString(initAgent(known[i]))
+		b.WriteString(initAgent(known[i], p))
 	}
 	b.WriteString(`
 # The tasks: a free agent takes the next one whose blocked_by tasks are
@@ -237,7 +245,7 @@ title = "Describe the first task"
 prompt = """
 What to build, where, and how to tell it is done.
 """
-# verify = ["go", "test", "./..."]   # run when the agent says it is done
+# verify = ` + verifyValue(p) + `   # run when the agent says it is done
 # max_attempts = 5                   # sessions, restarts counted; then the task fails
 # estimate = "2h"                    # shown beside the time worked (STATUS.md, warden status, the handoff)
 # max_cost = 5.0                    # what this task may spend in a run: then its session stops and it fails

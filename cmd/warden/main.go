@@ -32,7 +32,7 @@ commands:
                          remove the worktrees of completed tasks (their branches stay)
   replay [TEAM.toml | --state-dir DIR] AGENT [--session ID] [--speed N] [--list]
                          play a session's recording (logs/AGENT-SESSION.cast) in the terminal
-  validate TEAM.toml     check a team file; every error with file:line:col
+  validate [TEAM.toml]   check a team file (default: the one here); every error with file:line:col
   wrap [--name N] [--task ID] [--profile P] [--state-dir DIR] -- CMD ARGS…
                          one agent in your own terminal, with checkpoints, handoff and restart around it
   hook KIND [ARG]        called by an agent CLI's hook or status line; hands its JSON to the supervisor

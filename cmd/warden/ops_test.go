@@ -123,7 +123,8 @@ func TestAttachReadOnlyReadWriteTwoViewers(t *testing.T) {
 	waitEvents(t, team, "viewer_detached", "w1", 2)
 }
 
-// warden send into a dialog is refused with the reason, nothing typed;
+// warden send into a dialog is refused with the reason and how to answer
+// it (warden answer), nothing typed;
 // --force types into it; ps shows the agent waiting with the dialog's text,
 // and screen shows the dialog as the emulator draws it.
 func TestSendIntoDialogRefused(t *testing.T) {
@@ -149,7 +150,7 @@ func TestSendIntoDialogRefused(t *testing.T) {
 	}
 
 	out, _, code := wardenCmd("send", team, "w", "please", "carry", "on")
-	if code != 1 || !strings.HasPrefix(out, "refused: the agent waits on a dialog") {
+	if code != 1 || !strings.HasPrefix(out, "refused: the agent waits on a dialog") || !strings.Contains(out, "warden answer w allow-once|deny") {
 		t.Errorf("send into a dialog: exit %d, %q", code, out)
 	}
 	time.Sleep(500 * time.Millisecond)

@@ -1,12 +1,16 @@
 package main
 
 import (
+	"cmp"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
 
 	"github.com/wardenhq/warden/supervisor/config"
 	"github.com/wardenhq/warden/supervisor/control"
+	"github.com/wardenhq/warden/supervisor/queue"
+	"github.com/wardenhq/warden/supervisor/state"
 )
 
 // cmdResume lets the agents parked at the team's budget (on_budget =
@@ -29,6 +33,9 @@ func cmdResume(args []string, stdout, stderr io.Writer) error {
 	}
 	if *account != "" {
 		r, err := control.NewClient(dir).Resume(control.ResumeRequest{Account: *account, Via: "cli"})
+		if errors.Is(err, control.ErrNotRunning) {
+			return clientError(notRunning(dir, teamFileArg(args), err))
+		}
 		if err != nil {
 			return clientError(err)
 		}
@@ -40,6 +47,9 @@ func cmdResume(args []string, stdout, stderr io.Writer) error {
 		req.Agent = rest[0]
 	}
 	r, err := control.NewClient(dir).Resume(req)
+	if errors.Is(err, control.ErrNotRunning) {
+		return clientError(notRunning(dir, teamFileArg(args), err))
+	}
 	if err != nil {
 		return clientError(err)
 	}
@@ -63,4 +73,40 @@ func cmdResume(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintln(stdout, agents)
 	}
 	return nil
+}
+
+// notRunning is err (no warden runs the team) with what a person does
+// next: a run that stopped, or whose warden died, is carried on by
+// `warden run TEAM.toml` — warden resume only lets a running team's parked
+// agents go on.
+func notRunning(dir, teamFile string, err error) error {
+	snap, serr := state.ReadSnapshot(dir)
+	if serr != nil {
+		return err
+	}
+	run := "`warden run " + cmp.Or(teamFile, "TEAM.toml") + "`"
+	open := 0
+	for _, t := range snap.Tasks {
+		if t.State != queue.Complete && t.State != queue.Failed {
+			open++
+		}
+	}
+	switch {
+	case snap.Ended == state.EndedFinished:
+		return fmt.Errorf("%w: its run %s finished; there is nothing to resume (%s starts a new run)", err, snap.RunID, run)
+	case snap.Ended == state.EndedStopped:
+		return fmt.Errorf("%w: its run %s stopped with %s open; %s carries it on from their checkpoints", err, snap.RunID, count(open, "task"), run)
+	}
+	return fmt.Errorf("%w: its run %s did not stop (its warden died) with %s open; %s carries it on from their checkpoints",
+		err, snap.RunID, count(open, "task"), run)
+}
+
+// teamFileArg is the TEAM.toml named in args, "" when none is.
+func teamFileArg(args []string) string {
+	for _, a := range args {
+		if strings.HasSuffix(strings.ToLower(a), ".toml") && !strings.HasPrefix(a, "-") {
+			return a
+		}
+	}
+	return ""
 }

@@ -228,6 +228,6 @@ func carryOnLine(res supervisor.Result, run, teamFile string) string {
 	if len(among) > 0 {
 		counts += " (" + strings.Join(among, ", ") + ")"
 	}
-	return fmt.Sprintf("STOPPED: run %s with %d tasks: %s; `warden run %s` carries it on from their checkpoints (`--fresh` starts over)",
-		run, len(res.Tasks), counts, teamFile)
+	return fmt.Sprintf("STOPPED: run %s with %s: %s; `warden run %s` carries it on from their checkpoints (`--fresh` starts over)",
+		run, count(len(res.Tasks), "task"), counts, teamFile)
 }

@@ -2,8 +2,10 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/signal"
 	"syscall"
@@ -25,6 +27,9 @@ func cmdStatus(args []string, stdout, stderr io.Writer) error {
 	}
 	show := func() error {
 		st, err := supervisor.ReadStatus(newLogger(stderr, "error"), dir, *asJSON)
+		if errors.Is(err, fs.ErrNotExist) {
+			return &exitError{code: 1, err: fmt.Errorf("no run yet: the state dir %s has no state.json (`warden run TEAM.toml` starts one)", dir)}
+		}
 		if err != nil {
 			return &exitError{code: 1, err: err}
 		}

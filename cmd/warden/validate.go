@@ -13,15 +13,20 @@ import (
 // and the warnings beside them, in the file's order (exit 2), or its
 // warnings and ok (exit 0).
 func cmdValidate(args []string, stdout, stderr io.Writer) error {
-	cmd := newCommand("validate", "usage: warden validate TEAM.toml", stderr)
+	cmd := newCommand("validate", "usage: warden validate [TEAM.toml]", stderr)
 	pos, err := cmd.flagsFirst(args)
 	if err != nil {
 		return err
 	}
-	if len(pos) != 1 {
+	if len(pos) > 1 {
 		return cmd.badUsage()
 	}
-	file := pos[0]
+	var file string
+	if len(pos) == 1 {
+		file = pos[0]
+	} else if file, err = findTeamFile(); err != nil {
+		return err // a usage error: exit 2
+	}
 	team, warnings, err := config.LoadWithWarnings(file)
 	if errs, ok := config.AsErrors(err); ok && len(warnings) > 0 {
 		return &exitError{code: 2, err: withWarnings(errs, warnings)}
@@ -34,9 +39,9 @@ func cmdValidate(args []string, stdout, stderr io.Writer) error {
 	}
 	more := ""
 	if len(warnings) > 0 {
-		more = fmt.Sprintf(", %d warnings", len(warnings))
+		more = ", " + count(len(warnings), "warning")
 	}
-	fmt.Fprintf(stdout, "%s: ok: team %q, %d agents, %d tasks%s\n", file, team.Name, len(team.Agents), len(team.Tasks), more)
+	fmt.Fprintf(stdout, "%s: ok: team %q, %s, %s%s\n", file, team.Name, count(len(team.Agents), "agent"), count(len(team.Tasks), "task"), more)
 	return nil
 }
 

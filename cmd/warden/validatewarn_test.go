@@ -27,7 +27,7 @@ func TestValidateShowsWarningsBesideErrors(t *testing.T) {
 	}
 	os.WriteFile(team, []byte(body), 0o600)
 	out, err = warden("validate", team).CombinedOutput()
-	if exitCode(err) != 0 || !strings.Contains(string(out), warning) || !strings.Contains(string(out), "ok: team \"t\", 1 agents, 0 tasks, 1 warnings") {
+	if exitCode(err) != 0 || !strings.Contains(string(out), warning) || !strings.Contains(string(out), "ok: team \"t\", 1 agent, 0 tasks, 1 warning") {
 		t.Errorf("exit %d, want 0 with the warning:\n%s", exitCode(err), out)
 	}
 }

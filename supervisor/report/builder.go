@@ -18,6 +18,7 @@ type builder struct {
 	tasks  map[string]int // index in r.Tasks
 	agents map[string]int // index in r.Agents
 	open   map[string]int // an agent's open wait: index in r.Waits
+	closed map[string]int // an agent's last wait closed: index in r.Waits
 	parked map[string]int // an account parked: index in r.Limits
 	ends   map[string]sessionEnd
 	lastTC int // the last team checkpoint: index in r.TeamCheckpoints
@@ -33,7 +34,7 @@ type builder struct {
 
 func newBuilder(r *Report, snap *state.Snapshot) *builder {
 	b := &builder{r: r, runID: snap.RunID, tasks: map[string]int{}, agents: map[string]int{},
-		open: map[string]int{}, parked: map[string]int{}, ends: map[string]sessionEnd{}, lastTC: -1}
+		open: map[string]int{}, closed: map[string]int{}, parked: map[string]int{}, ends: map[string]sessionEnd{}, lastTC: -1}
 	r.Tasks = tasksOf(snap.Tasks)
 	for i, t := range snap.Tasks {
 		b.tasks[t.ID] = i
@@ -180,7 +181,7 @@ func (b *builder) why(snap *state.Snapshot) string {
 		if r.Summary.Done == r.Summary.Tasks {
 			return "every task complete"
 		}
-		return fmt.Sprintf("%d of %d tasks complete; none of the others could go on", r.Summary.Done, r.Summary.Tasks)
+		return fmt.Sprintf("%d of %s complete; none of the others could go on", r.Summary.Done, plural(r.Summary.Tasks, "task"))
 	}
 	return ""
 }
@@ -240,6 +241,7 @@ func (b *builder) closeWait(agent string, ts time.Time, how string) {
 		return
 	}
 	delete(b.open, agent)
+	b.closed[agent] = i
 	w := &b.r.Waits[i]
 	w.Until, w.Ended = ts, how
 }

@@ -210,7 +210,17 @@ func (b *builder) add(e *ev) {
 	case event.DialogAnswered:
 		var p event.AnsweredByPerson // by warden: its fields are a person's answer's
 		e.payload(&p)
-		if i, ok := b.open[e.Agent]; ok {
+		i, ok := b.open[e.Agent]
+		if !ok {
+			// A person's answer is written once the dialog has left the
+			// screen, after the agent_resumed that saw it go: it says how
+			// that wait ended (denied, not "went on").
+			if j, was := b.closed[e.Agent]; was && r.Waits[j].Ended == "resumed" {
+				i, ok = j, true
+				r.Waits[j].Ended = "answered"
+			}
+		}
+		if ok {
 			r.Waits[i].By, r.Waits[i].Choice = plain(p.By), plain(p.Choice)
 			if p.Via != "" {
 				r.Waits[i].By += " via " + plain(p.Via)

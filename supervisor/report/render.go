@@ -130,10 +130,13 @@ func waitEnd(p *page, w Wait) string {
 		return "denied by warden (dialog_timeout)"
 	case "answered":
 		out := "answered"
+		if w.Choice == "deny" {
+			out = "denied"
+		}
 		if w.By != "" {
 			out += " by " + p.esc(w.By)
 		}
-		if w.Choice != "" {
+		if w.Choice != "" && w.Choice != "deny" {
 			out += ": " + p.esc(w.Choice)
 		}
 		return out

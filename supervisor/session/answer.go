@@ -144,6 +144,9 @@ func (s *Session) Answer(ctx context.Context, choice, dialogID, via string) (*An
 	}
 	if a, ok, err := s.answerByDecision(ctx, choice, via); ok {
 		s.typedIntoDialog(viaAnswer) // its own DIALOG ANSWERED line says it closed
+		if err == nil {
+			s.afterAnswer(choice)
+		}
 		return a, err
 	}
 	s.input.mu.Lock()
@@ -185,7 +188,21 @@ func (s *Session) Answer(ctx context.Context, choice, dialogID, via string) (*An
 		Text: visibleText(d.Text), Question: a.Question, DialogID: id, SessionID: s.id}.KV()...)
 	s.r.Printf("DIALOG ANSWERED: %s's dialog (%s: %s) answered %s by a person through %s\n",
 		s.cfg.Agent, d.Kind, protocol.FirstLine(a.Question), choice, viaText(via))
+	s.afterAnswer(choice)
 	return a, nil
+}
+
+// afterAnswer follows a person's answer: after a deny the agent is told,
+// once, to carry on without that action (as after on_dialog = "deny"),
+// typed once no dialog is open.
+func (s *Session) afterAnswer(choice string) {
+	if choice != profile.AnswerDeny {
+		return
+	}
+	select { // this runs on the person's goroutine, which may outlive the session
+	case s.input.queue <- typed{text: denyNote(true)}:
+	case <-s.ended:
+	}
 }
 
 // typeAnswer (with the input held) reads the dialog off the screen, checks

@@ -20,10 +20,19 @@ type DialogPolicy struct {
 	Timeout time.Duration
 }
 
-// denyNote is typed after a dialog was denied: the agent carries on.
-const denyNote = "warden: nobody could answer the dialog above while this team runs unattended, so warden " +
-	"denied it. Continue your task without that action; if you cannot, say what you needed under Blockers: " +
-	"in your next checkpoint."
+// denyNote is typed once after a dialog was denied, by warden (on_dialog =
+// "deny") or by a person (warden answer, the page): the agent carries on
+// without that action. A CLI that a deny interrupts (Claude Code's Esc:
+// "What should Claude do instead?") would otherwise sit at its prompt
+// until the next checkpoint request.
+func denyNote(byPerson bool) string {
+	who := "nobody could answer the dialog above while this team runs unattended, so warden denied it"
+	if byPerson {
+		who = "a person denied the action in the dialog above"
+	}
+	return "warden: " + who + ". Continue your task without that action; if you cannot, say what you needed " +
+		"under Blockers: in your next checkpoint."
+}
 
 // dialogWatch is what the session knows of a dialog its CLI waits on. Four
 // channels say so: the screen (the profile's dialog rules), the program's
@@ -287,7 +296,7 @@ func (s *Session) deny() {
 	s.log.Warn("dialog denied after dialog_timeout", "dialog_timeout", s.cfg.Dialog.Timeout, console.Printed, true)
 	s.r.Event(event.DialogDenied, "text", w.cur.Text, "kind", w.cur.Kind, "session_id", s.id)
 	s.r.Printf("WARNING: %s's dialog was denied after %s: %s\n", s.cfg.Agent, s.cfg.Dialog.Timeout, protocol.FirstLine(w.cur.Text))
-	s.typeText(denyNote)
+	s.typeText(denyNote(false))
 }
 
 // answerProbe tells a CLI that probed for OSC 7501 that this terminal

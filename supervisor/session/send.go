@@ -103,7 +103,8 @@ func (s *Session) send(ctx context.Context, text string, force bool) face.SendRe
 
 func (s *Session) refuseDialog() face.SendResult {
 	return face.SendResult{Outcome: face.Refused, Reason: "the agent waits on a dialog (" + protocol.FirstLine(s.dialogText()) +
-		"): answer it with warden attach --rw, or warden send --force"}
+		"): answer it with warden answer " + s.cfg.Agent + " allow-once|deny, in its terminal (warden attach --rw " + s.cfg.Agent +
+		"), or type into the dialog with warden send --force"}
 }
 
 // deliverUser (the typist) types a person's text at the next turn

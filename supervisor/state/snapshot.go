@@ -3,6 +3,7 @@ package state
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/wardenhq/warden/internal/safefile"
@@ -79,6 +80,34 @@ type Snapshot struct {
 	Budget *Budget         `json:"budget,omitempty"`
 	// CarriedOn lists each time the run was carried on (carriedon.go).
 	CarriedOn []CarryOn `json:"carried_on,omitempty"`
+	// SupervisorDied is never written: warden status sets it on a run
+	// whose state.json says running while no warden holds its lock
+	// (MarkDied).
+	SupervisorDied bool `json:"supervisor_died,omitempty"`
+}
+
+// Unknown is what warden status shows of an agent whose supervisor died:
+// nothing watches it, and nobody can say whether its process lives.
+const Unknown AgentState = "unknown"
+
+// MarkDied marks s as the state of a run whose supervisor died: the run is
+// not running, and each agent that was at work is shown as unknown, with
+// what it was doing in its reason.
+func (s *Snapshot) MarkDied() {
+	s.Running, s.SupervisorDied = false, true
+	for i, a := range s.Agents {
+		switch a.State {
+		case Idle, Stopped, Exited, Failed:
+			continue
+		}
+		was := "was " + string(a.State) + " when warden died"
+		if a.Dialog != "" {
+			was += ", on a dialog: " + protocol.FirstLine(a.Dialog)
+		}
+		s.Agents[i].Reason = strings.TrimSuffix(was+"; "+a.Reason, "; ")
+		s.Agents[i].Dialog = "" // nobody watches it now
+		s.Agents[i].State = Unknown
+	}
 }
 
 // ReadSnapshot reads state.json from the state dir at root.

@@ -104,10 +104,16 @@ func RenderDashboard(w io.Writer, s Snapshot, now time.Time) {
 		st = "running"
 	case s.Ended == EndedFinished:
 		st = EndedFinished // stopped with tasks open stays "stopped"
+	case s.SupervisorDied:
+		st = "not running: warden died"
 	}
 	fmt.Fprintf(w, "== %s (%s) progress %d%%, agents active %d/%d, tasks done %d/%d, available %d, blocked %d, waiting %d, pending verification %d\n",
 		clean(s.Team), st, queue.TeamProgress(s.Tasks), active, len(s.Agents), c[string(queue.Complete)], len(s.Tasks),
 		c[string(queue.Pending)], c[queue.LabelBlocked], c[queue.LabelWaiting], c[string(queue.Verifying)])
+	if s.SupervisorDied {
+		fmt.Fprintf(w, "   warden is not running: its supervisor (pid %d) died without stopping the team, last update %s; "+
+			"`warden run` with the team file carries it on\n", s.Pid, ago(s.UpdatedAt, now))
+	}
 	if line := teamSpend(s); line != "" {
 		fmt.Fprintf(w, "   %s\n", clean(line))
 	}
