@@ -57,7 +57,7 @@ func Available() (ok bool, why string) {
 // available it returns the reason and does not run fork.
 func Scoped(fork func() error) error {
 	if ok, why := Available(); !ok {
-		return errors.New(why)
+		return errors.New("no box: " + why)
 	}
 	errc := make(chan error, 1)
 	go onFreshThread(fork, errc)

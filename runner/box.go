@@ -1,0 +1,25 @@
+package runner
+
+import (
+	"os/exec"
+
+	"github.com/wardenhq/warden/internal/box"
+)
+
+// StartIn starts cmd (prepared, not started) in cg — a cgroup v2 group the
+// caller made, nil for warden's own — and, when scoped, in a Landlock
+// domain of its own (internal/box): how warden starts the commands it runs
+// beside its agents (a task's verify, a notify command) in a box like an
+// agent's.
+func StartIn(cmd *exec.Cmd, cg *Cgroup, scoped bool) error {
+	cg.apply(cmd)
+	return inBox(scoped, cmd.Start)
+}
+
+// inBox runs start, in a Landlock domain of its own when scoped.
+func inBox(scoped bool, start func() error) error {
+	if !scoped {
+		return start()
+	}
+	return box.Scoped(start)
+}
