@@ -23,3 +23,12 @@ func inBox(scoped bool, start func() error) error {
 	}
 	return box.Scoped(start)
 }
+
+// CommandBox is the box of one command warden runs beside its agents:
+// Start starts the command inside it, Close kills whatever is left inside
+// (a whole cgroup: escapees that left the command's group, session and
+// environment too) and takes it down.
+type CommandBox interface {
+	Start(cmd *exec.Cmd) error
+	Close() error
+}

@@ -6,12 +6,15 @@ import (
 	"io"
 	"strings"
 
+	"github.com/hashicorp/go-hclog"
+
 	"github.com/wardenhq/warden/supervisor/config"
+	"github.com/wardenhq/warden/supervisor/memory"
 )
 
 // cmdValidate checks a team file and prints every error with its position
 // and the warnings beside them, in the file's order (exit 2), or its
-// warnings and ok (exit 0).
+// warnings, ok and what the agents' box holds here (exit 0).
 func cmdValidate(args []string, stdout, stderr io.Writer) error {
 	cmd := newCommand("validate", "usage: warden validate TEAM.toml", stderr)
 	pos, err := cmd.flagsFirst(args)
@@ -37,6 +40,8 @@ func cmdValidate(args []string, stdout, stderr io.Writer) error {
 		more = fmt.Sprintf(", %d warnings", len(warnings))
 	}
 	fmt.Fprintf(stdout, "%s: ok: team %q, %d agents, %d tasks%s\n", file, team.Name, len(team.Agents), len(team.Tasks), more)
+	// What the agents' box holds on this kernel, as `run` will say it.
+	fmt.Fprintln(stdout, memory.ProbeBox(hclog.NewNullLogger(), team.Sandbox == config.SandboxBox))
 	return nil
 }
 
