@@ -155,4 +155,3 @@ func TestHostileAgentWithoutTheBox(t *testing.T) {
 		t.Errorf("no line saying the box is off:\n%s", r.stdout)
 	}
 }
-
