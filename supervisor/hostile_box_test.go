@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/wardenhq/warden/internal/box"
-	"github.com/wardenhq/warden/runner"
 	"github.com/wardenhq/warden/testrig/proctest"
 )
 
@@ -67,7 +66,7 @@ func runHostileBox(t *testing.T, sandbox string) hostileRun {
 	r := hostileRun{out: lines}
 	b, _ := os.ReadFile(bpid)
 	pid, _ := strconv.Atoi(strings.TrimSpace(string(b)))
-	r.bAlive = pid > 0 && liveProc(pid)
+	r.bAlive = pid > 0 && processAlive(pid)
 	b, _ = os.ReadFile(esc)
 	r.escapee, _ = strconv.Atoi(strings.TrimSpace(string(b)))
 	if r.escapee <= 0 {
@@ -75,32 +74,15 @@ func runHostileBox(t *testing.T, sandbox string) hostileRun {
 	}
 	team.Force() // warden stop --now
 	wait()
-	for deadline := time.Now().Add(2 * time.Second); liveProc(r.escapee) && time.Now().Before(deadline); {
+	for deadline := time.Now().Add(2 * time.Second); processAlive(r.escapee) && time.Now().Before(deadline); {
 		time.Sleep(20 * time.Millisecond)
 	}
-	r.survived = liveProc(r.escapee)
+	r.survived = processAlive(r.escapee)
 	if r.survived {
 		syscall.Kill(r.escapee, syscall.SIGKILL) // the test's own cleanup
 	}
 	r.stdout = stdout.String()
 	return r
-}
-
-// liveProc says whether pid is a live process (a zombie is not).
-func liveProc(pid int) bool {
-	st, ok := runner.Stat(pid)
-	if !ok {
-		return false
-	}
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(st.Pid) + "/stat")
-	if err != nil {
-		return false
-	}
-	s := string(b)
-	if i := strings.LastIndexByte(s, ')'); i > 0 && i+2 < len(s) {
-		return s[i+2] != 'Z' && s[i+2] != 'X'
-	}
-	return false
 }
 
 // With the box on: a cannot signal warden nor b, cannot reach the abstract
