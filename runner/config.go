@@ -64,6 +64,11 @@ type Config struct {
 	// Cgroup, if set, is the cgroup v2 group the process starts in
 	// (cgroup_linux.go); nil: warden's own.
 	Cgroup *Cgroup
+	// Scoped starts the process in a Landlock domain of its own with the
+	// signal and abstract-socket scopes (internal/box): it and all it
+	// starts cannot signal warden or another agent. Start fails when the
+	// kernel has no scopes; the caller asks box.Available first.
+	Scoped bool
 }
 
 // Exit is how a process ended.

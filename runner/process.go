@@ -77,11 +77,14 @@ func Start(logger hclog.Logger, cfg Config) (*Process, error) {
 	size := cfg.Size.orDefault()
 	var master *os.File
 	err = startRegistered(logger, p, func() (int, error) {
-		f, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: size.Rows, Cols: size.Cols})
+		err := inBox(cfg.Scoped, func() error {
+			f, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: size.Rows, Cols: size.Cols})
+			master = f
+			return err
+		})
 		if err != nil {
 			return 0, err
 		}
-		master = f
 		return cmd.Process.Pid, nil
 	})
 	if err != nil {

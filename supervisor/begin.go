@@ -8,7 +8,9 @@ import (
 	"time"
 
 	"github.com/wardenhq/warden/protocol"
+	"github.com/wardenhq/warden/supervisor/config"
 	"github.com/wardenhq/warden/supervisor/event"
+	"github.com/wardenhq/warden/supervisor/memory"
 	"github.com/wardenhq/warden/supervisor/queue"
 	"github.com/wardenhq/warden/supervisor/state"
 )
@@ -65,8 +67,20 @@ func (t *Team) Begin(how Start) (Beginning, error) {
 	}
 	if err == nil && !b.Finished {
 		t.keyWithinReach()
+		t.sayBox()
 	}
 	return b, err
+}
+
+// sayBox sets up the agents' box (sandbox = "box") and says on stdout
+// what it holds on this kernel and what it does not.
+func (t *Team) sayBox() {
+	if t.cfg.Sandbox != config.SandboxBox {
+		t.printf("%s\n", memory.BoxStatus{}.String())
+		return
+	}
+	t.deps.Memory.Start()
+	t.printf("%s\n", t.deps.Memory.Box().String())
 }
 
 // keyWithinReach warns when the key records are sealed with is inside an

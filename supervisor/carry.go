@@ -16,6 +16,7 @@ import (
 	"github.com/wardenhq/warden/supervisor/agent"
 	"github.com/wardenhq/warden/supervisor/config"
 	"github.com/wardenhq/warden/supervisor/event"
+	"github.com/wardenhq/warden/supervisor/memory"
 	"github.com/wardenhq/warden/supervisor/queue"
 	"github.com/wardenhq/warden/supervisor/state"
 	"github.com/wardenhq/warden/supervisor/workspace"
@@ -170,6 +171,11 @@ func (t *Team) killLeftovers(prev *state.Snapshot) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), t.cfg.ShutdownTimeout)
 	killed, err := runner.KillLeftovers(ctx, prev.Pid)
+	// Its boxes: what its agents left with their environment cleared, or
+	// reparented to init, is found there and nowhere else.
+	if boxes, berr := memory.KillStaleBoxes(ctx, prev.Pid); berr != nil || boxes > 0 {
+		t.log.Warn("killed the boxes the dead supervisor left", "supervisor_pid", prev.Pid, "boxes", boxes, "error", berr)
+	}
 	cancel()
 	if err != nil {
 		t.log.Error("leftover processes of the dead supervisor not all killed", "error", err)

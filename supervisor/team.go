@@ -209,7 +209,10 @@ func New(logger hclog.Logger, cfg *config.Team, clk clock.Clock, out io.Writer) 
 			t.deps.Workspaces = agent.NewWorkspaces(workspace.New(log.Named("git")), cfg, dir.Layout, events, t.printf)
 		}
 	}
-	t.deps.Memory = memory.NewMemory(cfg, clk, log) // max_running, memory_floor, memory_max, agent_oom
+	t.deps.Memory = memory.NewMemory(cfg, clk, log) // max_running, memory_floor, memory_max, agent_oom, the box
+	if t.notifier != nil && cfg.Sandbox == config.SandboxBox {
+		t.notifier.SetBox(t.deps.Memory.CommandBox)
+	}
 	for _, a := range cfg.Agents {
 		t.agents = append(t.agents, agent.New(a, t.deps))
 	}

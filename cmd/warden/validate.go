@@ -6,12 +6,15 @@ import (
 	"io"
 	"strings"
 
+	"github.com/hashicorp/go-hclog"
+
 	"github.com/wardenhq/warden/supervisor/config"
+	"github.com/wardenhq/warden/supervisor/memory"
 )
 
 // cmdValidate checks a team file and prints every error with its position
 // and the warnings beside them, in the file's order (exit 2), or its
-// warnings and ok (exit 0).
+// warnings, ok and what the agents' box holds here (exit 0).
 func cmdValidate(args []string, stdout, stderr io.Writer) error {
 	cmd := newCommand("validate", "usage: warden validate [TEAM.toml]", stderr)
 	pos, err := cmd.flagsFirst(args)
@@ -42,6 +45,8 @@ func cmdValidate(args []string, stdout, stderr io.Writer) error {
 		more = ", " + count(len(warnings), "warning")
 	}
 	fmt.Fprintf(stdout, "%s: ok: team %q, %s, %s%s\n", file, team.Name, count(len(team.Agents), "agent"), count(len(team.Tasks), "task"), more)
+	// What the agents' box holds on this kernel, as `run` will say it.
+	fmt.Fprintln(stdout, memory.ProbeBox(hclog.NewNullLogger(), team.Sandbox == config.SandboxBox))
 	return nil
 }
 

@@ -66,7 +66,7 @@ func (d *Deps) verify(ctx context.Context, argv []string, dir string) queue.Veri
 	if d.Verify != nil {
 		return d.Verify(ctx, argv, dir)
 	}
-	return queue.Verify(ctx, argv, dir)
+	return queue.VerifyIn(ctx, argv, dir, d.Memory.CommandBox("verify"))
 }
 
 // Team is what an agent asks of the team it works in: its progress lines,

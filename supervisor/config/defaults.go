@@ -29,6 +29,7 @@ func Defaults() Team {
 		Retention:           RetentionDefaults(),
 		WorkspaceMode:       DefaultWorkspace,
 		Merge:               DefaultMerge,
+		Sandbox:             DefaultSandbox,
 		TeamBudget:          TeamBudget{CostWarning: DefaultCostWarning, OnBudget: DefaultOnBudget},
 	}
 }

@@ -58,8 +58,9 @@ var invalidFiles = map[string][]string{
 	},
 	"invalid-enum.toml": {
 		`1:1: unknown after_team_checkpoint "stop" (want rehydrate or exit)`,
-		`6:1: unknown profile "claude-code" (want plain, claude, codex, copilot, gemini, opencode or qwen)`,
-		`7:1: unknown restart "sometimes" (want never, on-failure or always)`,
+		`2:1: unknown sandbox "landlock" (want box or off)`,
+		`7:1: unknown profile "claude-code" (want plain, claude, codex, copilot, gemini, opencode or qwen)`,
+		`8:1: unknown restart "sometimes" (want never, on-failure or always)`,
 	},
 	"invalid-env.toml": {
 		`4:9: env variable name "A=B" must not contain '=' or NUL`,

@@ -50,6 +50,19 @@ const (
 	DefaultLogKeep             = 5
 	DefaultNotifyTimeout       = 30 * time.Second
 	DefaultNotifyMinInterval   = 10 * time.Minute
+	DefaultSandbox             = SandboxBox
+)
+
+// Values of sandbox: whether each agent runs in a box warden builds.
+const (
+	// SandboxBox: each agent session, task verify and notify command in a
+	// cgroup of its own (killed whole with cgroup.kill) and a Landlock
+	// domain with the signal and abstract-socket scopes, where the kernel
+	// allows it; what it does not allow is said at start.
+	SandboxBox = "box"
+	// SandboxOff: the agents run as warden's other children, tracked by
+	// process group, session and runner tag only.
+	SandboxOff = "off"
 )
 
 // MinLogMaxSize is the smallest log_max_size a team file may set.
@@ -154,6 +167,9 @@ type Team struct {
 	// MemoryFloor: an agent does not start while starting it would take
 	// MemAvailable under this many bytes; 0 (default) for no such gate.
 	MemoryFloor int64
+	// Sandbox is "box" (default: every agent in a box warden builds) or
+	// "off".
+	Sandbox string
 	// TeamBudget is max_cost, max_tokens, cost_warning, on_budget and the
 	// [[price]] table (budget.go).
 	TeamBudget

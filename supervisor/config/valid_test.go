@@ -48,6 +48,7 @@ func TestLoadMinimalFillsDefaults(t *testing.T) {
 		Retention:           RetentionDefaults(),
 		WorkspaceMode:       WorkspaceShared,
 		Merge:               MergeNone,
+		Sandbox:             SandboxBox,
 		TeamBudget:          TeamBudget{CostWarning: 80, OnBudget: "checkpoint-exit"},
 		Agents: []Agent{{
 			Name:        "solo",
@@ -94,6 +95,7 @@ func TestLoadFullKeepsEveryValue(t *testing.T) {
 		Retention:           Retention{KeepStatusChanges: false, KeepTeamCheckpoints: true, KeepLast: 50, KeepFor: 72 * time.Hour},
 		WorkspaceMode:       WorkspaceShared,
 		Merge:               MergeFF,
+		Sandbox:             SandboxOff,
 		Base:                "develop",
 		TeamBudget:          TeamBudget{CostWarning: 80, OnBudget: "checkpoint-exit"},
 		Notify: []Notify{{
@@ -101,13 +103,13 @@ func TestLoadFullKeepsEveryValue(t *testing.T) {
 			Command:     []string{"notify-send", "warden"},
 			Timeout:     30 * time.Second,
 			MinInterval: 5 * time.Minute,
-			Pos:         Position{File: file, Line: 22, Col: 1},
+			Pos:         Position{File: file, Line: 23, Col: 1},
 		}, {
 			Events:      []string{"*"},
 			Command:     []string{"curl", "-sS", "--data-binary", "@-", "http://127.0.0.1:9/hook"},
 			Timeout:     10 * time.Second,
 			MinInterval: 0,
-			Pos:         Position{File: file, Line: 27, Col: 1},
+			Pos:         Position{File: file, Line: 28, Col: 1},
 		}},
 		Agents: []Agent{{
 			Name:          "worker-1",
@@ -119,7 +121,7 @@ func TestLoadFullKeepsEveryValue(t *testing.T) {
 			MaxRestarts:   0,
 			OnDialog:      "wait",
 			DialogTimeout: time.Hour,
-			Pos:           Position{File: file, Line: 33, Col: 1},
+			Pos:           Position{File: file, Line: 34, Col: 1},
 		}, {
 			Name:        "worker_2.codex",
 			Command:     []string{"codex"},
@@ -128,13 +130,13 @@ func TestLoadFullKeepsEveryValue(t *testing.T) {
 			Restart:     "never",
 			MaxRestarts: 5,
 			Prompt:      "Review the repository.\n",
-			Pos:         Position{File: file, Line: 47, Col: 1},
+			Pos:         Position{File: file, Line: 48, Col: 1},
 		}},
 		Tasks: []Task{{
 			ID:     "T059",
 			Title:  "Collect the PDFs",
 			Prompt: "Find every PDF under docs/.",
-			Pos:    Position{File: file, Line: 57, Col: 1},
+			Pos:    Position{File: file, Line: 58, Col: 1},
 		}, {
 			ID:          "T060",
 			Title:       "Convert Nature Trail PDFs to Markdown",
@@ -146,7 +148,7 @@ func TestLoadFullKeepsEveryValue(t *testing.T) {
 			MaxAttempts: 5,
 			MaxTime:     3 * time.Hour,
 			Estimate:    90 * time.Minute,
-			Pos:         Position{File: file, Line: 62, Col: 1},
+			Pos:         Position{File: file, Line: 63, Col: 1},
 		}},
 	}
 	if !reflect.DeepEqual(team, want) {

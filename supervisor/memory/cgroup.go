@@ -43,8 +43,10 @@ type Cgroups struct {
 
 // Group is one session's cgroup.
 type Group struct {
-	dir string
-	rc  *runner.Cgroup
+	dir    string // "": no cgroup (a box of Landlock scopes alone)
+	rc     *runner.Cgroup
+	limits bool // memory.max written
+	scoped bool // started in a Landlock domain (box.go)
 }
 
 // SetUpCgroups finds or makes the group the agents' groups go under, with
@@ -90,7 +92,7 @@ func SetUpCgroups(log hclog.Logger, need []string) (*Cgroups, error) {
 		cg.Close()
 		return nil, err
 	}
-	log.Info("memory_max is held by cgroups", "under", cg.base)
+	log.Info("agents' cgroups set up", "under", cg.base, "controllers", orNone(need))
 	return cg, nil
 }
 
@@ -136,8 +138,8 @@ func (c *Cgroups) Group(agent string, memoryMax int64) (*Group, error) {
 	if err := os.Mkdir(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("make cgroup %s: %w", dir, err)
 	}
-	g := &Group{dir: dir}
-	if memoryMax > 0 && c.limit {
+	g := &Group{dir: dir, limits: memoryMax > 0 && c.limit}
+	if g.limits {
 		for file, value := range map[string]string{"memory.max": strconv.FormatInt(memoryMax, 10), "memory.oom.group": "1"} {
 			if err := os.WriteFile(filepath.Join(dir, file), []byte(value), 0); err != nil {
 				g.Remove()
@@ -175,6 +177,9 @@ func (g *Group) Dir() string { return g.dir }
 // OOMKills is the kernel's count of OOM kills in the group (memory.events
 // oom_kill); ok is false when it cannot be read.
 func (g *Group) OOMKills() (n int64, ok bool) {
+	if g == nil || g.dir == "" {
+		return 0, false
+	}
 	b, err := os.ReadFile(filepath.Join(g.dir, "memory.events"))
 	if err != nil {
 		return 0, false
@@ -191,7 +196,7 @@ func (g *Group) OOMKills() (n int64, ok bool) {
 // Remove kills whatever is left in the group (cgroup.kill, Linux 5.14) and
 // removes it, waiting up to 2 s for the kernel to let it go.
 func (g *Group) Remove() error {
-	if g == nil {
+	if g == nil || g.dir == "" {
 		return nil
 	}
 	if g.rc != nil {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
+	"github.com/wardenhq/warden/internal/box"
 	"github.com/wardenhq/warden/internal/clock"
 	"github.com/wardenhq/warden/runner"
 	"github.com/wardenhq/warden/supervisor/config"
@@ -34,6 +35,9 @@ type Memory struct {
 	// SetUpCgroups (tests).
 	Cgroups   *Cgroups
 	CgroupWhy string
+	// box is what the team's box (sandbox = "box") holds here, once
+	// started (box.go).
+	box BoxStatus
 
 	cfg      *config.Team
 	log      hclog.Logger
@@ -59,6 +63,7 @@ func NewMemory(cfg *config.Team, clk clock.Clock, log hclog.Logger) *Memory {
 		m.limits = m.limits || a.MemoryMax > 0
 	}
 	m.sampling = cfg.MemoryFloor > 0 || m.limits
+	m.box.On = cfg.Sandbox == config.SandboxBox
 	return m
 }
 
@@ -73,6 +78,9 @@ func (m *Memory) Start() {
 				m.log.Warn("memory_max is held by the RSS watch, not a cgroup", "why", m.CgroupWhy)
 			}
 			m.Cgroups = cg
+		}
+		if m.box.On {
+			m.startBox()
 		}
 		if m.sampling {
 			m.wg.Add(1)
@@ -107,25 +115,56 @@ func (m *Memory) Status() *state.MemoryStatus {
 		Available: avail, Footprints: m.footprints()}
 	if m.limits {
 		st.Limit, st.LimitNote = "cgroup", ""
-		if m.Cgroups == nil {
+		if m.Cgroups == nil || !m.Cgroups.limit {
 			st.Limit, st.LimitNote = "rss_watch", m.CgroupWhy
 		}
 	}
 	return st
 }
 
-// Group makes the cgroup of a session of agent a, or nil: no memory_max,
-// no cgroups, or one that could not be made (the RSS watch holds it then).
+// Group makes the cgroup of a session of agent a — its box, and where it
+// holds memory_max — or nil: no box, no memory_max, no cgroups, or one
+// that could not be made (the RSS watch holds memory_max then). With the
+// box on but no cgroup here, the group has no directory and only scopes.
 func (m *Memory) Group(a *config.Agent) *Group {
-	if m == nil || a.MemoryMax == 0 || m.Cgroups == nil {
+	if m == nil {
 		return nil
 	}
-	g, err := m.Cgroups.Group(a.Name, a.MemoryMax)
-	if err != nil {
-		m.log.Error("no cgroup for the session: the RSS watch holds its memory_max", "agent", a.Name, "error", err)
-		return nil
+	var g *Group
+	if m.Cgroups != nil && (a.MemoryMax > 0 || m.box.On) {
+		var err error
+		if g, err = m.Cgroups.Group(a.Name, a.MemoryMax); err != nil {
+			m.log.Error("no cgroup for the session: the RSS watch holds its memory_max, a stop finds what it leaves by its tag",
+				"agent", a.Name, "error", err)
+			g = nil
+		}
+	}
+	if m.box.On && m.box.Scopes {
+		if g == nil {
+			g = &Group{}
+		}
+		g.scoped = true
 	}
 	return g
+}
+
+// startBox sets up the box: the cgroups memory_max made serve it too;
+// without them (no memory_max, or no memory controller in cgroup v2)
+// groups without controllers; and the Landlock scopes where the kernel has
+// them. What is missing is logged and said by Box.
+func (m *Memory) startBox() {
+	if m.Cgroups == nil {
+		cg, err := SetUpCgroups(m.log, nil)
+		m.box.Cgroup, m.box.CgroupWhy = boxCgroup(cg, err)
+		if err == nil {
+			m.Cgroups = cg
+		}
+	} else {
+		m.box.Cgroup, m.box.CgroupWhy = boxCgroup(m.Cgroups, nil)
+	}
+	m.box.ABI, _ = box.ABI()
+	m.box.Scopes, m.box.ScopesWhy = box.Available()
+	m.log.Info("the agents' box", "status", m.box.String())
 }
 
 // OOMCount is the kernel's OOM kill count now; ok is false when unknown.

@@ -35,6 +35,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/wardenhq/warden/internal/clock"
+	"github.com/wardenhq/warden/runner"
 	"github.com/wardenhq/warden/supervisor/config"
 )
 
@@ -89,6 +90,7 @@ type Notifier struct {
 	waits     map[waitKey]*wait // agents waiting, for rules with renotify
 	page      string            // the team's page, linked from messages
 	dialogs   func(agent string) string
+	box       func(label string) runner.CommandBox // nil: commands run unboxed
 	closeOnce sync.Once
 	abortOnce sync.Once
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"time"
 
+	"github.com/wardenhq/warden/runner"
 	names "github.com/wardenhq/warden/supervisor/event"
 )
 
@@ -12,6 +13,15 @@ import (
 // report or its hook can say it waits some 300 ms before the screen
 // settles (its text then is "dialog open", or none at all).
 const readGrace = 600 * time.Millisecond
+
+// SetBox makes every command run in a box of its own (sandbox = "box"):
+// f makes it, and the run's end closes it, killing all the command
+// started.
+func (n *Notifier) SetBox(f func(label string) runner.CommandBox) {
+	n.mu.Lock()
+	n.box = f
+	n.mu.Unlock()
+}
 
 // SetDialogs gives the notifier the text of the dialog each agent waits on
 // now ("" none), as warden ps shows it: a POST for agent_waiting, and each

@@ -49,7 +49,21 @@ func (n *Notifier) run(j job) result {
 	tail := &tailBuffer{max: stderrTail}
 	cmd.Stderr = tail // stdout goes to /dev/null
 	runner.InGroup(cmd, syscall.SIGKILL, waitDelay)
-	if err := cmd.Start(); err != nil {
+	n.mu.Lock()
+	boxOf := n.box
+	n.mu.Unlock()
+	var box runner.CommandBox
+	if boxOf != nil {
+		box = boxOf("notify")
+	}
+	start := cmd.Start
+	if box != nil {
+		start = func() error { return box.Start(cmd) }
+	}
+	if err := start(); err != nil {
+		if box != nil {
+			_ = box.Close()
+		}
 		res.err = fmt.Errorf("start: %w", err)
 		return res
 	}
@@ -63,6 +77,13 @@ func (n *Notifier) run(j job) result {
 		res.aborted = true
 	}
 	runner.KillGroup(cmd) // the leader is not reaped yet: the id is still its group's
+	if box != nil {
+		// Everything it started dies with its box: escapees that shed the
+		// tag or were reparented to init too.
+		if err := box.Close(); err != nil {
+			n.log.Warn("notify command: its box not removed", "rule", r.Pos.String(), "error", err)
+		}
+	}
 	if killed, err := runner.KillTagged(tag, res.pid, killWait); err != nil {
 		n.log.Warn("notify command: what it started could not all be killed", "rule", r.Pos.String(), "error", err)
 	} else if len(killed) > 1 {

@@ -32,6 +32,13 @@ type VerifyResult struct {
 // killed: a verify that started a server, or left a child holding its
 // output, never holds warden.
 func Verify(ctx context.Context, argv []string, dir string) VerifyResult {
+	return VerifyIn(ctx, argv, dir, nil)
+}
+
+// VerifyIn is Verify in box (nil: none): the command starts inside it, and
+// when it ends the box is closed, which kills everything it started — what
+// left its process group too.
+func VerifyIn(ctx context.Context, argv []string, dir string, box runner.CommandBox) VerifyResult {
 	ctx, cancel := context.WithTimeout(ctx, VerifyTimeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
@@ -39,7 +46,16 @@ func Verify(ctx context.Context, argv []string, dir string) VerifyResult {
 	runner.InGroup(cmd, syscall.SIGKILL, verifyWaitDelay)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
-	err := cmd.Run()
+	var err error
+	if box != nil {
+		defer box.Close() // after its group: what left the group dies with the box
+		err = box.Start(cmd)
+	} else {
+		err = cmd.Start()
+	}
+	if err == nil {
+		err = cmd.Wait()
+	}
 	runner.KillGroup(cmd) // what it left in its group
 	tail := out.String()
 	if len(tail) > 4000 {

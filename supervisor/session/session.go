@@ -130,6 +130,9 @@ type Config struct {
 	// Cgroup is the cgroup v2 group the process starts in (memory_max), or
 	// nil (supervisor/memory/cgroup.go).
 	Cgroup *runner.Cgroup
+	// Scoped starts the process in a Landlock domain with the signal and
+	// abstract-socket scopes (the box: supervisor/memory/box.go).
+	Scoped bool
 	// Channel, when set, attaches a Codex TUI to its own app-server and
 	// reads the thread through it too (channel.go).
 	Channel *Channel

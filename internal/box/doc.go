@@ -1,0 +1,25 @@
+// Package box is the part of an agent's box that a process carries from its
+// first instruction: a Landlock domain that handles no filesystem or network
+// right, only the ABI 6 scopes (LANDLOCK_SCOPE_SIGNAL,
+// LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET). Inside it a process cannot signal
+// a process outside its domain (warden, another agent, a person's shell) nor
+// connect to an abstract unix socket made outside it; everything it starts
+// inherits the domain, whatever it does with its session, parent or
+// environment.
+//
+// The domain handles no filesystem right on purpose: a Landlock domain that
+// restricts any filesystem right makes every mount(2) fail, and with it
+// bubblewrap, the sandbox of Codex (read-only, workspace-write) and of Claude
+// Code (research/holder-and-box.md B3). So the box sits beside the CLIs'
+// own sandboxes; what decides for an agent (its records, archives) is
+// protected by warden's seal, not by write-denial.
+//
+// How the domain gets into the child: Landlock applies to the calling
+// thread only (without TSYNC), and a child inherits the domain of the
+// thread that forked it. Scoped runs the fork on a fresh OS thread locked to
+// its goroutine, restricts that thread, forks from it, and lets the thread
+// die with the goroutine (it never runs other Go code). Warden's other
+// threads stay outside the domain; no re-exec of warden is needed, and it
+// works for every way warden starts a process (the agent's pty, verify and
+// notify commands).
+package box
