@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/wardenhq/warden/internal/clock"
 )
 
 // redrawAfter replays a recording from offset in small steps and returns the
@@ -45,6 +47,7 @@ func TestResubmitWaitsThroughARedraw(t *testing.T) {
 	p := mustProfile(t, "opencode")
 	between, box := redrawAfter(t, p, rec, sidecarDialogOffset(t, "opencode", "dialog-200x50"))
 	p.EnterDelay, p.SubmitWindow, p.EnterTries = 10*time.Millisecond, 100*time.Millisecond, 1
+	p.Clock = steppingClock{clock.NewFake(time.Date(2026, 12, 7, 7, 0, 0, 0, time.UTC))} // its windows in looks, not in wall time under load
 	var w bytes.Buffer
 	err := p.Resubmit(context.Background(), &w, func() Screen { return between }, "CHECKPOINT REQUEST: T1")
 	if !errors.Is(err, ErrDialogTyped) || w.Len() != 0 {
@@ -71,6 +74,7 @@ func TestResubmitKnowsOpenCodesPasteSummary(t *testing.T) {
 		t.Fatalf("the box before Enter holds %q, want OpenCode's paste summary", got)
 	}
 	p.EnterDelay, p.SubmitWindow, p.EnterTries = 10*time.Millisecond, 20*time.Millisecond, 1
+	p.Clock = steppingClock{clock.NewFake(time.Date(2026, 12, 7, 7, 0, 0, 0, time.UTC))} // its windows in looks, not in wall time under load
 	var w bytes.Buffer
 	_ = p.Resubmit(context.Background(), &w, func() Screen { return pasted }, text)
 	if w.String() != "\r" {
@@ -94,6 +98,7 @@ func TestOpenCodesEmptiedBoxIsNoTurnYet(t *testing.T) {
 	pasted := rec.screenAt(t, rec.Typed[1].Offset) // the paste, before its Enter
 	p := mustProfile(t, "opencode")
 	p.EnterDelay, p.SubmitWindow, p.EnterTries = 10*time.Millisecond, 50*time.Millisecond, 3
+	p.Clock = steppingClock{clock.NewFake(time.Date(2026, 12, 7, 7, 0, 0, 0, time.UTC))} // its windows in looks, not in wall time under load
 	var w bytes.Buffer
 	screen := func() Screen {
 		switch {
@@ -145,6 +150,7 @@ func TestSubmitWaitsThroughABlankScreenAfterEnter(t *testing.T) {
 		{"emptied box, then busy", ready, busy, true},
 	} {
 		p.EnterDelay, p.SubmitWindow, p.EnterTries, p.Poll = 10*time.Millisecond, 50*time.Millisecond, 3, 5*time.Millisecond
+		p.Clock = steppingClock{clock.NewFake(time.Date(2026, 12, 7, 7, 0, 0, 0, time.UTC))} // its windows in looks, not in wall time under load
 		var w bytes.Buffer
 		polls := 0
 		screen := func() Screen {
