@@ -61,4 +61,3 @@ func (r unknownRig) screens(w *bytes.Buffer) func() Screen {
 		return r.ready
 	}
 }
-
