@@ -69,9 +69,13 @@ type Reader struct {
 	// ModeScreen
 	scr    Screen
 	scroll []Row
-	dirty  bool
-	view   []string
-	defers int // Quiet calls put off in a row because one frame was half drawn
+	// scrollBase is the number of scrolled-off rows dropped before
+	// scroll[0]; viewFrom the row (counted the same way) where the parsed
+	// view starts, set when a request is typed (reader_screen.go).
+	scrollBase, viewFrom int
+	dirty                bool
+	view                 []string
+	defers               int // Quiet calls put off in a row because one frame was half drawn
 	// unsure: the blocks that did not parse at the last Quiet (ModeScreen),
 	// by key. One is rejected only when the next Quiet reads it the same:
 	// a TUI slowed down mid-draw (a loaded machine) shows a block without
@@ -149,6 +153,7 @@ func (r *Reader) Typed(text string) {
 	r.led.addTyped(canonicalWords(lines, false))
 	if request {
 		if r.scr != nil {
+			r.viewFrom = max(0, r.scrollBase+len(r.scroll)-r.opts.ScrollKeep)
 			_, counts := r.parseView(false)
 			r.led.newRequest(counts)
 		} else {

@@ -62,14 +62,39 @@ func (r *Reader) feedScreen(p []byte) {
 	_, _ = r.scr.Write(p)
 	rows, cleared := r.scr.ScrolledOff()
 	if cleared {
+		r.scrollBase += len(r.scroll)
 		r.scroll = r.scroll[:0]
 	}
 	r.scroll = append(r.scroll, rows...)
 	if keep := r.opts.ScrollKeep; len(r.scroll) > 2*keep {
-		n := copy(r.scroll, r.scroll[len(r.scroll)-keep:])
+		// The last ScrollKeep rows stay, and every row since the view's
+		// start (up to holdKeep of them): see viewStart.
+		drop := len(r.scroll) - keep
+		if pinned := r.viewFrom - r.scrollBase; pinned < drop {
+			drop = max(pinned, len(r.scroll)-holdKeep*keep, 0)
+		}
+		n := copy(r.scroll, r.scroll[drop:])
 		r.scroll = r.scroll[:n]
+		r.scrollBase += drop
 	}
 	r.dirty = true
+}
+
+// holdKeep bounds the scrolled-off rows kept since the view's start, in
+// ScrollKeeps: past it (a turn that printed that much), the view slides.
+const holdKeep = 4
+
+// viewStart is the first row of r.scroll in the parsed view. The view
+// starts where it did when the last request was typed (its last ScrollKeep
+// rows then) and grows until the next one, rather than sliding with the
+// output: a view that slides loses a copy of a block at its top in the same
+// parse as a new copy comes in at the bottom, and an agent answering the
+// same block again (one that is not moving) would see its answer read as
+// no new copy — unrecorded, the request timed out, the agent restarted
+// (issue 35). The baselines are taken over this view at each request.
+func (r *Reader) viewStart() int {
+	lo := max(0, len(r.scroll)-holdKeep*r.opts.ScrollKeep)
+	return min(max(r.viewFrom-r.scrollBase, lo), len(r.scroll))
 }
 
 // parseView parses scrolled-off rows plus the screen. It returns the
@@ -77,8 +102,7 @@ func (r *Reader) feedScreen(p []byte) {
 // Without final, blocks that run to the end of the view and do not parse are
 // left out: they may still be drawing.
 func (r *Reader) parseView(final bool) ([]candidate, map[string]int) {
-	start := max(0, len(r.scroll)-r.opts.ScrollKeep)
-	r.view = joinRows(r.scroll[start:], r.view[:0])
+	r.view = joinRows(r.scroll[r.viewStart():], r.view[:0])
 	r.view = joinRows(r.scr.Rows(), r.view)
 	for i, s := range r.view {
 		r.view[i] = cutSidebar(s, r.opts.Cols)

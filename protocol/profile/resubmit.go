@@ -23,9 +23,11 @@ func (p *Profile) Resubmit(ctx context.Context, w io.Writer, screen func() Scree
 		return fmt.Errorf("submit to %s: %w", p.Name, err)
 	}
 	switch {
-	case v.dialog() || !v.hasBox:
-		// A dialog, or a screen still without its box after SubmitWindow:
-		// the text waits, Enter is not pressed.
+	case v.dialog() || !v.hasBox || v.boxBuried():
+		// A dialog, or a screen still without its box after SubmitWindow
+		// (or a "box" with the transcript's rows under it: an echo read as
+		// one, something else drawn where the box was): the text waits,
+		// Enter is not pressed.
 		return fmt.Errorf("submit to %s: %w", p.Name, ErrDialogTyped)
 	case v.inputEmpty():
 		return p.Submit(ctx, w, screen, text)
@@ -33,7 +35,7 @@ func (p *Profile) Resubmit(ctx context.Context, w io.Writer, screen func() Scree
 	if !p.holds(s, v, text) {
 		return fmt.Errorf("submit to %s: %w: %q", p.Name, ErrDraft, draftLine(v.text))
 	}
-	return p.press(ctx, w, screen, true)
+	return p.press(ctx, w, screen, text, true)
 }
 
 // holds reports whether the input box in v shows text: it starts with the

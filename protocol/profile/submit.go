@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strings"
 	"unicode/utf8"
 
 	"github.com/wardenhq/warden/protocol"
@@ -32,40 +31,6 @@ var (
 	// started. The text may still sit in the input box.
 	ErrNotSubmitted = errors.New("text typed but no turn started")
 )
-
-const (
-	pasteStart = "\x1b[200~"
-	pasteEnd   = "\x1b[201~"
-)
-
-// Sanitize removes what must never reach an agent from typed text: every
-// control character except "\n" and "\t" (so no escape sequence, and no
-// end-of-paste marker, can be smuggled in), with "\r\n" and "\r" turned
-// into "\n".
-func Sanitize(text string) string {
-	text = strings.ReplaceAll(text, "\r\n", "\n")
-	text = strings.ReplaceAll(text, "\r", "\n")
-	return strings.Map(func(r rune) rune {
-		switch {
-		case r == '\n' || r == '\t':
-			return r
-		case r < 0x20, r == 0x7f, r >= 0x80 && r <= 0x9f:
-			return -1
-		}
-		return r
-	}, text)
-}
-
-// payload is what Submit writes before Enter: the text bracketed when the
-// app enabled bracketed paste; otherwise on one line (a bare LF may submit
-// early, a tab may complete) .
-func payload(text string, bracketed bool) string {
-	if bracketed {
-		return pasteStart + text + pasteEnd
-	}
-	text = strings.ReplaceAll(text, "\t", "    ")
-	return strings.ReplaceAll(text, "\n", " ")
-}
 
 // Submit types text the CLI's way and makes sure a turn started.
 //
@@ -117,7 +82,7 @@ func (p *Profile) Submit(ctx context.Context, w io.Writer, screen func() Screen,
 	if !landed {
 		p.log.Warn("typed text not visible in the input box", "bytes", len(text))
 	}
-	err = p.press(ctx, w, screen, landed)
+	err = p.press(ctx, w, screen, text, landed)
 	if landed || !errors.Is(err, errDropped) {
 		return err
 	}
@@ -168,13 +133,20 @@ func (p *Profile) Submit(ctx context.Context, w io.Writer, screen func() Screen,
 		// one go takes the key for part of the paste): Enter again, into
 		// the box that holds it.
 		p.log.Info("the typed text showed in the input box late: pressing Enter again", "bytes", len(text))
-		return p.press(ctx, w, screen, true)
-	case !v.hasBox || !v.inputEmpty():
+		return p.press(ctx, w, screen, text, true)
+	case !v.hasBox:
+		return fmt.Errorf("submit to %s: %w (no turn, and something else drawn in place of the box; not typed again)", p.Name, ErrUnknownScreen)
+	case !v.inputEmpty():
 		return fmt.Errorf("submit to %s: %w (no turn after Enter, and the box does not show empty; not typed again)", p.Name, ErrNotSubmitted)
 	case queues:
 		return fmt.Errorf("submit to %s: %w (never seen in the box, no turn and no queue notice in %s; the CLI may still queue it: not typed again)", p.Name, ErrNotSubmitted, frozenWait)
 	case !drawnSince(screen(), mark):
 		return fmt.Errorf("submit to %s: %w (the CLI drew nothing for %s after the text was typed; not typed again)", p.Name, ErrNotSubmitted, frozenWait)
+	}
+	if now := p.tui.view(screen().Rows()); !now.hasBox || !now.inputEmpty() || now.dialog() || now.busy() {
+		// Read again just before typing: the text goes only into the CLI's
+		// own box, empty; anything else gets no key.
+		return fmt.Errorf("submit to %s: %w (the screen changed before the text could be typed again; not typed)", p.Name, ErrUnknownScreen)
 	}
 	p.log.Warn("typed text never reached the input box: typing it once more", "bytes", len(text), "output_since", drawnMark(screen())-mark)
 	if _, err := io.WriteString(w, payload(text, screen().Bracketed())); err != nil {
@@ -189,7 +161,7 @@ func (p *Profile) Submit(ctx context.Context, w io.Writer, screen func() Screen,
 	if !landed {
 		return fmt.Errorf("submit to %s: %w (typed twice, never seen in the input box; Enter not pressed again)", p.Name, ErrNotSubmitted)
 	}
-	return p.press(ctx, w, screen, true)
+	return p.press(ctx, w, screen, text, true)
 }
 
 // errDropped: press found the box empty after Enter, no turn running, and
@@ -198,8 +170,11 @@ var errDropped = errors.New("the typed text was never seen and the box is empty"
 
 // press presses Enter as a write of its own and watches the screen until
 // the turn starts, pressing it again up to EnterTries in all — never when a
-// dialog is up. landed: the typed text was seen in the input box.
-func (p *Profile) press(ctx context.Context, w io.Writer, screen func() Screen, landed bool) error {
+// dialog is up, and a second time only into the CLI's own input box still
+// holding text: anything else on the screen (a dialog in words no profile
+// knows, drawn where the box was) stops it with no key. landed: the typed
+// text was seen in the input box.
+func (p *Profile) press(ctx context.Context, w io.Writer, screen func() Screen, text string, landed bool) error {
 	window := p.SubmitWindow
 	for try := 1; try <= max(p.EnterTries, 1); try++ {
 		// A dialog drawn while the text was typed (the turn before it is at
@@ -208,6 +183,14 @@ func (p *Profile) press(ctx context.Context, w io.Writer, screen func() Screen, 
 		v := p.tui.view(s.Rows())
 		if v.dialog() || waiting(s) {
 			return fmt.Errorf("submit to %s: %w", p.Name, ErrDialogTyped)
+		}
+		if try > 1 && !v.busy() && (!v.hasBox || !p.holds(s, v, text)) {
+			// Read again just before a repeated Enter: the box is gone or
+			// holds something else.
+			if !v.hasBox {
+				return fmt.Errorf("submit to %s: %w (not pressed again)", p.Name, ErrUnknownScreen)
+			}
+			return fmt.Errorf("submit to %s: %w (the input box no longer holds the text; Enter not pressed again)", p.Name, ErrNotSubmitted)
 		}
 		if v.busy() {
 			if (try > 1 && !holding(landed, v)) || (landed && v.inputEmpty()) {
@@ -259,7 +242,7 @@ func (p *Profile) press(ctx context.Context, w io.Writer, screen func() Screen, 
 		// the profile does not know, a notice): not pressed again either.
 		switch {
 		case !last.hasBox:
-			return fmt.Errorf("submit to %s: %w (no input box on the screen after Enter; not pressed again)", p.Name, ErrNotSubmitted)
+			return fmt.Errorf("submit to %s: %w (not pressed again)", p.Name, ErrUnknownScreen)
 		case last.inputEmpty() && !landed:
 			return errDropped
 		case last.inputEmpty():
@@ -274,6 +257,11 @@ func (p *Profile) press(ctx context.Context, w io.Writer, screen func() Screen, 
 				return nil
 			}
 			return fmt.Errorf("submit to %s: %w (the input box shows empty after Enter; not pressed again)", p.Name, ErrNotSubmitted)
+		case !p.holds(screen(), last, text):
+			if _, unknown := p.Unknown(screen()); unknown {
+				return fmt.Errorf("submit to %s: %w (not pressed again)", p.Name, ErrUnknownScreen)
+			}
+			return fmt.Errorf("submit to %s: %w (the input box holds something else after Enter; not pressed again)", p.Name, ErrNotSubmitted)
 		}
 		window *= 2
 	}

@@ -73,6 +73,9 @@ type dialogWatch struct {
 	// is the dialog the last agent_waiting named.
 	answering atomic.Bool
 	announced atomic.Pointer[announcement]
+	// unknownAt: Unix nanos when the typist's Enter met an unknown screen
+	// (unknownscreen.go); 0: none watched.
+	unknownAt atomic.Int64
 }
 
 // dialogRecheck is when a dialog read once off the screen is read again.
@@ -145,7 +148,11 @@ func (s *Session) checkDialog() {
 		s.log.Warn("agent waits on a dialog", "kind", d.Kind, "text", protocol.FirstLine(d.Text), console.Printed, true)
 		s.r.Event(event.AgentWaiting, event.Waiting{Kind: d.Kind, Text: d.Text, Question: dialogQuestion(d), DialogID: id,
 			OnScreen: onScreen, SessionID: s.id}.KV()...)
-		s.r.Printf("%s", waitsLine(s.cfg.Agent, d, s.cfg.Dialog)) // and how to answer it (dialogline.go)
+		if w.unknownUp() {
+			s.r.Printf("%s", unknownLine(s.cfg.Agent, d)) // never denied (unknownscreen.go)
+		} else {
+			s.r.Printf("%s", waitsLine(s.cfg.Agent, d, s.cfg.Dialog)) // and how to answer it (dialogline.go)
+		}
 	case w.cur != nil:
 		if !w.kept {
 			s.dialogGone(now)
@@ -264,6 +271,9 @@ func (s *Session) currentDialog() (d profile.Dialog, onScreen, ok bool) {
 		}
 		return *h, false, true
 	}
+	if d, ok := s.unknownDialog(scr); ok {
+		return d, false, true
+	}
 	return profile.Dialog{}, false, false
 }
 
@@ -271,7 +281,7 @@ func (s *Session) currentDialog() (d profile.Dialog, onScreen, ok bool) {
 // limit dialog is never denied: it is answered, or a person answers it.
 func (s *Session) denyDue() time.Time {
 	w := &s.dialog
-	if w.cur == nil || w.denied || !s.cfg.Dialog.Deny || w.cur.Kind == profile.DialogLimit {
+	if w.cur == nil || w.denied || !s.cfg.Dialog.Deny || w.cur.Kind == profile.DialogLimit || w.unknownUp() {
 		return time.Time{}
 	}
 	return w.since.Add(s.cfg.Dialog.Timeout)

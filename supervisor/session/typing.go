@@ -189,7 +189,7 @@ func (s *Session) screen() profile.Screen {
 	st, title, _ := s.modes.signals()
 	drawn := s.tap.seq.Load() // before the rows: they hold at least that much
 	return screenView{drawn: drawn, rows: s.reader.Rows(), bracketed: s.modes.bracketed(),
-		waiting: s.dialog.up.Load() || st.Blocked() || s.prof.WaitingTitle(title)}
+		waiting: s.dialog.up.Load() || st.Blocked() || s.prof.WaitingTitle(title) || s.dialog.unknownAt.Load() != 0}
 }
 
 // submit types text the profile's way (bracketed paste, a pause, Enter as a
@@ -212,6 +212,8 @@ func (s *Session) submit(ctx context.Context, t typed, resume bool) error {
 		s.log.Warn("not submitted: a dialog waits for a choice", "request", t.request, "typed", errors.Is(err, profile.ErrDialogTyped))
 	case errors.Is(err, profile.ErrBusyTyped):
 		s.log.Info("Enter waits: the CLI is at work on a turn the text did not start", "request", t.request)
+	case errors.Is(err, profile.ErrUnknownScreen):
+		s.metUnknownScreen() // a possible dialog: nothing more is typed (unknownscreen.go)
 	case err != nil && ctx.Err() == nil:
 		s.log.Warn("submission not confirmed", "error", err, "request", t.request)
 	}
