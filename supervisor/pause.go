@@ -16,9 +16,10 @@ import (
 // reached and on_budget = "pause". The agents are parked the way an
 // account's usage limit parks them (agent.HoldForBudget): nothing typed,
 // no request, no stale clock, their process groups stopped; the
-// budget_exceeded event (before this) is what [[notify]] tells a person.
-// `warden resume` (or the page) lets them go on.
-func (t *Team) pauseForBudget(why string) {
+// budget_exceeded event (said, once every agent is held: no request is
+// typed after it) is what [[notify]] tells a person. `warden resume` (or
+// the page) lets them go on.
+func (t *Team) pauseForBudget(why string, said func()) {
 	b := t.book()
 	b.paused = true
 	b.mu.Unlock()
@@ -28,6 +29,7 @@ func (t *Team) pauseForBudget(why string) {
 			held = append(held, a.Name())
 		}
 	}
+	said()
 	t.log.Warn("the team's budget is reached: agents parked until warden resume", "agents", held, console.Printed, true)
 	t.printf("WARNING: the team's %s: every agent is parked; `warden resume` lets them go on\n", why)
 	t.publish()

@@ -159,12 +159,15 @@ func (t *Team) budgetReached(sh config.Share, why string) {
 		action = config.BudgetCheckpointExit
 	}
 	t.log.Warn("the team's budget is reached", "reason", why, "on_budget", action, console.Printed, true)
-	t.events.Emit(event.BudgetExceeded, "", "", "budget", "team", "limit", sh.Key, "max", sh.Limit, "spent", sh.Spent,
-		"action", action)
+	said := func() {
+		t.events.Emit(event.BudgetExceeded, "", "", "budget", "team", "limit", sh.Key, "max", sh.Limit, "spent", sh.Spent,
+			"action", action)
+	}
 	if action == config.BudgetPause {
-		t.pauseForBudget(why)
+		t.pauseForBudget(why, said)
 		return
 	}
+	said()
 	t.printf("WARNING: the team's %s: team checkpoint, then exit\n", why)
 	t.spent.Store(true)
 	t.trigger(trigger{source: "budget", cause: protocol.CauseBudget, reason: "the team's " + why})

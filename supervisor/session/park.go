@@ -49,6 +49,11 @@ type parkWatch struct {
 	held  atomic.Bool  // the typist types nothing
 	epoch atomic.Int64 // parks so far: a request queued before one is dropped
 	order parkOrder
+	// gate is held while a park is ordered (Park sets held at once) and
+	// while a request's checkpoint_requested is written: a request
+	// written after Park returned is never typed (issue 31's simulation,
+	// seed 213: a request typed at the instant the budget held the agent).
+	gate sync.Mutex
 }
 
 // parkOrder is what the account last asked of the session.
@@ -65,6 +70,9 @@ func (s *Session) Park(until time.Time) {
 	s.park.order.mu.Lock()
 	s.park.order.park, s.park.order.until = true, until
 	s.park.order.mu.Unlock()
+	s.park.gate.Lock()
+	s.park.held.Store(true) // the typist types nothing from now on
+	s.park.gate.Unlock()
 	s.push(readerEvent{park: true})
 }
 
@@ -90,8 +98,11 @@ func (s *Session) applyPark() {
 		s.onPark(until)
 		return
 	}
-	if s.park.phase == parkParked {
+	switch s.park.phase {
+	case parkParked:
 		s.onUnpark()
+	case parkFree: // parked and released before the loop saw it: Park's hold undone
+		s.park.held.Store(false)
 	}
 }
 

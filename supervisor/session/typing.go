@@ -101,6 +101,11 @@ func (s *Session) deliver(ctx context.Context, t typed) {
 		}
 		err := s.submit(ctx, t, resume)
 		switch {
+		case errors.Is(err, errParked):
+			if t.request {
+				return // dropped: the release asks its own
+			}
+			continue // typed once the park is over
 		case errors.Is(err, profile.ErrDialog):
 		case errors.Is(err, profile.ErrDialogTyped):
 			resume = true
@@ -204,7 +209,9 @@ func (s *Session) submit(ctx context.Context, t typed, resume bool) error {
 	if resume {
 		err = s.prof.Resubmit(ctx, s.proc, s.screen, t.text)
 	} else {
-		s.typing(t)
+		if !s.startTyping(t) {
+			return errParked
+		}
 		err = s.prof.Submit(ctx, s.proc, s.screen, t.text)
 	}
 	switch {
@@ -218,6 +225,27 @@ func (s *Session) submit(ctx context.Context, t typed, resume bool) error {
 		s.log.Warn("submission not confirmed", "error", err, "request", t.request)
 	}
 	return err
+}
+
+// errParked: a park came between the typist's look and its first key; the
+// text waits for the release (a request queued before the park is dropped).
+var errParked = errors.New("parked before typing")
+
+// startTyping begins typing t unless a park has been ordered meanwhile
+// (park.gate: a request's checkpoint_requested is written before any park
+// that came after it, never after).
+func (s *Session) startTyping(t typed) bool {
+	if t.last { // the team's last call is typed whatever holds the agent
+		s.typing(t)
+		return true
+	}
+	s.park.gate.Lock()
+	defer s.park.gate.Unlock()
+	if s.park.held.Load() {
+		return false
+	}
+	s.typing(t)
+	return true
 }
 
 // typing tells the reader and the output clock what warden types now (its

@@ -154,3 +154,19 @@ func countEvents(evs []Event, name string) int {
 	}
 	return n
 }
+
+// Seed 213 (found by helpers' runs of the 2,000 nights, 2026-12-07): at
+// 19.000 s a1's answer takes the team past max_cost (on_budget pause) as
+// a4's next checkpoint request comes due; one try in about twenty wrote
+// a4's checkpoint_requested after budget_exceeded — a key into an agent
+// the budget held. Now a park closes the session's gate at once and the
+// budget is said once every agent is held. The night is tried 60 times
+// (the scheduler's order at one instant is not seeded): on the code
+// before the fix about nine runs in ten of this test failed.
+func TestNoRequestAfterTheBudgetHolds(t *testing.T) {
+	for try := 1; try <= 60; try++ {
+		if !t.Run(fmt.Sprintf("try%d", try), func(t *testing.T) { Check(t, 213, nil) }) {
+			return
+		}
+	}
+}
