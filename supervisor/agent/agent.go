@@ -240,6 +240,8 @@ func (a *Agent) runTask(g *Generation, task *config.Task) bool {
 		}
 		if quick {
 			a.warnQuickExit(exit, end, dec.Reason)
+		} else if out == session.Exited {
+			a.sayCrashed(task, exit, end, memory, dec)
 		}
 		restarted := []any{"attempt", attempt + 1, "backoff", dec.Delay.String()}
 		if memory != "" { // the OOM killer, or the RSS watch over memory_max

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/wardenhq/warden/runner"
+	"github.com/wardenhq/warden/supervisor/config"
 	"github.com/wardenhq/warden/supervisor/session"
 )
 
@@ -70,4 +71,33 @@ func roundRan(d time.Duration) time.Duration {
 		return d.Round(10 * time.Millisecond)
 	}
 	return d.Round(100 * time.Millisecond)
+}
+
+// sayCrashed prints the one line of an exit after QuickExit that is followed
+// by a restart, as supervisord and overmind print one per exit:
+// "CRASHED: a (T1) exit code 1 after 2m13s; restart 1 of 3 in 4s" (EXITED for
+// an exit with code 0 under restart = "always"). memory is why the kernel or
+// memory_max ended it, or "".
+func (a *Agent) sayCrashed(task *config.Task, exit runner.Exit, e ended, memory string, dec Decision) {
+	word, on := "CRASHED", ""
+	if exit.Success() {
+		word = "EXITED"
+	}
+	if task != nil {
+		on = " (" + task.ID + ")"
+	}
+	if memory != "" {
+		memory = " (" + memory + ")"
+	}
+	a.d.Team.Printf(a.cfg.Name, "%s: %s%s %s after %s%s; restart %d of %d in %s\n",
+		word, a.cfg.Name, on, exit, roundLong(e.ran), memory, dec.Count, dec.Burst, roundLong(dec.Delay))
+}
+
+// roundLong rounds a length for a person, to the second from a minute on:
+// 1.3s, 2m13s.
+func roundLong(d time.Duration) time.Duration {
+	if d < time.Minute {
+		return roundRan(d)
+	}
+	return d.Round(time.Second)
 }
