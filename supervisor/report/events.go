@@ -50,6 +50,8 @@ type ev struct {
 	Rejected  string          `json:"rejected"`
 	ExitCode  *int            `json:"exit_code"`
 	LastLines []string        `json:"last_lines"`
+	Branch    string          `json:"branch"`
+	Commit    string          `json:"commit"`
 }
 
 // payload reads e's line into p, the event's payload type (package
@@ -186,6 +188,8 @@ func (b *builder) add(e *ev) {
 		b.ends[e.Agent] = end
 	case event.AgentRestarted:
 		b.restarted(e, a, t)
+	case event.WorkCommitted, event.WorkMerged:
+		b.branchOf(e)
 	case event.AgentFailed:
 		r.Summary.Failures++
 		if a != nil {
