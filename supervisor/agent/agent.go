@@ -247,6 +247,8 @@ func (a *Agent) runTask(g *Generation, task *config.Task) bool {
 		if memory != "" { // the OOM killer, or the RSS watch over memory_max
 			dec.Reason = memory + "; " + dec.Reason
 			restarted = append(restarted, "reason", memory)
+		} else if why := restartReason(out, exit, end); why != "" {
+			restarted = append(restarted, "reason", why)
 		}
 		a.setState(state.Backoff, exit, dec.Reason)
 		a.log.Info("restarting agent", "backoff", dec.Delay, "reason", dec.Reason, "task", taskID(task))
@@ -303,7 +305,9 @@ func (a *Agent) runSession(g *Generation, task *config.Task, attempt int, dir st
 		a.forced = true
 		a.mu.Unlock()
 	}
-	return exit, out, a.endOf(s, exit), memory
+	end = a.endOf(s, exit)
+	end.stalled = rep.stalled
+	return exit, out, end, memory
 }
 
 // afterStall says whether a stall of the session of attempt on task would

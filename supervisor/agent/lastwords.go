@@ -1,11 +1,16 @@
 package agent
 
 import (
+	"fmt"
 	"strings"
 	"time"
 
 	"github.com/wardenhq/warden/runner"
+	"golang.org/x/sys/unix"
+
+	"github.com/wardenhq/warden/protocol"
 	"github.com/wardenhq/warden/supervisor/config"
+	"github.com/wardenhq/warden/supervisor/event"
 	"github.com/wardenhq/warden/supervisor/session"
 )
 
@@ -26,6 +31,9 @@ type ended struct {
 	// noStart is why its command could never start as it is ("could not
 	// start: …", nostart.go); "" when it started, or may yet.
 	noStart string
+	// stalled is why warden stopped it as stalled, in words; "" if it did
+	// not.
+	stalled string
 }
 
 // endOf reads what the finished session s showed last and how long it ran,
@@ -100,4 +108,34 @@ func roundLong(d time.Duration) time.Duration {
 		return roundRan(d)
 	}
 	return d.Round(time.Second)
+}
+
+// restartReason is why a session that ended (out) is restarted, in the
+// words of agent_restarted's reason (the notifications and the report say
+// it): the exit ("exited with code 3", "killed by SIGKILL") or the stall.
+func restartReason(out session.Outcome, exit runner.Exit, e ended) string {
+	switch {
+	case out == session.Stalled && e.stalled != "":
+		return e.stalled
+	case out == session.Stalled:
+		return "stalled"
+	case out != session.Exited:
+		return ""
+	case exit.Err != nil:
+		return exit.String()
+	case exit.Signal != 0:
+		return "killed by " + unix.SignalName(exit.Signal)
+	}
+	return fmt.Sprintf("exited with code %d", exit.Code)
+}
+
+// stallReason is why agent_stalled's fields kv say the session stalled.
+func stallReason(kv []any) string {
+	f := map[string]string{}
+	for i := 0; i+1 < len(kv); i += 2 {
+		if k, ok := kv[i].(string); ok {
+			f[k] = fmt.Sprint(kv[i+1])
+		}
+	}
+	return event.StallReason(f["why"], f["silent_for"], f["no_checkpoint_for"], protocol.FirstLine(f["rejected"]))
 }

@@ -72,16 +72,7 @@ func (e *ev) parkedAt() time.Time {
 // for. An event written before why was (silent_for alone, whichever signal
 // it was) says no progress.
 func (e *ev) stalledWhy() string {
-	switch {
-	case e.Why == "silent":
-		return "stalled (no output for " + plain(e.SilentFor) + ")"
-	case e.Why == "no_checkpoint" && e.Rejected != "":
-		return "stalled (no valid checkpoint for " + plain(e.NoCPFor) + ": its answers were rejected: " +
-			clip(plain(e.Rejected), maxText) + ")"
-	case e.Why == "no_checkpoint":
-		return "stalled (no checkpoint for " + plain(e.NoCPFor) + ", though it printed)"
-	}
-	return "stalled (no progress for " + plain(e.SilentFor) + ")"
+	return event.StallReason(e.Why, plain(e.SilentFor), plain(e.NoCPFor), clip(plain(e.Rejected), maxText))
 }
 
 // readEvents feeds the run's events to the builder: from the first

@@ -13,7 +13,8 @@ import (
 // after it started (past the quick exit's 5 s, which has its WARNING line)
 // gets one line on warden's terminal per exit, as supervisord and overmind
 // print one: who, its task, the exit, how long it ran, which restart of how
-// many, and when. Before, only the footer's restart count changed.
+// many, and when. Before, only the footer's restart count changed. Each
+// agent_restarted says why (its notification said nothing).
 func TestACrashAfterItsFirstSecondsIsSaid(t *testing.T) {
 	spec := Spec{Seed: 3, Rehydrate: true, Night: 70 * time.Second,
 		Timers: Timers{Interval: 5 * time.Minute, Timeout: 10 * time.Second, Shutdown: 3 * time.Second,
@@ -38,6 +39,12 @@ func TestACrashAfterItsFirstSecondsIsSaid(t *testing.T) {
 	}
 	if n := countEvents(w.eventsNow(), "agent_restarted"); n != len(got) {
 		t.Errorf("%d agent_restarted, %d CRASHED lines: want one line per restart", n, len(got))
+	}
+	for _, e := range w.eventsNow() {
+		// Its reason, which the notification says.
+		if e.Name() == "agent_restarted" && e.Str("reason") != "exited with code 3" {
+			t.Errorf("agent_restarted %v: reason %q, want exited with code 3", e, e.Str("reason"))
+		}
 	}
 	if strings.Contains(out, "after it started") {
 		t.Errorf("a crash after 20 s is said as a quick exit:\n%s", out)
