@@ -114,20 +114,43 @@ job "warden-team" {
           state_dir = "/srv/warden/state"
           checkpoint_interval = "10m"
           checkpoint_timeout = "20s"
+          # stale_warning above checkpoint_interval + checkpoint_timeout: an agent
+          # that answers on time is never called stale (warden validate says so).
+          stale_warning = "15m"
+          stale_failure = "45m"
           shutdown_timeout = "5s"
+          # The preset below draws no permission dialog; a dialog that still comes
+          # up (a question) is denied after a minute and the agent told to carry on.
           on_dialog = "deny"
-          dialog_timeout = "15m"
+          dialog_timeout = "1m"
 
           [[agent]]
           name = "claude"
-          command = ["claude", "--permission-mode", "acceptEdits"]
           profile = "claude"
+          # The preset `warden init --cli claude` writes for a Node.js project
+          # (package.json): Claude Code edits files in the project and runs npm, npx,
+          # node, git (not push/fetch/pull) and ls/cat/head/tail/wc/grep/diff without
+          # asking; anything else is refused at once (dontAsk) and the agent carries
+          # on. For another project, run `warden init --cli claude` in its repository
+          # and copy the command it writes.
+          command = [
+            "claude",
+            "--permission-mode", "dontAsk",
+            "--allowedTools", "Edit(./**)", "Write(./**)", "Bash(npm:*)", "Bash(npx:*)",
+            "Bash(node:*)", "Bash(git status:*)", "Bash(git diff:*)", "Bash(git log:*)",
+            "Bash(git show:*)", "Bash(git add:*)", "Bash(git commit:*)", "Bash(git restore:*)",
+            "Bash(git checkout:*)", "Bash(git switch:*)", "Bash(git branch:*)",
+            "Bash(git stash:*)", "Bash(git mv:*)", "Bash(git rm:*)", "Bash(git grep:*)",
+            "Bash(git rev-parse:*)", "Bash(git ls-files:*)", "Bash(ls:*)", "Bash(cat:*)",
+            "Bash(head:*)", "Bash(tail:*)", "Bash(wc:*)", "Bash(grep:*)", "Bash(diff:*)",
+            "Bash(pwd:*)",
+          ]
           dir = "/srv/warden/work"
 
           [[task]]
           id = "T001"
           title = "Make the test suite pass"
-          prompt = "Run the test suite, fix what fails, and commit each fix with a message that says why."
+          prompt = "Run the test suite (npm test), fix what fails, and commit each fix with a message that says why."
           agent = "claude"
         EOT
       }

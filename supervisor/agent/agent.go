@@ -240,11 +240,15 @@ func (a *Agent) runTask(g *Generation, task *config.Task) bool {
 		}
 		if quick {
 			a.warnQuickExit(exit, end, dec.Reason)
+		} else if out == session.Exited {
+			a.sayCrashed(task, exit, end, memory, dec)
 		}
 		restarted := []any{"attempt", attempt + 1, "backoff", dec.Delay.String()}
 		if memory != "" { // the OOM killer, or the RSS watch over memory_max
 			dec.Reason = memory + "; " + dec.Reason
 			restarted = append(restarted, "reason", memory)
+		} else if why := restartReason(out, exit, end); why != "" {
+			restarted = append(restarted, "reason", why)
 		}
 		a.setState(state.Backoff, exit, dec.Reason)
 		a.log.Info("restarting agent", "backoff", dec.Delay, "reason", dec.Reason, "task", taskID(task))
@@ -301,7 +305,9 @@ func (a *Agent) runSession(g *Generation, task *config.Task, attempt int, dir st
 		a.forced = true
 		a.mu.Unlock()
 	}
-	return exit, out, a.endOf(s, exit), memory
+	end = a.endOf(s, exit)
+	end.stalled = rep.stalled
+	return exit, out, end, memory
 }
 
 // afterStall says whether a stall of the session of attempt on task would

@@ -1,10 +1,16 @@
 package agent
 
 import (
+	"fmt"
 	"strings"
 	"time"
 
 	"github.com/wardenhq/warden/runner"
+	"golang.org/x/sys/unix"
+
+	"github.com/wardenhq/warden/protocol"
+	"github.com/wardenhq/warden/supervisor/config"
+	"github.com/wardenhq/warden/supervisor/event"
 	"github.com/wardenhq/warden/supervisor/session"
 )
 
@@ -25,6 +31,9 @@ type ended struct {
 	// noStart is why its command could never start as it is ("could not
 	// start: …", nostart.go); "" when it started, or may yet.
 	noStart string
+	// stalled is why warden stopped it as stalled, in words; "" if it did
+	// not.
+	stalled string
 }
 
 // endOf reads what the finished session s showed last and how long it ran,
@@ -70,4 +79,63 @@ func roundRan(d time.Duration) time.Duration {
 		return d.Round(10 * time.Millisecond)
 	}
 	return d.Round(100 * time.Millisecond)
+}
+
+// sayCrashed prints the one line of an exit after QuickExit that is followed
+// by a restart, as supervisord and overmind print one per exit:
+// "CRASHED: a (T1) exit code 1 after 2m13s; restart 1 of 3 in 4s" (EXITED for
+// an exit with code 0 under restart = "always"). memory is why the kernel or
+// memory_max ended it, or "".
+func (a *Agent) sayCrashed(task *config.Task, exit runner.Exit, e ended, memory string, dec Decision) {
+	word, on := "CRASHED", ""
+	if exit.Success() {
+		word = "EXITED"
+	}
+	if task != nil {
+		on = " (" + task.ID + ")"
+	}
+	if memory != "" {
+		memory = " (" + memory + ")"
+	}
+	a.d.Team.Printf(a.cfg.Name, "%s: %s%s %s after %s%s; restart %d of %d in %s\n",
+		word, a.cfg.Name, on, exit, roundLong(e.ran), memory, dec.Count, dec.Burst, roundLong(dec.Delay))
+}
+
+// roundLong rounds a length for a person, to the second from a minute on:
+// 1.3s, 2m13s.
+func roundLong(d time.Duration) time.Duration {
+	if d < time.Minute {
+		return roundRan(d)
+	}
+	return d.Round(time.Second)
+}
+
+// restartReason is why a session that ended (out) is restarted, in the
+// words of agent_restarted's reason (the notifications and the report say
+// it): the exit ("exited with code 3", "killed by SIGKILL") or the stall.
+func restartReason(out session.Outcome, exit runner.Exit, e ended) string {
+	switch {
+	case out == session.Stalled && e.stalled != "":
+		return e.stalled
+	case out == session.Stalled:
+		return "stalled"
+	case out != session.Exited:
+		return ""
+	case exit.Err != nil:
+		return exit.String()
+	case exit.Signal != 0:
+		return "killed by " + unix.SignalName(exit.Signal)
+	}
+	return fmt.Sprintf("exited with code %d", exit.Code)
+}
+
+// stallReason is why agent_stalled's fields kv say the session stalled.
+func stallReason(kv []any) string {
+	f := map[string]string{}
+	for i := 0; i+1 < len(kv); i += 2 {
+		if k, ok := kv[i].(string); ok {
+			f[k] = fmt.Sprint(kv[i+1])
+		}
+	}
+	return event.StallReason(f["why"], f["silent_for"], f["no_checkpoint_for"], protocol.FirstLine(f["rejected"]))
 }

@@ -43,9 +43,15 @@ type reporter struct {
 	verifyStopped bool
 	// spent is what the session spent, as it last said (usage.go).
 	spent protocol.Usage
+	// stalled is why the session stalled (agent_stalled), in words; "" if it
+	// did not.
+	stalled string
 }
 
 func (r *reporter) Event(name string, kv ...any) {
+	if name == event.AgentStalled {
+		r.stalled = stallReason(kv)
+	}
 	r.a.d.Events.Emit(name, r.a.cfg.Name, taskID(r.task), kv...)
 }
 

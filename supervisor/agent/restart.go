@@ -15,6 +15,9 @@ type Decision struct {
 	Delay   time.Duration // after this backoff
 	Failed  bool          // give up: the agent is failed
 	Reason  string        // why, for the log and events
+	// Count is which restart within the window this is, of Burst (the
+	// team file's max_restarts): "restart Count of Burst".
+	Count, Burst int
 }
 
 // RestartPolicy decides whether and when an exited agent starts again:
@@ -85,7 +88,7 @@ func (p *RestartPolicy) Exited(success, stopping bool) Decision {
 		p.backoff = min(2*p.backoff, p.Max)
 	}
 	p.restarts = append(p.restarts, now)
-	return Decision{Restart: true, Delay: p.jittered(p.backoff),
+	return Decision{Restart: true, Delay: p.jittered(p.backoff), Count: len(p.restarts), Burst: p.Burst,
 		Reason: fmt.Sprintf("restart %d of %d within %s", len(p.restarts), p.Burst, p.Window)}
 }
 

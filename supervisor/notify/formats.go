@@ -86,6 +86,9 @@ func (n *Notifier) message(j job) Message {
 		if j.ev.Agent != "" {
 			lines = append(lines, "answer: warden answer "+j.ev.Agent+" allow-once|deny --dialog "+m.DialogID)
 		}
+	case names.TeamDone:
+		m.Title = "the team is done"
+		lines = append(lines, teamDoneText(j.ev.JSON))
 	default:
 		var f struct { // what many events have: why, or what was said
 			Reason string `json:"reason"`

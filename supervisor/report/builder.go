@@ -21,7 +21,8 @@ type builder struct {
 	closed map[string]int // an agent's last wait closed: index in r.Waits
 	parked map[string]int // an account parked: index in r.Limits
 	ends   map[string]sessionEnd
-	lastTC int // the last team checkpoint: index in r.TeamCheckpoints
+	work   map[int]taskWork // a task's branch as the events say: index in r.Tasks
+	lastTC int              // the last team checkpoint: index in r.TeamCheckpoints
 	// stopping: a team checkpoint stops the sessions (their exits are
 	// not bad ones), until the team goes on or is done.
 	stopping bool
@@ -34,7 +35,7 @@ type builder struct {
 
 func newBuilder(r *Report, snap *state.Snapshot) *builder {
 	b := &builder{r: r, runID: snap.RunID, tasks: map[string]int{}, agents: map[string]int{},
-		open: map[string]int{}, closed: map[string]int{}, parked: map[string]int{}, ends: map[string]sessionEnd{}, lastTC: -1}
+		open: map[string]int{}, closed: map[string]int{}, parked: map[string]int{}, ends: map[string]sessionEnd{}, work: map[int]taskWork{}, lastTC: -1}
 	r.Tasks = tasksOf(snap.Tasks)
 	for i, t := range snap.Tasks {
 		b.tasks[t.ID] = i

@@ -50,6 +50,8 @@ type ev struct {
 	Rejected  string          `json:"rejected"`
 	ExitCode  *int            `json:"exit_code"`
 	LastLines []string        `json:"last_lines"`
+	Branch    string          `json:"branch"`
+	Commit    string          `json:"commit"`
 }
 
 // payload reads e's line into p, the event's payload type (package
@@ -70,16 +72,7 @@ func (e *ev) parkedAt() time.Time {
 // for. An event written before why was (silent_for alone, whichever signal
 // it was) says no progress.
 func (e *ev) stalledWhy() string {
-	switch {
-	case e.Why == "silent":
-		return "stalled (no output for " + plain(e.SilentFor) + ")"
-	case e.Why == "no_checkpoint" && e.Rejected != "":
-		return "stalled (no valid checkpoint for " + plain(e.NoCPFor) + ": its answers were rejected: " +
-			clip(plain(e.Rejected), maxText) + ")"
-	case e.Why == "no_checkpoint":
-		return "stalled (no checkpoint for " + plain(e.NoCPFor) + ", though it printed)"
-	}
-	return "stalled (no progress for " + plain(e.SilentFor) + ")"
+	return event.StallReason(e.Why, plain(e.SilentFor), plain(e.NoCPFor), clip(plain(e.Rejected), maxText))
 }
 
 // readEvents feeds the run's events to the builder: from the first
@@ -186,6 +179,8 @@ func (b *builder) add(e *ev) {
 		b.ends[e.Agent] = end
 	case event.AgentRestarted:
 		b.restarted(e, a, t)
+	case event.WorkCommitted, event.WorkMerged:
+		b.branchOf(e)
 	case event.AgentFailed:
 		r.Summary.Failures++
 		if a != nil {

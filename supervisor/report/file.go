@@ -64,6 +64,7 @@ func (r *Report) cut(k int) *Report {
 	c.Waits = first(r.Waits, k)
 	c.Restarts = first(r.Restarts, k)
 	c.Failures = first(r.Failures, k)
+	c.Review = first(r.Review, k)
 	c.Limits = first(r.Limits, k)
 	c.TeamCheckpoints = first(r.TeamCheckpoints, k)
 	c.Run.CarriedOn = first(r.Run.CarriedOn, k)

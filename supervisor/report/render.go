@@ -27,6 +27,7 @@ func render(r *Report, md bool) string {
 	p.gap()
 	runSection(p, c, r)
 	tasksSection(p, r)
+	reviewSection(p, r)
 	waitsSection(p, c, r)
 	restartsSection(p, c, r)
 	limitsSection(p, c, r)

@@ -61,6 +61,9 @@ type Report struct {
 	// Restarts: every agent_restarted, with why; Failures every agent_failed.
 	Restarts []Restart `json:"restarts"`
 	Failures []Failure `json:"failures"`
+	// Review: the complete tasks whose work waits for a person, in the
+	// team file's order (their branch and last commit in worktree mode).
+	Review []Review `json:"review"`
 	// Limits: usage-limit pauses and account parkings, oldest first.
 	Limits          []Limit          `json:"limits"`
 	TeamCheckpoints []TeamCheckpoint `json:"team_checkpoints"`
@@ -139,6 +142,10 @@ type Task struct {
 	Owner    string `json:"owner,omitempty"`
 	Attempt  int    `json:"attempt"`
 	Progress int    `json:"progress"`
+	// Branch and Base: its git worktree's branch and the branch it started
+	// from (worktree mode).
+	Branch string `json:"branch,omitempty"`
+	Base   string `json:"base,omitempty"`
 	// Reason: why it failed (or is held); Blockers what its agent said it
 	// is blocked on.
 	Reason          string   `json:"reason,omitempty"`
@@ -260,13 +267,14 @@ func Build(root string, now time.Time) (*Report, error) {
 	r := &Report{Version: Version, Team: plain(snap.Team), StateDir: root, Generated: now,
 		Run:   Run{ID: plain(snap.RunID), Started: snap.RunStartedAt, CarriedOn: []CarryOn{}},
 		Tasks: []Task{}, Agents: []Agent{}, Waits: []Wait{}, Restarts: []Restart{}, Failures: []Failure{},
-		Limits: []Limit{}, TeamCheckpoints: []TeamCheckpoint{}, Notes: []string{}}
+		Review: []Review{}, Limits: []Limit{}, TeamCheckpoints: []TeamCheckpoint{}, Notes: []string{}}
 	b := newBuilder(r, snap)
 	if err := b.readEvents(state.NewLayout(root).Events()); err != nil {
 		r.Notes = append(r.Notes, plain(err.Error()))
 	}
 	b.readHistory(root)
 	b.finish(snap, state.LockHeld(root), now)
+	r.Review = b.reviews()
 	fillUsage(r, root, b.records)
 	return r, nil
 }
@@ -277,7 +285,7 @@ func tasksOf(ts []queue.Status) []Task {
 	for _, t := range ts {
 		task := Task{ID: plain(t.ID), Title: plain(t.Title), State: plain(string(t.State)), Label: plain(t.Label()),
 			Owner: plain(t.Owner), Attempt: t.Attempt, Progress: t.Progress, WorkedSeconds: t.WorkedSeconds,
-			EstimateSeconds: t.EstimateSeconds}
+			EstimateSeconds: t.EstimateSeconds, Branch: plain(t.Branch), Base: plain(t.Base)}
 		if t.State != queue.Complete {
 			task.Reason = clip(plain(t.Reason), maxText)
 		}

@@ -21,6 +21,7 @@ type Persona struct {
 	Chatter              time.Duration // a line of output this often (0: quiet between answers)
 	Hang                 float64       // chance a session goes silent for good at a random moment
 	Crash                float64       // chance a session crashes (exit 3) at a random moment
+	CrashAfter           time.Duration // every session crashes (exit 3) this long after it started (0: never)
 	Exit                 float64       // chance a session exits 0 at a random moment
 	IgnoreTerm           bool          // SIGTERM does nothing (only SIGKILL ends it)
 	IgnoreEOF            bool          // Ctrl-D does nothing
@@ -45,6 +46,9 @@ func (p Persona) String() string {
 		if f.p > 0 {
 			fmt.Fprintf(&b, ", %s %.2f", f.name, f.p)
 		}
+	}
+	if p.CrashAfter > 0 {
+		fmt.Fprintf(&b, ", crashes after %v", p.CrashAfter)
 	}
 	if p.Chatter > 0 {
 		fmt.Fprintf(&b, ", chatters every %v", p.Chatter)
@@ -96,6 +100,9 @@ func (m *mind) run() {
 		return now.Add(time.Duration(m.rng.Int64N(int64(horizon))))
 	}
 	m.crashAt, m.exitAt, m.hangAt, m.limitAt = at(m.who.Crash), at(m.who.Exit), at(m.who.Hang), at(m.who.Limit)
+	if m.who.CrashAfter > 0 {
+		m.crashAt = now.Add(m.who.CrashAfter)
+	}
 	m.next = now.Add(time.Second)
 	for {
 		if held := m.p.held(); held != nil {
