@@ -23,6 +23,8 @@ var ErrNotRunning = errors.New("no warden is running this team")
 type Client struct {
 	Root string
 	Path string // the control socket
+	// forPids go with every request as Request.For (For, peers.go).
+	forPids []int
 }
 
 // NewClient returns the client of the team whose state dir is root.
@@ -50,6 +52,9 @@ func (c *Client) open(req Request, timeout time.Duration) (net.Conn, *bufio.Read
 	if timeout > 0 {
 		_ = conn.SetDeadline(time.Now().Add(timeout))
 	}
+	if len(c.forPids) > 0 {
+		req.For = c.forPids
+	}
 	b, err := json.Marshal(req)
 	if err == nil {
 		_, err = conn.Write(append(b, '\n'))
@@ -75,7 +80,7 @@ func (c *Client) open(req Request, timeout time.Duration) (net.Conn, *bufio.Read
 	}
 	if !resp.OK {
 		conn.Close()
-		return nil, nil, nil, errors.New(resp.Error)
+		return nil, nil, nil, asRefused(resp)
 	}
 	return conn, br, &resp, nil
 }

@@ -49,12 +49,17 @@ type Request struct {
 	Resume *ResumeRequest `json:"resume,omitempty"`
 	// answer: a person's answer to a dialog (answer.go).
 	Answer *AnswerRequest `json:"answer,omitempty"`
+	// For names the processes the request is made for (the page's client,
+	// peers.go): refused when the team refuses one of them.
+	For []int `json:"for,omitempty"`
 }
 
 // Response answers a Request; Error is set when OK is not.
 type Response struct {
-	OK       bool             `json:"ok"`
-	Error    string           `json:"error,omitempty"`
+	OK    bool   `json:"ok"`
+	Error string `json:"error,omitempty"`
+	// Refused: refused for who asks (the caller, or a process of For).
+	Refused  bool             `json:"refused,omitempty"`
 	PS       *PS              `json:"ps,omitempty"`
 	Screen   *Screen          `json:"screen,omitempty"`
 	Send     *face.SendResult `json:"send,omitempty"`

@@ -166,7 +166,7 @@ func (s *Server) accept() {
 			continue
 		}
 		if err := s.admit(c); err != nil {
-			reply(c, Response{Error: "refused: " + err.Error()})
+			reply(c, refused(err))
 			c.Close()
 			continue
 		}
@@ -241,7 +241,11 @@ func (s *Server) serve(c *net.UnixConn, release func()) {
 		reply(c, Response{Error: "bad request: " + err.Error()})
 		return
 	}
-	s.log.Debug("request", "cmd", req.Cmd, "agent", req.Agent)
+	s.log.Debug("request", "cmd", req.Cmd, "agent", req.Agent, "for", req.For)
+	if err := s.admitFor(req); err != nil {
+		reply(c, refused(err))
+		return
+	}
 	switch req.Cmd {
 	case CmdPS:
 		ps := s.team.PS()

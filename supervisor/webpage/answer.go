@@ -28,7 +28,8 @@ type answerBody struct {
 // that sends none — the token in the Authorization header (which no other
 // site's page can make a browser send), and a JSON body (a cross-site form
 // cannot send one without asking first). warden refuses an answer to any
-// dialog but the one the page showed (control.AnswerRequest).
+// dialog but the one the page showed (control.AnswerRequest), and a
+// client that is an agent's process (peer.go).
 func (s *Server) answer(w http.ResponseWriter, r *http.Request) {
 	if err := sameOrigin(r); err != nil {
 		writeJSON(w, http.StatusForbidden, map[string]string{"error": err.Error()})
@@ -47,7 +48,16 @@ func (s *Server) answer(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusBadRequest, map[string]string{"error": "an answer names the dialog it answers (dialog or dialog_id)"})
 		return
 	}
-	a, err := s.opts.Client.Answer(r.PathValue("agent"), control.AnswerRequest{Choice: b.Choice, Dialog: b.Dialog, DialogID: b.DialogID, Via: "page"})
+	c, err := s.clientFor(r)
+	if err != nil {
+		s.refuseWrite(w, r, err)
+		return
+	}
+	a, err := c.Answer(r.PathValue("agent"), control.AnswerRequest{Choice: b.Choice, Dialog: b.Dialog, DialogID: b.DialogID, Via: "page"})
+	if refusedForWho(err) {
+		s.refuseWrite(w, r, err)
+		return
+	}
 	if err != nil {
 		writeJSON(w, http.StatusConflict, map[string]string{"error": err.Error()})
 		return

@@ -26,7 +26,7 @@ type resumeBody struct {
 // resume lets the agents parked at the team's budget go on, from the
 // page: `warden resume` over the control socket, budget_resumed with via
 // "page". A write, guarded as answer is: the token, then the page's own
-// origin and a JSON body.
+// origin and a JSON body, and a client that is not an agent's (peer.go).
 func (s *Server) resume(w http.ResponseWriter, r *http.Request) {
 	if err := sameOrigin(r); err != nil {
 		writeJSON(w, http.StatusForbidden, map[string]string{"error": err.Error()})
@@ -45,8 +45,17 @@ func (s *Server) resume(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusBadRequest, map[string]string{"error": "a budget is positive"})
 		return
 	}
-	res, err := s.opts.Client.Resume(control.ResumeRequest{Agent: b.Agent, MaxCost: b.MaxCost, MaxTokens: b.MaxTokens,
+	c, err := s.clientFor(r)
+	if err != nil {
+		s.refuseWrite(w, r, err)
+		return
+	}
+	res, err := c.Resume(control.ResumeRequest{Agent: b.Agent, MaxCost: b.MaxCost, MaxTokens: b.MaxTokens,
 		Account: b.Account, Via: "page"})
+	if refusedForWho(err) {
+		s.refuseWrite(w, r, err)
+		return
+	}
 	if err != nil {
 		writeJSON(w, http.StatusConflict, map[string]string{"error": err.Error()})
 		return

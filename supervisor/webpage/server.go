@@ -19,6 +19,7 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
+	"github.com/wardenhq/warden/internal/unixsock"
 	"github.com/wardenhq/warden/supervisor/control"
 )
 
@@ -51,6 +52,8 @@ type Server struct {
 	loopback bool
 	streams  chan struct{} // one per event stream served now
 	hcache   healthCache
+	// refusals bounds the log lines of writes refused for who made them.
+	refusals unixsock.Refusals
 }
 
 // healthEvery: /healthz asks the team for its state at most this often,
@@ -91,7 +94,7 @@ func Listen(opts Options) (*Server, error) {
 	l := opts.Limits.filled()
 	log := opts.Log.Named("http")
 	s := &Server{opts: opts, limits: l, log: log, ln: newLimitListener(ln, l, log), loopback: Loopback(opts.Addr),
-		streams: make(chan struct{}, l.MaxStreams)}
+		streams: make(chan struct{}, l.MaxStreams), refusals: unixsock.Refusals{Every: 10 * time.Second}}
 	s.srv = &http.Server{
 		Handler:           s.routes(),
 		ReadHeaderTimeout: l.ReadHeaderTimeout,
