@@ -110,7 +110,7 @@ func TestHostileAgentInTheBox(t *testing.T) {
 	if r.survived {
 		t.Errorf("the escapee %d (setsid, env -i) survived the stop", r.escapee)
 	}
-	if !strings.Contains(r.stdout, "box: cgroup kill on, landlock scopes on") {
+	if !strings.Contains(r.stdout, "BOX: cgroup kill on, landlock scopes on") {
 		t.Errorf("no line saying what the box holds:\n%s", r.stdout)
 	}
 }
@@ -133,7 +133,7 @@ func TestHostileAgentWithoutTheBox(t *testing.T) {
 	if !r.survived {
 		t.Errorf("the escapee %d did not outlive the stop without the box (the box-off row of docs/security.md is wrong)", r.escapee)
 	}
-	if !strings.Contains(r.stdout, `box: off (sandbox = "off"): not enforced`) {
+	if !strings.Contains(r.stdout, `BOX: off (sandbox = "off"): not enforced`) {
 		t.Errorf("no line saying the box is off:\n%s", r.stdout)
 	}
 }

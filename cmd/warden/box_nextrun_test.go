@@ -25,7 +25,7 @@ func TestADeadWardensBoxIsKilledByTheNextRun(t *testing.T) {
 	team := workerTeam(t, "hostile:escape="+esc)
 	cmd, out := runWarden(t, "run", team)
 	first := waitPidFile(t, esc)
-	if out.count("box: cgroup kill on") == 0 {
+	if out.count("BOX: cgroup kill on") == 0 {
 		cmd.Process.Signal(syscall.SIGTERM)
 		cmd.Wait()
 		syscall.Kill(first, syscall.SIGKILL)

@@ -148,7 +148,7 @@ func TestRunPipedKeepsItsOutput(t *testing.T) {
 
 // progressLine reports whether line is one of the lines `warden run` prints.
 func progressLine(line string) bool {
-	for _, p := range []string{"CHECKPOINT: ", "TASK COMPLETE: ", "TASK FAILED: ", "WARNING: ", "VERIFY FAILED: ", "== ", "   agent ", "   task ", "CHECKPOINT COMPLETE"} {
+	for _, p := range []string{"NEW RUN: ", "CARRYING ON: ", "BOX: ", "CRASHED: ", "EXITED: ", "CHECKPOINT: ", "TASK COMPLETE: ", "TASK FAILED: ", "WARNING: ", "VERIFY FAILED: ", "== ", "   agent ", "   task ", "CHECKPOINT COMPLETE"} {
 		if strings.HasPrefix(line, p) {
 			return true
 		}

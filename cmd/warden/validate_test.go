@@ -43,7 +43,7 @@ func TestValidateFindsTheTeamFileHere(t *testing.T) {
 	}
 
 	out, err := validate(t, map[string]string{"nightly.toml": oneOfEach, "pyproject.toml": "[project]\nname = \"x\"\n"})
-	if err != nil || !strings.HasPrefix(out, "nightly.toml: ok: team \"one\", 1 agent, 1 task\nbox: ") { // then what the box holds here
+	if err != nil || !strings.HasPrefix(out, "nightly.toml: ok: team \"one\", 1 agent, 1 task\nBOX: ") { // then what the box holds here
 		t.Errorf("the one team here: %v\n%s", err, out)
 	}
 	out, err = validate(t, map[string]string{"team.toml": oneOfEach + "bogus = 1\n"})

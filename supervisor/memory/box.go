@@ -39,7 +39,7 @@ type BoxStatus struct {
 // enforced.
 func (b BoxStatus) String() string {
 	if !b.On {
-		return `box: off (sandbox = "off"): not enforced: a process an agent leaves behind (setsid, env -i) can outlive a stop; ` +
+		return `BOX: off (sandbox = "off"): not enforced: a process an agent leaves behind (setsid, env -i) can outlive a stop; ` +
 			"an agent can signal warden and other agents and reach abstract unix sockets outside it"
 	}
 	onOff := func(on bool) string {
@@ -48,7 +48,7 @@ func (b BoxStatus) String() string {
 		}
 		return "off"
 	}
-	line := fmt.Sprintf("box: cgroup kill %s, landlock scopes %s (kernel Landlock ABI %d)", onOff(b.Cgroup), onOff(b.Scopes), b.ABI)
+	line := fmt.Sprintf("BOX: cgroup kill %s, landlock scopes %s (kernel Landlock ABI %d)", onOff(b.Cgroup), onOff(b.Scopes), b.ABI)
 	var not []string
 	if !b.Cgroup {
 		not = append(not, "a process an agent leaves behind with its environment cleared or reparented to init can outlive a stop ("+b.CgroupWhy+")")

@@ -24,12 +24,12 @@ func TestBoxStatusSaysWhatIsNotEnforced(t *testing.T) {
 		st        BoxStatus
 		want, not string
 	}{
-		{BoxStatus{On: true, Cgroup: true, Scopes: true, ABI: 7}, "box: cgroup kill on, landlock scopes on (kernel Landlock ABI 7)", "not enforced"},
+		{BoxStatus{On: true, Cgroup: true, Scopes: true, ABI: 7}, "BOX: cgroup kill on, landlock scopes on (kernel Landlock ABI 7)", "not enforced"},
 		{BoxStatus{On: true, Cgroup: true, ABI: 4, ScopesWhy: "the kernel's Landlock ABI is 4"},
-			"box: cgroup kill on, landlock scopes off (kernel Landlock ABI 4): not enforced: an agent can signal warden", "outlive a stop"},
+			"BOX: cgroup kill on, landlock scopes off (kernel Landlock ABI 4): not enforced: an agent can signal warden", "outlive a stop"},
 		{BoxStatus{On: true, Scopes: true, ABI: 7, CgroupWhy: "no cgroup v2 hierarchy is mounted"},
-			"box: cgroup kill off, landlock scopes on (kernel Landlock ABI 7): not enforced: a process an agent leaves behind", "signal warden"},
-		{BoxStatus{}, `box: off (sandbox = "off"): not enforced: `, "landlock scopes on"},
+			"BOX: cgroup kill off, landlock scopes on (kernel Landlock ABI 7): not enforced: a process an agent leaves behind", "signal warden"},
+		{BoxStatus{}, `BOX: off (sandbox = "off"): not enforced: `, "landlock scopes on"},
 	} {
 		got := c.st.String()
 		if !strings.HasPrefix(got, c.want) || strings.Contains(got, c.not) {
