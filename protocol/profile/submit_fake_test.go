@@ -140,7 +140,10 @@ func TestSubmitRepeatsEnterIntoItsBoxOnly(t *testing.T) {
 		}
 		return ready
 	}
-	err := p.Submit(context.Background(), f.ptmx, screen, "CHECKPOINT REQUEST: T1")
+	// The text typed is the one the held box shows (Enter is pressed again
+	// only into the box still holding it: issue 35).
+	text := strings.TrimSuffix(strings.TrimPrefix(rec.Typed[0].Text, pasteStart), pasteEnd) // held shows it at the Enter (Typed[1])
+	err := p.Submit(context.Background(), f.ptmx, screen, text)
 	if !errors.Is(err, ErrNotSubmitted) || !strings.Contains(err.Error(), "Enter pressed 3 times") {
 		t.Fatalf("Submit = %v, want ErrNotSubmitted after 3 Enters", err)
 	}
