@@ -96,8 +96,9 @@ func init() {
 			Hint: `--permission-mode dontAsk and --allowedTools "Bash(go:*)" … for what may run, as warden init writes it ` +
 				`(docs/agent-clis.md, "Presets"); --permission-mode acceptEdits still asks before any other command`,
 		},
-		Preset: &claudePreset,
-		Init:   InitAgent{Comment: claudePreset.Comment, Command: claudePreset.Command("claude")},
+		ModelApproves: claudeModelApproves,
+		Preset:        &claudePreset,
+		Init:          InitAgent{Comment: claudePreset.Comment, Command: claudePreset.Command("claude")},
 		// Its login is in CLAUDE_CONFIG_DIR (or ~/.claude); a session at 2 GiB
 		// (field reports put one at 1.5–2 GB).
 		AccountHome: func(env func(string) string) string { return cmp.Or(env("CLAUDE_CONFIG_DIR"), homeSub(env, ".claude")) },
