@@ -49,6 +49,7 @@ var claudeRules = &tuiRules{
 			`Do you want to proceed\?`,
 			`Do you want to (make this edit|create|allow|run)`,
 			`needs your approval`,
+			claudeAutoOffer, // "Auto mode can't check actions in this session" (claude_automode.go)
 		),
 		dialogs(DialogOther,
 			`^\s*❯ \d+\. `, // a choice list
@@ -56,7 +57,6 @@ var claudeRules = &tuiRules{
 			`Do you want to `,
 			`Yes, I trust this folder`,
 			`(?i)enter to confirm`,
-			`Enter to stay in auto mode`,
 			`Esc to cancel · Tab to amend`,
 		),
 	),
@@ -477,6 +477,9 @@ func claudeWaiting(kind string, payload []byte) *Dialog {
 	case "elicitation_dialog":
 		return &Dialog{Kind: DialogQuestion, Text: p.Message}
 	case "agent_needs_input":
+		if claudeAutoOfferHook.MatchString(p.Message) {
+			return &Dialog{Kind: DialogPermission, Text: p.Message, Question: QuestionOf(p.Message)}
+		}
 		return &Dialog{Kind: DialogOther, Text: p.Message}
 	}
 	return nil
