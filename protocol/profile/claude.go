@@ -49,6 +49,7 @@ var claudeRules = &tuiRules{
 			`Do you want to proceed\?`,
 			`Do you want to (make this edit|create|allow|run)`,
 			`needs your approval`,
+			claudeAutoOffer, // "Auto mode can't check actions in this session" (claude_automode.go)
 		),
 		dialogs(DialogOther,
 			`^\s*❯ \d+\. `, // a choice list
@@ -56,7 +57,6 @@ var claudeRules = &tuiRules{
 			`Do you want to `,
 			`Yes, I trust this folder`,
 			`(?i)enter to confirm`,
-			`Enter to stay in auto mode`,
 			`Esc to cancel · Tab to amend`,
 		),
 	),
@@ -96,8 +96,9 @@ func init() {
 			Hint: `--permission-mode dontAsk and --allowedTools "Bash(go:*)" … for what may run, as warden init writes it ` +
 				`(docs/agent-clis.md, "Presets"); --permission-mode acceptEdits still asks before any other command`,
 		},
-		Preset: &claudePreset,
-		Init:   InitAgent{Comment: claudePreset.Comment, Command: claudePreset.Command("claude")},
+		ModelApproves: claudeModelApproves,
+		Preset:        &claudePreset,
+		Init:          InitAgent{Comment: claudePreset.Comment, Command: claudePreset.Command("claude")},
 		// Its login is in CLAUDE_CONFIG_DIR (or ~/.claude); a session at 2 GiB
 		// (field reports put one at 1.5–2 GB).
 		AccountHome: func(env func(string) string) string { return cmp.Or(env("CLAUDE_CONFIG_DIR"), homeSub(env, ".claude")) },
@@ -476,6 +477,9 @@ func claudeWaiting(kind string, payload []byte) *Dialog {
 	case "elicitation_dialog":
 		return &Dialog{Kind: DialogQuestion, Text: p.Message}
 	case "agent_needs_input":
+		if claudeAutoOfferHook.MatchString(p.Message) {
+			return &Dialog{Kind: DialogPermission, Text: p.Message, Question: QuestionOf(p.Message)}
+		}
 		return &Dialog{Kind: DialogOther, Text: p.Message}
 	}
 	return nil

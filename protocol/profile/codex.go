@@ -195,17 +195,20 @@ func init() {
 				"--full-auto":        nil,
 				"--yolo":             nil,
 				"--dangerously-bypass-approvals-and-sandbox": nil,
+				codexApproveForMe: nil, // a model answers (ModelApproves warns)
 			},
-			// -c approval_policy="never"
+			// -c approval_policy="never"; -c approvals_reviewer="auto_review"
 			Option: func(flag, v string) bool {
 				k, val, ok := strings.Cut(v, "=")
 				return (flag == "-c" || flag == "--config") && ok &&
-					strings.TrimSpace(k) == "approval_policy" && strings.Contains(val, "never")
+					strings.TrimSpace(k) == "approval_policy" && strings.Contains(val, "never") ||
+					codexReviewerOption(flag, v)
 			},
 			Hint: "--ask-for-approval never --sandbox workspace-write",
 		},
-		Preset: &codexPreset,
-		Init:   InitAgent{Comment: codexPreset.Comment, Command: codexPreset.Command("codex")},
+		ModelApproves: codexModelApproves,
+		Preset:        &codexPreset,
+		Init:          InitAgent{Comment: codexPreset.Comment, Command: codexPreset.Command("codex")},
 		// Its login is in CODEX_HOME (or ~/.codex); a session at 1 GiB.
 		AccountHome: func(env func(string) string) string { return cmp.Or(env("CODEX_HOME"), homeSub(env, ".codex")) },
 		Footprint:   1 << 30,

@@ -17,7 +17,7 @@ func TestWaitingOnCapturedPayloads(t *testing.T) {
 	}{
 		{KindClaudePermission, "claude-permission-request", "permission", "approve Bash: curl -s http://127.0.0.1:9/probe > fetched.txt"},
 		{KindClaudeNotification, "claude-notification-permission-prompt", "permission", "Claude needs your permission"},
-		{KindClaudeNotification, "claude-notification-agent-needs-input", "other", "Auto mode can't check actions"},
+		{KindClaudeNotification, "claude-notification-agent-needs-input", "permission", "Auto mode can't check actions"},
 		{KindGeminiNotification, "gemini-notification-tool-permission", "permission", "Tool Confirm Shell Command requires execution: curl -s"},
 		{KindClaudeStop, "claude-stop", "", ""},
 		{KindGeminiAfterAgent, "gemini-after-agent", "", ""},

@@ -35,6 +35,9 @@ var sidebarMark = regexp.MustCompile(`^[┃│]\s?`)
 // ("? Shell curl …"): what is above it (the user's message, when the CLI
 // draws no rule between) is not the question.
 func QuestionOf(text string) string {
+	if q, ok := knownQuestion(text); ok {
+		return q
+	}
 	var out []string
 	for _, row := range strings.Split(text, "\n") {
 		row = strings.TrimSpace(sidebarMark.ReplaceAllString(strings.TrimSpace(row), ""))
@@ -95,4 +98,27 @@ func matchAny(list []*regexp.Regexp, s string) bool {
 		}
 	}
 	return false
+}
+
+// knownDialog is a dialog whose question a profile words itself, its
+// choices and their keys included, because its own rows do not say them
+// in a line (Claude Code's auto-mode offer: a title, five paragraphs and a
+// row of key hints). A CLI's file adds its own (init).
+type knownDialog struct {
+	re       *regexp.Regexp // a row (or a hook's message) only this dialog shows
+	question string
+}
+
+var knownDialogs []knownDialog
+
+// knownQuestion is the question of the known dialog text is, if any.
+func knownQuestion(text string) (string, bool) {
+	for _, row := range strings.Split(text, "\n") {
+		for _, k := range knownDialogs {
+			if k.re.MatchString(row) {
+				return k.question, true
+			}
+		}
+	}
+	return "", false
 }

@@ -47,6 +47,10 @@ type CLI struct {
 	// Unattended is the permission setting that lets the CLI work without a
 	// person; `warden validate` warns about an agent whose command has none.
 	Unattended UnattendedRule
+	// ModelApproves, when set, names the settings of an agent's command
+	// line or configuration under which a model approves its actions
+	// (ModelApproves, modelapproves.go); `warden validate` warns of each.
+	ModelApproves func(argv []string, env map[string]string) []string
 	// Preset, when set, is the CLI's "project" preset: no dialog for work
 	// inside the project, the rest refused at once (preset.go).
 	Preset *Preset

@@ -24,6 +24,9 @@ func TestUnattended(t *testing.T) {
 		{"codex", []string{"codex", "-c", `approval_policy="never"`}, true},
 		{"codex", []string{"codex", "-c", `model="o3"`}, false},
 		{"codex", []string{"codex", "--full-auto"}, true},
+		// a model answers: unattended, and ModelApproves warns
+		{"codex", []string{"codex", "--approve-for-me"}, true},
+		{"codex", []string{"codex", "-c", `approvals_reviewer="auto_review"`}, true},
 		{"gemini", []string{"gemini"}, false},
 		{"gemini", []string{"gemini", "--approval-mode", "default"}, false},
 		{"gemini", []string{"gemini", "--approval-mode", "auto_edit"}, true},

@@ -25,7 +25,8 @@ func (w Warning) String() string { return w.Pos.String() + ": warning: " + w.Msg
 // given by its bare name that is not on PATH (the agent's env may set
 // PATH), an agent's or a [[notify]]'s, an agent of a CLI whose command has no permission setting
 // that lets the CLI work unattended (every edit or command would wait on a
-// dialog), a stale_warning that is not above checkpoint_interval +
+// dialog) or one under which a model approves its actions (Claude Code's
+// auto mode, Codex's auto_review), a stale_warning that is not above checkpoint_interval +
 // checkpoint_timeout (an agent that answers on time would be called stale),
 // and a memory_floor at or above this machine's memory.
 func warnings(t *Team, ix *posIndex) []Warning {
@@ -44,6 +45,9 @@ func warnings(t *Team, ix *posIndex) []Warning {
 		if ok, hint := profile.Unattended(a.Profile, a.Command, a.Env); !ok {
 			warn(at, "agent %q (profile %s) has no permission setting that lets it work unattended: "+
 				"every edit or command it makes will wait on a dialog for a person (add %s)", a.Name, a.Profile, hint)
+		}
+		for _, m := range profile.ModelApproves(a.Profile, a.Command, a.Env) {
+			warn(at, "agent %q (profile %s): %s", a.Name, a.Profile, m)
 		}
 	}
 	for i, n := range t.Notify {

@@ -12,6 +12,8 @@ import (
 // Warnings: what validates but will likely not work, each at its key.
 func TestWarnings(t *testing.T) {
 	dir := t.TempDir()
+	t.Setenv("HOME", dir) // no ~/.codex/config.toml of this machine's
+	t.Setenv("CODEX_HOME", "")
 	bin := filepath.Join(dir, "bin")
 	os.Mkdir(bin, 0o700)
 	for _, name := range []string{"mytool", "claude", "codex"} {
@@ -81,5 +83,75 @@ command = ["/bin/sh"]
 	os.WriteFile(path, []byte("name = \"ok\"\n[[agent]]\nname = \"a\"\ncommand = [\"mytool\"]\n"), 0o600)
 	if _, ws, err := LoadWithWarnings(path); err != nil || len(ws) != 0 {
 		t.Errorf("clean file: %v, %v", ws, err)
+	}
+}
+
+// Every setting under which a model approves an agent's actions is a
+// warning at the agent's command, saying what to set instead.
+func TestWarningsModelApproves(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("HOME", dir)
+	t.Setenv("CODEX_HOME", "")
+	bin := filepath.Join(dir, "bin")
+	os.Mkdir(bin, 0o700)
+	for _, name := range []string{"claude", "codex"} {
+		os.WriteFile(filepath.Join(bin, name), []byte("#!/bin/sh\n"), 0o700)
+	}
+	t.Setenv("PATH", bin)
+	reviewed := filepath.Join(dir, "codex-home")
+	os.Mkdir(reviewed, 0o700)
+	os.WriteFile(filepath.Join(reviewed, "config.toml"), []byte("approvals_reviewer = \"auto_review\"\n"), 0o600)
+	path := filepath.Join(dir, "team.toml")
+	body := `name = "w"
+[[agent]]
+name = "default-mode"
+profile = "claude"
+command = ["claude", "--allowedTools", "Bash(go:*)"]
+[[agent]]
+name = "auto"
+profile = "claude"
+command = ["claude", "--permission-mode", "auto"]
+[[agent]]
+name = "preset"
+profile = "claude"
+command = ["claude", "--permission-mode", "dontAsk", "--allowedTools", "Edit(./**)"]
+[[agent]]
+name = "for-me"
+profile = "codex"
+command = ["codex", "--approve-for-me"]
+[[agent]]
+name = "reviewer"
+profile = "codex"
+command = ["codex", "-c", 'approvals_reviewer="auto_review"']
+[[agent]]
+name = "config"
+profile = "codex"
+command = ["codex", "--ask-for-approval", "never"]
+env = { CODEX_HOME = "` + reviewed + `" }
+`
+	os.WriteFile(path, []byte(body), 0o600)
+	_, ws, err := LoadWithWarnings(path)
+	if err != nil {
+		t.Fatalf("LoadWithWarnings: %v", err)
+	}
+	var got []string
+	for _, w := range ws {
+		got = append(got, w.String())
+	}
+	want := []struct{ at, says string }{
+		{":5:1:", `agent "default-mode" (profile claude): no --permission-mode`},
+		{":9:1:", `agent "auto" (profile claude): --permission-mode auto`},
+		{":17:1:", `agent "for-me" (profile codex): --approve-for-me`},
+		{":21:1:", `agent "reviewer" (profile codex): -c approvals_reviewer="auto_review"`},
+		{":25:1:", `agent "config" (profile codex): ` + reviewed + `/config.toml`},
+	}
+	if len(got) != len(want) {
+		t.Fatalf("warnings:\n%s\nwant %d", strings.Join(got, "\n"), len(want))
+	}
+	for i, w := range want {
+		if !strings.HasPrefix(got[i], path+w.at+" warning: "+w.says) ||
+			!strings.Contains(got[i], "a model approves your agent's actions") || !strings.Contains(got[i], "warden init writes") {
+			t.Errorf("warning %d:\n%s\nwant it at %s, naming %s, saying a model approves and what to set instead", i, got[i], w.at, w.says)
+		}
 	}
 }

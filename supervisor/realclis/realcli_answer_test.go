@@ -59,7 +59,7 @@ func (s *answerScript) decide(req fakeprovider.Request) fakeprovider.Answer {
 // answerCLIs are the CLIs whose dialogs a person answers through warden:
 // Claude Code in its default mode, Codex, Gemini CLI and Qwen Code.
 // OpenCode's allow-once is refused (TestAnswerKeys); Claude Code in auto
-// mode first draws an explainer (not a permission dialog: deny cancels
+// mode first draws its offer (a permission dialog with no allow-once choice: deny cancels
 // it, allow-once is refused), and its No / Yes dialog after it is answered
 // with a Down before Enter (TestAnswerKeys, on its recording).
 var answerCLIs = []dialogCLI{dialogCLIs[0], dialogCLIs[2], dialogCLIs[3], dialogCLIs[5]}
@@ -244,6 +244,17 @@ prompt = "Fetch the probes."
 			if through, _ := e["through"].(string); (through == "app-server") != c.channel {
 				tb.Errorf("%s: dialog_answered through %q", c.name, through)
 			}
+		}
+	}
+	// One line per outcome: the dialog a person's answer closed is not
+	// also "closed with no keys through warden" (agent_resumed via answer:
+	// dialogline.go prints no DIALOG CLOSED line then).
+	for _, e := range events() {
+		if e["event"] == event.AgentResumed {
+			if via, _ := e["via"].(string); via != "answer" {
+				tb.Errorf("%s: the denied dialog resumed via %q, not the answer (a DIALOG CLOSED line besides DIALOG ANSWERED)", c.name, via)
+			}
+			break
 		}
 	}
 	if strings.Join(answered, " ") != "deny/cli allow-once/page" {

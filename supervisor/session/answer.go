@@ -142,8 +142,7 @@ func (s *Session) Answer(ctx context.Context, choice, dialogID, via string) (*An
 		return nil, fmt.Errorf("%w: the agent waits on another dialog now (%s), not the one answered: look again (warden ps) and answer that one",
 			StaleAnswer, protocol.FirstLine(s.dialogQuestionNow()))
 	}
-	if a, ok, err := s.answerByDecision(ctx, choice, via); ok {
-		s.typedIntoDialog(viaAnswer) // its own DIALOG ANSWERED line says it closed
+	if a, ok, err := s.answerByDecision(ctx, choice, via); ok { // its DIALOG ANSWERED line says it closed
 		if err == nil {
 			s.afterAnswer(choice)
 		}

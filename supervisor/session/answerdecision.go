@@ -48,7 +48,13 @@ func (s *Session) answerByDecision(ctx context.Context, choice, via string) (a *
 		return nil, true, fmt.Errorf("%q cannot answer this request", choice)
 	}
 	d := profile.Dialog{Kind: profile.DialogPermission, Text: visibleText(p.text)}
+	// Before the server can resolve it: the loop's closing of the dialog
+	// then prints no DIALOG CLOSED line, this answer's DIALOG ANSWERED being
+	// the one line of its outcome.
+	prev, _ := s.dialog.via.Load().(string)
+	s.typedIntoDialog(viaAnswer)
 	if err := client.Respond(p.id, map[string]string{"decision": decision}); err != nil {
+		s.dialog.via.CompareAndSwap(viaAnswer, prev)
 		return nil, true, fmt.Errorf("send the decision to the app-server: %w", err)
 	}
 	sent := s.cfg.Clock.Now()
@@ -68,7 +74,17 @@ func (s *Session) answerByDecision(ctx context.Context, choice, via string) (a *
 	s.log.Info("a person answered the request through the app-server", "choice", choice, "decision", decision, "via", via, "took", a.Took)
 	s.r.Event(event.DialogAnswered, event.AnsweredByPerson{By: "person", Via: via, Choice: choice, Kind: d.Kind, Text: d.Text,
 		Question: a.Question, DialogID: a.DialogID, Through: "app-server", SessionID: s.id}.KV()...)
-	s.r.Printf("DIALOG ANSWERED: %s's request (%s) answered %s by a person through %s, as Codex's own decision %q\n",
-		s.cfg.Agent, protocol.FirstLine(a.Question), choice, viaText(via), decision)
+	s.r.Printf("DIALOG ANSWERED: %s's request (%s) %s by a person through %s, as Codex's own decision %q\n",
+		s.cfg.Agent, protocol.FirstLine(a.Question), decisionWord(choice), viaText(via), decision)
 	return a, true, nil
+}
+
+// decisionWord is what a person's choice did to the request: "declined"
+// for a deny (whatever the CLI's transcript says of the command after),
+// "allowed once" for allow-once.
+func decisionWord(choice string) string {
+	if choice == profile.AnswerDeny {
+		return "declined"
+	}
+	return "allowed once"
 }

@@ -1,6 +1,7 @@
 package codexapp
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -95,6 +96,11 @@ func (c *Client) handle(m message) {
 		Question   string     `json:"question"`
 		Message    string     `json:"message"`
 		Paths      []string   `json:"paths"`
+		// item/tool/requestUserInput (0.171.0): its text is in
+		// questions[].question (ToolRequestUserInputQuestion).
+		Questions []struct {
+			Question string `json:"question"`
+		} `json:"questions"`
 	}
 	_ = json.Unmarshal(m.Params, &p)
 	c.mu.Lock()
@@ -127,7 +133,7 @@ func (c *Client) handle(m message) {
 			return
 		}
 		c.emit(Event{Kind: Waiting, Thread: main, Request: string(m.ID), Method: m.Method,
-			Text: requestText(m.Method, p.Reason, p.Command, p.Question, p.Message, p.Paths)})
+			Text: requestText(m.Method, p.Reason, p.Command, cmp.Or(p.Question, questionsText(p.Questions)), p.Message, p.Paths)})
 	case m.Method == "serverRequest/resolved" && p.ThreadID == main:
 		c.emit(Event{Kind: Resolved, Thread: main, Request: fmt.Sprint(p.RequestID)})
 	case m.Method == "turn/started" && p.ThreadID == main:
@@ -232,4 +238,18 @@ func requestText(method, reason, command, question, message string, paths []stri
 		return method
 	}
 	return strings.Join(parts, ": ")
+}
+
+// questionsText is the questions of an item/tool/requestUserInput, one a
+// line, in place of the method's name.
+func questionsText(qs []struct {
+	Question string `json:"question"`
+}) string {
+	var lines []string
+	for _, q := range qs {
+		if q.Question != "" {
+			lines = append(lines, q.Question)
+		}
+	}
+	return strings.Join(lines, "\n")
 }
