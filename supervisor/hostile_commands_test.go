@@ -70,8 +70,15 @@ verify = %s
 				if !gone {
 					syscall.Kill(pid, syscall.SIGKILL)
 				}
-				if want := sandbox == "box"; gone != want {
-					t.Errorf("sandbox %s: the %s command's escapee %d gone after the run: %v, want %v", sandbox, what, pid, gone, want)
+				switch {
+				case sandbox == "box" && !gone:
+					t.Errorf("sandbox box: the %s command's escapee %d outlived the run", what, pid)
+				case sandbox == "off":
+					// Without the box nothing holds the escapee: it may
+					// outlive the run (it did in most runs here) or be
+					// caught by the sweep of the runner's tag before its
+					// env -i; docs/security.md says "may outlive".
+					t.Logf("sandbox off: the %s command's escapee %d gone after the run: %v", what, pid, gone)
 				}
 			}
 		})

@@ -26,12 +26,23 @@ import (
 )
 
 // answerScript draws two approval dialogs, one after the other: the first
-// prompt's tool call (denied: first.txt never appears), then, at the next
-// message (typed with warden send after the denial), a second one (allowed
-// once: second.txt appears).
+// prompt's tool call (denied: first.txt never appears), then, at the
+// person's message (typed with warden send after the denial), a second one
+// (allowed once: second.txt appears). The line warden types after a
+// person's deny (issue 34) is answered with words and counted.
 type answerScript struct {
 	mu    sync.Mutex
 	calls int
+	notes int // warden's line after the deny, as the model got it
+}
+
+// denyNote is what warden's line after a person's deny says.
+const denyNote = "a person denied the action in the dialog above"
+
+func (s *answerScript) notesSeen() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.notes
 }
 
 const (
@@ -45,10 +56,13 @@ func (s *answerScript) decide(req fakeprovider.Request) fakeprovider.Answer {
 	switch {
 	case req.Prompt == "":
 		return fakeprovider.Answer{Text: "Done."} // a tool's result came back
+	case strings.Contains(req.Prompt, denyNote):
+		s.notes++
+		return fakeprovider.Answer{Text: "Understood: I carry on without that command."}
 	case s.calls == 0:
 		s.calls++
 		return fakeprovider.Answer{Tool: &fakeprovider.ToolCall{Command: firstProbe, Description: "Fetch the first probe"}}
-	case s.calls == 1:
+	case s.calls == 1 && strings.Contains(req.Prompt, "fetch the second probe"):
 		s.calls++
 		return fakeprovider.Answer{Tool: &fakeprovider.ToolCall{Command: secondProbe, Description: "Fetch the second probe"}}
 	}
@@ -202,6 +216,14 @@ prompt = "Fetch the probes."
 			tb.Fatalf("the denied dialog never seen gone (no agent_resumed within 30 s)")
 		}
 	}
+	// warden tells the agent, once, to carry on without the denied action:
+	// its line reaches the model; the person's message follows its turn.
+	for deadline := time.Now().Add(30 * time.Second); script.notesSeen() == 0; time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			tb.Fatalf("warden's line after the deny never reached the model")
+		}
+	}
+	time.Sleep(2 * time.Second) // the CLI draws the answer and its turn's end
 	if r, err := cl.Send(c.cli, "Go on: fetch the second probe.", false, time.Minute); err != nil || r.Outcome != face.Submitted {
 		tb.Fatalf("send after the denial: %+v %v", r, err)
 	}
@@ -234,6 +256,9 @@ prompt = "Fetch the probes."
 	}
 	if _, err := os.Stat(filepath.Join(project, "first.txt")); err == nil {
 		tb.Error("the denied command ran")
+	}
+	if n := script.notesSeen(); n != 1 {
+		tb.Errorf("warden's line after the deny reached the model %d times, want once (and none after allow-once)", n)
 	}
 	var answered []string
 	for _, e := range events() {
