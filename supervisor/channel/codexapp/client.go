@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/wardenhq/warden/internal/unixsock"
+	"github.com/wardenhq/warden/protocol/profile"
 )
 
 // Client is one connection to an app-server.
@@ -28,6 +29,9 @@ type Client struct {
 	asking bool   // a thread/resume is in flight
 	resume int    // its request id
 	tries  int    // thread/resume requests sent
+	// limits are the account's usage windows as merged from its sparse
+	// account/rateLimits/updated (ratelimits.go), by limit and window.
+	limits map[string]profile.RateLimit
 	done   chan struct{}
 	err    error
 	peer   int // the pid that listens, as the kernel says

@@ -149,7 +149,7 @@ func (c *Client) handle(m message) {
 		c.emit(Event{Kind: Tokens, Thread: main, Total: p.TokenUsage.Total.TotalTokens,
 			Input: p.TokenUsage.Last.InputTokens, Window: p.TokenUsage.ModelContextWindow})
 	case m.Method == "account/rateLimits/updated":
-		if l := p.RateLimits.windows(); len(l) > 0 {
+		if l := c.mergeLimits(p.RateLimits); len(l) > 0 {
 			c.emit(Event{Kind: RateLimits, Limits: l})
 		}
 	}
@@ -191,25 +191,6 @@ func (c *Client) subscribed() bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.joined
-}
-
-// rateLimits is account/rateLimits/updated's snapshot.
-type rateLimits struct {
-	Primary, Secondary *struct {
-		UsedPercent float64 `json:"usedPercent"`
-		ResetsAt    int64   `json:"resetsAt"`
-	}
-}
-
-func (r rateLimits) windows() []profile.RateLimit {
-	var out []profile.RateLimit
-	if w := r.Primary; w != nil {
-		out = append(out, profile.RateLimit{Window: "primary", UsedPercent: w.UsedPercent, ResetsAt: w.ResetsAt})
-	}
-	if w := r.Secondary; w != nil {
-		out = append(out, profile.RateLimit{Window: "secondary", UsedPercent: w.UsedPercent, ResetsAt: w.ResetsAt})
-	}
-	return out
 }
 
 func hasFlag(flags []string, want ...string) bool {
