@@ -32,9 +32,12 @@ type Client struct {
 	// limits are the account's usage windows as merged from its sparse
 	// account/rateLimits/updated (ratelimits.go), by limit and window.
 	limits map[string]profile.RateLimit
-	done   chan struct{}
-	err    error
-	peer   int // the pid that listens, as the kernel says
+	// stopTurn is the last turn whose typed stop was reported (the error
+	// notification and turn/completed both carry it: stops.go).
+	stopTurn string
+	done     chan struct{}
+	err      error
+	peer     int // the pid that listens, as the kernel says
 }
 
 // Peer is the pid of the process that listens on the socket, as the kernel

@@ -27,9 +27,14 @@ const (
 	TurnCompleted Kind = "turn_completed"
 	// RateLimits: the account's usage windows (Limits).
 	RateLimits Kind = "rate_limits"
-	// Limit: a turn failed on a usage or rate limit (Status: Codex's
-	// codexErrorInfo).
+	// Limit: a turn failed on a usage or rate limit, or the account's
+	// snapshot says it is at one (Status: Codex's word, Resets: the
+	// reset when the snapshot gives one; stops.go).
 	Limit Kind = "limit"
+	// Stopped: a turn ended or failed on a typed reason of Codex's that
+	// is not the account's limit (Status: Codex's word, such as
+	// sessionBudgetExceeded or tooManyDenials; Text: its message).
+	Stopped Kind = "stopped"
 	// Tokens: the thread's token usage (Total, Input, Window).
 	Tokens Kind = "tokens"
 	// Joined: warden's thread/resume of the TUI's thread was answered:
@@ -51,6 +56,7 @@ type Event struct {
 	Total           int64 // Tokens: total tokens of the thread
 	Input           int64 // Tokens: the input tokens of the last request: the context in use
 	Window          int64 // Tokens: the model's context window (0: unknown)
+	Resets          int64 // Limit: when the limit resets, in Unix seconds (0: not given)
 	// Limits are the usage windows (RateLimits).
 	Limits []profile.RateLimit
 }
@@ -64,6 +70,7 @@ func (c *Client) handle(m message) {
 	}
 	var p struct {
 		ThreadID  string `json:"threadId"`
+		TurnID    string `json:"turnId"`
 		RequestID any    `json:"requestId"`
 		Thread    struct {
 			ID        string `json:"id"`
@@ -74,13 +81,12 @@ func (c *Client) handle(m message) {
 			ActiveFlags []string `json:"activeFlags"`
 		} `json:"status"`
 		Turn struct {
-			Status string `json:"status"`
+			ID     string     `json:"id"`
+			Status string     `json:"status"`
+			Error  *turnError `json:"error"`
 		} `json:"turn"`
-		Error struct {
-			CodexErrorInfo any    `json:"codexErrorInfo"`
-			Message        string `json:"message"`
-		} `json:"error"`
-		WillRetry  bool `json:"willRetry"`
+		Error      turnError `json:"error"`
+		WillRetry  bool      `json:"willRetry"`
 		TokenUsage struct {
 			Total struct {
 				TotalTokens int64 `json:"totalTokens"`
@@ -139,12 +145,12 @@ func (c *Client) handle(m message) {
 	case m.Method == "turn/started" && p.ThreadID == main:
 		c.emit(Event{Kind: TurnStarted, Thread: main})
 	case m.Method == "turn/completed" && p.ThreadID == main:
+		if p.Turn.Error != nil {
+			c.stopped(main, p.Turn.ID, *p.Turn.Error)
+		}
 		c.emit(Event{Kind: TurnCompleted, Thread: main, Status: p.Turn.Status})
 	case m.Method == "error" && p.ThreadID == main && !p.WillRetry:
-		info := fmt.Sprint(p.Error.CodexErrorInfo)
-		if strings.Contains(info, "usageLimitExceeded") || strings.Contains(info, "rateLimitExceeded") {
-			c.emit(Event{Kind: Limit, Thread: main, Status: info, Text: p.Error.Message})
-		}
+		c.stopped(main, p.TurnID, p.Error)
 	case m.Method == "thread/tokenUsage/updated" && p.ThreadID == main:
 		c.emit(Event{Kind: Tokens, Thread: main, Total: p.TokenUsage.Total.TotalTokens,
 			Input: p.TokenUsage.Last.InputTokens, Window: p.TokenUsage.ModelContextWindow})
@@ -152,6 +158,7 @@ func (c *Client) handle(m message) {
 		if l := c.mergeLimits(p.RateLimits); len(l) > 0 {
 			c.emit(Event{Kind: RateLimits, Limits: l})
 		}
+		c.accountStopped(main, p.RateLimits)
 	}
 }
 
