@@ -29,6 +29,9 @@ type Client struct {
 	asking bool   // a thread/resume is in flight
 	resume int    // its request id
 	tries  int    // thread/resume requests sent
+	// fullResume: the server refused excludeTurns (a Codex older than
+	// 0.171.0's schema): thread/resume is asked without it (resume.go).
+	fullResume bool
 	// limits are the account's usage windows as merged from its sparse
 	// account/rateLimits/updated (ratelimits.go), by limit and window.
 	limits map[string]profile.RateLimit

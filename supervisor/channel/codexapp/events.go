@@ -124,7 +124,7 @@ func (c *Client) handle(m message) {
 		join := !c.joined && !c.asking
 		c.mu.Unlock()
 		if join { // its rollout exists once a turn has begun
-			_ = c.request("thread/resume", map[string]string{"threadId": main})
+			_ = c.request("thread/resume", c.resumeParams(main))
 		}
 		if hasFlag(p.Status.ActiveFlags, "waitingOnApproval", "waitingOnUserInput") {
 			if !c.subscribed() {
@@ -174,6 +174,9 @@ func (c *Client) resumed(m message) {
 		return
 	}
 	c.joined = m.Error == nil
+	if !c.joined && refusesExcludeTurns(m.Error) {
+		c.fullResume = true // an older Codex: asked again without it
+	}
 	retry := !c.joined && c.tries < maxResumeTries
 	c.asking = retry // no other resume meanwhile
 	thread := c.thread
@@ -184,7 +187,7 @@ func (c *Client) resumed(m message) {
 	}
 	c.emit(Event{Kind: Joined, Thread: thread, Text: string(m.Error)})
 	if retry {
-		time.AfterFunc(resumeRetry, func() { _ = c.request("thread/resume", map[string]string{"threadId": thread}) })
+		time.AfterFunc(resumeRetry, func() { _ = c.request("thread/resume", c.resumeParams(thread)) })
 	}
 }
 
