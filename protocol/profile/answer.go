@@ -54,6 +54,8 @@ func (p *Profile) Answer(choice string, s Screen) (keys []Keys, final bool, err 
 		return nil, false, ErrNoDialog
 	case d.Kind == DialogLimit:
 		return nil, false, errors.New("this is the CLI's own usage-limit dialog, which warden answers itself")
+	case d.PersonOnly:
+		return nil, false, errors.New("warden never answers this dialog, not even with a deny (each choice, Esc too, is the user's decision): answer it with warden attach --rw")
 	case choice == AnswerDeny:
 		return p.Deny(), true, nil
 	case d.Kind != DialogPermission:

@@ -26,6 +26,11 @@ type Dialog struct {
 	// Keep (DialogLimit only) answers the dialog with the choice that
 	// changes nothing.
 	Keep *LimitKeep
+	// PersonOnly: a dialog warden never answers — no deny of on_dialog,
+	// no warden answer —, only a person at the CLI (warden attach --rw):
+	// each of its choices is a decision of the user's, and Esc is one of
+	// them (Codex's "Resume paused goal?": Esc leaves the goal paused).
+	PersonOnly bool
 }
 
 // LimitKeep is how to answer a CLI's usage-limit dialog with the choice
@@ -99,7 +104,7 @@ func (p *Profile) Dialog(s Screen) (Dialog, bool) {
 	if ask := v.askAbove(p.tui.dialog, top, last); ask >= 0 {
 		text = v.textFrom(ask) // the question too, not only the choices under it
 	}
-	return Dialog{Kind: kind, Text: text, Question: QuestionOf(text)}, true
+	return Dialog{Kind: kind, Text: text, Question: QuestionOf(text), PersonOnly: matchAny(p.tui.personOnly, text)}, true
 }
 
 func rank(kind string) int {

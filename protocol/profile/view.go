@@ -55,6 +55,10 @@ type tuiRules struct {
 	// why warden cannot pick it (answer.go).
 	allowOnce *regexp.Regexp
 	noAnswer  string
+	// personOnly are rows of dialogs warden never answers, not even with
+	// on_dialog = "deny" or a person's warden answer: Dialog.PersonOnly
+	// (Codex's "Resume paused goal?", codex_goal.go).
+	personOnly []*regexp.Regexp
 }
 
 // span is rows [from, to] inclusive; from < 0 means none.

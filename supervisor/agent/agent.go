@@ -215,6 +215,7 @@ func (a *Agent) runTask(g *Generation, task *config.Task) bool {
 		quick := end.quick(exit, out, task != nil) && !g.IsStopping()
 		switch {
 		case dec.Failed:
+			dec.Reason = end.withStop(dec.Reason)
 			a.log.Error("agent failed", "reason", dec.Reason, "last_exit", exit.String())
 			a.d.Events.Emit(event.AgentFailed, a.cfg.Name, taskID(task), "reason", dec.Reason, "last_lines", end.lines)
 			a.setState(state.Failed, exit, dec.Reason)
@@ -247,7 +248,7 @@ func (a *Agent) runTask(g *Generation, task *config.Task) bool {
 		if memory != "" { // the OOM killer, or the RSS watch over memory_max
 			dec.Reason = memory + "; " + dec.Reason
 			restarted = append(restarted, "reason", memory)
-		} else if why := restartReason(out, exit, end); why != "" {
+		} else if why := end.withStop(restartReason(out, exit, end)); why != "" {
 			restarted = append(restarted, "reason", why)
 		}
 		a.setState(state.Backoff, exit, dec.Reason)

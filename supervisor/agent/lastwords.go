@@ -34,12 +34,24 @@ type ended struct {
 	// stalled is why warden stopped it as stalled, in words; "" if it did
 	// not.
 	stalled string
+	// cliStop is the typed reason the CLI's last turn stopped on, in its
+	// own word (Codex's app-server: session.CLIStop); "" for none.
+	cliStop string
+}
+
+// withStop is reason with the CLI's own word for its last turn's stop, if
+// it gave one: agent_failed's and agent_restarted's reason name it.
+func (e ended) withStop(reason string) string {
+	if e.cliStop == "" || reason == "" {
+		return reason
+	}
+	return reason + " (the CLI's last turn stopped: " + e.cliStop + ")"
 }
 
 // endOf reads what the finished session s showed last and how long it ran,
 // and, if its process never started, whether it never can (exit).
 func (a *Agent) endOf(s *session.Session, exit runner.Exit) ended {
-	e := ended{lines: s.LastLines(TailLines)}
+	e := ended{lines: s.LastLines(TailLines), cliStop: s.CLIStop()}
 	if s.Pid() == 0 {
 		e.noStart = cannotStart(exit.Err)
 	}

@@ -34,6 +34,20 @@ type appChannel struct {
 	// and the request the agent waits on.
 	client  atomic.Pointer[codexapp.Client]
 	pending atomic.Pointer[pendingRequest]
+	// stop is Codex's typed reason the last turn stopped on, with its
+	// message (nil: none, or a turn completed since): CLIStop.
+	stop atomic.Pointer[string]
+}
+
+// CLIStop is the typed reason Codex's last turn stopped on, in its own
+// word and message ("tooManyDenials: …"), "" when none or when a turn has
+// completed since: the agent's end (agent_failed, agent_restarted) names
+// it beside its own reason.
+func (s *Session) CLIStop() string {
+	if p := s.app.stop.Load(); p != nil {
+		return *p
+	}
+	return ""
 }
 
 // channelArgv is what runs under the pty: the launcher, then the TUI
@@ -120,8 +134,15 @@ func (s *Session) onChannel(e codexapp.Event) {
 	case codexapp.TurnCompleted:
 		s.app.turn = false
 		s.log.Debug("turn completed (app-server)", "status", e.Status)
+		if e.Status == "completed" {
+			s.app.stop.Store(nil)
+		}
 	case codexapp.Limit:
-		s.turnLimited(SourceRateLimits, strings.TrimSpace("the turn failed on a usage limit: "+e.Text))
+		s.channelLimit(e)
+	case codexapp.Stopped:
+		s.log.Warn("Codex stopped the turn", "reason", e.Status, "message", e.Text)
+		stop := strings.TrimSuffix(e.Status+": "+e.Text, ": ")
+		s.app.stop.Store(&stop)
 	case codexapp.RateLimits:
 		s.structuredLimit(e.Limits, SourceRateLimits)
 	case codexapp.Joined:
@@ -145,6 +166,19 @@ func (s *Session) onChannel(e codexapp.Event) {
 			s.checkDialog()
 		}
 	}
+}
+
+// channelLimit: Codex says the account is at its limit — a turn failed on
+// it, or its rate-limit snapshot says so (workspace credits, spend
+// control) —, in its own word; a reset it gives is exact, and at most
+// maxLimitWait off (usedUp: a spend control's reset may be weeks away, and
+// the sign is one the agent's tree could send).
+func (s *Session) channelLimit(e codexapp.Event) {
+	text := strings.TrimSuffix("Codex is at its account's limit: "+e.Status+": "+e.Text, ": ")
+	if reset, _ := usedUp(profile.RateLimit{Window: e.Status, UsedPercent: 100, ResetsAt: e.Resets}, s.cfg.Clock.Now()); !reset.IsZero() {
+		s.limits.structReset = reset
+	}
+	s.turnLimited(SourceRateLimits, text)
 }
 
 // requestKind is the dialog kind of a server request: a question for

@@ -281,7 +281,7 @@ func (s *Session) currentDialog() (d profile.Dialog, onScreen, ok bool) {
 // limit dialog is never denied: it is answered, or a person answers it.
 func (s *Session) denyDue() time.Time {
 	w := &s.dialog
-	if w.cur == nil || w.denied || !s.cfg.Dialog.Deny || w.cur.Kind == profile.DialogLimit || w.unknownUp() {
+	if w.cur == nil || w.denied || !s.cfg.Dialog.Deny || w.cur.Kind == profile.DialogLimit || w.cur.PersonOnly || w.unknownUp() {
 		return time.Time{}
 	}
 	return w.since.Add(s.cfg.Dialog.Timeout)

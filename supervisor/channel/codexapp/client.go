@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/wardenhq/warden/internal/unixsock"
+	"github.com/wardenhq/warden/protocol/profile"
 )
 
 // Client is one connection to an app-server.
@@ -28,9 +29,18 @@ type Client struct {
 	asking bool   // a thread/resume is in flight
 	resume int    // its request id
 	tries  int    // thread/resume requests sent
-	done   chan struct{}
-	err    error
-	peer   int // the pid that listens, as the kernel says
+	// fullResume: the server refused excludeTurns (a Codex older than
+	// 0.171.0's schema): thread/resume is asked without it (resume.go).
+	fullResume bool
+	// limits are the account's usage windows as merged from its sparse
+	// account/rateLimits/updated (ratelimits.go), by limit and window.
+	limits map[string]profile.RateLimit
+	// stopTurn is the last turn whose typed stop was reported (the error
+	// notification and turn/completed both carry it: stops.go).
+	stopTurn string
+	done     chan struct{}
+	err      error
+	peer     int // the pid that listens, as the kernel says
 }
 
 // Peer is the pid of the process that listens on the socket, as the kernel

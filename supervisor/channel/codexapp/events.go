@@ -27,9 +27,14 @@ const (
 	TurnCompleted Kind = "turn_completed"
 	// RateLimits: the account's usage windows (Limits).
 	RateLimits Kind = "rate_limits"
-	// Limit: a turn failed on a usage or rate limit (Status: Codex's
-	// codexErrorInfo).
+	// Limit: a turn failed on a usage or rate limit, or the account's
+	// snapshot says it is at one (Status: Codex's word, Resets: the
+	// reset when the snapshot gives one; stops.go).
 	Limit Kind = "limit"
+	// Stopped: a turn ended or failed on a typed reason of Codex's that
+	// is not the account's limit (Status: Codex's word, such as
+	// sessionBudgetExceeded or tooManyDenials; Text: its message).
+	Stopped Kind = "stopped"
 	// Tokens: the thread's token usage (Total, Input, Window).
 	Tokens Kind = "tokens"
 	// Joined: warden's thread/resume of the TUI's thread was answered:
@@ -51,6 +56,7 @@ type Event struct {
 	Total           int64 // Tokens: total tokens of the thread
 	Input           int64 // Tokens: the input tokens of the last request: the context in use
 	Window          int64 // Tokens: the model's context window (0: unknown)
+	Resets          int64 // Limit: when the limit resets, in Unix seconds (0: not given)
 	// Limits are the usage windows (RateLimits).
 	Limits []profile.RateLimit
 }
@@ -64,6 +70,7 @@ func (c *Client) handle(m message) {
 	}
 	var p struct {
 		ThreadID  string `json:"threadId"`
+		TurnID    string `json:"turnId"`
 		RequestID any    `json:"requestId"`
 		Thread    struct {
 			ID        string `json:"id"`
@@ -74,13 +81,12 @@ func (c *Client) handle(m message) {
 			ActiveFlags []string `json:"activeFlags"`
 		} `json:"status"`
 		Turn struct {
-			Status string `json:"status"`
+			ID     string     `json:"id"`
+			Status string     `json:"status"`
+			Error  *turnError `json:"error"`
 		} `json:"turn"`
-		Error struct {
-			CodexErrorInfo any    `json:"codexErrorInfo"`
-			Message        string `json:"message"`
-		} `json:"error"`
-		WillRetry  bool `json:"willRetry"`
+		Error      turnError `json:"error"`
+		WillRetry  bool      `json:"willRetry"`
 		TokenUsage struct {
 			Total struct {
 				TotalTokens int64 `json:"totalTokens"`
@@ -118,7 +124,7 @@ func (c *Client) handle(m message) {
 		join := !c.joined && !c.asking
 		c.mu.Unlock()
 		if join { // its rollout exists once a turn has begun
-			_ = c.request("thread/resume", map[string]string{"threadId": main})
+			_ = c.request("thread/resume", c.resumeParams(main))
 		}
 		if hasFlag(p.Status.ActiveFlags, "waitingOnApproval", "waitingOnUserInput") {
 			if !c.subscribed() {
@@ -139,19 +145,20 @@ func (c *Client) handle(m message) {
 	case m.Method == "turn/started" && p.ThreadID == main:
 		c.emit(Event{Kind: TurnStarted, Thread: main})
 	case m.Method == "turn/completed" && p.ThreadID == main:
+		if p.Turn.Error != nil {
+			c.stopped(main, p.Turn.ID, *p.Turn.Error)
+		}
 		c.emit(Event{Kind: TurnCompleted, Thread: main, Status: p.Turn.Status})
 	case m.Method == "error" && p.ThreadID == main && !p.WillRetry:
-		info := fmt.Sprint(p.Error.CodexErrorInfo)
-		if strings.Contains(info, "usageLimitExceeded") || strings.Contains(info, "rateLimitExceeded") {
-			c.emit(Event{Kind: Limit, Thread: main, Status: info, Text: p.Error.Message})
-		}
+		c.stopped(main, p.TurnID, p.Error)
 	case m.Method == "thread/tokenUsage/updated" && p.ThreadID == main:
 		c.emit(Event{Kind: Tokens, Thread: main, Total: p.TokenUsage.Total.TotalTokens,
 			Input: p.TokenUsage.Last.InputTokens, Window: p.TokenUsage.ModelContextWindow})
 	case m.Method == "account/rateLimits/updated":
-		if l := p.RateLimits.windows(); len(l) > 0 {
+		if l := c.mergeLimits(p.RateLimits); len(l) > 0 {
 			c.emit(Event{Kind: RateLimits, Limits: l})
 		}
+		c.accountStopped(main, p.RateLimits)
 	}
 }
 
@@ -167,6 +174,9 @@ func (c *Client) resumed(m message) {
 		return
 	}
 	c.joined = m.Error == nil
+	if !c.joined && refusesExcludeTurns(m.Error) {
+		c.fullResume = true // an older Codex: asked again without it
+	}
 	retry := !c.joined && c.tries < maxResumeTries
 	c.asking = retry // no other resume meanwhile
 	thread := c.thread
@@ -177,7 +187,7 @@ func (c *Client) resumed(m message) {
 	}
 	c.emit(Event{Kind: Joined, Thread: thread, Text: string(m.Error)})
 	if retry {
-		time.AfterFunc(resumeRetry, func() { _ = c.request("thread/resume", map[string]string{"threadId": thread}) })
+		time.AfterFunc(resumeRetry, func() { _ = c.request("thread/resume", c.resumeParams(thread)) })
 	}
 }
 
@@ -191,25 +201,6 @@ func (c *Client) subscribed() bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.joined
-}
-
-// rateLimits is account/rateLimits/updated's snapshot.
-type rateLimits struct {
-	Primary, Secondary *struct {
-		UsedPercent float64 `json:"usedPercent"`
-		ResetsAt    int64   `json:"resetsAt"`
-	}
-}
-
-func (r rateLimits) windows() []profile.RateLimit {
-	var out []profile.RateLimit
-	if w := r.Primary; w != nil {
-		out = append(out, profile.RateLimit{Window: "primary", UsedPercent: w.UsedPercent, ResetsAt: w.ResetsAt})
-	}
-	if w := r.Secondary; w != nil {
-		out = append(out, profile.RateLimit{Window: "secondary", UsedPercent: w.UsedPercent, ResetsAt: w.ResetsAt})
-	}
-	return out
 }
 
 func hasFlag(flags []string, want ...string) bool {
