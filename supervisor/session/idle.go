@@ -113,11 +113,11 @@ func (s *Session) idleAct(act action) {
 	}
 	if act == actNudge {
 		s.log.Info("agent idle at its prompt: nudged", "task", task, "idle_for", idleFor, "nudge", m.idle.nudged, "of", m.idle.nudges)
-		s.r.Event(event.AgentNudged, "idle_for", idleFor.String(), "nudge", m.idle.nudged, "of", m.idle.nudges,
-			"progress", progress, "session_id", s.id)
 		s.r.Printf("WARNING: %s sits at its prompt on %s, its checkpoints unmoved for %s%s: nudged (%d of %d)\n",
 			name, task, idleFor, atProgress(progress), m.idle.nudged, m.idle.nudges)
-		s.typeText(nudgeText(task, idleFor))
+		// agent_nudged is written when it is typed (typing.go).
+		s.input.queue <- typed{text: nudgeText(task, idleFor), nudge: true, epoch: s.park.epoch.Load(),
+			kv: []any{"idle_for", idleFor.String(), "nudge", m.idle.nudged, "of", m.idle.nudges, "progress", progress, "session_id", s.id}}
 		return
 	}
 	reason := fmt.Sprintf("at its prompt on %s, its checkpoints unmoved for %s%s", task, idleFor, atProgress(progress))
