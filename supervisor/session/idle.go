@@ -49,6 +49,10 @@ func (m *monitor) idleDue(quietAt time.Time) time.Time {
 	if i.after <= 0 || i.told || m.awaiting || m.blocked || !m.correctAt.IsZero() {
 		return time.Time{}
 	}
+	if m.lastCheckpoint.IsZero() || m.warned || !m.stuckAt.IsZero() {
+		// No answer yet, or no longer answering: the stale alarms' case.
+		return time.Time{}
+	}
 	from := latest(m.start, i.movedAt, m.resumedAt, i.nudgedAt)
 	return latest(from.Add(i.after), quietAt, i.retryAt)
 }

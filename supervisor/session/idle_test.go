@@ -196,6 +196,18 @@ func TestIdleWatchOffAndNoNudges(t *testing.T) {
 	}
 }
 
+// An agent that never answered, or stopped answering, is the stale
+// alarms' case, not the idle watch's: it is never nudged.
+func TestSilentAgentNotNudged(t *testing.T) {
+	t0 := time.Unix(1000, 0)
+	r := newIdleRun(t0)
+	r.answerIn = time.Hour // never in time
+	r.until(t0.Add(29 * time.Minute))
+	if len(r.nudges)+len(r.idles) > 0 || r.stale == 0 {
+		t.Errorf("a silent agent: nudged %v, idle %v, %d stale alarms", r.nudges, r.idles, r.stale)
+	}
+}
+
 // A blocked agent has said why it does not go on: it is not nudged.
 func TestBlockedAgentNotNudged(t *testing.T) {
 	t0 := time.Unix(1000, 0)
