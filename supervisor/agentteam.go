@@ -22,7 +22,8 @@ const usageLimitMargin = 30 * time.Second
 func sessionTimers(c *config.Team) session.Timers {
 	return session.Timers{CheckpointInterval: c.CheckpointInterval, CheckpointTimeout: c.CheckpointTimeout,
 		StaleWarning: c.StaleWarning, StaleFailure: c.StaleFailure, ShutdownTimeout: c.ShutdownTimeout,
-		UsageLimitWait: c.UsageLimitWait, UsageLimitMargin: usageLimitMargin}
+		UsageLimitWait: c.UsageLimitWait, UsageLimitMargin: usageLimitMargin,
+		IdleAfter: c.IdleAfter, IdleNudges: c.IdleNudges}
 }
 
 // agentTeam is the team as its agents see it (agent.Team).

@@ -11,7 +11,7 @@ import (
 func (d *decoder) team(abs string, doc map[string]any) *Team {
 	top := table{d: d, vals: doc}
 	top.unknown("name", "state_dir", "checkpoint_interval", "checkpoint_timeout",
-		"shutdown_timeout", "stale_warning", "stale_failure", "signal_file",
+		"shutdown_timeout", "stale_warning", "stale_failure", "idle_after", "idle_nudges", "signal_file",
 		"context_threshold", "after_team_checkpoint", "usage_limit_wait",
 		"on_dialog", "dialog_timeout", "on_limit", "max_runtime", "stop_at", "log_max_size", "log_keep",
 		"max_running", "memory_floor", "max_cost", "max_tokens", "cost_warning", "on_budget", "price", "workspace", "base", "merge", "sandbox", "notify", "retention", "agent", "task")
@@ -42,6 +42,7 @@ func (d *decoder) team(abs string, doc map[string]any) *Team {
 		}
 		d.errorf(at, "stale_failure (%s) must be longer than stale_warning (%s)", t.StaleFailure, t.StaleWarning)
 	}
+	d.idle(t, top) // idle.go
 	t.SignalFile = filepath.Join(t.StateDir, DefaultSignalFile)
 	if sf, ok := top.nonEmpty("signal_file"); ok {
 		if !filepath.IsLocal(sf) || filepath.Clean(sf) == "." {

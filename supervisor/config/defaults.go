@@ -17,6 +17,8 @@ func Defaults() Team {
 		ShutdownTimeout:     DefaultShutdownTimeout,
 		StaleWarning:        DefaultStaleWarning,
 		StaleFailure:        DefaultStaleFailure,
+		IdleAfter:           DefaultIdleAfter,
+		IdleNudges:          DefaultIdleNudges,
 		SignalFile:          filepath.Join(DefaultStateDir, DefaultSignalFile),
 		ContextThreshold:    DefaultContextThreshold,
 		UsageLimitWait:      DefaultUsageLimitWait,

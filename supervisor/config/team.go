@@ -37,6 +37,8 @@ const (
 	DefaultShutdownTimeout     = 30 * time.Second
 	DefaultStaleWarning        = 10 * time.Minute
 	DefaultStaleFailure        = 30 * time.Minute
+	DefaultIdleAfter           = 20 * time.Minute
+	DefaultIdleNudges          = 2
 	DefaultSignalFile          = "checkpoint-needed"
 	DefaultContextThreshold    = 80
 	DefaultUsageLimitWait      = time.Hour
@@ -128,8 +130,13 @@ type Team struct {
 	ShutdownTimeout    time.Duration // default 30s
 	StaleWarning       time.Duration // default 10m
 	StaleFailure       time.Duration // default 30m; must be longer than StaleWarning
-	SignalFile         string        // absolute, inside StateDir; default "checkpoint-needed"
-	ContextThreshold   int           // default 80, 1..100
+	// IdleAfter: an agent at its prompt whose checkpoints have not moved
+	// for this long is nudged (IdleNudges times a task), then said idle
+	// (idle.go); default 20m, 0 for never.
+	IdleAfter        time.Duration
+	IdleNudges       int    // default 2; 0: agent_idle without a nudge
+	SignalFile       string // absolute, inside StateDir; default "checkpoint-needed"
+	ContextThreshold int    // default 80, 1..100
 	// UsageLimitWait is how long an agent that hit a usage limit waits when
 	// the reset time cannot be read off its screen; default 1h.
 	UsageLimitWait      time.Duration

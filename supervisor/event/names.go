@@ -14,10 +14,16 @@ const (
 	AgentStalled         = "agent_stalled"
 	AgentWarned          = "agent_warned"
 	AgentWaiting         = "agent_waiting"
-	AgentResumed         = "agent_resumed"
-	DialogDenied         = "dialog_denied"
-	AgentLogFailed       = "agent_log_failed"
-	HookRefused          = "hook_refused" // a hook message not from the agent's processes, or of a kind its CLI never sends
+	// An agent at its prompt whose checkpoints stopped moving (idle_after):
+	// a line typed to it, at most idle_nudges times a task; then a person
+	// told, once. {idle_for, nudge, of, progress, session_id} / {idle_for,
+	// nudges, progress, reason, session_id}
+	AgentNudged    = "agent_nudged"
+	AgentIdle      = "agent_idle"
+	AgentResumed   = "agent_resumed"
+	DialogDenied   = "dialog_denied"
+	AgentLogFailed = "agent_log_failed"
+	HookRefused    = "hook_refused" // a hook message not from the agent's processes, or of a kind its CLI never sends
 
 	CheckpointRequested = "checkpoint_requested"
 	CheckpointReceived  = "checkpoint_received"
@@ -98,6 +104,8 @@ var Names = []string{
 	AgentStalled,
 	AgentWarned,
 	AgentWaiting,
+	AgentNudged,
+	AgentIdle,
 	AgentResumed,
 	DialogDenied,
 	AgentLogFailed,

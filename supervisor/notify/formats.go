@@ -159,7 +159,7 @@ func headerText(s string) string {
 
 func ntfyTag(name string) string {
 	switch name {
-	case names.AgentWaiting:
+	case names.AgentWaiting, names.AgentIdle:
 		return "bell"
 	case names.TeamDone, names.TaskCompleted:
 		return "white_check_mark"
@@ -168,7 +168,7 @@ func ntfyTag(name string) string {
 }
 
 func ntfyPriority(name string) string {
-	if name == names.AgentWaiting {
+	if name == names.AgentWaiting || name == names.AgentIdle {
 		return "4" // high: a person is needed
 	}
 	return "3"

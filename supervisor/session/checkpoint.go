@@ -97,6 +97,9 @@ func (s *Session) onBlock(b protocol.Block) bool {
 		s.reader.Forget(b)
 		return false
 	}
+	if s.moves(b) {
+		s.mon.moved(s.cfg.Clock.Now()) // idle.go
+	}
 	s.latest.cp, s.latest.block = cp, b
 	s.mon.checkpoint(s.cfg.Clock.Now(), b.Status == protocol.StatusBlocked)
 	s.lastAsked = false

@@ -13,6 +13,8 @@ const (
 	actWarn           // … for stale_failure: tell the agent it looks stuck, ask for a checkpoint
 	actStalled        // still nothing checkpoint_timeout after the warning: restart from the checkpoint
 	actCorrect        // an answer was rejected: tell the agent what to fix, and ask again
+	actNudge          // its checkpoints stand still at its prompt: type it a line (idle.go)
+	actIdle           // … after the last nudge too: tell a person
 )
 
 // monitor is the timer policy of one busy agent session, a plain object
@@ -72,6 +74,8 @@ type monitor struct {
 	// userAt is when they last typed (wrapuser.go).
 	userDriven bool
 	userAt     time.Time
+	// idle: the checkpoints that stopped moving (idle.go).
+	idle idleClock
 }
 
 // wait starts (on) or ends a dialog wait at now. A request outstanding when
@@ -109,7 +113,8 @@ func (m *monitor) release(now time.Time) {
 func newMonitor(c Timers, turnQuiet time.Duration, start time.Time) *monitor {
 	return &monitor{interval: c.CheckpointInterval, timeout: c.CheckpointTimeout,
 		staleWarn: c.StaleWarning, staleFail: c.StaleFailure, turnQuiet: turnQuiet,
-		start: start, nextRequest: start.Add(c.CheckpointInterval)}
+		start: start, nextRequest: start.Add(c.CheckpointInterval),
+		idle: idleClock{after: c.IdleAfter, nudges: c.IdleNudges}}
 }
 
 // notYet puts a due request off: the screen does not show a turn boundary.
@@ -215,6 +220,9 @@ func (m *monitor) next(now, lastOutput time.Time) (action, time.Time) {
 		m.nextRequest = now.Add(m.interval)
 		return actTimeout, time.Time{}
 	}
+	if act, ok := m.idleNext(now, quietAt); ok {
+		return act, time.Time{}
+	}
 	if !m.awaiting && !now.Before(m.nextRequest) && !now.Before(quietAt) {
 		m.awaiting, m.askedBefore, m.requestedAt = true, m.requestedAt, now
 		m.corrected, m.correctAt = false, time.Time{}
@@ -230,6 +238,9 @@ func (m *monitor) next(now, lastOutput time.Time) (action, time.Time) {
 		wake = earliest(wake, latest(m.nextRequest, quietAt))
 		if !m.correctAt.IsZero() {
 			wake = earliest(wake, latest(m.correctAt, quietAt))
+		}
+		if due := m.idleDue(quietAt); !due.IsZero() {
+			wake = earliest(wake, due)
 		}
 	}
 	return actNone, wake

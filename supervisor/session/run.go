@@ -276,6 +276,12 @@ func (s *Session) tick() (time.Time, bool) {
 			}
 			s.log.Info("checkpoint requested", "task", task)
 			s.typeRequest(protocol.Request(task), false, "session_id", s.id)
+		case actNudge, actIdle:
+			if !s.prof.TurnEnded(s.screen()) || s.app.turn {
+				s.mon.idleNotYet(act, s.cfg.Clock.Now()) // at work: not idle
+				continue
+			}
+			s.idleAct(act) // idle.go
 		case actTimeout:
 			s.log.Warn("checkpoint answer is late", "task", task, "checkpoint_timeout", c.CheckpointTimeout, console.Printed, true)
 			s.r.Event(event.CheckpointTimeout, "checkpoint_timeout", c.CheckpointTimeout.String())

@@ -75,6 +75,9 @@ type Timers struct {
 	StaleWarning       time.Duration
 	StaleFailure       time.Duration
 	ShutdownTimeout    time.Duration
+	// IdleAfter and IdleNudges are idle_after and idle_nudges (idle.go).
+	IdleAfter  time.Duration
+	IdleNudges int
 	// UsageLimitWait is how long an account stays parked when no sign of
 	// its limit gave a reset time.
 	UsageLimitWait time.Duration

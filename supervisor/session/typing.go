@@ -35,7 +35,11 @@ type typed struct {
 	// fields of its checkpoint_requested event, written when it is typed.
 	request bool
 	last    bool // the team's last call: typed even mid-turn
-	kv      []any
+	// nudge: the idle watch's line (idle.go), kept like a request (typed at
+	// a turn boundary, dropped by a park), its agent_nudged event (kv)
+	// written when it is typed.
+	nudge bool
+	kv    []any
 	// epoch is the session's parks when a request was queued: one queued
 	// before a park is dropped (the release asks its own).
 	epoch int64
@@ -67,8 +71,8 @@ func (s *Session) typist(ctx context.Context) {
 		if !s.waitUnheld(ctx) { // parked: nothing is typed
 			return
 		}
-		if t.request && !t.last && t.epoch != s.park.epoch.Load() {
-			s.log.Info("a checkpoint request queued before the park is dropped")
+		if (t.request || t.nudge) && !t.last && t.epoch != s.park.epoch.Load() {
+			s.log.Info("a checkpoint request or nudge queued before the park is dropped", "nudge", t.nudge)
 			continue
 		}
 		if first {
@@ -99,10 +103,16 @@ func (s *Session) deliver(ctx context.Context, t typed) {
 			s.push(readerEvent{putOff: true})
 			return
 		}
+		if !resume && t.nudge && !s.prof.TurnEnded(s.screen()) {
+			// The agent is at work again: it is not idle (the nudge
+			// stays counted; the next comes idle_after later).
+			s.log.Info("nudge dropped: the agent is at work")
+			return
+		}
 		err := s.submit(ctx, t, resume)
 		switch {
 		case errors.Is(err, errParked):
-			if t.request {
+			if t.request || t.nudge {
 				return // dropped: the release asks its own
 			}
 			continue // typed once the park is over
@@ -254,7 +264,10 @@ func (s *Session) startTyping(t typed) bool {
 func (s *Session) typing(t typed) {
 	s.reader.Typed(t.text)
 	s.typedNow(len(t.text))
-	if t.request {
+	switch {
+	case t.request:
 		s.r.Event(event.CheckpointRequested, t.kv...)
+	case t.nudge:
+		s.r.Event(event.AgentNudged, t.kv...)
 	}
 }

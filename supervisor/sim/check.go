@@ -184,12 +184,13 @@ func (w *World) checkEvent(e Event) {
 	case "account_resumed":
 		clear(v.parked)
 		v.resumeBy = time.Time{}
-	case "checkpoint_requested":
+	case "checkpoint_requested", "agent_nudged":
+		what := map[bool]string{true: "a checkpoint request", false: "a nudge"}[e.Name() == "checkpoint_requested"]
 		if v.parked[e.Agent()] && !v.stopping {
-			w.fail("no key into a parked agent: a checkpoint request typed to %s while its account is parked", e.Agent())
+			w.fail("no key into a parked agent: %s typed to %s while its account is parked", what, e.Agent())
 		}
 		if v.held && !v.stopping {
-			w.fail("no key into a parked agent: a checkpoint request typed to %s while the team's budget holds it", e.Agent())
+			w.fail("no key into a parked agent: %s typed to %s while the team's budget holds it", what, e.Agent())
 		}
 	case "budget_exceeded":
 		switch {

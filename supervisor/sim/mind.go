@@ -29,6 +29,9 @@ type Persona struct {
 	Lead                 bool          // prints CHECKPOINT COMPLETE now and then
 	Limit                float64       // chance a session hits its account's usage limit (its status line says so)
 	Spends               bool          // its status line reports what the session spent, after each answer
+	// Same: every answer is the same block (40 %, one Completed item):
+	// an agent that stopped working and sits at its prompt.
+	Same bool
 }
 
 func (p Persona) String() string {
@@ -56,7 +59,7 @@ func (p Persona) String() string {
 	for _, f := range []struct {
 		name string
 		on   bool
-	}{{"ignores SIGTERM", p.IgnoreTerm}, {"ignores Ctrl-D", p.IgnoreEOF}, {"leaves a process", p.Leaves}, {"lead", p.Lead}, {"spends", p.Spends}} {
+	}{{"ignores SIGTERM", p.IgnoreTerm}, {"ignores Ctrl-D", p.IgnoreEOF}, {"leaves a process", p.Leaves}, {"lead", p.Lead}, {"spends", p.Spends}, {"answers the same block", p.Same}} {
 		if f.on {
 			b.WriteString(", " + f.name)
 		}
@@ -250,9 +253,13 @@ func (m *mind) answer(why string) {
 		m.spent += 0.01 * float64(1+m.rng.IntN(20))
 		m.w.spend(m.p, m.agent, m.spent)
 	}
+	step := m.answers
+	if m.who.Same {
+		step, progress = 1, 40
+	}
 	m.p.print(fmt.Sprintf("CHECKPOINT: %s\nStatus: %s\nCompleted:\n- step %d\nRemaining:\n- step %d\n"+
 		"Files Modified: work/%s.txt\nEstimated Progress: %d%%\nNotes: %s\n\n",
-		m.task, status, m.answers, m.answers+1, m.task, progress, mark))
+		m.task, status, step, step+1, m.task, progress, mark))
 	m.w.answered(m.p, m.agent, mark, m.task, true, why)
 	if m.who.Lead && m.rng.Float64() < 0.2 { // a team checkpoint it ran itself
 		m.p.print(protocol.CompleteMarker + "\n")

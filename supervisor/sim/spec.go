@@ -34,6 +34,10 @@ type Spec struct {
 // Timers are the team file's timers.
 type Timers struct {
 	Interval, Timeout, Shutdown, StaleWarning, StaleFailure time.Duration
+	// IdleAfter and IdleNudges: idle_after and idle_nudges, written when
+	// IdleAfter is set (else the defaults: 20m, longer than any night).
+	IdleAfter  time.Duration
+	IdleNudges int
 }
 
 // AgentSpec is one [[agent]].
@@ -211,6 +215,9 @@ func (s Spec) TeamFile() string {
 	fmt.Fprintf(&b, "checkpoint_interval = %q\ncheckpoint_timeout = %q\nshutdown_timeout = %q\n",
 		s.Timers.Interval, s.Timers.Timeout, s.Timers.Shutdown)
 	fmt.Fprintf(&b, "stale_warning = %q\nstale_failure = %q\n", s.Timers.StaleWarning, s.Timers.StaleFailure)
+	if s.Timers.IdleAfter > 0 {
+		fmt.Fprintf(&b, "idle_after = %q\nidle_nudges = %d\n", s.Timers.IdleAfter, s.Timers.IdleNudges)
+	}
 	if !s.Rehydrate {
 		b.WriteString("after_team_checkpoint = \"exit\"\n")
 	}
