@@ -242,6 +242,7 @@ func (t *Team) pin(cp *protocol.Checkpoint) {
 	}
 	t.queue.Set(cp.TaskID, queue.Pending, "")
 	t.queue.StartAfresh(cp.TaskID, "", t.clock.Now())
+	t.keepReopened(cp)
 	t.queue.Prefer(cp.TaskID, cp.Agent)
 	t.queue.Progress(cp.TaskID, agent.QueueCheckpoint(cp))
 	t.pinned.Store(cp.TaskID, cp)
@@ -255,6 +256,22 @@ func (t *Team) pin(cp *protocol.Checkpoint) {
 	t.log.Info("task resumes from an earlier checkpoint", "task", cp.TaskID, "checkpoint_id", cp.CheckpointID, "of_run", cp.RunID)
 	t.events.Emit(event.TaskReopened, cp.Agent, cp.TaskID, "checkpoint_id", cp.CheckpointID, "of_run", cp.RunID, "was", was)
 	t.printf("RESUMING: %s from checkpoint %s (%s, %d%%, of %s)\n", cp.TaskID, cp.CheckpointID, cp.Status, cp.ProgressPercent, of)
+}
+
+// keepReopened writes the reopening down: the record it resumes from,
+// saved again now as a record of this run, newer than the task's complete
+// archive — so that a carry-on before the task's next record keeps it
+// open, instead of taking the archive as the task's last word (the
+// simulation's seed 1011399: --from reopened T5, the run ended at its
+// budget at once, and the next `warden run` made T5 complete again with
+// no task_completed).
+func (t *Team) keepReopened(cp *protocol.Checkpoint) {
+	re := *cp
+	re.UpdatedAt = t.clock.Now()
+	re.CheckpointID = protocol.RecordID(cp.Agent, cp.TaskID, re.UpdatedAt)
+	if err := t.store.Save(&re); err != nil {
+		t.log.Warn("the reopening not written: a carry-on before the task's next record may count it complete", "task", cp.TaskID, "error", err)
+	}
 }
 
 // recoverWork commits what the agents of a dead supervisor wrote in their

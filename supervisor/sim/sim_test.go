@@ -170,3 +170,18 @@ func TestNoRequestAfterTheBudgetHolds(t *testing.T) {
 		}
 	}
 }
+
+// Seed 1011399 (the long mode, 2026-12-07): `warden run --from` reopened
+// T5, whose completion was archived; that run ended at its budget before
+// T5's next record, and the next `warden run` carried it on with T5
+// complete again by the old archive — state.json and the handoff said so
+// with no task_completed of the run. Now the reopening is saved as a
+// record newer than the archive. Tried 30 times (about every second try
+// failed before the fix).
+func TestAReopenedTaskStaysOpenOnCarryOn(t *testing.T) {
+	for try := 1; try <= 30; try++ {
+		if !t.Run(fmt.Sprintf("try%d", try), func(t *testing.T) { Check(t, 1011399, nil) }) {
+			return
+		}
+	}
+}
