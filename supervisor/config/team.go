@@ -168,6 +168,10 @@ type Team struct {
 	// Merge is "none" (a completed task's branch stays for review) or "ff"
 	// (fast-forwarded into Base when it can be).
 	Merge string
+	// OnOverlap is what two open tasks whose latest records name a common
+	// file do: "warn" (default: task_overlap, a WARNING) or "serialize"
+	// (and the later task is held until the first ends).
+	OnOverlap string
 	// MaxRunning is how many agents may run at once (the others wait their
 	// turn); 0 (default) for no limit.
 	MaxRunning int
