@@ -142,7 +142,10 @@ func (l *lander) merge(ctx context.Context, tasks []queue.Status) error {
 		}
 		return fmt.Errorf("land: %w", err)
 	}
-	good := start
+	good, err := l.wt.Head(ctx) // start, or base merged into it
+	if err != nil {
+		return fmt.Errorf("land: %w", err)
+	}
 	var merged []string
 	for i, t := range tasks {
 		head, err := l.repo.BranchHead(ctx, t.Branch)
@@ -157,10 +160,16 @@ func (l *lander) merge(ctx context.Context, tasks []queue.Status) error {
 		}
 		if err := l.wt.MergeBranch(ctx, t.Branch); err != nil {
 			var c *workspace.ConflictError
-			if !errors.As(err, &c) {
-				return fmt.Errorf("land %s: %w", t.ID, err)
+			if errors.As(err, &c) {
+				l.stop(t.ID, fmt.Sprintf("merging %s conflicts in %s", t.Branch, strings.Join(c.Paths, ", ")), tasks[i+1:])
+				return nil
 			}
-			l.stop(t.ID, fmt.Sprintf("merging %s conflicts in %s", t.Branch, strings.Join(c.Paths, ", ")), tasks[i+1:])
+			// A merge git could not make (a merge driver warden turned
+			// off, say): whatever it left is undone, and the land stops.
+			if rerr := l.wt.ResetTo(ctx, good); rerr != nil {
+				return fmt.Errorf("land %s: %w; undoing it: %w", t.ID, err, rerr)
+			}
+			l.stop(t.ID, fmt.Sprintf("merging %s failed: %v", t.Branch, err), tasks[i+1:])
 			return nil
 		}
 		merged = append(merged, t.ID)
