@@ -108,7 +108,7 @@ func (n *night) land(t *testing.T, l config.Landing) (Result, []string) {
 	var events []string
 	res, err := Run(context.Background(), Options{
 		Team: "t", Path: filepath.Join(n.state, "land"), Landing: l, Tasks: n.tasks,
-		Git: workspace.New(hclog.NewNullLogger()),
+		Git:  workspace.New(hclog.NewNullLogger()),
 		Emit: func(name string, kv ...any) { events = append(events, name) },
 	})
 	if err != nil {
