@@ -109,7 +109,7 @@ func (n *night) land(t *testing.T, l config.Landing) (Result, []string) {
 	res, err := Run(context.Background(), Options{
 		Team: "t", Path: filepath.Join(n.state, "land"), Landing: l, Tasks: n.tasks,
 		Git:  workspace.New(hclog.NewNullLogger()),
-		Emit: func(name string, kv ...any) { events = append(events, name) },
+		Emit: func(name, _ string, kv ...any) { events = append(events, name) },
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -40,8 +40,9 @@ type Options struct {
 	Log   hclog.Logger
 	// Verify runs land_verify; nil: queue.VerifyWithin with no box.
 	Verify func(ctx context.Context, argv []string, dir string, timeout time.Duration) queue.VerifyResult
-	// Emit records an event (work_landed, land_stopped); nil: none.
-	Emit func(name string, kv ...any)
+	// Emit records an event (work_landed, land_stopped: task is the task
+	// that stopped it); nil: none.
+	Emit func(name, task string, kv ...any)
 }
 
 // Landed is a task on the integration branch.
@@ -239,7 +240,7 @@ func (l *lander) stop(task, why string, rest []queue.Status) {
 	for _, t := range rest {
 		l.res.Waits = append(l.res.Waits, Wait{t.ID, "not tried: the land stopped at " + task})
 	}
-	l.emit(event.LandStopped, "task", task, "why", why, "branch", l.res.Branch)
+	l.emit(event.LandStopped, task, "why", why, "branch", l.res.Branch)
 }
 
 // finish fast-forwards base with ff-base, and records work_landed.
@@ -261,16 +262,16 @@ func (l *lander) finish(ctx context.Context) {
 	for _, d := range res.Landed {
 		tasks = append(tasks, d.Task)
 	}
-	l.emit(event.WorkLanded, "branch", res.Branch, "base", res.Base, "tasks", tasks,
+	l.emit(event.WorkLanded, "", "branch", res.Branch, "base", res.Base, "tasks", tasks,
 		"verify", res.Verify, "base_moved", res.BaseMoved, "stopped", res.Stop != nil)
 }
 
-func (l *lander) emit(name string, kv ...any) {
+func (l *lander) emit(name, task string, kv ...any) {
 	if l.o.Emit != nil {
-		l.o.Emit(name, kv...)
+		l.o.Emit(name, task, kv...)
 	}
 	if l.o.Log != nil {
-		l.o.Log.Info(name, kv...)
+		l.o.Log.Info(name, append([]any{"task", task}, kv...)...)
 	}
 }
 
