@@ -32,12 +32,12 @@ type Landing struct {
 // landing reads land, land_verify, land_verify_each and
 // land_verify_timeout; after the agents, whose workspaces it checks.
 func (d *decoder) landing(t *Team, top table) {
-	t.Land = top.oneOf("land", DefaultLand, LandNone, LandBranch, LandFFBase)
+	t.Land = top.oneOf("land", t.Land, LandNone, LandBranch, LandFFBase)
 	if argv, present, ok := top.argv("land_verify"); present && ok {
 		t.LandVerify = argv
 	}
 	t.LandVerifyEach = top.boolean("land_verify_each", false)
-	t.LandVerifyTimeout, _ = top.duration("land_verify_timeout", DefaultLandVerifyTimeout)
+	t.LandVerifyTimeout, _ = top.duration("land_verify_timeout", t.LandVerifyTimeout)
 	if t.Land == LandNone {
 		return
 	}
