@@ -51,10 +51,10 @@ func cmdLand(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintln(stdout, "NOTE: no team file named: land_verify is not run and base is not moved (name TEAM.toml for them)")
 	}
 	res, err := supervisor.Land(context.Background(), newLogger(stderr, "warn"), dir, landing)
-	res.Print(stdout)
 	if err != nil {
 		return &exitError{code: 1, err: err}
 	}
+	res.Print(stdout)
 	if res.Stop != nil {
 		return &exitError{code: 1}
 	}
