@@ -168,6 +168,9 @@ type Team struct {
 	// Merge is "none" (a completed task's branch stays for review) or "ff"
 	// (fast-forwarded into Base when it can be).
 	Merge string
+	// Landing is land, land_verify, land_verify_each, land_verify_timeout
+	// (land.go).
+	Landing
 	// MaxRunning is how many agents may run at once (the others wait their
 	// turn); 0 (default) for no limit.
 	MaxRunning int

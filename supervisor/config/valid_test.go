@@ -50,6 +50,7 @@ func TestLoadMinimalFillsDefaults(t *testing.T) {
 		Retention:           RetentionDefaults(),
 		WorkspaceMode:       WorkspaceShared,
 		Merge:               MergeNone,
+		Landing:             Landing{Land: LandNone, LandVerifyTimeout: DefaultLandVerifyTimeout},
 		Sandbox:             SandboxBox,
 		TeamBudget:          TeamBudget{CostWarning: 80, OnBudget: "checkpoint-exit"},
 		Agents: []Agent{{
@@ -99,6 +100,7 @@ func TestLoadFullKeepsEveryValue(t *testing.T) {
 		Retention:           Retention{KeepStatusChanges: false, KeepTeamCheckpoints: true, KeepLast: 50, KeepFor: 72 * time.Hour},
 		WorkspaceMode:       WorkspaceShared,
 		Merge:               MergeFF,
+		Landing:             Landing{Land: LandNone, LandVerifyTimeout: DefaultLandVerifyTimeout},
 		Sandbox:             SandboxOff,
 		Base:                "develop",
 		TeamBudget:          TeamBudget{CostWarning: 80, OnBudget: "checkpoint-exit"},
