@@ -30,6 +30,12 @@ const Head = (() => {
     return pad(d.getUTCHours()) + ":" + pad(d.getUTCMinutes()) + ":" + pad(d.getUTCSeconds());
   }
   const firstLine = (s) => String(s || "").split("\n").map((l) => l.trim()).find(Boolean) || "";
+  // oneLine is a question on one line, its middle cut past 100 characters
+  // so that what it asks ("Do you want to proceed?") stays.
+  function oneLine(s) {
+    const t = String(s || "").replace(/\s+/g, " ").trim();
+    return t.length <= 100 ? t : t.slice(0, 40).trimEnd() + " … " + t.slice(-56).trimStart();
+  }
   // needs lists who waits on a person, most urgent first: each agent on a
   // dialog (by name, with its question), the team's budget reached with
   // its agents parked, each task its agent said is blocked (or held).
@@ -38,7 +44,7 @@ const Head = (() => {
   function needs(ps, isBlocked, blockedOn) {
     const out = [];
     for (const a of ps.agents || []) {
-      if (a.state === "waiting" && a.dialog) out.push(a.name + " waits on a dialog: " + (firstLine(a.question || a.dialog) || "?"));
+      if (a.state === "waiting" && a.dialog) out.push(a.name + " waits on a dialog: " + ((a.question ? oneLine(a.question) : firstLine(a.dialog)) || "?"));
     }
     if (ps.budget && ps.budget.paused) out.push("the team's budget is reached: agents parked until you resume");
     for (const t of (ps.tasks || []).filter(isBlocked)) out.push(t.id + " is blocked: " + (blockedOn(t).join("; ") || "-"));
