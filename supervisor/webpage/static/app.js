@@ -290,7 +290,10 @@ function drawAgents(ps) {
       const left = Date.parse(a.next_request) - now();
       next = left > 0 ? "next request in " + dur(left) : "next request due now";
     }
-    c.times.textContent = "last checkpoint " + (zero(a.last_checkpoint) ? "never" : ago(a.last_checkpoint)) +
+    // Its last record may be one from disk (a run carried on, the page the
+    // morning after): its time is the record's.
+    const lastAt = !zero(a.last_checkpoint) ? a.last_checkpoint : cp && !zero(cp.updated_at) ? cp.updated_at : "";
+    c.times.textContent = "last checkpoint " + (lastAt ? ago(lastAt) : "never") +
       (cp ? " (" + cp.status + ")" : "") + (next ? " · " + next : "");
     // The task's seed fields and time worked, and whether it is blocked.
     const seed = task ? Fmt.details(task) : "";
