@@ -301,8 +301,13 @@ function drawAgents(ps) {
     c.seed.textContent = [blocked, seed].filter(Boolean).join(" · ");
     c.seed.hidden = !c.seed.textContent;
     c.root.classList.toggle("blocked", !!blocked);
-    c.dialog.hidden = !(a.state === "waiting" && a.dialog);
-    c.dialog.textContent = a.question || a.dialog || "";
+    // The dialog it waits on; else what a person's answer to its last
+    // one did ("declined", whatever the CLI's transcript says after it).
+    const o = a.last_dialog;
+    const waitsOn = a.state === "waiting" && !!a.dialog;
+    c.dialog.hidden = !waitsOn && !o;
+    c.dialog.classList.toggle("outcome", !waitsOn && !!o);
+    c.dialog.textContent = waitsOn ? a.question || a.dialog : o ? Head.outcome(o, ago) : "";
     showAnswer(c, a);
     c.limit.hidden = zero(a.paused_until) || !!S.down;
     c.progress.hidden = c.lists.hidden = !task && !cp; // an agent without tasks

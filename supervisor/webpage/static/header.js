@@ -80,7 +80,14 @@ const Head = (() => {
     if (down || !ps) return { text: down ? "no warden running" : "connecting", cls: "down" };
     return ps.stopping ? { text: "stopping", cls: "stopping" } : { text: "running", cls: "running" };
   }
-  return { zoneOf, stamp, clock, needs, needsLine, carried, pill };
+  // outcome says what a person's answer to an agent's last dialog did,
+  // as warden ps does: "last dialog declined by a person through the
+  // page, 3m ago: Bash command …".
+  function outcome(o, ago) {
+    const via = o.via === "page" ? " through the page" : o.via === "cli" ? " through warden answer" : o.via ? " through " + o.via : "";
+    return "last dialog " + o.outcome + " by a person" + via + ", " + ago(o.at) + (o.question ? ": " + oneLine(o.question) : "");
+  }
+  return { zoneOf, stamp, clock, needs, needsLine, carried, pill, outcome };
 })();
 
 if (typeof module !== "undefined") module.exports = Head;
