@@ -182,7 +182,7 @@ func lastDialogLine(now time.Time, a control.Agent) string {
 	}
 	q := ""
 	if o.Question != "" {
-		q = " (" + clip(strings.Join(strings.Fields(protocol.Plain(o.Question)), " "), 60) + ")"
+		q = " (" + clip(strings.Join(strings.Fields(protocol.Plain(o.Question)), " "), 90) + ")"
 	}
 	via := ""
 	if o.Via != "" {

@@ -14,7 +14,9 @@ import (
 // "blocked 0 · waiting 0"; of three carry-ons only the last is said, the
 // others counted; every date in one style ("2026-12-07 03:10", in the
 // team's zone, as warden's own "last update at …" is written); the badge
-// of a team whose supervisor died says dead, not a green running.
+// of a team whose supervisor died says dead, not a green running; an
+// agent's card after a person's Deny says its last dialog was declined
+// (issue 35).
 func TestTheHeaderSaysWhoNeedsYou(t *testing.T) {
 	bin := node(t)
 	script := `const H = require(process.argv[1]), F = require(process.argv[2]);
@@ -37,6 +39,7 @@ console.log([
     const p = H.pill(...args);
     return p.text + (p.cls === "running" ? " (green)" : "");
   }).join(", "),
+  H.outcome({ outcome: "declined", via: "page", at: "x", question: "Bash command\n  curl x\nDo you want to proceed?" }, ago),
 ].join("\n"));`
 	got, err := exec.Command(bin, "-e", script, "./static/header.js", "./static/format.js").CombinedOutput()
 	if err != nil {
@@ -48,6 +51,7 @@ console.log([
 		"Resumed 2026-12-07 04:10 (5m ago) after its supervisor died; last update at 2026-12-07 04:05: T1 from w1's checkpoint at 30% (implementing, 5m ago) · carried on 3 times (warden status lists each)",
 		"2026-12-07 03:10 | 2026-12-07 02:10 | 00:59:58",
 		"running (green), finished, stopped, dead, no warden running, connection lost",
+		"last dialog declined by a person through the page, 5m ago: Bash command curl x Do you want to proceed?",
 	}
 	lines := strings.Split(strings.TrimSuffix(string(got), "\n"), "\n")
 	if len(lines) != len(want) {
