@@ -7,6 +7,8 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -100,4 +102,37 @@ func earlierCarryOns(t *testing.T, stateDir string, n int) {
 	if err := os.WriteFile(path, b, 0o600); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// After a person declines an agent's dialog (warden answer … deny), warden
+// ps and the page on a phone say that agent's last dialog was declined
+// (issue 35), whatever the CLI's screen says after it.
+func TestAfterADeclinePSAndThePageSayDeclined(t *testing.T) {
+	bin := chromium(t)
+	defer proctest.AssertNone(t)
+	team := pageTeam(t, 2, true)
+	cmd, url := runWithPage(t, team)
+	defer stopRun(cmd)
+	waitEvents(t, team, "agent_waiting", "asker", 1)
+	if out, errOut, code := wardenCmd("answer", team, "asker", "deny"); code != 0 {
+		t.Fatalf("warden answer asker deny: exit %d\n%s%s", code, out, errOut)
+	}
+	waitEvents(t, team, "dialog_answered", "asker", 1)
+	var ps string
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		if ps, _, _ = wardenCmd("ps", team); regexp.MustCompile(`(?m)^asker's last dialog \(.*Do you want to proceed\?\) was declined by a person through warden answer, \d+s ago$`).MatchString(ps) {
+			break
+		}
+	}
+	if !strings.Contains(ps, "was declined by a person") {
+		t.Errorf("warden ps after the deny does not say declined:\n%s", ps)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	tab, end := startBrowser(t, ctx, bin, 390, 844)
+	defer end()
+	asPhone(t, tab)
+	navigate(t, tab, url)
+	pollPage(t, tab, "the asker's last dialog declined", `(() => { const d = document.querySelector('article.agent[data-agent="asker"] .dialog');
+		return !!d && !d.hidden && d.offsetParent !== null && /^last dialog declined by a person through warden answer, \d+s ago: .*Do you want to proceed\?$/.test(d.textContent) })()`, 10*time.Second)
 }
