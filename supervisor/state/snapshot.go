@@ -52,6 +52,9 @@ type AgentStatus struct {
 	// BudgetHeld: the agent is parked at the team's budget (on_budget =
 	// "pause") until `warden resume`.
 	BudgetHeld bool `json:"budget_held,omitempty"`
+	// LastDialog is what became of the last dialog a person answered
+	// (dialogoutcome.go).
+	LastDialog *DialogOutcome `json:"last_dialog,omitempty"`
 }
 
 // Snapshot is the team's state as state.json holds it and `warden status`
