@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wardenhq/warden/testrig/proctest"
 	"golang.org/x/sys/unix"
 )
 
@@ -33,7 +34,7 @@ func TestStartInACgroup(t *testing.T) {
 	out.waitFor(t, "grandchild ")
 	var kids []int
 	for deadline := time.Now().Add(5 * time.Second); len(kids) == 0 && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-		kids = childrenOf(p.Pid())
+		kids = proctest.Children(p.Pid())
 	}
 	if len(kids) == 0 {
 		t.Fatal("the agent started no grandchild")

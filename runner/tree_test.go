@@ -5,8 +5,6 @@ package runner
 import (
 	"os"
 	"os/exec"
-	"strconv"
-	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -32,7 +30,7 @@ func TestOwnsByTheKernelNotTheTag(t *testing.T) {
 	cfg.Output.(*capture).waitFor(t, "started")
 	var child, escaped int
 	for deadline := time.Now().Add(5 * time.Second); (child == 0 || escaped == 0) && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-		for _, pid := range childrenOf(p.Pid()) {
+		for _, pid := range proctest.Children(p.Pid()) {
 			if st, ok := Stat(pid); ok && st.Sid == p.Pid() {
 				child = pid
 			} else if ok {
@@ -41,7 +39,7 @@ func TestOwnsByTheKernelNotTheTag(t *testing.T) {
 		}
 	}
 	if child == 0 || escaped == 0 {
-		t.Fatalf("children of the agent: %v", childrenOf(p.Pid()))
+		t.Fatalf("children of the agent: %v", proctest.Children(p.Pid()))
 	}
 	outsider := exec.Command("sleep", "30")
 	outsider.Env = append(fakeagent.Env("unused"), RunnerTagEnv+"="+p.tag)
@@ -63,21 +61,6 @@ func TestOwnsByTheKernelNotTheTag(t *testing.T) {
 	if p.Owns(p.Pid()) || p.Owns(child) {
 		t.Error("a process that was reaped still owns")
 	}
-}
-
-// childrenOf lists the pids whose parent is pid.
-func childrenOf(pid int) []int {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/task/" + strconv.Itoa(pid) + "/children")
-	if err != nil {
-		return nil
-	}
-	var out []int
-	for _, f := range strings.Fields(string(b)) {
-		if n, err := strconv.Atoi(f); err == nil {
-			out = append(out, n)
-		}
-	}
-	return out
 }
 
 // A comm holding spaces and parentheses does not shift the fields.

@@ -73,7 +73,7 @@ func TestCgroupHoldsTheAgentsProcesses(t *testing.T) {
 	team, _, wait := memTeam(t, cfg, func(team *Team) { team.deps.Memory.Cgroups = cg })
 	waitEvent(t, cfg, event.CheckpointReceived, 1)
 	pid := team.agentNamed("w1").Status().Pid
-	kids := childrenOfPid(pid)
+	kids := proctest.Children(pid)
 	rel := procCgroup(pid)
 	if rel == "" || !strings.HasSuffix(base, filepath.Dir(rel)) || !strings.HasPrefix(filepath.Base(rel), "agent-w1-") {
 		t.Errorf("the agent is in cgroup %q, want %s/agent-w1-N", rel, base)
@@ -99,22 +99,6 @@ func TestCgroupHoldsTheAgentsProcesses(t *testing.T) {
 	if st := team.deps.Memory.Status(); st == nil || st.Limit != want {
 		t.Errorf("memory status %+v, want limit %s", st, want)
 	}
-}
-
-// childrenOfPid is pid's children: those of each of its threads
-// (/proc/PID/task/TID/children; Go forks from whichever thread runs).
-func childrenOfPid(pid int) []int {
-	tasks, _ := filepath.Glob("/proc/" + strconv.Itoa(pid) + "/task/*/children")
-	var out []int
-	for _, f := range tasks {
-		b, _ := os.ReadFile(f)
-		for _, w := range strings.Fields(string(b)) {
-			if n, err := strconv.Atoi(w); err == nil {
-				out = append(out, n)
-			}
-		}
-	}
-	return out
 }
 
 // Where warden can make a cgroup with the memory controller (cgroup v2,

@@ -166,8 +166,8 @@ func TestOOMKillIsAgentOOM(t *testing.T) {
 	waitEvent(t, cfg, event.CheckpointReceived, 3) // the second session answers
 	killAgent(t, team, "w1")                       // no OOM kill counted
 	second := waitEvent(t, cfg, event.AgentRestarted, 2)
-	if second["reason"] != nil {
-		t.Errorf("a plain SIGKILL restarted with reason %v", second["reason"])
+	if second["reason"] != "killed by SIGKILL" {
+		t.Errorf("a plain SIGKILL restarted with reason %v, want killed by SIGKILL", second["reason"])
 	}
 	waitEvent(t, cfg, event.AgentStarted, 3)
 	kills.Add(1) // an OOM kill elsewhere, then the team's own stop
@@ -203,8 +203,8 @@ func TestOOMCountBeforeTheWatchSawItAliveIsNotTheAgents(t *testing.T) {
 	time.Sleep(500 * time.Millisecond) // … while the watch sees w1 alive, sample after sample
 	killAgent(t, team, "w1")
 	first := waitEvent(t, cfg, event.AgentRestarted, 1)
-	if first["reason"] != nil {
-		t.Errorf("restarted for %v: an OOM kill before the window was taken for the agent's", first["reason"])
+	if first["reason"] != "killed by SIGKILL" {
+		t.Errorf("restarted for %v, want killed by SIGKILL: an OOM kill before the window was taken for the agent's?", first["reason"])
 	}
 	waitEvent(t, cfg, event.CheckpointReceived, 3)
 	time.Sleep(200 * time.Millisecond) // the watch has seen the new session

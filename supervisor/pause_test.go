@@ -77,7 +77,11 @@ on_budget = "pause"
 	if err != nil || len(r.Agents) != 1 || r.Agents[0] != "s" || r.Lifted || r.MaxTokens != held+10000 {
 		t.Fatalf("resume: %+v %v", r, err)
 	}
-	waitFor(t, "the raised budget reached: parked again", func() bool { return spent() >= held+10000 && paused() })
+	// The hold is set before budget_exceeded is said (nothing is typed
+	// past the budget), so the event is waited for too.
+	waitFor(t, "the raised budget reached: parked again", func() bool {
+		return spent() >= held+10000 && paused() && countEvents(eventsOf(t, team.cfg), event.BudgetExceeded, "") >= 2
+	})
 	evs := eventsOf(t, team.cfg)
 	if n := countEvents(evs, event.BudgetExceeded, ""); n != 2 {
 		t.Errorf("%d budget_exceeded, want 2", n)

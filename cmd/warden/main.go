@@ -30,6 +30,8 @@ commands:
                          the run in one page: tasks, what needed a person, restarts, limits, checkpoints
   clean [TEAM.toml | --state-dir DIR]
                          remove the worktrees of completed tasks (their branches stay)
+  land [TEAM.toml | --state-dir DIR]
+                         merge the complete tasks' branches into warden/{team}/landed, land_verify on it
   replay [TEAM.toml | --state-dir DIR] AGENT [--session ID] [--speed N] [--list]
                          play a session's recording (logs/AGENT-SESSION.cast) in the terminal
   validate [TEAM.toml]   check a team file (default: the one here); every error with file:line:col
@@ -111,6 +113,8 @@ func realMain(args []string, stdout, stderr io.Writer) int {
 		err = cmdReport(args[1:], stdout, stderr)
 	case "clean":
 		err = cmdClean(args[1:], stdout, stderr)
+	case "land":
+		err = cmdLand(args[1:], stdout, stderr)
 	case "wrap":
 		err = cmdWrap(args[1:], stdout, stderr)
 	case "validate":

@@ -51,7 +51,7 @@ func TestThePageTheMorningAfter(t *testing.T) {
 	tab, end := startBrowser(t, ctx, bin, 390, 844)
 	defer end()
 	navigate(t, tab, p.base+"/?token="+p.token)
-	pollPage(t, tab, "no warden running, and the last state's time", `document.getElementById('conn').textContent === 'no warden running' &&
+	pollPage(t, tab, "the run finished (not a green running), and the last state's time", `document.getElementById('conn').textContent === 'finished' &&
 		/the run finished; its last state, written \d+s ago/.test(document.getElementById('summary').textContent)`, 10*time.Second)
 	pollPage(t, tab, "both agents as they ended", `["w1","w2"].every(n => { const a = document.querySelector('article.agent[data-agent="'+n+'"]');
 		return a && a.querySelector('.state').textContent === (n === 'w1' ? 'waiting' : 'exited') && /last checkpoint \d+s ago/.test(a.textContent) })`, 5*time.Second)

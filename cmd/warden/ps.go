@@ -80,6 +80,8 @@ func renderPS(w io.Writer, ps *control.PS) {
 			for _, l := range strings.Split(strings.TrimRight(a.Dialog, "\n"), "\n") {
 				fmt.Fprintf(w, "  | %s\n", protocol.Plain(l))
 			}
+		} else if line := lastDialogLine(now, a); line != "" {
+			fmt.Fprintf(w, "\n%s\n", line)
 		}
 	}
 	if len(ps.Tasks) == 0 {
@@ -168,4 +170,26 @@ func cmdScreen(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintln(stdout, protocol.Plain(r)) // an agent's text never reaches your terminal as escapes
 	}
 	return nil
+}
+
+// lastDialogLine says what a person's answer to an agent's last dialog
+// did: "asker's last dialog (Bash command: curl …) was declined by a
+// person through the page, 3m ago" — whatever its CLI's transcript says.
+func lastDialogLine(now time.Time, a control.Agent) string {
+	o := a.LastDialog
+	if o == nil {
+		return ""
+	}
+	q := ""
+	if o.Question != "" {
+		q = " (" + clip(strings.Join(strings.Fields(protocol.Plain(o.Question)), " "), 90) + ")"
+	}
+	via := ""
+	if o.Via != "" {
+		via = " through " + map[string]string{"page": "the page", "cli": "warden answer"}[o.Via]
+		if via == " through " {
+			via = " through " + protocol.Plain(o.Via)
+		}
+	}
+	return fmt.Sprintf("%s's last dialog%s was %s by a person%s, %s ago", a.Name, q, o.Outcome, via, age(now, o.At))
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -163,10 +164,29 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if cfg.Landing.Land != config.LandNone && result.ExitCode() == 0 {
+		// Every task done: the complete ones are landed on the team's
+		// integration branch, once the team has let go of its state dir.
+		// A land that stops says why (NOT LANDED:, land_stopped); the run's
+		// exit code stays the tasks' (`warden land` goes on by hand).
+		team.Close()
+		landAtEnd(team.Out(), logger, cfg)
+	}
 	if code := result.ExitCode(); code != 0 {
 		return &exitError{code: code, err: result.Err}
 	}
 	return nil
+}
+
+// landAtEnd lands a finished run's complete tasks (land = "branch" or
+// "ff-base"), as `warden land TEAM.toml` would.
+func landAtEnd(out io.Writer, logger hclog.Logger, cfg *config.Team) {
+	res, err := supervisor.Land(context.Background(), logger, cfg.StateDir, cfg.Landing)
+	if err != nil {
+		fmt.Fprintf(out, "NOT LANDED: %v; `warden land` tries again\n", err)
+		return
+	}
+	res.Print(out)
 }
 
 func newLogger(w io.Writer, level string) hclog.Logger {

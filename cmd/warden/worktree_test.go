@@ -68,3 +68,45 @@ func TestKill9ThenResumeCommitsEveryByte(t *testing.T) {
 		t.Errorf("T1's worktree still holds uncommitted work: %s", status)
 	}
 }
+
+// A run in worktree mode with land = "branch" ends by landing its complete
+// tasks: warden/{team}/landed holds both tasks' work, land_verify ran on
+// it, base is where it was, and the run's exit code is the tasks' (issue 37).
+func TestARunLandsItsTasksAtTheEnd(t *testing.T) {
+	defer proctest.AssertNone(t)
+	repo := t.TempDir()
+	git := func(args ...string) string {
+		t.Helper()
+		out, err := exec.Command("git", append([]string{"-C", repo, "-c", "user.name=t", "-c", "user.email=t@t"}, args...)...).CombinedOutput()
+		if err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	git("init", "-q", "-b", "main")
+	os.WriteFile(filepath.Join(repo, ".gitignore"), []byte(".warden/\n"), 0o644)
+	git("add", "-A")
+	git("commit", "-q", "-m", "start")
+	base := git("rev-parse", "main")
+	src, _ := os.ReadFile(workerTeam(t, "worker:steps=2:write=one.txt", "worker:steps=2:write=two.txt"))
+	team := filepath.Join(repo, "team.toml")
+	text := strings.Replace(string(src), "\n",
+		"\nworkspace = \"worktree\"\nland = \"branch\"\nland_verify = [\"sh\", \"-c\", \"test -s one.txt && test -s two.txt\"]\n", 1)
+	os.WriteFile(team, []byte(text), 0o600)
+
+	cmd, out := runWarden(t, "run", team)
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("warden run: %v\n%s", err, out.dump())
+	}
+	if !strings.Contains(out.dump(), "LANDED:") || strings.Contains(out.dump(), "NOT LANDED:") {
+		t.Errorf("the run's output says no land:\n%s", out.dump())
+	}
+	for _, f := range []string{"one.txt", "two.txt"} {
+		if got := git("show", "warden/lifecycle/landed:"+f); !strings.Contains(got, "step 2") {
+			t.Errorf("the landed branch's %s: %q", f, got)
+		}
+	}
+	if now := git("rev-parse", "main"); now != base {
+		t.Errorf("land = \"branch\" moved main from %s to %s", base, now)
+	}
+}

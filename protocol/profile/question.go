@@ -27,6 +27,17 @@ var choiceRows = res(
 // sidebarMark is the bar OpenCode draws left of its rows.
 var sidebarMark = regexp.MustCompile(`^[┃│]\s?`)
 
+// cursorTail is a block cursor a CLI draws at a row's end and takes away
+// (Qwen Code's "← █" under its confirmation): not the dialog's words.
+var cursorTail = regexp.MustCompile(`[\s\x{2580}-\x{259F}]+$`)
+
+// bareRow is a dialog's row without OpenCode's sidebar bar, a trailing
+// block cursor and the spaces around them.
+func bareRow(row string) string {
+	row = sidebarMark.ReplaceAllString(strings.TrimSpace(row), "")
+	return strings.TrimSpace(cursorTail.ReplaceAllString(row, ""))
+}
+
 // QuestionOf is what a dialog's text asks, without its choices and key
 // hints: "Do you want to proceed?" and the command, never "› 1. Yes,
 // proceed (y)". Empty when the text is only choices.
@@ -40,7 +51,7 @@ func QuestionOf(text string) string {
 	}
 	var out []string
 	for _, row := range strings.Split(text, "\n") {
-		row = strings.TrimSpace(sidebarMark.ReplaceAllString(strings.TrimSpace(row), ""))
+		row = bareRow(row)
 		if row == "" || matchAny(choiceRows, row) {
 			continue
 		}
@@ -63,7 +74,7 @@ func DialogID(text string) string {
 	b.WriteString(QuestionOf(text))
 	b.WriteString("\n--\n")
 	for _, row := range strings.Split(text, "\n") {
-		row = strings.TrimSpace(sidebarMark.ReplaceAllString(strings.TrimSpace(row), ""))
+		row = bareRow(row)
 		if m := optionRow.FindStringSubmatch(row); m != nil {
 			b.WriteString(m[2])
 			b.WriteByte('\n')

@@ -74,3 +74,20 @@ func TestCopilotDialogKeepsItsIDWhileItWaits(t *testing.T) {
 		t.Errorf("the dialog changed with its timer:\n%s\n--\n%s", first.Text, later.Text)
 	}
 }
+
+// Qwen Code draws its confirmation's tool row, then a block cursor at its
+// end: one dialog, so that a person's answer to the first is not refused
+// as stale (measured in TestRealCLIAnswer/qwen-default).
+func TestABlockCursorIsNotPartOfTheDialog(t *testing.T) {
+	bare := "? Shell curl -s http://127.0.0.1:9/second > second.txt (Fetch the second probe) ←\n● 1. Allow once\n  2. No"
+	cursor := "? Shell curl -s http://127.0.0.1:9/second > second.txt (Fetch the second probe) ← █\n● 1. Allow once\n  2. No"
+	if DialogID(bare) != DialogID(cursor) {
+		t.Errorf("a trailing block cursor made another dialog: %q vs %q", QuestionOf(bare), QuestionOf(cursor))
+	}
+	if q := QuestionOf(cursor); strings.Contains(q, "█") {
+		t.Errorf("question %q holds the cursor", q)
+	}
+	if DialogID(bare) == DialogID(strings.Replace(bare, "second", "third", 1)) {
+		t.Error("another command is the same dialog")
+	}
+}

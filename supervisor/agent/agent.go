@@ -44,6 +44,7 @@ type Agent struct {
 	context        float64              // last context gauge, percent
 	pausedUntil    time.Time            // its account's hold plans to end then (holds.go)
 	dialog         string               // the dialog the agent waits on (state waiting)
+	lastDialog     *state.DialogOutcome // what a person's answer to its last dialog did
 	lastRecord     *protocol.Checkpoint // the last checkpoint it made (warden ps, the page)
 	spend          protocol.Usage       // what its sessions spent in the run (usage.go)
 	// holds are the reasons it is held (parked): its account, the budget.

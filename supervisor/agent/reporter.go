@@ -52,6 +52,9 @@ func (r *reporter) Event(name string, kv ...any) {
 	if name == event.AgentStalled {
 		r.stalled = stallReason(kv)
 	}
+	if name == event.DialogAnswered {
+		r.a.answered(kv)
+	}
 	r.a.d.Events.Emit(name, r.a.cfg.Name, taskID(r.task), kv...)
 }
 

@@ -102,7 +102,7 @@ func (a *Agent) Status() state.AgentStatus {
 	defer a.mu.Unlock()
 	s := state.AgentStatus{Name: a.cfg.Name, State: a.state, Attempt: a.attempt, Task: a.task,
 		Reason: a.reason, LastCheckpoint: a.lastCheckpoint,
-		Context: a.context, PausedUntil: a.pausedUntil, Dialog: a.dialog, BudgetHeld: a.Held(HoldBudget), OverlapHeld: a.OverlapHeld()}
+		Context: a.context, PausedUntil: a.pausedUntil, Dialog: a.dialog, BudgetHeld: a.Held(HoldBudget), OverlapHeld: a.OverlapHeld(), LastDialog: a.lastDialog}
 	if !a.spend.Zero() {
 		u := a.spend.Clone()
 		s.Usage = &u
@@ -121,5 +121,27 @@ func (a *Agent) Status() state.AgentStatus {
 func (a *Agent) checkpointed(now time.Time) {
 	a.mu.Lock()
 	a.lastCheckpoint = now
+	a.mu.Unlock()
+}
+
+// answered keeps what a person's answer to the agent's dialog did (a
+// dialog_answered event's fields, by a person): warden ps and the page say
+// "declined" after a deny, whatever the CLI's transcript says.
+func (a *Agent) answered(kv []any) {
+	f := map[string]string{}
+	for i := 0; i+1 < len(kv); i += 2 {
+		if k, ok := kv[i].(string); ok {
+			if v, ok := kv[i+1].(string); ok {
+				f[k] = v
+			}
+		}
+	}
+	out := state.OutcomeOf(f["choice"])
+	if f["by"] != "person" || out == "" {
+		return
+	}
+	o := &state.DialogOutcome{Outcome: out, Question: f["question"], DialogID: f["dialog_id"], Via: f["via"], At: a.d.Clock.Now()}
+	a.mu.Lock()
+	a.lastDialog = o
 	a.mu.Unlock()
 }

@@ -172,6 +172,9 @@ type Team struct {
 	// file do: "warn" (default: task_overlap, a WARNING) or "serialize"
 	// (and the later task is held until the first ends).
 	OnOverlap string
+	// Landing is land, land_verify, land_verify_each, land_verify_timeout
+	// (land.go).
+	Landing
 	// MaxRunning is how many agents may run at once (the others wait their
 	// turn); 0 (default) for no limit.
 	MaxRunning int

@@ -51,6 +51,7 @@ func TestLoadMinimalFillsDefaults(t *testing.T) {
 		WorkspaceMode:       WorkspaceShared,
 		Merge:               MergeNone,
 		OnOverlap:           OverlapWarn,
+		Landing:             Landing{Land: LandNone, LandVerifyTimeout: DefaultLandVerifyTimeout},
 		Sandbox:             SandboxBox,
 		TeamBudget:          TeamBudget{CostWarning: 80, OnBudget: "checkpoint-exit"},
 		Agents: []Agent{{
@@ -101,6 +102,7 @@ func TestLoadFullKeepsEveryValue(t *testing.T) {
 		WorkspaceMode:       WorkspaceShared,
 		Merge:               MergeFF,
 		OnOverlap:           OverlapSerialize,
+		Landing:             Landing{Land: LandNone, LandVerifyTimeout: DefaultLandVerifyTimeout},
 		Sandbox:             SandboxOff,
 		Base:                "develop",
 		TeamBudget:          TeamBudget{CostWarning: 80, OnBudget: "checkpoint-exit"},

@@ -57,6 +57,11 @@ const (
 	WorkCommitted = "work_committed" // a task's worktree committed to its branch
 	WorkMerged    = "work_merged"    // a completed task's branch fast-forwarded into base
 	MergeRefused  = "merge_refused"  // … or not, and why
+	// The integration branch (warden land, land = "branch" | "ff-base"):
+	// {branch, base, tasks, verify, base_moved, stopped}, and what stopped
+	// it {task, why, branch}.
+	WorkLanded  = "work_landed"
+	LandStopped = "land_stopped"
 	// A task's worktree that is no longer the one warden made (a symbolic
 	// link, a .git of the agent's own or naming another repository): nothing
 	// committed from it, no session started in it. {path, reason}
@@ -136,6 +141,8 @@ var Names = []string{
 	WorkCommitted,
 	WorkMerged,
 	MergeRefused,
+	WorkLanded,
+	LandStopped,
 	WorktreeRefused,
 	UsageLimitWait,
 	ContextThreshold,

@@ -39,7 +39,13 @@ func Verify(ctx context.Context, argv []string, dir string) VerifyResult {
 // when it ends the box is closed, which kills everything it started — what
 // left its process group too.
 func VerifyIn(ctx context.Context, argv []string, dir string, box runner.CommandBox) VerifyResult {
-	ctx, cancel := context.WithTimeout(ctx, VerifyTimeout)
+	return VerifyWithin(ctx, argv, dir, box, VerifyTimeout)
+}
+
+// VerifyWithin is VerifyIn bounded by timeout instead of VerifyTimeout
+// (the team's land_verify_timeout).
+func VerifyWithin(ctx context.Context, argv []string, dir string, box runner.CommandBox, timeout time.Duration) VerifyResult {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	cmd.Dir = dir

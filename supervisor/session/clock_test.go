@@ -258,6 +258,16 @@ func TestSettleTypingAndEchoOnAFakeClock(t *testing.T) {
 		return time.Unix(0, s.out.last.Load()).Equal(drawn)
 	})
 
+	// Its ten repaints come at the same fake time; under load the last of
+	// them may still be on its way through the pty when ANSWERED is
+	// logged, and would re-arm the settle timer after the advance below:
+	// wait for the output read to hold still (real time) first.
+	for seq, still := s.tap.seq.Load(), time.Now(); time.Since(still) < 500*time.Millisecond; time.Sleep(20 * time.Millisecond) {
+		if now := s.tap.seq.Load(); now != seq {
+			seq, still = now, time.Now()
+		}
+	}
+
 	// The block is read off the screen only once it settled: the settle
 	// runs on the fake clock.
 	settle := p.Settle

@@ -89,6 +89,10 @@ func (l Layout) Worktree(task string) (string, error) {
 	return l.path("worktrees", task), nil
 }
 
+// Land is the worktree of the team's integration branch
+// (warden/{team}/landed), which warden land builds.
+func (l Layout) Land() string { return l.path("land") }
+
 // oneElement reports whether name is a single, ordinary path element.
 func oneElement(name string) bool {
 	return name != "" && name != "." && name != ".." && filepath.Base(name) == name

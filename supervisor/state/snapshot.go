@@ -55,6 +55,9 @@ type AgentStatus struct {
 	// OverlapHeld is the task the agent is held for (on_overlap =
 	// "serialize"): its own task named a file that one named first.
 	OverlapHeld string `json:"overlap_held,omitempty"`
+	// LastDialog is what became of the last dialog a person answered
+	// (dialogoutcome.go).
+	LastDialog *DialogOutcome `json:"last_dialog,omitempty"`
 }
 
 // Snapshot is the team's state as state.json holds it and `warden status`

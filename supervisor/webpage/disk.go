@@ -32,10 +32,14 @@ const (
 // dir: PS as warden ps would have said it (Now is the time it is read, so
 // that ages are counted to now), when state.json was written last, and how
 // the run ended ("finished", "stopped"; "" when its supervisor died).
+// Died: state.json says running and no warden holds the team's lock — its
+// agents are shown as warden status shows them (state.MarkDied: unknown,
+// with what each was doing), and the page says the team is dead.
 type Disk struct {
 	PS        *control.PS `json:"ps"`
 	UpdatedAt time.Time   `json:"updated_at"`
 	Ended     string      `json:"ended,omitempty"`
+	Died      bool        `json:"died,omitempty"`
 }
 
 // fromDisk reads the team's last state and newest events from the state
@@ -44,6 +48,9 @@ func fromDisk(root string) (d Disk, events [][]byte, ok bool) {
 	snap, err := state.ReadSnapshot(root)
 	if err != nil || snap == nil {
 		return Disk{}, nil, false
+	}
+	if snap.Running && !state.LockHeld(root) {
+		snap.MarkDied()
 	}
 	ps := &control.PS{Team: snap.Team, Pid: snap.Pid, StateDir: root, StartedAt: snap.StartedAt, Now: time.Now(),
 		RunID: snap.RunID, CarriedOn: snap.CarriedOn, Tasks: snap.Tasks, Usage: snap.Usage, Budget: snap.Budget}
@@ -56,7 +63,7 @@ func fromDisk(root string) (d Disk, events [][]byte, ok bool) {
 	if ps.Tasks == nil {
 		ps.Tasks = []queue.Status{}
 	}
-	return Disk{PS: ps, UpdatedAt: snap.UpdatedAt, Ended: snap.Ended}, lastEvents(state.NewLayout(root).Events()), true
+	return Disk{PS: ps, UpdatedAt: snap.UpdatedAt, Ended: snap.Ended, Died: snap.SupervisorDied}, lastEvents(state.NewLayout(root).Events()), true
 }
 
 // lastEvents is the newest diskEvents lines of events.jsonl at path, oldest
@@ -100,6 +107,7 @@ func (s *Server) sendDisk(w http.ResponseWriter) bool {
 	if !ok {
 		return false
 	}
+	s.fillRecords(d.PS)
 	send(w, "disk", d)
 	for _, e := range events {
 		fmt.Fprintf(w, "event: event\ndata: %s\n\n", e)

@@ -80,7 +80,7 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 					break stream
 				}
 				st.begin()
-				sendUpdate(w, u)
+				s.sendUpdate(w, u)
 				for more := true; more; { // what came meanwhile, in one flush
 					select {
 					case u, ok := <-updates:
@@ -88,7 +88,7 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 							more = false
 							break
 						}
-						sendUpdate(w, u)
+						s.sendUpdate(w, u)
 					default:
 						more = false
 					}
@@ -129,9 +129,10 @@ func (st *stream) begin() { _ = st.rc.SetWriteDeadline(time.Now().Add(st.d)) }
 // stopped reading.
 func (st *stream) flush() error { return st.rc.Flush() }
 
-func sendUpdate(w http.ResponseWriter, u control.Update) {
+func (s *Server) sendUpdate(w http.ResponseWriter, u control.Update) {
 	switch {
 	case u.PS != nil:
+		s.fillRecords(u.PS) // records.go
 		send(w, "ps", u.PS)
 	case u.Event != nil:
 		fmt.Fprintf(w, "event: event\ndata: %s\n\n", u.Event)

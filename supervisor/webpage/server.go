@@ -54,6 +54,8 @@ type Server struct {
 	hcache   healthCache
 	// refusals bounds the log lines of writes refused for who made them.
 	refusals unixsock.Refusals
+	// recs are the state dir's records, for the agents ps gives none of.
+	recs records
 }
 
 // healthEvery: /healthz asks the team for its state at most this often,
@@ -210,6 +212,7 @@ func (s *Server) ps(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusServiceUnavailable, Health{Status: "not_running", Error: err.Error()})
 		return
 	}
+	s.fillRecords(ps)
 	writeJSON(w, http.StatusOK, ps)
 }
 

@@ -3,7 +3,7 @@
 // never HTML from the team.
 "use strict";
 
-const S = { ps: null, skew: 0, screens: {}, events: [], seen: new Set(), cards: {}, down: "", refused: false, disk: null };
+const S = { ps: null, skew: 0, screens: {}, events: [], seen: new Set(), cards: {}, down: "", lost: "", refused: false, disk: null };
 const $ = (id) => document.getElementById(id);
 const SVG = "http://www.w3.org/2000/svg";
 const MAX_EVENTS = 200;
@@ -39,17 +39,19 @@ function redraw() {
 function draw() {
   const ps = S.ps;
   const conn = $("conn");
-  if (S.down || !ps) {
-    conn.textContent = S.refused ? "refused" : S.down ? "no warden running" : "connecting";
-    conn.className = "pill down";
-    $("summary").textContent = S.down + diskNote();
-  }
+  const p = S.refused ? { text: "refused", cls: "down" } : Head.pill(ps, S.disk, S.down, S.lost);
+  conn.textContent = p.text;
+  conn.className = "pill " + p.cls;
+  if (S.down || S.lost || !ps) $("summary").textContent = (S.lost || S.down) + diskNote();
   if (!ps) return;
   $("team").textContent = ps.team;
   document.title = "warden · " + ps.team;
-  if (!S.down) {
-    conn.textContent = ps.stopping ? "stopping" : "running";
-    conn.className = "pill " + (ps.stopping ? "stopping" : "running");
+  // Who needs a person, first: the agents on dialogs (their cards come
+  // first too), a budget reached, the blocked tasks.
+  const needs = Head.needsLine(Head.needs(ps, Fmt.isBlocked, Fmt.blockedOn));
+  $("needs").textContent = needs;
+  $("needs").hidden = !needs;
+  if (!S.down && !S.lost) {
     const n = {};
     for (const t of ps.tasks) n[Fmt.label(t)] = (n[Fmt.label(t)] || 0) + 1;
     $("summary").textContent = `pid ${ps.pid} · up ${dur(now() - Date.parse(ps.started_at))} · ` +
@@ -58,7 +60,9 @@ function draw() {
   }
   const prog = ps.tasks.length ? ps.tasks.reduce((a, t) => a + (t.state === "complete" ? 100 : t.progress), 0) / ps.tasks.length : 0;
   $("teambar").style.width = prog + "%";
-  drawCarried(ps.carried_on);
+  const carried = Head.carried(ps.carried_on, ago, ps.now);
+  $("carried").textContent = carried;
+  $("carried").hidden = !carried;
   drawSpent(ps.usage, ps.budget);
   drawAgents(ps);
   drawMemory(ps.memory);
@@ -67,23 +71,9 @@ function draw() {
   drawEvents();
 }
 
-// drawCarried says each time the run was carried on by a new supervisor
-// (after a crash, a stop, a scheduler's rerun): when, after what, and the
-// checkpoint each open task resumed from.
-function drawCarried(list) {
-  const box = $("carried");
-  box.hidden = !list || !list.length;
-  if (box.hidden) return;
-  box.textContent = "";
-  for (const c of list) {
-    const at = new Date(Date.parse(c.at));
-    let text = "Resumed " + at.toLocaleString() + " (" + ago(c.at) + ") after " + c.after + ": ";
-    text += c.resumed && c.resumed.length ?
-      c.resumed.map((r) => `${r.task} from ${r.agent}'s checkpoint at ${r.progress}% (${r.status}, ${ago(r.updated_at)})`).join("; ") :
-      "no task had a checkpoint to resume from";
-    box.append(el("div", "", text));
-  }
-}
+// stamp is t as every date on the page is written: "2026-12-07 03:10",
+// in the team's zone.
+function stamp(t) { return Head.stamp(t, S.ps && S.ps.now); }
 
 // drawSpent says what the run spent against the team's budget, as warden
 // status does (state.TeamSpend), and a budget reached: with on_budget =
@@ -148,7 +138,7 @@ function diskNote() {
   if (!d) return "";
   const how = d.ended === "finished" ? "the run finished" : d.ended === "stopped" ? "the run was stopped" : "its supervisor is gone";
   return " · " + how + "; its last state, written " + ago(d.updated_at) +
-    " (" + new Date(d.updated_at).toLocaleString() + "), and its last events";
+    " (" + stamp(d.updated_at) + "), and its last events";
 }
 
 function card(name) {
@@ -293,14 +283,17 @@ function drawAgents(ps) {
     let next = "";
     if (a.state === "waiting") next = "no requests while it waits";
     else if (a.budget_held) next = "parked at the team's budget: no requests until warden resume";
-    else if (!zero(a.paused_until)) next = "parked at a usage limit until " + new Date(a.paused_until).toLocaleString();
+    else if (!zero(a.paused_until)) next = "parked at a usage limit until " + stamp(a.paused_until);
     else if (a.state === "admission") next = a.reason || "waits its turn";
     else if (!zero(a.requested_at)) next = "request typed " + ago(a.requested_at) + ", awaiting the answer";
     else if (!zero(a.next_request)) {
       const left = Date.parse(a.next_request) - now();
       next = left > 0 ? "next request in " + dur(left) : "next request due now";
     }
-    c.times.textContent = "last checkpoint " + (zero(a.last_checkpoint) ? "never" : ago(a.last_checkpoint)) +
+    // Its last record may be one from disk (a run carried on, the page the
+    // morning after): its time is the record's.
+    const lastAt = !zero(a.last_checkpoint) ? a.last_checkpoint : cp && !zero(cp.updated_at) ? cp.updated_at : "";
+    c.times.textContent = "last checkpoint " + (lastAt ? ago(lastAt) : "never") +
       (cp ? " (" + cp.status + ")" : "") + (next ? " · " + next : "");
     // The task's seed fields and time worked, and whether it is blocked.
     const seed = task ? Fmt.details(task) : "";
@@ -308,8 +301,13 @@ function drawAgents(ps) {
     c.seed.textContent = [blocked, seed].filter(Boolean).join(" · ");
     c.seed.hidden = !c.seed.textContent;
     c.root.classList.toggle("blocked", !!blocked);
-    c.dialog.hidden = !(a.state === "waiting" && a.dialog);
-    c.dialog.textContent = a.question || a.dialog || "";
+    // The dialog it waits on; else what a person's answer to its last
+    // one did ("declined", whatever the CLI's transcript says after it).
+    const o = a.last_dialog;
+    const waitsOn = a.state === "waiting" && !!a.dialog;
+    c.dialog.hidden = !waitsOn && !o;
+    c.dialog.classList.toggle("outcome", !waitsOn && !!o);
+    c.dialog.textContent = waitsOn ? a.question || a.dialog : o ? Head.outcome(o, ago) : "";
     showAnswer(c, a);
     c.limit.hidden = zero(a.paused_until) || !!S.down;
     c.progress.hidden = c.lists.hidden = !task && !cp; // an agent without tasks
@@ -450,7 +448,7 @@ function drawEvents() {
     li.dataset.event = e.event;
     const rest = Object.entries(e).filter(([k, v]) => !["ts", "event", "agent", "task"].includes(k) && v !== "")
       .map(([k, v]) => k + "=" + (typeof v === "string" ? v : JSON.stringify(v))).join(" ");
-    li.append(el("span", "ts", new Date(e.ts).toLocaleTimeString()), el("span", "ev", e.event),
+    li.append(el("span", "ts", Head.clock(e.ts, S.ps && S.ps.now)), el("span", "ev", e.event),
       el("span", "", [e.agent, e.task].filter(Boolean).join(" · ")), el("span", "kv", rest));
     li.title = rest;
     return li;
@@ -467,6 +465,7 @@ function connect() {
     S.down = "";
     S.disk = null;
     S.refused = false;
+    S.lost = "";
     redraw();
   });
   // No warden runs the team: its last state from the state dir (the
@@ -476,6 +475,7 @@ function connect() {
     S.ps = d.ps;
     S.skew = Date.now() - Date.parse(d.ps.now);
     S.disk = d;
+    S.lost = "";
     redraw();
   });
   src.addEventListener("screen", (m) => {
@@ -494,13 +494,21 @@ function connect() {
   });
   src.addEventListener("down", (m) => {
     S.down = "no warden answers for this team: " + JSON.parse(m.data).error;
+    S.lost = "";
     redraw();
   });
   // A stream the server refused (503: the page has as many viewers as it
   // serves; 401: the token changed) is not retried by the browser: again
   // in a few seconds.
   src.onerror = () => {
-    if (src.readyState !== EventSource.CLOSED) return;
+    if (src.readyState !== EventSource.CLOSED) {
+      // The browser tries again by itself: meanwhile the team is not
+      // shown as running (the page's own server may have died with its
+      // warden, under warden run --http).
+      S.lost = "the page lost its connection to its server: trying again (warden run --http's page goes with its warden)";
+      redraw();
+      return;
+    }
     S.down = "the page's event stream was refused (as many viewers as it serves, or a new token): trying again";
     S.refused = true;
     redraw();
