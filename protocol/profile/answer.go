@@ -66,7 +66,7 @@ func (p *Profile) Answer(choice string, s Screen) (keys []Keys, final bool, err 
 	sel, target := -1, -1
 	n := 0
 	for _, row := range strings.Split(d.Text, "\n") {
-		m := optionRow.FindStringSubmatch(strings.TrimSpace(row))
+		m := optionRow.FindStringSubmatch(bareRow(row))
 		if m == nil {
 			continue
 		}

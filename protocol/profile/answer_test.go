@@ -65,3 +65,24 @@ type rowsScreen []string
 
 func (r rowsScreen) Rows() []string  { return r }
 func (r rowsScreen) Bracketed() bool { return true }
+
+// Qwen Code 0.24.4 sometimes draws its confirmation with a block at the
+// end of each row (measured in TestRealCLIAnswer/qwen-default): its
+// allow-once choice is the same choice.
+func TestQwenAnswersThroughItsBlockEdge(t *testing.T) {
+	p, _ := For("qwen")
+	rows := rowsScreen{
+		"? Shell curl -s http://127.0.0.1:9/second > second.txt (Fetch the second probe) ← █",
+		"curl -s http://127.0.0.1:9/second > second.txt █",
+		"Allow execution of: 'curl'? █",
+		"› 1. Yes, allow once █",
+		"2. Always allow run 'curl *' commands in this project █",
+		"3. Always allow run 'curl *' commands for this user █",
+		"4. No, suggest changes (esc) █",
+		"⠏ Waiting for user confirmation...",
+	}
+	keys, final, err := p.Answer(AnswerAllowOnce, rows)
+	if joinKeys(keys) != "\r" || !final || err != nil {
+		t.Errorf("allow-once: %q final %v err %v, want Enter", joinKeys(keys), final, err)
+	}
+}

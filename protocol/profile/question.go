@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -11,18 +12,35 @@ import (
 // in every CLI's wording: numbered choices (the selected one marked ›, ❯
 // or ●), Claude Code's bare No / Yes, OpenCode's row of buttons, and the
 // hints under them. A dialog's question is what is left.
-var choiceRows = res(
+var choiceRows = slices.Concat(res(
 	`^[\x{2800}-\x{28FF}]`, // a spinner's row
-	`^(?:[›❯●▸>]\s*)?\d+\.\s`,
-	`^(?:[›❯●▸>]\s*)?(?:Yes|No)$`,
-	`Allow once\s+Allow always\s+Reject`,
+), pickRows, res(
 	`(?i)esc to cancel`,
 	`(?i)enter to confirm`,
 	`(?i)press enter`,
 	`⇆ select`,
 	`(?i)waiting for user confirmation`,
 	`^Tip: `,
+))
+
+// pickRows are the rows a person picks from: numbered choices, Claude
+// Code's bare No / Yes, OpenCode's row of buttons.
+var pickRows = res(
+	`^(?:[›❯●▸>]\s*)?\d+\.\s`,
+	`^(?:[›❯●▸>]\s*)?(?:Yes|No)$`,
+	`Allow once\s+Allow always\s+Reject`,
 )
+
+// HasChoices reports whether a dialog's text lists anything to pick: Qwen
+// Code draws its confirmation's question a moment before its choices.
+func HasChoices(text string) bool {
+	for _, row := range strings.Split(text, "\n") {
+		if matchAny(pickRows, bareRow(row)) {
+			return true
+		}
+	}
+	return false
+}
 
 // sidebarMark is the bar OpenCode draws left of its rows.
 var sidebarMark = regexp.MustCompile(`^[┃│]\s?`)

@@ -264,17 +264,21 @@ func TestRealCLIDialogWaits(t *testing.T) {
 }
 
 // checkChannelWaiting: for a CLI read through its app-server, agent_waiting
-// came from the approval request (not off the screen), with the request's
-// own reason and command.
+// says what the approval request says — its own reason and the command —
+// whether the request reached warden first or the TUI drew the dialog
+// first (a race: the request came first in most runs on 0.169.0, not in
+// one of about five, nor on 0.171.0; Codex draws the reason and the
+// command on its screen too). Which came first is logged.
 func checkChannelWaiting(t testing.TB, c dialogCLI, waiting map[string]any) {
 	t.Helper()
 	if !c.channel {
 		return
 	}
 	text, _ := waiting["text"].(string)
-	if waiting["on_screen"] != false || !strings.Contains(text, "Fetch the probe page into fetched.txt") || !strings.Contains(text, probeCommand) {
-		t.Errorf("agent_waiting did not come from the app-server's request: %v", waiting)
+	if !strings.Contains(text, "Fetch the probe page into fetched.txt") || !strings.Contains(text, probeCommand) {
+		t.Errorf("agent_waiting does not say the approval request's reason and command: %v", waiting)
 	}
+	t.Logf("agent_waiting came from %s", map[bool]string{true: "the screen", false: "the app-server's request"}[waiting["on_screen"] == true])
 }
 
 // wardenForSubtests builds warden and points WARDEN_BIN at it for the

@@ -153,6 +153,7 @@ func (s *Session) Answer(ctx context.Context, choice, dialogID, via string) (*An
 	s.input.mu.Unlock()
 	if err != nil {
 		s.log.Info("a person's answer refused", "choice", choice, "via", via, "why", err)
+		s.log.Debug("the dialog the answer was refused for", "text", visibleText(d.Text))
 		return nil, err
 	}
 	s.typedIntoDialog(viaAnswer) // its DIALOG ANSWERED line says it closed (dialogline.go)

@@ -61,6 +61,10 @@ type dialogWatch struct {
 	// permission dialog count from their second read (a limit dialog half
 	// drawn reads as another kind).
 	first string
+	// bare is the question of a permission dialog drawn without its
+	// choices yet, first read at bareSince (secondRead).
+	bare      string
+	bareSince time.Time
 	// answered is the text of the limit dialog warden answered (once).
 	answered string
 
@@ -80,6 +84,12 @@ type dialogWatch struct {
 
 // dialogRecheck is when a dialog read once off the screen is read again.
 const dialogRecheck = 250 * time.Millisecond
+
+// dialogChoicesWait is how long a permission dialog drawn without its
+// choices (Qwen Code draws them a moment after its question) waits for
+// them before it is announced anyway: an answer needs them on the screen,
+// and they are part of the dialog's id.
+const dialogChoicesWait = 2 * time.Second
 
 // hookGrace is how long a hook's word of a dialog holds against a screen
 // that has shown only the prompt or a turn since.
@@ -113,6 +123,9 @@ func (s *Session) checkDialog() {
 	d.Text = protocol.Visible(profile.Sanitize(d.Text))
 	w := &s.dialog
 	now := s.cfg.Clock.Now()
+	if !ok {
+		w.bare = "" // a dialog drawn again later counts from then
+	}
 	if ok && onScreen && !s.secondRead(d) {
 		return
 	}
@@ -167,11 +180,27 @@ func (s *Session) checkDialog() {
 }
 
 // secondRead reports whether a dialog read off the screen counts: a
-// permission dialog at once, another kind once the same text is read again
-// (dialogRecheck later, or at the next settle).
+// permission dialog at once once it lists its choices (or dialogChoicesWait
+// after its question was first read without them), another kind once the
+// same text is read again (dialogRecheck later, or at the next settle).
 func (s *Session) secondRead(d profile.Dialog) bool {
 	w := &s.dialog
-	if d.Kind == profile.DialogPermission || (w.cur != nil && w.cur.Text == d.Text) || w.first == d.Text {
+	if w.cur != nil && w.cur.Text == d.Text {
+		w.first = ""
+		return true
+	}
+	if d.Kind == profile.DialogPermission && !profile.HasChoices(d.Text) {
+		now, q := s.cfg.Clock.Now(), profile.QuestionOf(d.Text)
+		if w.bare != q {
+			w.bare, w.bareSince = q, now
+		}
+		if now.Sub(w.bareSince) < dialogChoicesWait {
+			s.cfg.Clock.AfterFunc(dialogRecheck, func() { s.push(readerEvent{signals: true}) })
+			return false
+		}
+	}
+	w.bare = ""
+	if d.Kind == profile.DialogPermission || w.first == d.Text {
 		w.first = ""
 		return true
 	}

@@ -38,3 +38,40 @@ func TestDialogIDIsTheAnnouncedOne(t *testing.T) {
 		t.Errorf("on the screen: id %q, DialogID %q, want %q", id, s2.DialogID(screen), profile.DialogID(screen))
 	}
 }
+
+// Qwen Code draws its confirmation's question a moment before its choices
+// (measured in TestRealCLIAnswer/qwen-default: a person's allow-once 0.3 s
+// after agent_waiting found no choice to pick). A permission dialog counts
+// once its choices are drawn — or, for a CLI that never draws any,
+// dialogChoicesWait after its question was first read.
+func TestAPermissionDialogCountsOnceItsChoicesAreDrawn(t *testing.T) {
+	fc := clock.NewFake(time.Date(2026, 12, 7, 3, 0, 0, 0, time.UTC))
+	s := &Session{cfg: Config{Clock: fc}, id: "s1"}
+	question := "? Shell curl -s http://127.0.0.1:9/second > second.txt (Fetch the second probe) ←\nAllow execution of: 'curl'?"
+	bare := profile.Dialog{Kind: profile.DialogPermission, Text: question}
+	whole := profile.Dialog{Kind: profile.DialogPermission, Text: question + "\n› 1. Yes, allow once\n  2. No, suggest changes (esc)"}
+	if s.secondRead(bare) {
+		t.Fatal("a permission dialog with no choice drawn yet counted")
+	}
+	fc.Advance(dialogRecheck)
+	if s.secondRead(bare) {
+		t.Fatal("its question read again, still without choices, counted")
+	}
+	if !s.secondRead(whole) {
+		t.Fatal("the dialog with its choices drawn did not count at once")
+	}
+
+	// A dialog that never draws a choice is announced all the same.
+	s2 := &Session{cfg: Config{Clock: fc}, id: "s2"}
+	if s2.secondRead(bare) {
+		t.Fatal("counted at its first read")
+	}
+	fc.Advance(dialogChoicesWait - time.Millisecond)
+	if s2.secondRead(bare) {
+		t.Fatal("counted before dialogChoicesWait")
+	}
+	fc.Advance(time.Millisecond)
+	if !s2.secondRead(bare) {
+		t.Fatal("a dialog without choices never counted")
+	}
+}
