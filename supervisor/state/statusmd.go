@@ -125,6 +125,9 @@ func RenderDashboard(w io.Writer, s Snapshot, now time.Time) {
 		if a.Dialog != "" {
 			reason = "waits on: " + protocol.FirstLine(a.Dialog)
 		}
+		if a.OverlapHeld != "" {
+			reason = strings.TrimSpace("held until " + a.OverlapHeld + " ends (on_overlap = serialize) " + reason)
+		}
 		if a.BudgetHeld {
 			reason = strings.TrimSpace("parked at the team's budget until `warden resume` " + reason)
 		}
