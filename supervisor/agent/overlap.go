@@ -20,7 +20,7 @@ import (
 const HoldOverlap Hold = "overlap"
 
 // Overlaps watches the records of the team's open tasks for a common file
-// in their Files Modified (issue 37): task_overlap and a WARNING line once
+// in their Files Modified (issue 37): overlap and a WARNING line once
 // per pair of tasks and set of files, and with on_overlap = "serialize"
 // the later task's agent held (HoldOverlap) until the first task ends.
 type Overlaps struct {
@@ -95,7 +95,7 @@ func (o *Overlaps) say(ov overlap.Overlap, laterDone bool) {
 	}
 	d.Log.Warn("two open tasks modify the same files", "first", ov.First.Task, "later", ov.Later.Task,
 		"paths", ov.Paths, "action", action, console.Printed, true)
-	d.Events.Emit(event.TaskOverlap, ov.Later.Agent, ov.Later.Task, kv...)
+	d.Events.Emit(event.Overlap, ov.Later.Agent, ov.Later.Task, kv...)
 	then := ""
 	if held != nil {
 		then = "; " + ov.Later.Task + " is held until " + ov.First.Task + " ends (on_overlap = \"serialize\")"

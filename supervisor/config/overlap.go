@@ -3,7 +3,7 @@ package config
 // Values of on_overlap: what warden does when two open tasks' latest
 // records name a common file (issue 37).
 const (
-	// OverlapWarn: task_overlap and a WARNING line; both tasks go on.
+	// OverlapWarn: overlap and a WARNING line; both tasks go on.
 	OverlapWarn = "warn"
 	// OverlapSerialize: the same, and the later task (whose record named
 	// the path second) is held until the first completes or fails.

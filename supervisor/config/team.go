@@ -169,7 +169,7 @@ type Team struct {
 	// (fast-forwarded into Base when it can be).
 	Merge string
 	// OnOverlap is what two open tasks whose latest records name a common
-	// file do: "warn" (default: task_overlap, a WARNING) or "serialize"
+	// file do: "warn" (default: overlap, a WARNING) or "serialize"
 	// (and the later task is held until the first ends).
 	OnOverlap string
 	// Landing is land, land_verify, land_verify_each, land_verify_timeout

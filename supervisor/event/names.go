@@ -43,7 +43,7 @@ const (
 	// Two open tasks whose latest records name a common file (on_overlap),
 	// once per pair and path set: {tasks, agents, paths, new, action: warn
 	// | serialize}; the event's task and agent are the later ones.
-	TaskOverlap = "task_overlap"
+	Overlap = "overlap"
 
 	// A run and what it trusts (DESIGN §5).
 	RunStarted         = "run_started"         // {run_id, how: new | carried_on, previous_run, reason}
@@ -133,7 +133,7 @@ var Names = []string{
 	TaskReleased,
 	TaskAfresh,
 	TaskReopened,
-	TaskOverlap,
+	Overlap,
 	RunStarted,
 	CheckpointRestored,
 	CheckpointUntrusted,

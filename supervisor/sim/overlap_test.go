@@ -37,7 +37,7 @@ func eventsNamed(evs []Event, name string) []Event {
 }
 
 // TestOverlapIsSaidOnce: with on_overlap left at "warn", the two records
-// naming src/shared.go (one as ./src/shared.go) make one task_overlap and
+// naming src/shared.go (one as ./src/shared.go) make one overlap and
 // one WARNING line however many records follow; both tasks go on and
 // complete. In a worktree each task's path is its repository's.
 func TestOverlapIsSaidOnce(t *testing.T) {
@@ -45,14 +45,14 @@ func TestOverlapIsSaidOnce(t *testing.T) {
 		t.Run(map[bool]string{true: "worktree", false: "shared"}[worktree], func(t *testing.T) {
 			w := CheckSpec(t, overlapNight(worktree, "", []string{"src/shared.go", "b.go"}))
 			evs := w.eventsNow()
-			ov := eventsNamed(evs, "task_overlap")
+			ov := eventsNamed(evs, "overlap")
 			if len(ov) != 1 {
-				t.Fatalf("%d task_overlap events, want 1: %v", len(ov), ov)
+				t.Fatalf("%d overlap events, want 1: %v", len(ov), ov)
 			}
 			e := ov[0]
 			if e.Task() != "T2" || e.Agent() != "b" || e.Str("tasks") != "[T1 T2]" || e.Str("agents") != "[a b]" ||
 				e.Str("paths") != "[src/shared.go]" || e.Str("action") != "warn" || e.Str("held") != "" {
-				t.Errorf("task_overlap %v: want T2 of b after T1 of a, src/shared.go, action warn", e)
+				t.Errorf("overlap %v: want T2 of b after T1 of a, src/shared.go, action warn", e)
 			}
 			out := w.out.String()
 			if n := strings.Count(out, "WARNING: T1 (a) and T2 (b) both modify src/shared.go"); n != 1 {
@@ -66,11 +66,11 @@ func TestOverlapIsSaidOnce(t *testing.T) {
 }
 
 // TestNoOverlapSaysNothing: records naming files of their own make no
-// task_overlap and no such WARNING.
+// overlap and no such WARNING.
 func TestNoOverlapSaysNothing(t *testing.T) {
 	w := CheckSpec(t, overlapNight(false, "serialize", []string{"src/other.go", "b.go"}))
-	if ov := eventsNamed(w.eventsNow(), "task_overlap"); len(ov) != 0 {
-		t.Errorf("task_overlap without a common file: %v", ov)
+	if ov := eventsNamed(w.eventsNow(), "overlap"); len(ov) != 0 {
+		t.Errorf("overlap without a common file: %v", ov)
 	}
 	if strings.Contains(w.out.String(), "both modify") {
 		t.Errorf("a WARNING of an overlap without a common file:\n%s", w.out.String())
@@ -84,9 +84,9 @@ func TestNoOverlapSaysNothing(t *testing.T) {
 func TestOverlapSerializeHoldsTheLaterTask(t *testing.T) {
 	w := CheckSpec(t, overlapNight(false, "serialize", []string{"src/shared.go", "b.go"}))
 	evs := w.eventsNow()
-	ov := eventsNamed(evs, "task_overlap")
+	ov := eventsNamed(evs, "overlap")
 	if len(ov) != 1 || ov[0].Str("action") != "serialize" || ov[0].Str("held") != "b" || ov[0].Task() != "T2" {
-		t.Fatalf("task_overlap %v: want one, T2 held (b), action serialize", ov)
+		t.Fatalf("overlap %v: want one, T2 held (b), action serialize", ov)
 	}
 	heldAt := ov[0].Time()
 	var t1Done, t2Done time.Time
