@@ -2,6 +2,7 @@ package agent
 
 import (
 	"path/filepath"
+	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -12,6 +13,7 @@ import (
 	"github.com/wardenhq/warden/supervisor/event"
 	"github.com/wardenhq/warden/supervisor/overlap"
 	"github.com/wardenhq/warden/supervisor/queue"
+	"github.com/wardenhq/warden/supervisor/state"
 )
 
 // HoldOverlap: on_overlap = "serialize", and the agent's task named a file
@@ -32,6 +34,9 @@ type Overlaps struct {
 	// holds: the later task → the agent held on it and the task it waits
 	// for.
 	holds map[string]overlapHold
+	// open: the overlaps said, by pair of tasks, until one of them ends
+	// (Current: state.json, warden ps, STATUS.md, the page).
+	open map[[2]string]state.Overlap
 }
 
 type overlapHold struct {
@@ -41,7 +46,8 @@ type overlapHold struct {
 
 // NewOverlaps returns the team's overlap watch; each agent joins it in New.
 func NewOverlaps(d *Deps) *Overlaps {
-	return &Overlaps{d: d, det: overlap.New(), agents: map[string]*Agent{}, holds: map[string]overlapHold{}}
+	return &Overlaps{d: d, det: overlap.New(), agents: map[string]*Agent{}, holds: map[string]overlapHold{},
+		open: map[[2]string]state.Overlap{}}
 }
 
 func (o *Overlaps) add(a *Agent) {
@@ -93,6 +99,10 @@ func (o *Overlaps) say(ov overlap.Overlap, laterDone bool) {
 	if held != nil {
 		kv = append(kv, "held", ov.Later.Agent)
 	}
+	o.mu.Lock()
+	o.open[[2]string{ov.First.Task, ov.Later.Task}] = state.Overlap{Tasks: []string{ov.First.Task, ov.Later.Task},
+		Agents: []string{ov.First.Agent, ov.Later.Agent}, Paths: ov.Paths, Action: action, At: d.Clock.Now()}
+	o.mu.Unlock()
 	d.Log.Warn("two open tasks modify the same files", "first", ov.First.Task, "later", ov.Later.Task,
 		"paths", ov.Paths, "action", action, console.Printed, true)
 	d.Events.Emit(event.Overlap, ov.Later.Agent, ov.Later.Task, kv...)
@@ -105,6 +115,7 @@ func (o *Overlaps) say(ov overlap.Overlap, laterDone bool) {
 	if held != nil {
 		held.holdForOverlap(ov.First.Task)
 	}
+	d.Team.Publish() // state.json and STATUS.md name it
 }
 
 // Ended: task completed or failed, or was handed over after its agent
@@ -114,11 +125,18 @@ func (o *Overlaps) Ended(task string) {
 	if o == nil {
 		return
 	}
+	ended := false
 	if st := o.d.Queue.StateOf(task); st == queue.Complete || st == queue.Failed {
 		o.det.End(task)
+		ended = true
 	}
 	var free []overlapHold
 	o.mu.Lock()
+	for k := range o.open {
+		if ended && (k[0] == task || k[1] == task) {
+			delete(o.open, k)
+		}
+	}
 	for later, h := range o.holds {
 		if h.first == task || later == task {
 			free = append(free, h)
@@ -131,6 +149,27 @@ func (o *Overlaps) Ended(task string) {
 			o.d.Team.Printf(h.agent.cfg.Name, "%s goes on: %s ended\n", h.agent.cfg.Name, task)
 		}
 	}
+}
+
+// Current is every overlap said whose two tasks are both open, oldest
+// first.
+func (o *Overlaps) Current() []state.Overlap {
+	if o == nil {
+		return nil
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	var out []state.Overlap
+	for _, ov := range o.open {
+		out = append(out, ov)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if !out[i].At.Equal(out[j].At) {
+			return out[i].At.Before(out[j].At)
+		}
+		return strings.Join(out[i].Tasks, ",") < strings.Join(out[j].Tasks, ",")
+	})
+	return out
 }
 
 // starting: agent a starts a session on task (nil: none). An agent held

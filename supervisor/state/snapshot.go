@@ -86,6 +86,9 @@ type Snapshot struct {
 	Budget *Budget         `json:"budget,omitempty"`
 	// CarriedOn lists each time the run was carried on (carriedon.go).
 	CarriedOn []CarryOn `json:"carried_on,omitempty"`
+	// Overlaps are the open tasks whose latest records name a common file
+	// (overlap.go).
+	Overlaps []Overlap `json:"overlaps,omitempty"`
 	// SupervisorDied is never written: warden status sets it on a run
 	// whose state.json says running while no warden holds its lock
 	// (MarkDied).
