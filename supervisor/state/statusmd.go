@@ -55,6 +55,9 @@ func statusMarkdown(s Snapshot) string {
 	if blocked := blockedLines(s.Tasks, cell); len(blocked) > 0 {
 		b.WriteString("\n## Blocked\n\n" + strings.Join(blocked, "\n") + "\n")
 	}
+	if lines := reviewLines(s.Tasks, cell); len(lines) > 0 {
+		b.WriteString("\n## Review\n\n" + strings.Join(lines, "\n") + "\n")
+	}
 	if len(s.Overlaps) > 0 {
 		b.WriteString("\n## Overlapping work\n\n")
 		for _, o := range s.Overlaps {
@@ -71,7 +74,7 @@ func statusMarkdown(s Snapshot) string {
 func taskCounts(ts []queue.Status) string {
 	c := queue.Tally(ts)
 	out := fmt.Sprintf("%d of %d done", c[string(queue.Complete)], len(ts))
-	for _, k := range []string{string(queue.Running), string(queue.Verifying), string(queue.Pending), queue.LabelBlocked,
+	for _, k := range []string{string(queue.Running), string(queue.Verifying), string(queue.Reviewing), string(queue.Pending), queue.LabelBlocked,
 		queue.LabelWaiting, string(queue.Failed)} {
 		if c[k] > 0 {
 			out += fmt.Sprintf(", %d %s", c[k], k)
@@ -244,3 +247,28 @@ func clean(s string) string { return protocol.Plain(s) }
 // one line, what Markdown or HTML would act on escaped (mdtext: no
 // element, link, code span or cell of its own), "-" for none.
 func cell(s string) string { return mdtext.Cell(s) }
+
+// reviewLines lists the tasks with review rounds (review_by): in review,
+// back with their author with findings, or complete with findings left
+// open after the last round; one line each, every text made safe by esc.
+func reviewLines(ts []queue.Status, esc func(string) string) []string {
+	var out []string
+	for _, t := range ts {
+		if t.Reviewer == "" || t.ReviewRound == 0 {
+			continue
+		}
+		line := fmt.Sprintf("- %s: round %d by %s", esc(t.ID), t.ReviewRound, esc(t.Reviewer))
+		switch {
+		case t.State == queue.Reviewing:
+			line += ", in review"
+		case len(t.Findings) > 0 && t.State == queue.Complete:
+			line += ", complete with open findings: " + esc(strings.Join(t.Findings, "; "))
+		case len(t.Findings) > 0:
+			line += ", findings back with " + esc(t.Owner) + ": " + esc(strings.Join(t.Findings, "; "))
+		case t.State == queue.Complete:
+			line += ", approved"
+		}
+		out = append(out, line)
+	}
+	return out
+}
