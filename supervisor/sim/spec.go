@@ -31,6 +31,10 @@ type Spec struct {
 	Pause   bool
 	// OnOverlap is the team's on_overlap ("": not written, the default).
 	OnOverlap string
+	// ReviewBy is the team's review_by ("": none) and MaxReviewRounds its
+	// max_review_rounds (0: not written, the default).
+	ReviewBy        string
+	MaxReviewRounds int
 }
 
 // Timers are the team file's timers.
@@ -235,6 +239,12 @@ func (s Spec) TeamFile() string {
 	if s.OnOverlap != "" {
 		fmt.Fprintf(&b, "on_overlap = %q\n", s.OnOverlap)
 	}
+	if s.ReviewBy != "" {
+		fmt.Fprintf(&b, "review_by = %q\n", s.ReviewBy)
+	}
+	if s.MaxReviewRounds > 0 {
+		fmt.Fprintf(&b, "max_review_rounds = %d\n", s.MaxReviewRounds)
+	}
 	for _, a := range s.Agents {
 		fmt.Fprintf(&b, "\n[[agent]]\nname = %q\ncommand = [\"sim-agent\"]\nrestart = %q\nmax_restarts = %d\n",
 			a.Name, a.Restart, a.MaxRestarts)
@@ -283,6 +293,9 @@ func (s Spec) Describe() string {
 	}
 	if s.MaxCost > 0 {
 		fmt.Fprintf(&b, ", max_cost $%.2f (pause %v)", s.MaxCost, s.Pause)
+	}
+	if s.ReviewBy != "" {
+		fmt.Fprintf(&b, ", review_by %s (max_review_rounds %d)", s.ReviewBy, s.MaxReviewRounds)
 	}
 	b.WriteString("\n")
 	for _, a := range s.Agents {

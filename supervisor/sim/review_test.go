@@ -1,0 +1,108 @@
+//go:build !e2e
+
+package sim
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+)
+
+// reviewNight is issue 37's review rounds: a (T1's author) answers in
+// 0.5 s and completes at its third answer; r reviews T1 (review_by), its
+// rounds up to findingsUntil finding something, then approving, at its
+// first answer. crashAfter, when set, crashes every session of r that long
+// after it started.
+func reviewNight(worktree bool, findingsUntil int, crashAfter time.Duration) Spec {
+	return Spec{Seed: 38, Worktree: worktree, Rehydrate: true, Night: 3 * time.Minute, ReviewBy: "r",
+		Timers: Timers{Interval: 2 * time.Second, Timeout: 30 * time.Second, Shutdown: 3 * time.Second,
+			StaleWarning: 10 * time.Minute, StaleFailure: 30 * time.Minute},
+		Agents: []AgentSpec{
+			{Name: "a", Restart: "on-failure", MaxRestarts: 5, Persona: Persona{AnswerMin: 500 * time.Millisecond,
+				AnswerMax: 500 * time.Millisecond, CompleteAfter: 3}},
+			{Name: "r", Restart: "on-failure", MaxRestarts: 5, Persona: Persona{AnswerMin: time.Second,
+				AnswerMax: time.Second, CompleteAfter: 1, FindingsUntil: findingsUntil, CrashAfter: crashAfter}},
+		},
+		Tasks: []TaskSpec{{ID: "T1", Agent: "a", Verify: "pass"}},
+	}
+}
+
+// reviewStory is the night's review events and task_completed, in order,
+// as "name round findings approved".
+func reviewStory(evs []Event) []string {
+	var out []string
+	for _, e := range evs {
+		switch e.Name() {
+		case "review_requested":
+			out = append(out, fmt.Sprintf("requested %s by %s", e.Str("round"), e.Agent()))
+		case "review_done":
+			out = append(out, fmt.Sprintf("done %s findings %s approved %s", e.Str("round"), e.Str("findings"), e.Str("approved")))
+		case "task_completed":
+			out = append(out, "completed "+e.Task()+" by "+e.Agent())
+		}
+	}
+	return out
+}
+
+// TestReviewRounds: approved at round 1; findings at round 1, approved at
+// 2; findings at every round, so the task completes after
+// max_review_rounds (2) with its finding named. The task completes once,
+// after its last round, and the sim's invariants hold.
+func TestReviewRounds(t *testing.T) {
+	for _, c := range []struct {
+		name     string
+		findings int
+		want     []string
+		open     bool
+	}{
+		{"approved", 0, []string{"requested 1 by r", "done 1 findings 0 approved true", "completed T1 by a"}, false},
+		{"findings then approved", 1, []string{"requested 1 by r", "done 1 findings 1 approved false",
+			"requested 2 by r", "done 2 findings 0 approved true", "completed T1 by a"}, false},
+		{"findings every round", 5, []string{"requested 1 by r", "done 1 findings 1 approved false",
+			"requested 2 by r", "done 2 findings 1 approved false", "completed T1 by a"}, true},
+	} {
+		for _, worktree := range []bool{false, true} {
+			t.Run(c.name+map[bool]string{true: "/worktree", false: "/shared"}[worktree], func(t *testing.T) {
+				w := CheckSpec(t, reviewNight(worktree, c.findings, 0))
+				evs := w.eventsNow()
+				if got := reviewStory(evs); strings.Join(got, "\n") != strings.Join(c.want, "\n") {
+					t.Fatalf("review story:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(c.want, "\n"))
+				}
+				done := eventsNamed(evs, "task_completed")[0]
+				out := w.out.String()
+				warned := strings.Contains(out, "WARNING: T1 completes after 2 review rounds with 1 open finding(s) from r: finding of round 2")
+				if c.open != warned || c.open != strings.Contains(done.Str("open_findings"), "finding of round 2") {
+					t.Errorf("open findings named: WARNING %v, task_completed %v; want %v\n%s", warned, done, c.open, out)
+				}
+				if c.findings == 1 && !strings.Contains(out, "REVIEW FINDINGS: T1 round 1 by r: 1 finding(s); back to a") {
+					t.Errorf("no line of the findings going back:\n%s", out)
+				}
+			})
+		}
+	}
+}
+
+// TestReviewAskedAgainAfterACrash: every session of the reviewer crashes
+// before it answers, until its restarts are spent: the round is asked
+// again by each new session but review_requested is said once, and when
+// the reviewer fails for good the task completes unreviewed, said so.
+func TestReviewAskedAgainAfterACrash(t *testing.T) {
+	spec := reviewNight(false, 0, 500*time.Millisecond)
+	spec.Agents[1].MaxRestarts = 2
+	w := CheckSpec(t, spec)
+	evs := w.eventsNow()
+	if n := len(eventsNamed(evs, "review_requested")); n != 1 {
+		t.Errorf("%d review_requested, want 1", n)
+	}
+	if n := len(eventsNamed(evs, "review_done")); n != 0 {
+		t.Errorf("%d review_done from a reviewer that never answered", n)
+	}
+	done := eventsNamed(evs, "task_completed")
+	if len(done) != 1 || done[0].Str("unreviewed") == "" {
+		t.Fatalf("task_completed %v: want one, unreviewed", done)
+	}
+	if !strings.Contains(w.out.String(), "WARNING: T1 completes unreviewed: its reviewer r ended") {
+		t.Errorf("no WARNING of the unreviewed task:\n%s", w.out.String())
+	}
+}
