@@ -220,6 +220,11 @@ func (m *mind) nextMoment() time.Time {
 
 // read takes one line warden typed.
 func (m *mind) read(line string, now time.Time) {
+	if strings.HasPrefix(line, "REVIEW REQUEST ") || strings.Contains(line, "was reviewed by") || strings.HasPrefix(line, "- finding of round") {
+		m.w.mu.Lock()
+		m.w.reviewHeard = append(m.w.reviewHeard, m.agent+": "+line)
+		m.w.mu.Unlock()
+	}
 	switch {
 	case strings.HasPrefix(line, "Your task: "):
 		id := strings.TrimPrefix(line, "Your task: ")

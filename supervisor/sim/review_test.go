@@ -78,6 +78,19 @@ func TestReviewRounds(t *testing.T) {
 				if c.findings == 1 && !strings.Contains(out, "REVIEW FINDINGS: T1 round 1 by r: 1 finding(s); back to a") {
 					t.Errorf("no line of the findings going back:\n%s", out)
 				}
+				// What was typed: each round's request to r, once; the
+				// findings to a's next session.
+				w.mu.Lock()
+				heard := strings.Join(w.reviewHeard, "\n")
+				w.mu.Unlock()
+				rounds := strings.Count(strings.Join(c.want, " "), "requested")
+				if n := strings.Count(heard, "r: REVIEW REQUEST T1.review"); n != rounds {
+					t.Errorf("%d review requests typed to r, want %d:\n%s", n, rounds, heard)
+				}
+				if c.findings > 0 && (!strings.Contains(heard, "a: Your work on this task was reviewed by r (review round 1 of at most 2)") ||
+					!strings.Contains(heard, "a: - finding of round 1")) {
+					t.Errorf("the findings were not typed to a's next session:\n%s", heard)
+				}
 			})
 		}
 	}
