@@ -82,3 +82,36 @@ func val(v any) string {
 	}
 	return fmt.Sprint(v)
 }
+
+// In worktree mode the reviewer is typed the diff of the task's branch
+// since it left main (its work committed before the round), and on
+// approval the task completes once.
+func TestReviewInWorktreeModeGetsTheDiff(t *testing.T) {
+	defer proctest.AssertNone(t)
+	repo, _ := gitRepo(t)
+	cfg := writeTeam(t, fastTimers+"workspace = \"worktree\"\nreview_by = \"r\"\n"+`
+[[task]]
+id = "T1"
+agent = "a"
+prompt = "Work."
+`, fakeAgent{name: "a", mode: "worker:steps=2:write=work.txt", dir: repo},
+		fakeAgent{name: "r", mode: "reviewer:findings=0", dir: repo})
+	cfg.StateDir = filepath.Join(repo, ".warden")
+	cfg.SignalFile = filepath.Join(cfg.StateDir, "checkpoint-needed")
+	res, out, _ := runTeam(t, cfg, 60*time.Second)
+	if res.ExitCode() != 0 {
+		t.Fatalf("exit %d\n%s", res.ExitCode(), out)
+	}
+	evs := eventsOf(t, cfg)
+	if n := countEvents(evs, event.TaskCompleted, ""); n != 1 {
+		t.Errorf("%d task_completed, want 1", n)
+	}
+	if n := countEvents(evs, event.ReviewDone, "r"); n != 1 {
+		t.Errorf("%d review_done, want 1", n)
+	}
+	b, _ := os.ReadFile(filepath.Join(cfg.StateDir, "logs", "r.log"))
+	l := string(b)
+	if !strings.Contains(l, "REVIEW-SEEN: The change, `git diff main...warden/"+cfg.Name+"/T1`") || !strings.Contains(l, "+T1 step 2") {
+		t.Errorf("the reviewer was not typed the task's diff:\n%s", l)
+	}
+}
