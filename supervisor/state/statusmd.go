@@ -116,9 +116,13 @@ func RenderDashboard(w io.Writer, s Snapshot, now time.Time) {
 	case s.SupervisorDied:
 		st = "not running: warden died"
 	}
-	fmt.Fprintf(w, "== %s (%s) progress %d%%, agents active %d/%d, tasks done %d/%d, available %d, blocked %d, waiting %d, pending verification %d\n",
+	review := ""
+	if n := c[string(queue.Reviewing)]; n > 0 {
+		review = fmt.Sprintf(", in review %d", n)
+	}
+	fmt.Fprintf(w, "== %s (%s) progress %d%%, agents active %d/%d, tasks done %d/%d, available %d, blocked %d, waiting %d, pending verification %d%s\n",
 		clean(s.Team), st, queue.TeamProgress(s.Tasks), active, len(s.Agents), c[string(queue.Complete)], len(s.Tasks),
-		c[string(queue.Pending)], c[queue.LabelBlocked], c[queue.LabelWaiting], c[string(queue.Verifying)])
+		c[string(queue.Pending)], c[queue.LabelBlocked], c[queue.LabelWaiting], c[string(queue.Verifying)], review)
 	if s.SupervisorDied {
 		fmt.Fprintf(w, "   warden is not running: its supervisor (pid %d) died without stopping the team, last update %s; "+
 			"`warden run` with the team file carries it on\n", s.Pid, ago(s.UpdatedAt, now))
@@ -158,6 +162,9 @@ func RenderDashboard(w io.Writer, s Snapshot, now time.Time) {
 		for _, l := range blocked {
 			fmt.Fprintf(w, "   %s\n", l)
 		}
+	}
+	for _, l := range reviewLines(s.Tasks, clean) {
+		fmt.Fprintf(w, "   review %s\n", strings.TrimPrefix(l, "- "))
 	}
 	for _, o := range s.Overlaps {
 		fmt.Fprintf(w, "   overlap: %s\n", clean(o.Line()))
