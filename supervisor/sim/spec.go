@@ -62,6 +62,17 @@ type TaskSpec struct {
 	Agent       string // pinned to this agent, or ""
 	Verify      string // "", pass, fail, flaky (fails once, then passes), hang
 	MaxAttempts int
+	NoReview    bool // review_by = "" (the team's review_by is not its reviewer)
+}
+
+// Reviewer is task's reviewer in the spec ("": none).
+func (s Spec) Reviewer(task string) string {
+	for _, t := range s.Tasks {
+		if t.ID == task && !t.NoReview {
+			return s.ReviewBy
+		}
+	}
+	return ""
 }
 
 // OpKind is something a person (or a scheduler) does to a running team.
@@ -210,6 +221,20 @@ func Generate(seed int64) Spec {
 			s.Ops = append(s.Ops, Op{At: s.Ops[i].At + sec(5, 60), Kind: OpRun, Agent: []string{"", "", "--fresh", "--from"}[r.IntN(4)]})
 		}
 	}
+	if len(s.Agents) >= 2 && r.IntN(6) == 0 { // review rounds (drawn last: the draws above stay each seed's)
+		s.ReviewBy = s.Agents[r.IntN(len(s.Agents))].Name
+		if r.IntN(2) == 0 {
+			s.MaxReviewRounds = 1 + r.IntN(3)
+		}
+		for i := range s.Tasks {
+			s.Tasks[i].NoReview = s.Tasks[i].Agent == s.ReviewBy || r.IntN(4) == 0
+		}
+		for i := range s.Agents {
+			if s.Agents[i].Name == s.ReviewBy {
+				s.Agents[i].Persona.FindingsUntil = r.IntN(4)
+			}
+		}
+	}
 	slices.SortStableFunc(s.Ops, func(a, b Op) int { return int(a.At - b.At) })
 	return s
 }
@@ -272,6 +297,9 @@ func (s Spec) TeamFile() string {
 		if t.MaxAttempts > 0 {
 			fmt.Fprintf(&b, "max_attempts = %d\n", t.MaxAttempts)
 		}
+		if t.NoReview && s.ReviewBy != "" {
+			b.WriteString("review_by = \"\"\n")
+		}
 	}
 	return b.String()
 }
@@ -314,6 +342,9 @@ func (s Spec) Describe() string {
 		}
 		if t.MaxAttempts > 0 {
 			fmt.Fprintf(&b, " max_attempts %d", t.MaxAttempts)
+		}
+		if r := s.Reviewer(t.ID); r != "" {
+			fmt.Fprintf(&b, " reviewed by %s", r)
 		}
 		b.WriteString("\n")
 	}
