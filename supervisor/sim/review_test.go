@@ -119,3 +119,39 @@ func TestReviewAskedAgainAfterACrash(t *testing.T) {
 		t.Errorf("no WARNING of the unreviewed task:\n%s", w.out.String())
 	}
 }
+
+// TestReviewCarriedOverATeamCheckpoint: a team checkpoint stops the
+// reviewer's session mid-round; with rehydration the task is still in
+// review, the next generation's session of the reviewer is asked the
+// round again (review_requested said once), and the task completes once.
+func TestReviewCarriedOverATeamCheckpoint(t *testing.T) {
+	spec := reviewNight(false, 0, 0)
+	spec.Agents[1].Persona.AnswerMin, spec.Agents[1].Persona.AnswerMax = 40*time.Second, 40*time.Second // past checkpoint_timeout: the last call gets no answer
+	spec.Ops = []Op{{At: 11 * time.Second, Kind: OpCheckpoint}}
+	w := CheckSpec(t, spec)
+	evs := w.eventsNow()
+	if n := countEvents(evs, "team_rehydrated"); n != 1 {
+		t.Fatalf("%d team_rehydrated, want 1", n)
+	}
+	var began, requested time.Time
+	for _, e := range evs {
+		switch {
+		case e.Name() == "team_checkpoint_started" && began.IsZero():
+			began = e.Time()
+		case e.Name() == "review_requested" && requested.IsZero():
+			requested = e.Time()
+		}
+	}
+	if requested.IsZero() || !requested.Before(began) {
+		t.Fatalf("review requested at %v, the team checkpoint began at %v: want the round under way", requested, began)
+	}
+	if got := reviewStory(evs); strings.Join(got, "\n") != "requested 1 by r\ndone 1 findings 0 approved true\ncompleted T1 by a" {
+		t.Errorf("review story:\n%s", strings.Join(got, "\n"))
+	}
+	w.mu.Lock()
+	heard := strings.Join(w.reviewHeard, "\n")
+	w.mu.Unlock()
+	if n := strings.Count(heard, "r: REVIEW REQUEST T1.review1"); n != 2 {
+		t.Errorf("the round was typed %d times, want 2 (before and after the team checkpoint):\n%s", n, heard)
+	}
+}
