@@ -191,7 +191,7 @@ func (a *Agent) runTask(g *Generation, task *config.Task) bool {
 			a.overspent(task)
 			return true
 		case session.Done:
-			a.setState(state.Idle, exit, "task complete")
+			a.setState(state.Idle, exit, doneReason(a.d.Queue, task))
 			return true
 		case session.Stopped:
 			a.setState(state.Stopped, exit, "team stopped")

@@ -245,3 +245,15 @@ func (a *Agent) reviewerEnded(g *Generation, why string) {
 		r.completeReviewed(task, r.authorOf(id), "unreviewed", why)
 	}
 }
+
+// doneReason is why an agent whose session's task is done is idle: its
+// task complete, in review, or its review round answered.
+func doneReason(q *queue.Queue, task *config.Task) string {
+	switch {
+	case isReview(task):
+		return "review answered"
+	case task != nil && q.StateOf(task.ID) == queue.Reviewing:
+		return "task in review"
+	}
+	return "task complete"
+}
