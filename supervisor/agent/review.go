@@ -231,6 +231,9 @@ func (a *Agent) reviewerEnded(g *Generation, why string) {
 	if d.Reviews == nil {
 		return
 	}
+	if why == "" {
+		why = "its agent ended"
+	}
 	d.Reviews.mu.Lock()
 	d.Reviews.gone[a.cfg.Name] = why
 	d.Reviews.mu.Unlock()
