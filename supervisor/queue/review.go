@@ -145,6 +145,27 @@ func (q *Queue) ReviewsOf(reviewer string) []string {
 	return ids
 }
 
+// RestoreReview gives task id what a run carried on knew of its review
+// rounds (state.json): its last round and author; inReview, the round was
+// asked and not answered — the task is in review again, and its
+// reviewer's next session asks the round again (its review_requested was
+// said); else the round was answered, and findings (none: none open) go
+// to the task's next session. A task without a reviewer is left alone.
+func (q *Queue) RestoreReview(id string, round int, author string, inReview bool, findings []string) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	t := q.byID[id]
+	if t == nil || round <= 0 || t.cfg.ReviewBy == "" || !t.state.open() {
+		return
+	}
+	t.rv = review{round: round, author: author, asked: round, answered: round, findings: findings}
+	if inReview {
+		t.rv.answered, t.rv.findings = round-1, nil
+		t.state, t.owner, t.since = Reviewing, author, time.Time{}
+		q.refresh()
+	}
+}
+
 // reviewSession counts a session of the reviewer on a round of task id
 // (review id) and returns its number; ok is false for no such review.
 func (q *Queue) reviewSession(id string, count bool) (n int, ok bool) {

@@ -90,3 +90,30 @@ func TestReviewApproved(t *testing.T) {
 		t.Errorf("in review until the caller completes it: %v", ids)
 	}
 }
+
+// A carried-on run restores a task's review rounds: in review at its
+// round (asked again, not said again), or back with its author with the
+// last round's findings, the next round numbered on from there.
+func TestRestoreReview(t *testing.T) {
+	q := New([]config.Task{{ID: "T1", ReviewBy: "r"}, {ID: "T2", ReviewBy: "r"}, {ID: "T3"}})
+	q.RestoreReview("T1", 2, "a", true, nil)
+	q.RestoreReview("T2", 1, "a", false, []string{"fix x"})
+	q.RestoreReview("T3", 1, "a", true, nil) // no reviewer: left alone
+	if q.StateOf("T1") != Reviewing || q.StateOf("T2") != Pending || q.StateOf("T3") != Pending {
+		t.Fatalf("states %s %s %s", q.StateOf("T1"), q.StateOf("T2"), q.StateOf("T3"))
+	}
+	rv := q.TakeReview("r")
+	if rv == nil || rv.Task.ID != "T1" || rv.Round != 2 || rv.First || rv.Author != "a" {
+		t.Fatalf("restored review %+v: want T1 round 2, asked again", rv)
+	}
+	if out, ok := q.ReviewAnswered("T1", 2, nil, 2); !ok || out != ReviewApproved {
+		t.Errorf("round 2 answered: %v %v", out, ok)
+	}
+	if round, f := q.ReviewFindings("T2"); round != 1 || !slices.Equal(f, []string{"fix x"}) {
+		t.Errorf("T2 findings %d %v", round, f)
+	}
+	q.Take("a")
+	if round := q.ToReview("T2", "a"); round != 2 {
+		t.Errorf("T2's next round %d, want 2", round)
+	}
+}

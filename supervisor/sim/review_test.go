@@ -155,3 +155,52 @@ func TestReviewCarriedOverATeamCheckpoint(t *testing.T) {
 		t.Errorf("the round was typed %d times, want 2 (before and after the team checkpoint):\n%s", n, heard)
 	}
 }
+
+// TestReviewCarriedOnAfterWardenDied: warden is killed (-9) while a round
+// is in flight and started again: the run is carried on with the task
+// still in review at that round — asked again, review_requested said once
+// — and it completes once. After findings at round 1, a warden that died
+// while the author fixed them goes on at round 2.
+func TestReviewCarriedOnAfterWardenDied(t *testing.T) {
+	for _, c := range []struct {
+		name     string
+		findings int
+		at       time.Duration
+		want     string
+		twice    string // typed before warden died and again after
+	}{
+		{"in review", 0, 11 * time.Second, "requested 1 by r\ndone 1 findings 0 approved true\ncompleted T1 by a",
+			"r: REVIEW REQUEST T1.review1"},
+		{"findings back with the author", 1, 50 * time.Second,
+			"requested 1 by r\ndone 1 findings 1 approved false\nrequested 2 by r\ndone 2 findings 0 approved true\ncompleted T1 by a",
+			"a: Your work on this task was reviewed by r (review round 1 of at most 2)"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			spec := reviewNight(false, c.findings, 0)
+			spec.Agents[1].Persona.AnswerMin, spec.Agents[1].Persona.AnswerMax = 40*time.Second, 40*time.Second
+			spec.Ops = []Op{{At: c.at, Kind: OpKill9}, {At: c.at + 5*time.Second, Kind: OpRun}}
+			spec.Night = 5 * time.Minute
+			w := CheckSpec(t, spec)
+			evs := w.eventsNow()
+			carried := false
+			for _, e := range evs {
+				carried = carried || (e.Name() == "run_started" && e.Str("how") == "carried_on")
+			}
+			if !carried {
+				t.Fatalf("the run was not carried on")
+			}
+			if got := strings.Join(reviewStory(evs), "\n"); got != c.want {
+				t.Errorf("review story:\n%s\nwant:\n%s\n%s", got, c.want, w.out.String())
+			}
+			if !strings.Contains(w.out.String(), "TASK COMPLETE: T1 verify: passed") {
+				t.Errorf("the verify's result was not carried on:\n%s", w.out.String())
+			}
+			w.mu.Lock()
+			heard := strings.Join(w.reviewHeard, "\n")
+			w.mu.Unlock()
+			if n := strings.Count(heard, c.twice); n != 2 {
+				t.Errorf("%q typed %d times, want 2 (before warden died and after):\n%s", c.twice, n, heard)
+			}
+		})
+	}
+}
