@@ -78,6 +78,7 @@ func (r *reporter) toReview(cp *protocol.Checkpoint, result string) {
 	if why := d.Reviews.goneWhy(task.ReviewBy); why != "" {
 		a.log.Warn("task completes unreviewed: its reviewer ended", "task", task.ID, "reviewer", task.ReviewBy, "reason", why, console.Printed, true)
 		r.Printf("WARNING: %s completes unreviewed: its reviewer %s ended (%s)\n", task.ID, task.ReviewBy, why)
+		d.Queue.Unreviewed(task.ID)
 		r.finish(cp, result, "unreviewed", why)
 		return
 	}
@@ -244,6 +245,7 @@ func (a *Agent) reviewerEnded(g *Generation, why string) {
 		}
 		a.log.Warn("task completes unreviewed: its reviewer ended", "task", id, "reason", why, console.Printed, true)
 		d.Team.Printf(a.cfg.Name, "WARNING: %s completes unreviewed: its reviewer %s ended (%s)\n", id, a.cfg.Name, why)
+		d.Queue.Unreviewed(id)
 		r := &reporter{a: a, g: g}
 		r.completeReviewed(task, r.authorOf(id), "unreviewed", why)
 	}

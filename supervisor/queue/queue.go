@@ -370,7 +370,7 @@ func (q *Queue) Snapshot() []Status {
 			Branch: t.branch, Base: t.base, Repo: t.repo, Held: t.held,
 			BlockedBy: t.cfg.BlockedBy, Verify: t.verify, Reason: t.reason,
 			WorkedSeconds: worked.Seconds(), EstimateSeconds: t.cfg.Estimate.Seconds(), Usage: usageOf(t),
-			Reviewer: t.cfg.ReviewBy, ReviewRound: t.rv.round, Findings: t.rv.findings})
+			Reviewer: t.cfg.ReviewBy, ReviewRound: t.rv.round, Findings: t.rv.findings, Unreviewed: t.rv.unreviewed})
 	}
 	return out
 }

@@ -19,6 +19,8 @@ type review struct {
 	taken    bool     // a session of the reviewer works on the round now
 	sessions int      // sessions the reviewer started on the task's rounds
 	findings []string // the last answered round's findings (open until the next round)
+	// unreviewed: it completed without review (its reviewer ended)
+	unreviewed bool
 }
 
 // Review is one round of a task's review, as the reviewer takes it.
@@ -163,6 +165,16 @@ func (q *Queue) RestoreReview(id string, round int, author string, inReview bool
 		t.rv.answered, t.rv.findings = round-1, nil
 		t.state, t.owner, t.since = Reviewing, author, time.Time{}
 		q.refresh()
+	}
+}
+
+// Unreviewed marks task id as completing without review: its reviewer
+// ended for good.
+func (q *Queue) Unreviewed(id string) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if t := q.byID[id]; t != nil {
+		t.rv.unreviewed = true
 	}
 }
 

@@ -73,6 +73,8 @@ type Status struct {
 	Reviewer    string   `json:"reviewer,omitempty"`
 	ReviewRound int      `json:"review_round,omitempty"`
 	Findings    []string `json:"findings,omitempty"`
+	// Unreviewed: it completed without review, its reviewer having ended.
+	Unreviewed bool `json:"unreviewed,omitempty"`
 }
 
 // TeamProgress is the team's overall progress in percent: the mean of its

@@ -118,6 +118,9 @@ func TestReviewAskedAgainAfterACrash(t *testing.T) {
 	if !strings.Contains(w.out.String(), "WARNING: T1 completes unreviewed: its reviewer r ended") {
 		t.Errorf("no WARNING of the unreviewed task:\n%s", w.out.String())
 	}
+	if ts := w.result.Tasks; len(ts) != 1 || !ts[0].Unreviewed || ts[0].State != "complete" {
+		t.Errorf("the result does not say T1 completed unreviewed: %+v", ts)
+	}
 }
 
 // TestReviewCarriedOverATeamCheckpoint: a team checkpoint stops the

@@ -21,11 +21,12 @@ func TestReviewShownInStatus(t *testing.T) {
 		{ID: "T3", State: queue.Complete, Reviewer: "r", ReviewRound: 2, Owner: "a"},
 		{ID: "T4", State: queue.Complete, Reviewer: "r", ReviewRound: 2, Owner: "a", Findings: []string{"still x"}},
 		{ID: "T5", State: queue.Complete, Reviewer: "r"}, // never reviewed: no line
+		{ID: "T6", State: queue.Complete, Reviewer: "r", ReviewRound: 1, Unreviewed: true},
 	}}
 	md := statusMarkdown(s)
 	for _, want := range []string{"1 reviewing", "## Review", "- T1: round 1 by r, in review",
 		"- T2: round 1 by r, findings back with a: fix \\| the", "- T3: round 2 by r, approved",
-		"- T4: round 2 by r, complete with open findings: still x"} {
+		"- T4: round 2 by r, complete with open findings: still x", "- T6: complete unreviewed (its reviewer r ended)"} {
 		if !strings.Contains(md, want) {
 			t.Errorf("STATUS.md has no %q:\n%s", want, md)
 		}

@@ -261,11 +261,13 @@ func cell(s string) string { return mdtext.Cell(s) }
 func reviewLines(ts []queue.Status, esc func(string) string) []string {
 	var out []string
 	for _, t := range ts {
-		if t.Reviewer == "" || t.ReviewRound == 0 {
+		if t.Reviewer == "" || (t.ReviewRound == 0 && !t.Unreviewed) {
 			continue
 		}
 		line := fmt.Sprintf("- %s: round %d by %s", esc(t.ID), t.ReviewRound, esc(t.Reviewer))
 		switch {
+		case t.Unreviewed:
+			line = fmt.Sprintf("- %s: complete unreviewed (its reviewer %s ended)", esc(t.ID), esc(t.Reviewer))
 		case t.State == queue.Reviewing:
 			line += ", in review"
 		case len(t.Findings) > 0 && t.State == queue.Complete:
