@@ -54,6 +54,7 @@ func (l *lineConn) readLine() ([]byte, error) {
 			return nil, fmt.Errorf("read message: %w (over %d bytes)", errLineTooLong, l.maxLine)
 		}
 		n, oobn, flags, _, err := l.c.ReadMsgUnix(chunk, oob)
+		n, oobn = max(n, 0), max(oobn, 0) // -1 with some errors
 		if oobn > 0 {
 			l.fds = append(l.fds, parseFDs(oob[:oobn])...)
 		}
