@@ -39,7 +39,8 @@ func (c *Client) Stop(ctx context.Context, id string) (AgentInfo, error) {
 // Adopt takes the masters of ids (none: every agent no other client
 // holds). From the reply on this client reads them; the holder reads them
 // again only once this connection ends. The masters are non-blocking
-// (pollable: deadlines work).
+// (pollable: deadlines work); never call their Fd method, which makes the
+// open file description — the holder's too — blocking.
 func (c *Client) Adopt(ctx context.Context, ids ...string) ([]Adopted, error) {
 	msgs, err := c.call(ctx, Request{Op: OpAdopt, IDs: ids})
 	var out []Adopted

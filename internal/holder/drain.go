@@ -101,12 +101,17 @@ func (a *agent) pauseLocked() {
 	}
 }
 
-// resumeLocked lets the reader read again; a.mu is held.
+// resumeLocked lets the reader read again; a.mu is held. O_NONBLOCK is
+// set again first: a client that made the shared description blocking
+// (os.File.Fd does) would leave the reader in a read no deadline wakes.
 func (a *agent) resumeLocked() {
 	if !a.paused {
 		return
 	}
 	if a.master != nil {
+		if rc, err := a.master.SyscallConn(); err == nil {
+			_ = rc.Control(func(fd uintptr) { _ = syscall.SetNonblock(int(fd), true) })
+		}
 		_ = a.master.SetReadDeadline(a.drainDeadline)
 	}
 	a.paused = false

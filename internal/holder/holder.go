@@ -1,17 +1,31 @@
 // Package holder keeps agents' terminals alive while no warden runs: a
 // small server (meant to run as `warden hold`, in a session of its own)
-// that starts each agent under a pty, stays its parent and its orphans'
-// subreaper, drains every master no client holds into a bounded ring,
-// hands masters to a client over its unix socket (SCM_RIGHTS), records
-// exit statuses, and stops every agent itself once no client came back
-// within OrphanTimeout. Client is warden's side. See docs/design-holder.md.
+// that starts each agent under a pty, stays its parent and, as a child
+// subreaper, the parent of what it orphans; drains every master no client
+// holds into a bounded ring (a pty holds 13–18 KiB, then its writer blocks
+// and a Node CLI's event loop with it); hands masters to a client over
+// its unix socket (SCM_RIGHTS); records exit statuses for any client,
+// then or later; and stops every agent itself once no client came back
+// within OrphanTimeout. Client is warden's side. The protocol is in
+// protocol.go.
+//
+// The handover rule. A master is read by exactly one side at a time:
+// the holder's drain, or the connection that adopted it. Adopt pauses the
+// drain and waits until it is out of its read, then sends what the ring
+// holds and the master in one message: nothing the holder read is left
+// out, and the client reads from there. The client reads until its
+// connection ends; the holder drains again from the moment it sees the
+// connection end. A client closes its masters before its connection
+// (Client.Close does), so the two never read at once; a byte a dying
+// client had read but not yet handled is lost, and that is the only loss.
+//
+// See docs/design-holder.md for what survives what, and what is not done.
 package holder
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -176,76 +190,6 @@ func (h *Holder) defaults() {
 	}
 }
 
-// accept serves each connection of our own user until the listener closes.
-func (h *Holder) accept(ln *net.UnixListener) {
-	for {
-		uc, err := ln.AcceptUnix()
-		if err != nil {
-			if unixsock.Dead(err) {
-				return
-			}
-			h.log.Warn("accept failed", "error", err)
-			time.Sleep(50 * time.Millisecond)
-			continue
-		}
-		if p := unixsock.PeerOf(uc); !p.Known || p.Uid != os.Getuid() {
-			h.refusals.Warn(h.log, "refused a client of another user", "pid", p.Pid, "uid", p.Uid)
-			_ = uc.Close()
-			continue
-		}
-		c := newConn(h, uc)
-		h.mu.Lock()
-		if h.closed {
-			h.mu.Unlock()
-			_ = uc.Close()
-			continue
-		}
-		h.conns[c] = true
-		h.orphanGo++
-		h.mu.Unlock()
-		h.connWG.Add(1)
-		go func() { defer h.connWG.Done(); c.serve() }()
-	}
-}
-
-// armOrphanTimerLocked starts the orphan clock; a connection made before
-// it fires makes it void. h.mu is held.
-func (h *Holder) armOrphanTimerLocked() {
-	h.orphanGo++
-	gen := h.orphanGo
-	time.AfterFunc(h.OrphanTimeout, func() {
-		h.mu.Lock()
-		fire := h.orphanGo == gen && len(h.conns) == 0
-		h.mu.Unlock()
-		if fire {
-			h.orphanCl.Do(func() { close(h.orphaned) })
-		}
-	})
-}
-
-// dropConn forgets a connection that ended: the drain takes the masters
-// it held again, and with no connection left the orphan clock starts.
-func (h *Holder) dropConn(c *conn) {
-	h.mu.Lock()
-	delete(h.conns, c)
-	agents := append([]*agent(nil), h.agents...)
-	if len(h.conns) == 0 && !h.closed {
-		h.armOrphanTimerLocked()
-	}
-	h.mu.Unlock()
-	resumed := 0
-	for _, a := range agents {
-		a.mu.Lock()
-		if a.adoptedBy == c {
-			a.adoptedBy = nil
-			a.resumeLocked()
-			resumed++
-		}
-		a.mu.Unlock()
-	}
-	h.log.Info("client gone", "pid", c.peer.Pid, "masters_drained_again", resumed)
-}
-
 // start starts an agent.
 func (h *Holder) start(req StartRequest) (*agent, error) {
 	h.mu.Lock()
@@ -294,15 +238,6 @@ func (h *Holder) stopAll() {
 		go func() { defer wg.Done(); h.terminate(a, h.StopTimeout); a.over() }()
 	}
 	wg.Wait()
-}
-
-// broadcast queues m to every connected client.
-func (h *Holder) broadcast(m Message) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	for c := range h.conns {
-		c.event(m)
-	}
 }
 
 func (h *Holder) kickReaper() {

@@ -25,15 +25,18 @@ type lineConn struct {
 	c       *net.UnixConn
 	maxLine int
 
-	buf []byte // read but not yet returned
-	fds []int  // received, not yet taken, oldest first
+	buf   []byte // read but not yet returned
+	fds   []int  // received, not yet taken, oldest first
+	chunk []byte // one read's bytes
+	oob   []byte // one read's ancillary data
 
 	wmu          sync.Mutex
 	writeTimeout time.Duration
 }
 
 func newLineConn(c *net.UnixConn, maxLine int, writeTimeout time.Duration) *lineConn {
-	return &lineConn{c: c, maxLine: maxLine, writeTimeout: writeTimeout}
+	return &lineConn{c: c, maxLine: maxLine, writeTimeout: writeTimeout,
+		chunk: make([]byte, 64<<10), oob: make([]byte, unix.CmsgSpace(maxFDsPerRead*4))}
 }
 
 // errLineTooLong is returned for a line longer than maxLine.
@@ -42,8 +45,7 @@ var errLineTooLong = errors.New("line too long")
 // readLine returns the next line without its newline. Descriptors that
 // arrived with it or before it are queued for takeFD.
 func (l *lineConn) readLine() ([]byte, error) {
-	chunk := make([]byte, 64<<10)
-	oob := make([]byte, unix.CmsgSpace(maxFDsPerRead*4))
+	chunk, oob := l.chunk, l.oob
 	for {
 		if i := bytes.IndexByte(l.buf, '\n'); i >= 0 {
 			line := l.buf[:i]
