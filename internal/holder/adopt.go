@@ -31,12 +31,15 @@ func (c *conn) adopt(req Request) ([]AgentInfo, error) {
 	var out []AgentInfo
 	for _, a := range agents {
 		a.mu.Lock()
-		if a.adoptedBy != nil {
+		if held := a.adoptedBy; held != nil {
 			a.mu.Unlock()
 			if len(req.IDs) == 0 {
-				continue // held by another client
+				continue // held by a client already
 			}
-			return out, fmt.Errorf("agent %s: its master is held by another client", a.id)
+			if held == c {
+				return out, fmt.Errorf("agent %s: this connection holds its master already", a.id)
+			}
+			return out, fmt.Errorf("agent %s: its master is held by another client (pid %d)", a.id, held.peer.Pid)
 		}
 		fd := -1
 		if a.master != nil && !a.closing {

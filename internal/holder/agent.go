@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -28,6 +29,7 @@ type agent struct {
 
 	pid    int           // set once started (before the reaper may take it)
 	reaped chan struct{} // closed once the leader's status is in
+	ended  atomic.Bool   // reaped, and what it left ended: never signal its group again
 
 	mu            sync.Mutex
 	cond          *sync.Cond

@@ -41,6 +41,13 @@ func TestAdoptedMasterTypesAndReads(t *testing.T) {
 		t.Fatalf("type: %v", err)
 	}
 	readUntil(t, ads[0].Master, got, "the answer", contains("got: hello"))
+	other := dial(t, s)
+	if ads, err := other.Adopt(ctx(t), a.ID); err == nil || len(ads) != 0 {
+		t.Errorf("a second client adopted %+v (%v); want a refusal: the first holds the master", ads, err)
+	}
+	if ads, err := other.Adopt(ctx(t)); err != nil || len(ads) != 0 {
+		t.Errorf("a second client adopting all got %+v (%v); want none", ads, err)
+	}
 	if list, err := c.List(ctx(t)); err != nil || len(list) != 1 || !list[0].Adopted || list[0].Exit != nil {
 		t.Errorf("List = %+v, %v; want the one agent, adopted, running", list, err)
 	}

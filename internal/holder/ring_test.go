@@ -22,6 +22,9 @@ func TestRingKeepsTheTailAndCountsTheDropped(t *testing.T) {
 			}
 			r.write(b)
 			all = append(all, b...)
+			if cap(r.buf) > size {
+				t.Fatalf("size %d: the buffer grew to %d", size, cap(r.buf))
+			}
 			if round%17 == 16 {
 				got, dropped := r.take()
 				want := all[max(0, len(all)-size):]

@@ -18,6 +18,11 @@ const killTaggedWait = 2 * time.Second
 // that left the group or session too). It returns once the leader's
 // status is in, or after a bounded wait that failed.
 func (h *Holder) terminate(a *agent, timeout time.Duration) {
+	if a.ended.Load() {
+		// Reaped and what it left ended: its pid, and so its group id, may
+		// be another process's by now.
+		return
+	}
 	if !groupGone(a.pid) {
 		_ = syscall.Kill(-a.pid, syscall.SIGTERM)
 		_ = syscall.Kill(-a.pid, syscall.SIGCONT)
@@ -40,6 +45,9 @@ func (h *Holder) terminate(a *agent, timeout time.Duration) {
 	h.kickReaper()
 	if !waitUntil(time.Now().Add(killTaggedWait), a.isReaped) {
 		a.log.Error("the agent's leader was not reaped after SIGKILL")
+	}
+	if a.isReaped() {
+		a.ended.Store(true)
 	}
 	if !graceful || len(killed) > 0 {
 		a.log.Info("agent's processes killed", "graceful", graceful, "killed", len(killed))
