@@ -108,7 +108,7 @@ type served struct {
 // end of the test at the latest; a test that checks for leftovers with a
 // deferred proctest.AssertNone defers s.end after it, so that the holder
 // has ended when it checks.
-func serve(t *testing.T, setup func(*Holder)) *served {
+func serve(t testing.TB, setup func(*Holder)) *served {
 	t.Helper()
 	dir, err := os.MkdirTemp("", "hold")
 	if err != nil {
@@ -131,7 +131,7 @@ func serve(t *testing.T, setup func(*Holder)) *served {
 }
 
 // end stops the holder and waits for Serve.
-func (s *served) end(t *testing.T) error {
+func (s *served) end(t testing.TB) error {
 	t.Helper()
 	s.cancel()
 	select {
@@ -144,7 +144,7 @@ func (s *served) end(t *testing.T) error {
 	}
 }
 
-func dial(t *testing.T, s *served) *Client {
+func dial(t testing.TB, s *served) *Client {
 	t.Helper()
 	c, err := Dial(testLog, s.socket)
 	if err != nil {
@@ -154,7 +154,7 @@ func dial(t *testing.T, s *served) *Client {
 	return c
 }
 
-func ctx(t *testing.T) context.Context {
+func ctx(t testing.TB) context.Context {
 	c, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	t.Cleanup(cancel)
 	return c
