@@ -3,18 +3,24 @@
 package holder
 
 import (
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
 	"testing"
 	"time"
 
+	"github.com/wardenhq/warden/runner"
+	"github.com/wardenhq/warden/testrig/fakeagent"
 	"github.com/wardenhq/warden/testrig/proctest"
 )
 
 // BenchmarkDrainFlood measures the holder's drain: an agent floods 16 MiB
 // through its pty while no client holds the master; the time is from its
 // start to its exit, which comes only as fast as the holder reads.
+// BenchmarkRunnerFlood is the same flood read by runner, for comparison.
+//
+// go test -tags e2e -run '^$' -bench Flood -benchtime 10x ./internal/holder/
 func BenchmarkDrainFlood(b *testing.B) {
 	defer proctest.AssertNone(b)
 	s := serve(b, nil)
@@ -91,3 +97,18 @@ func BenchmarkAdoptFullRing(b *testing.B) {
 	}
 }
 
+
+func BenchmarkRunnerFlood(b *testing.B) {
+	defer proctest.AssertNone(b)
+	b.SetBytes(16 << 20)
+	for b.Loop() {
+		req := fake("flood:16")
+		p, err := runner.Start(testLog, runner.Config{Name: "flood", Argv: req.Argv, Env: fakeagent.Env("flood:16"), Output: io.Discard})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if e := p.Wait(); !e.Success() {
+			b.Fatalf("flood: %s", e)
+		}
+	}
+}
