@@ -97,7 +97,6 @@ func BenchmarkAdoptFullRing(b *testing.B) {
 	}
 }
 
-
 func BenchmarkRunnerFlood(b *testing.B) {
 	defer proctest.AssertNone(b)
 	b.SetBytes(16 << 20)
