@@ -229,13 +229,14 @@ func TestExitReportedNowAndLater(t *testing.T) {
 }
 
 // What an agent leaves when its leader exits — a grandchild in its group,
-// one escaped into a session of its own — is ended by the holder.
+// one escaped into a session of its own, both ignoring SIGTERM and SIGHUP
+// — is ended by the holder.
 func TestLeftoversOfAnExitedAgentAreEnded(t *testing.T) {
 	defer proctest.AssertNone(t)
 	s := serve(t, func(h *Holder) { h.StopTimeout = 500 * time.Millisecond })
 	defer s.end(t)
 	c := dial(t, s)
-	for _, mode := range []string{"grandchild:idle:exit", "escape:idle:exit"} {
+	for _, mode := range []string{"grandchild:ignore:exit", "escape:ignore:exit"} {
 		if _, err := c.Start(ctx(t), fake(mode)); err != nil {
 			t.Fatalf("Start %s: %v", mode, err)
 		}
@@ -253,6 +254,43 @@ func TestLeftoversOfAnExitedAgentAreEnded(t *testing.T) {
 	if !waitUntil(time.Now().Add(20*time.Second), func() bool { return len(proctest.Leftovers()) == 0 }) {
 		t.Fatalf("left behind: %v", proctest.Leftovers())
 	}
+	assertReaped(t) // the grandchild orphaned to the holder (its subreaper) too
+}
+
+// The output of an agent that exited while no client held its master is
+// kept for the next adoption, which gives it without a master.
+func TestOutputOfAnExitedAgentIsAdoptedWithoutItsMaster(t *testing.T) {
+	defer proctest.AssertNone(t)
+	s := serve(t, nil)
+	defer s.end(t)
+	c := dial(t, s)
+	a, err := c.Start(ctx(t), fake("lines:100"))
+	if err != nil {
+		t.Fatalf("Start: %v", err)
+	}
+	select {
+	case ev := <-c.Events():
+		if ev.Agent.ID != a.ID || ev.Agent.Exit == nil || ev.Agent.Exit.Code != 0 {
+			t.Fatalf("event %+v; want %s exited with code 0", ev, a.ID)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("no exit event after 20 s")
+	}
+	// The holder's copy of the master is closed once the drain read to the
+	// end of output; an adoption before that gets the master, read here to
+	// its end.
+	ads, err := c.Adopt(ctx(t), a.ID)
+	if err != nil || len(ads) != 1 {
+		t.Fatalf("Adopt = %+v, %v", ads, err)
+	}
+	out := ads[0].Output
+	if ads[0].Master != nil {
+		out = readToEnd(t, ads[0].Master, out)
+	}
+	if !bytes.HasPrefix(out, []byte("line 1\r\n")) || !bytes.HasSuffix(out, []byte("line 100\r\n")) {
+		t.Fatalf("adopted output %q; want line 1 to line 100", out)
+	}
+	assertReaped(t)
 }
 
 // No client for OrphanTimeout: the holder stops every agent (one ignores
@@ -294,4 +332,62 @@ func TestOrphanTimeoutStopsEveryAgent(t *testing.T) {
 	if _, err := os.Stat(s.socket); !os.IsNotExist(err) {
 		t.Errorf("socket still there: %v", err)
 	}
+	assertReaped(t)
+}
+
+// Handover after handover while the agent writes: what each client read
+// and what the holder buffered between them is the agent's output, in
+// order, each byte once.
+func TestManyHandoversLoseAndRepeatNothing(t *testing.T) {
+	defer proctest.AssertNone(t)
+	s := serve(t, func(h *Holder) { h.RingSize = 8 << 20 }) // the whole burst fits: nothing dropped
+	defer s.end(t)
+	c := dial(t, s)
+	a, err := c.Start(ctx(t), chat())
+	if err != nil {
+		t.Fatalf("Start: %v", err)
+	}
+	ads, err := c.Adopt(ctx(t), a.ID)
+	if err != nil || len(ads) != 1 {
+		t.Fatalf("Adopt: %v", err)
+	}
+	readUntil(t, ads[0].Master, ads[0].Output, "ready", func(b []byte) bool { return bytes.HasSuffix(b, []byte("ready\r\n")) })
+	if _, err := ads[0].Master.Write([]byte("burst 100000\r")); err != nil {
+		t.Fatal(err)
+	}
+	end := contains("burst done\r\n")
+	var got []byte
+	handovers, buffered := 0, 0
+	for !end(got) {
+		// Read a varying amount (at least one read), then hand the master back.
+		want := len(got) + 1 + (handovers*37<<10)%(160<<10)
+		got = readUntil(t, ads[0].Master, got, "more of the burst", func(b []byte) bool { return len(b) >= want || end(b) })
+		c.Close()
+		if end(got) {
+			break
+		}
+		c = dial(t, s)
+		ads, err = c.Adopt(ctx(t), a.ID)
+		if err != nil || len(ads) != 1 || ads[0].Master == nil {
+			t.Fatalf("Adopt after %d handovers: %+v, %v", handovers, ads, err)
+		}
+		if ads[0].Dropped != 0 {
+			t.Fatalf("the ring dropped %d bytes", ads[0].Dropped)
+		}
+		got = append(got, ads[0].Output...)
+		buffered += len(ads[0].Output)
+		handovers++
+	}
+	if want := burst(100000); !bytes.Equal(got, want) {
+		i := 0
+		for i < min(len(got), len(want)) && got[i] == want[i] {
+			i++
+		}
+		t.Fatalf("after %d handovers read %d bytes, want %d; first difference at %d: %q",
+			handovers, len(got), len(want), i, got[i:min(len(got), i+64)])
+	}
+	if buffered == 0 {
+		t.Errorf("the holder read nothing in %d handovers: the test did not test its drain", handovers)
+	}
+	t.Logf("%d handovers, %d bytes read by the holder between them", handovers, buffered)
 }

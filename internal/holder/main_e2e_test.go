@@ -8,10 +8,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -19,6 +21,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/wardenhq/warden/testrig/fakeagent"
+	"github.com/wardenhq/warden/testrig/proctest"
 )
 
 func TestMain(m *testing.M) {
@@ -180,8 +183,49 @@ func readUntil(t *testing.T, f *os.File, got []byte, what string, cond func([]by
 	return got
 }
 
+// readToEnd reads f to the end of its output (EIO once every slave is
+// closed), failing after 20 s.
+func readToEnd(t *testing.T, f *os.File, got []byte) []byte {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	buf := make([]byte, 32<<10)
+	for {
+		_ = f.SetReadDeadline(deadline)
+		n, err := f.Read(buf)
+		got = append(got, buf[:n]...)
+		switch {
+		case err == nil:
+		case errors.Is(err, syscall.EIO) || errors.Is(err, io.EOF):
+			return got
+		default:
+			t.Fatalf("read to the end: %v; read %q", err, tail(got))
+		}
+	}
+}
+
 func contains(s string) func([]byte) bool {
 	return func(b []byte) bool { return bytes.Contains(b, []byte(s)) }
 }
 
 func tail(b []byte) []byte { return b[max(0, len(b)-200):] }
+
+// zombies lists the children of this process that exited and were not
+// reaped.
+func zombies() []int {
+	var out []int
+	for _, pid := range proctest.Children(os.Getpid()) {
+		b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+		if i := bytes.LastIndexByte(b, ')'); err == nil && i > 0 && i+2 < len(b) && b[i+2] == 'Z' {
+			out = append(out, pid)
+		}
+	}
+	return out
+}
+
+// assertReaped fails when a child of this process is left unreaped.
+func assertReaped(t testing.TB) {
+	t.Helper()
+	if !waitUntil(time.Now().Add(10*time.Second), func() bool { return len(zombies()) == 0 }) {
+		t.Errorf("children left unreaped: %v", zombies())
+	}
+}
