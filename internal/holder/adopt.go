@@ -2,6 +2,7 @@ package holder
 
 import (
 	"fmt"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -11,7 +12,8 @@ import (
 // the holder read is in the ring, then the ring is emptied into one
 // "adopted" message with a duplicate of the master beside it. From then
 // on the client reads the master; the holder reads it again once this
-// connection ends (dropConn). An agent that exited and whose master the
+// connection ends (dropConn); a master another connection holds is waited
+// for up to the holder's AdoptWait, then refused. An agent that exited and whose master the
 // holder closed gives its last output and no master.
 func (c *conn) adopt(req Request) ([]AgentInfo, error) {
 	var agents []*agent
@@ -31,6 +33,16 @@ func (c *conn) adopt(req Request) ([]AgentInfo, error) {
 	var out []AgentInfo
 	for _, a := range agents {
 		a.mu.Lock()
+		if held := a.adoptedBy; held != nil && held != c {
+			// A warden that died a moment ago: its end may be read after
+			// the next warden's adopt.
+			a.mu.Unlock()
+			select {
+			case <-held.released:
+			case <-time.After(c.h.AdoptWait):
+			}
+			a.mu.Lock()
+		}
 		if held := a.adoptedBy; held != nil {
 			a.mu.Unlock()
 			if len(req.IDs) == 0 {

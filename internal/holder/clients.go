@@ -75,6 +75,7 @@ func (h *Holder) dropConn(c *conn) {
 		}
 		a.mu.Unlock()
 	}
+	close(c.released)
 	h.log.Info("client gone", "pid", c.peer.Pid, "masters_drained_again", resumed)
 }
 

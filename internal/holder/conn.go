@@ -23,6 +23,8 @@ type conn struct {
 	lc   *lineConn
 	peer unixsock.Peer
 
+	released chan struct{} // closed once the holder drains its masters again
+
 	mu     sync.Mutex
 	events chan Message
 	gone   bool
@@ -31,10 +33,11 @@ type conn struct {
 
 func newConn(h *Holder, uc *net.UnixConn) *conn {
 	return &conn{
-		h:      h,
-		lc:     newLineConn(uc, maxRequest, writeTimeout),
-		peer:   unixsock.PeerOf(uc),
-		events: make(chan Message, eventQueue),
+		h:        h,
+		lc:       newLineConn(uc, maxRequest, writeTimeout),
+		peer:     unixsock.PeerOf(uc),
+		events:   make(chan Message, eventQueue),
+		released: make(chan struct{}),
 	}
 }
 

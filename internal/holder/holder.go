@@ -44,6 +44,7 @@ const (
 	DefaultRingSize      = 1 << 20
 	DefaultOrphanTimeout = 10 * time.Minute
 	DefaultStopTimeout   = 5 * time.Second
+	DefaultAdoptWait     = 2 * time.Second
 	// writeTimeout drops a client that reads nothing for this long.
 	writeTimeout = 10 * time.Second
 	// maxRequest bounds a request line.
@@ -60,6 +61,10 @@ type Holder struct {
 	RingSize      int           // output kept per agent while no client reads it
 	OrphanTimeout time.Duration // no client this long: stop every agent and return
 	StopTimeout   time.Duration // SIGTERM to SIGKILL
+	// AdoptWait is how long an adopt waits for a master another connection
+	// holds: a warden that died a moment ago may have its end read after
+	// the next warden's adopt.
+	AdoptWait time.Duration
 
 	log  hclog.Logger
 	self int
@@ -71,13 +76,14 @@ type Holder struct {
 	orphanGo uint64 // bumped at each connect: a stale orphan timer does nothing
 	orphaned chan struct{}
 	orphanCl sync.Once
+	ready    chan struct{}
 	closed   bool
 
 	rmu      sync.Mutex // the reaper's maps
 	leaders  map[int]*agent
 	sessions map[int]*agent // by pid (= sid = pgid)
 	tags     map[string]*agent
-	strays   map[int]bool
+	strays   map[int]uint64 // tagged children, by pid, with their start times
 	kick     chan struct{}
 
 	nextID   int
@@ -98,10 +104,11 @@ func New(log hclog.Logger, socket string) *Holder {
 		byID:     map[string]*agent{},
 		conns:    map[*conn]bool{},
 		orphaned: make(chan struct{}),
+		ready:    make(chan struct{}),
 		leaders:  map[int]*agent{},
 		sessions: map[int]*agent{},
 		tags:     map[string]*agent{},
-		strays:   map[int]bool{},
+		strays:   map[int]uint64{},
 		kick:     make(chan struct{}, 1),
 		refusals: unixsock.Refusals{Every: 5 * time.Second},
 	}
@@ -147,6 +154,7 @@ func (h *Holder) Serve(ctx context.Context) error {
 
 	acceptDone := make(chan struct{})
 	go func() { defer close(acceptDone); h.accept(ln) }()
+	close(h.ready)
 
 	var result error
 	select {
@@ -170,6 +178,13 @@ func (h *Holder) Serve(ctx context.Context) error {
 	}
 	h.connWG.Wait() // no start is under way now
 	h.stopAll()
+	// What was killed last may be waitable only a moment later.
+	waitUntil(time.Now().Add(killTaggedWait), func() bool {
+		h.kickReaper()
+		h.rmu.Lock()
+		defer h.rmu.Unlock()
+		return len(h.strays) == 0
+	})
 	close(stopReaper)
 	<-reaperDone
 	h.exitWG.Wait()
@@ -177,6 +192,9 @@ func (h *Holder) Serve(ctx context.Context) error {
 	h.log.Info("holder ended", "agents", len(h.agents))
 	return result
 }
+
+// Ready is closed once Serve listens: a client may dial.
+func (h *Holder) Ready() <-chan struct{} { return h.ready }
 
 func (h *Holder) defaults() {
 	if h.RingSize <= 0 {
@@ -187,6 +205,9 @@ func (h *Holder) defaults() {
 	}
 	if h.StopTimeout <= 0 {
 		h.StopTimeout = DefaultStopTimeout
+	}
+	if h.AdoptWait <= 0 {
+		h.AdoptWait = DefaultAdoptWait
 	}
 }
 

@@ -17,7 +17,7 @@ import (
 // master the client adopted; the socket is private.
 func TestAdoptedMasterTypesAndReads(t *testing.T) {
 	defer proctest.AssertNone(t)
-	s := serve(t, nil)
+	s := serve(t, func(h *Holder) { h.AdoptWait = 100 * time.Millisecond })
 	defer s.end(t)
 	for path, want := range map[string]os.FileMode{filepath.Dir(s.socket): 0o700, s.socket: 0o600} {
 		if st, err := os.Stat(path); err != nil || st.Mode().Perm() != want {

@@ -127,8 +127,13 @@ func serve(t testing.TB, setup func(*Holder)) *served {
 	s.cancel = cancel
 	go func() { s.done <- s.h.Serve(ctx) }()
 	t.Cleanup(func() { s.end(t) })
-	if !waitUntil(time.Now().Add(10*time.Second), func() bool { _, err := os.Stat(s.socket); return err == nil }) {
-		t.Fatalf("holder socket %s never appeared", s.socket)
+	select {
+	case <-s.h.Ready():
+	case err := <-s.done:
+		s.done <- err
+		t.Fatalf("Serve: %v", err)
+	case <-time.After(10 * time.Second):
+		t.Fatalf("holder on %s not ready after 10 s", s.socket)
 	}
 	return s
 }
@@ -226,6 +231,11 @@ func zombies() []int {
 func assertReaped(t testing.TB) {
 	t.Helper()
 	if !waitUntil(time.Now().Add(10*time.Second), func() bool { return len(zombies()) == 0 }) {
-		t.Errorf("children left unreaped: %v", zombies())
+		var stats []string
+		for _, pid := range zombies() {
+			b, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+			stats = append(stats, strings.Join(strings.Fields(string(b))[:8], " "))
+		}
+		t.Errorf("children left unreaped: %v", stats)
 	}
 }

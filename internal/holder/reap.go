@@ -17,8 +17,14 @@ import (
 // agent's leader (wait4 of that pid, never of -1, so that a status an
 // os/exec user of the same process waits for is not taken) and reaps the
 // orphans it can tell are an agent's: a zombie child in an agent's session
-// or process group, or a child carrying an agent's runner tag (seen alive:
-// a zombie has no environment).
+// or process group, or a child carrying an agent's runner tag. A zombie
+// has no environment, so a tagged child is remembered, with its start time,
+// when it is seen alive (a scan after every agent's exit, and on every
+// SIGCHLD that leaves a child waitable) or killed by terminate: a Go
+// program killed shows as a zombie before it can be waited for (its
+// other threads are still exiting), and its last SIGCHLD comes later. A
+// tagged child that dies before it is ever seen so stays a zombie until
+// the holder exits (then init reaps it).
 
 // setSubreaper makes this process the reaper of orphaned descendants.
 func setSubreaper() error {
@@ -42,10 +48,15 @@ func (h *Holder) reapPass() {
 		a.leaderReaped(ws)
 		exited = append(exited, a)
 	}
-	if zombieChildWaiting() {
-		h.reapOrphansLocked()
+	if len(exited) > 0 || zombieChildWaiting() {
+		h.reapOrphansLocked() // an exit orphans the agent's escapees to us
 	}
-	for pid := range h.strays {
+	for pid, start := range h.strays {
+		ps, ok := runner.Stat(pid)
+		if !ok || ps.Start != start || ps.Ppid != h.self || h.leaders[pid] != nil {
+			delete(h.strays, pid) // gone, or its pid another's
+			continue
+		}
 		if _, ok, err := wait4NoHang(pid); ok || err != nil {
 			delete(h.strays, pid)
 		}
@@ -91,7 +102,7 @@ func (h *Holder) reapOrphansLocked() {
 	}
 	for _, name := range names {
 		pid, err := strconv.Atoi(name)
-		if err != nil || h.leaders[pid] != nil || h.strays[pid] {
+		if _, known := h.strays[pid]; err != nil || known || h.leaders[pid] != nil {
 			continue
 		}
 		ps, ok := runner.Stat(pid)
@@ -107,9 +118,22 @@ func (h *Holder) reapOrphansLocked() {
 			continue
 		}
 		if a := h.tags[tagOf(pid)]; a != nil && a.pid != 0 && a.pid != pid {
-			h.strays[pid] = true // escaped its session; reaped once it exits
+			h.strays[pid] = ps.Start // escaped its session; reaped once it exits
 		}
 	}
+}
+
+// addStrays remembers the processes terminate killed that are children
+// of ours, to be reaped once they can be.
+func (h *Holder) addStrays(pids []int) {
+	h.rmu.Lock()
+	for _, pid := range pids {
+		if ps, ok := runner.Stat(pid); ok && ps.Ppid == h.self && h.leaders[pid] == nil {
+			h.strays[pid] = ps.Start
+		}
+	}
+	h.rmu.Unlock()
+	h.kickReaper()
 }
 
 // tagOf returns the runner tag in process pid's environment ("" if none).

@@ -42,7 +42,7 @@ func (h *Holder) terminate(a *agent, timeout time.Duration) {
 	if err != nil {
 		a.log.Error("processes the agent left are still alive", "error", err)
 	}
-	h.kickReaper()
+	h.addStrays(killed) // those KillTagged could not reap yet
 	if !waitUntil(time.Now().Add(killTaggedWait), a.isReaped) {
 		a.log.Error("the agent's leader was not reaped after SIGKILL")
 	}
