@@ -169,7 +169,7 @@ func (a *agent) isReaped() bool {
 // over is called once nothing of the agent runs any more: a client that
 // holds the master reads what is left itself, so the holder's copy is
 // closed; else the drain reads on until the end of output, for at most
-// drainQuiet.
+// drainMax.
 func (a *agent) over() {
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -181,6 +181,6 @@ func (a *agent) over() {
 		a.cond.Broadcast()
 		return
 	}
-	a.drainDeadline = time.Now().Add(drainQuiet)
+	a.drainDeadline = time.Now().Add(drainMax)
 	_ = a.master.SetReadDeadline(a.drainDeadline)
 }

@@ -134,7 +134,7 @@ func (c *conn) event(m Message) {
 		c.h.log.Warn("client dropped: it reads no events", "pid", c.peer.Pid)
 		c.gone = true
 		close(c.events)
-		_ = c.lc.c.Close()
+		c.once.Do(func() { _ = c.lc.c.Close() })
 	}
 }
 

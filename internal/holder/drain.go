@@ -25,9 +25,10 @@ import (
 // The master is non-blocking (O_NONBLOCK lives on the open file
 // description, so the client's copy is non-blocking too).
 
-// drainQuiet bounds the drain after the agent's processes are gone: a
-// read that waits longer than this for bytes ends it.
-const drainQuiet = time.Second
+// drainMax bounds the drain once the agent's processes are gone: what
+// they wrote is read until the end of output (EIO), for at most this long
+// (a process the holder could not find may hold the slave open).
+const drainMax = time.Second
 
 // pastDeadline wakes a reader waiting in the netpoller at once.
 var pastDeadline = time.Unix(1, 0)

@@ -11,10 +11,12 @@ import (
 // ProtocolVersion); then the client sends Requests, each answered by
 // exactly one Message of kind "reply" carrying the request's Seq, before
 // which an "adopt" sends one Message of kind "adopted" per agent. Events
-// (kind "event") come at any time between messages. A pty master travels
-// only as SCM_RIGHTS ancillary data beside the first byte of the one
-// "adopted" Message whose FD is true; no other message carries a
-// descriptor, and descriptors sent to the holder are closed unread.
+// (kind "event") come at any time between messages: the exit of an agent
+// that ends at once may come before the reply to the start that made it.
+// A pty master travels only as SCM_RIGHTS ancillary data beside the first
+// byte of the one "adopted" Message whose FD is true; no other message
+// carries a descriptor, and descriptors sent to the holder are closed
+// unread.
 
 // ProtocolVersion is sent in the hello; a client refuses another.
 const ProtocolVersion = 1
