@@ -77,11 +77,8 @@ func BenchmarkAdoptFullRing(b *testing.B) {
 		done := filepath.Join(dir, strconv.Itoa(i))
 		ads[0].Master.Write([]byte("burst 40000 " + done + "\r"))
 		fill.Close()
-		for {
-			if _, err := os.Stat(done); err == nil {
-				break
-			}
-			time.Sleep(5 * time.Millisecond)
+		if !waitUntil(time.Now().Add(30*time.Second), func() bool { _, err := os.Stat(done); return err == nil }) {
+			b.Fatal("the burst did not end in 30 s")
 		}
 		b.StartTimer()
 		cl, err := Dial(testLog, s.socket)
