@@ -30,6 +30,7 @@ type agent struct {
 	pid    int           // set once started (before the reaper may take it)
 	reaped chan struct{} // closed once the leader's status is in
 	ended  atomic.Bool   // reaped, and what it left ended: never signal its group again
+	closed chan struct{} // closed once the drain ended and closed the holder's master
 
 	mu            sync.Mutex
 	cond          *sync.Cond
@@ -71,6 +72,7 @@ func startAgent(log hclog.Logger, id string, req StartRequest, ringSize int,
 		log:     log.With("agent", id),
 		cmd:     cmd,
 		reaped:  make(chan struct{}),
+		closed:  make(chan struct{}),
 		ring:    newRing(ringSize),
 	}
 	a.cond = sync.NewCond(&a.mu)
@@ -93,6 +95,7 @@ func startAgent(log hclog.Logger, id string, req StartRequest, ringSize int,
 		// Without a usable master nobody could read it: take it down.
 		_ = syscall.Kill(-a.pid, syscall.SIGKILL)
 		_ = master.Close()
+		close(a.closed)
 		return a, fmt.Errorf("start %s: master: %w", id, err)
 	}
 	a.mu.Lock()

@@ -38,6 +38,7 @@ var pastDeadline = time.Unix(1, 0)
 // closed), at the drain deadline once the agent is over, or when told to
 // close.
 func (a *agent) drain() {
+	defer close(a.closed)
 	rc, err := a.master.SyscallConn()
 	if err != nil {
 		a.log.Error("drain: cannot read the master", "error", err)

@@ -188,6 +188,13 @@ func (h *Holder) Serve(ctx context.Context) error {
 	close(stopReaper)
 	<-reaperDone
 	h.exitWG.Wait()
+	for _, a := range h.agents { // each drain reads to the end of output, bounded by drainMax
+		select {
+		case <-a.closed:
+		case <-time.After(2 * drainMax):
+			a.log.Warn("the drain did not end")
+		}
+	}
 	_ = os.Remove(h.Socket) // the listener removed it, unless it was replaced
 	h.log.Info("holder ended", "agents", len(h.agents))
 	return result
