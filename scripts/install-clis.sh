@@ -13,7 +13,7 @@ set -euo pipefail
 
 dir="${1:-${HOME}/.cache/warden-clis}"
 claude_version="${CLAUDE_CODE_VERSION:-2.1.332}"
-codex_version="${CODEX_VERSION:-0.169.0}"
+codex_version="${CODEX_VERSION:-0.171.0}"
 gemini_version="${GEMINI_CLI_VERSION:-0.61.0}"
 opencode_version="${OPENCODE_VERSION:-1.18.33}"
 qwen_version="${QWEN_CODE_VERSION:-0.24.4}"

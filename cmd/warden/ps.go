@@ -84,6 +84,12 @@ func renderPS(w io.Writer, ps *control.PS) {
 			fmt.Fprintf(w, "\n%s\n", line)
 		}
 	}
+	if len(ps.Overlaps) > 0 {
+		fmt.Fprintln(w)
+	}
+	for _, o := range ps.Overlaps {
+		fmt.Fprintf(w, "overlap: %s\n", protocol.Plain(o.Line()))
+	}
 	if len(ps.Tasks) == 0 {
 		return
 	}
@@ -105,6 +111,8 @@ func nextRequest(now time.Time, a control.Agent) string {
 		return "none while it waits"
 	case a.BudgetHeld:
 		return "none: parked at the budget"
+	case a.OverlapHeld != "":
+		return "none: held until " + a.OverlapHeld + " ends"
 	case !a.RequestedAt.IsZero():
 		return "asked " + age(now, a.RequestedAt) + " ago"
 	case a.NextRequest.IsZero():

@@ -36,3 +36,21 @@ func TestPSSaysTheLastDialogWasDeclined(t *testing.T) {
 		t.Errorf("warden ps of an agent waiting on its next dialog:\n%s", out)
 	}
 }
+
+// warden ps of two open tasks that modify the same files: an overlap line
+// under the agents, and the held agent's next request says what it waits
+// for.
+func TestPSSaysTheOverlap(t *testing.T) {
+	now := time.Date(2026, 12, 7, 3, 10, 0, 0, time.UTC)
+	ps := &control.PS{Team: "night", Pid: 42, StartedAt: now.Add(-time.Hour), Now: now, Agents: []control.Agent{
+		{AgentStatus: state.AgentStatus{Name: "a", State: state.Running, Task: "T1", Attempt: 1}},
+		{AgentStatus: state.AgentStatus{Name: "b", State: state.Running, Task: "T2", Attempt: 1, OverlapHeld: "T1"}},
+	}, Overlaps: []state.Overlap{{Tasks: []string{"T1", "T2"}, Agents: []string{"a", "b"}, Paths: []string{"src/x.go"}, Action: "serialize", At: now}}}
+	var b bytes.Buffer
+	renderPS(&b, ps)
+	out := b.String()
+	if !strings.Contains(out, "\noverlap: T1 (a) and T2 (b) both modify src/x.go; T2 held until T1 ends\n") ||
+		!strings.Contains(out, "none: held until T1 ends") {
+		t.Errorf("warden ps:\n%s", out)
+	}
+}

@@ -57,13 +57,15 @@ type Agent struct {
 
 // New returns the agent of cfg in a team whose services are d.
 func New(cfg config.Agent, d *Deps) *Agent {
-	return &Agent{
+	a := &Agent{
 		cfg:    cfg,
 		d:      d,
 		log:    d.Log.Named("agent").With("agent", cfg.Name),
 		policy: NewRestartPolicy(cfg.Restart, cfg.MaxRestarts, d.Clock),
 		state:  state.Idle,
 	}
+	d.Overlaps.add(a)
+	return a
 }
 
 // Name is the agent's name.

@@ -48,6 +48,9 @@ type Deps struct {
 	// Workspaces holds the tasks' git worktrees (nil: every agent works in
 	// its dir).
 	Workspaces *Workspaces
+	// Overlaps sees two open tasks' records name a common file (on_overlap;
+	// nil: not watched).
+	Overlaps *Overlaps
 	// HasTasks: agents take tasks from the queue; else each runs on its own.
 	HasTasks bool
 	// Wrap: warden wrap, where the agent's own exit ends the run.

@@ -32,6 +32,8 @@ type holds struct {
 	order sync.Mutex
 	mu    sync.Mutex
 	set   map[Hold]time.Time
+	// overlapWith is the task HoldOverlap waits for (overlap.go).
+	overlapWith string
 }
 
 // Hold adds reason to the agent's holds (again: a new until) and parks

@@ -64,7 +64,8 @@ func (r *reporter) Started(s *session.Session) {
 	r.s = s
 	r.a.policy.Started()
 	r.a.started(s)
-	r.a.holdNew(s) // its account at its limit, the team's budget reached: parked from its start
+	r.a.d.Overlaps.starting(r.a, r.task) // a task held for another's files stays held in whoever takes it up
+	r.a.holdNew(s)                       // its account at its limit, the team's budget reached: parked from its start
 	if r.task != nil {
 		r.dispatchRecord(s)
 	}
@@ -213,6 +214,7 @@ func (r *reporter) Record(cp *protocol.Checkpoint) session.Verdict {
 	a.checkpointed(d.Clock.Now())
 	a.remember(cp)
 	rec.Announce(cp, "")
+	d.Overlaps.seen(a, cp, r.dir, r.overlapRoot())
 	done := cp.Status == protocol.StatusComplete || cp.Status == protocol.StatusAwaitingVerification
 	if r.ts != nil && !done {
 		r.a.d.Workspaces.goCommit(func() { r.commit(cp) }) // never delays the record

@@ -102,7 +102,7 @@ func (a *Agent) Status() state.AgentStatus {
 	defer a.mu.Unlock()
 	s := state.AgentStatus{Name: a.cfg.Name, State: a.state, Attempt: a.attempt, Task: a.task,
 		Reason: a.reason, LastCheckpoint: a.lastCheckpoint,
-		Context: a.context, PausedUntil: a.pausedUntil, Dialog: a.dialog, BudgetHeld: a.Held(HoldBudget), LastDialog: a.lastDialog}
+		Context: a.context, PausedUntil: a.pausedUntil, Dialog: a.dialog, BudgetHeld: a.Held(HoldBudget), OverlapHeld: a.OverlapHeld(), LastDialog: a.lastDialog}
 	if !a.spend.Zero() {
 		u := a.spend.Clone()
 		s.Usage = &u

@@ -14,7 +14,7 @@ func (d *decoder) team(abs string, doc map[string]any) *Team {
 		"shutdown_timeout", "stale_warning", "stale_failure", "idle_after", "idle_nudges", "signal_file",
 		"context_threshold", "after_team_checkpoint", "usage_limit_wait",
 		"on_dialog", "dialog_timeout", "on_limit", "max_runtime", "stop_at", "log_max_size", "log_keep",
-		"max_running", "memory_floor", "max_cost", "max_tokens", "cost_warning", "on_budget", "price", "workspace", "base", "merge", "land", "land_verify", "land_verify_each", "land_verify_timeout", "sandbox", "notify", "retention", "agent", "task")
+		"max_running", "memory_floor", "max_cost", "max_tokens", "cost_warning", "on_budget", "price", "workspace", "base", "merge", "on_overlap", "land", "land_verify", "land_verify_each", "land_verify_timeout", "sandbox", "notify", "retention", "agent", "task")
 
 	def := Defaults()
 	t := &def
@@ -71,6 +71,7 @@ func (d *decoder) team(abs string, doc map[string]any) *Team {
 		t.Base = base
 	}
 	t.Merge = top.oneOf("merge", t.Merge, MergeNone, MergeFF)
+	t.OnOverlap = top.oneOf("on_overlap", t.OnOverlap, OverlapWarn, OverlapSerialize)
 	t.Sandbox = top.oneOf("sandbox", t.Sandbox, SandboxBox, SandboxOff)
 	rules, _ := d.tableArray(top, "notify")
 	for _, r := range rules {

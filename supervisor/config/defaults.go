@@ -31,6 +31,7 @@ func Defaults() Team {
 		Retention:           RetentionDefaults(),
 		WorkspaceMode:       DefaultWorkspace,
 		Merge:               DefaultMerge,
+		OnOverlap:           DefaultOnOverlap,
 		Landing:             Landing{Land: DefaultLand, LandVerifyTimeout: DefaultLandVerifyTimeout},
 		Sandbox:             DefaultSandbox,
 		TeamBudget:          TeamBudget{CostWarning: DefaultCostWarning, OnBudget: DefaultOnBudget},

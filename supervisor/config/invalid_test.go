@@ -62,6 +62,9 @@ var invalidFiles = map[string][]string{
 		`7:1: unknown profile "claude-code" (want plain, claude, codex, copilot, gemini, opencode or qwen)`,
 		`8:1: unknown restart "sometimes" (want never, on-failure or always)`,
 	},
+	"invalid-on-overlap.toml": {
+		`2:1: unknown on_overlap "block" (want warn or serialize)`,
+	},
 	"invalid-env.toml": {
 		`4:9: env variable name "A=B" must not contain '=' or NUL`,
 		"4:22: env variable name must not be empty",

@@ -168,6 +168,10 @@ type Team struct {
 	// Merge is "none" (a completed task's branch stays for review) or "ff"
 	// (fast-forwarded into Base when it can be).
 	Merge string
+	// OnOverlap is what two open tasks whose latest records name a common
+	// file do: "warn" (default: overlap, a WARNING) or "serialize"
+	// (and the later task is held until the first ends).
+	OnOverlap string
 	// Landing is land, land_verify, land_verify_each, land_verify_timeout
 	// (land.go).
 	Landing

@@ -50,6 +50,7 @@ func TestLoadMinimalFillsDefaults(t *testing.T) {
 		Retention:           RetentionDefaults(),
 		WorkspaceMode:       WorkspaceShared,
 		Merge:               MergeNone,
+		OnOverlap:           OverlapWarn,
 		Landing:             Landing{Land: LandNone, LandVerifyTimeout: DefaultLandVerifyTimeout},
 		Sandbox:             SandboxBox,
 		TeamBudget:          TeamBudget{CostWarning: 80, OnBudget: "checkpoint-exit"},
@@ -100,6 +101,7 @@ func TestLoadFullKeepsEveryValue(t *testing.T) {
 		Retention:           Retention{KeepStatusChanges: false, KeepTeamCheckpoints: true, KeepLast: 50, KeepFor: 72 * time.Hour},
 		WorkspaceMode:       WorkspaceShared,
 		Merge:               MergeFF,
+		OnOverlap:           OverlapSerialize,
 		Landing:             Landing{Land: LandNone, LandVerifyTimeout: DefaultLandVerifyTimeout},
 		Sandbox:             SandboxOff,
 		Base:                "develop",
@@ -109,13 +111,13 @@ func TestLoadFullKeepsEveryValue(t *testing.T) {
 			Command:     []string{"notify-send", "warden"},
 			Timeout:     30 * time.Second,
 			MinInterval: 5 * time.Minute,
-			Pos:         Position{File: file, Line: 23, Col: 1},
+			Pos:         Position{File: file, Line: 24, Col: 1},
 		}, {
 			Events:      []string{"*"},
 			Command:     []string{"curl", "-sS", "--data-binary", "@-", "http://127.0.0.1:9/hook"},
 			Timeout:     10 * time.Second,
 			MinInterval: 0,
-			Pos:         Position{File: file, Line: 28, Col: 1},
+			Pos:         Position{File: file, Line: 29, Col: 1},
 		}},
 		Agents: []Agent{{
 			Name:          "worker-1",
@@ -127,7 +129,7 @@ func TestLoadFullKeepsEveryValue(t *testing.T) {
 			MaxRestarts:   0,
 			OnDialog:      "wait",
 			DialogTimeout: time.Hour,
-			Pos:           Position{File: file, Line: 34, Col: 1},
+			Pos:           Position{File: file, Line: 35, Col: 1},
 		}, {
 			Name:        "worker_2.codex",
 			Command:     []string{"codex"},
@@ -136,13 +138,13 @@ func TestLoadFullKeepsEveryValue(t *testing.T) {
 			Restart:     "never",
 			MaxRestarts: 5,
 			Prompt:      "Review the repository.\n",
-			Pos:         Position{File: file, Line: 48, Col: 1},
+			Pos:         Position{File: file, Line: 49, Col: 1},
 		}},
 		Tasks: []Task{{
 			ID:     "T059",
 			Title:  "Collect the PDFs",
 			Prompt: "Find every PDF under docs/.",
-			Pos:    Position{File: file, Line: 58, Col: 1},
+			Pos:    Position{File: file, Line: 59, Col: 1},
 		}, {
 			ID:          "T060",
 			Title:       "Convert Nature Trail PDFs to Markdown",
@@ -154,7 +156,7 @@ func TestLoadFullKeepsEveryValue(t *testing.T) {
 			MaxAttempts: 5,
 			MaxTime:     3 * time.Hour,
 			Estimate:    90 * time.Minute,
-			Pos:         Position{File: file, Line: 63, Col: 1},
+			Pos:         Position{File: file, Line: 64, Col: 1},
 		}},
 	}
 	if !reflect.DeepEqual(team, want) {

@@ -92,6 +92,8 @@ type PS struct {
 	// Memory is max_running, memory_floor and memory_max at work and each
 	// CLI's footprint (nil: the team file sets none of them).
 	Memory *state.MemoryStatus `json:"memory,omitempty"`
+	// Overlaps are the open tasks whose latest records name a common file.
+	Overlaps []state.Overlap `json:"overlaps,omitempty"`
 }
 
 // Agent is one agent in PS: its status (state, task, attempt, pid, the

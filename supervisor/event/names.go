@@ -40,6 +40,10 @@ const (
 	TaskReleased     = "task_released" // a failed agent's task, back in the queue for another
 	TaskAfresh       = "task_afresh"   // its checkpoint could not be resumed: it starts over
 	TaskReopened     = "task_reopened" // warden run --resume --from: the task goes on from an earlier record, open again
+	// Two open tasks whose latest records name a common file (on_overlap),
+	// once per pair and path set: {tasks, agents, paths, new, action: warn
+	// | serialize}; the event's task and agent are the later ones.
+	Overlap = "overlap"
 
 	// A run and what it trusts (DESIGN §5).
 	RunStarted         = "run_started"         // {run_id, how: new | carried_on, previous_run, reason}
@@ -129,6 +133,7 @@ var Names = []string{
 	TaskReleased,
 	TaskAfresh,
 	TaskReopened,
+	Overlap,
 	RunStarted,
 	CheckpointRestored,
 	CheckpointUntrusted,

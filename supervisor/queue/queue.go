@@ -1,6 +1,7 @@
 package queue
 
 import (
+	"slices"
 	"sync"
 	"time"
 
@@ -42,6 +43,7 @@ type Queue struct {
 	byID    map[string]*taskState
 	changed chan struct{}    // closed and replaced on every change
 	now     func() time.Time // the team's clock: a session's start, time worked so far
+	onEnd   func(id string)  // told of a task that ended or was handed over (onend.go)
 }
 
 // New builds the queue from the team's tasks.
@@ -114,13 +116,17 @@ func (q *Queue) SetClock(now func() time.Time) {
 // Set moves a task to a new state; complete tasks unblock their dependents.
 func (q *Queue) Set(id string, state State, reason string) {
 	q.mu.Lock()
-	defer q.mu.Unlock()
-	if t := q.byID[id]; t != nil {
+	t := q.byID[id]
+	if t != nil {
 		t.state, t.reason = state, reason
 		if state != Running && state != Verifying {
 			t.since = time.Time{} // no session works on it any more
 		}
 		q.refresh()
+	}
+	q.mu.Unlock()
+	if t != nil && !state.open() {
+		q.ended(id)
 	}
 }
 
@@ -162,6 +168,7 @@ func (q *Queue) NextAttempt(id string) int {
 // to the queue instead, for that agent to resume it from its checkpoint;
 // those ids are in released. A task fails only when nobody may take it.
 func (q *Queue) AgentFailed(agent, current, reason string, taker func(config.Task) bool) (failed, released []string) {
+	defer func() { q.ended(append(slices.Clone(failed), released...)...) }()
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	for _, t := range q.tasks {

@@ -32,6 +32,9 @@ type Persona struct {
 	// Same: every answer is the same block (40 %, one Completed item):
 	// an agent that stopped working and sits at its prompt.
 	Same bool
+	// Files: what its records name in Files Modified (nil: work/{task}.txt,
+	// a file of its task's own).
+	Files []string
 }
 
 func (p Persona) String() string {
@@ -257,9 +260,13 @@ func (m *mind) answer(why string) {
 	if m.who.Same {
 		step, progress = 1, 40
 	}
+	files := "work/" + m.task + ".txt"
+	if len(m.who.Files) > 0 {
+		files = strings.Join(m.who.Files, ", ")
+	}
 	m.p.print(fmt.Sprintf("CHECKPOINT: %s\nStatus: %s\nCompleted:\n- step %d\nRemaining:\n- step %d\n"+
-		"Files Modified: work/%s.txt\nEstimated Progress: %d%%\nNotes: %s\n\n",
-		m.task, status, step, step+1, m.task, progress, mark))
+		"Files Modified: %s\nEstimated Progress: %d%%\nNotes: %s\n\n",
+		m.task, status, step, step+1, files, progress, mark))
 	m.w.answered(m.p, m.agent, mark, m.task, true, why)
 	if m.who.Lead && m.rng.Float64() < 0.2 { // a team checkpoint it ran itself
 		m.p.print(protocol.CompleteMarker + "\n")

@@ -29,6 +29,8 @@ type Spec struct {
 	// = "pause" (else checkpoint-exit).
 	MaxCost float64
 	Pause   bool
+	// OnOverlap is the team's on_overlap ("": not written, the default).
+	OnOverlap string
 }
 
 // Timers are the team file's timers.
@@ -229,6 +231,9 @@ func (s Spec) TeamFile() string {
 	}
 	if s.MaxCost > 0 {
 		fmt.Fprintf(&b, "max_cost = %.2f\non_budget = %q\n", s.MaxCost, map[bool]string{true: "pause", false: "checkpoint-exit"}[s.Pause])
+	}
+	if s.OnOverlap != "" {
+		fmt.Fprintf(&b, "on_overlap = %q\n", s.OnOverlap)
 	}
 	for _, a := range s.Agents {
 		fmt.Fprintf(&b, "\n[[agent]]\nname = %q\ncommand = [\"sim-agent\"]\nrestart = %q\nmax_restarts = %d\n",

@@ -52,6 +52,9 @@ type AgentStatus struct {
 	// BudgetHeld: the agent is parked at the team's budget (on_budget =
 	// "pause") until `warden resume`.
 	BudgetHeld bool `json:"budget_held,omitempty"`
+	// OverlapHeld is the task the agent is held for (on_overlap =
+	// "serialize"): its own task named a file that one named first.
+	OverlapHeld string `json:"overlap_held,omitempty"`
 	// LastDialog is what became of the last dialog a person answered
 	// (dialogoutcome.go).
 	LastDialog *DialogOutcome `json:"last_dialog,omitempty"`
@@ -83,6 +86,9 @@ type Snapshot struct {
 	Budget *Budget         `json:"budget,omitempty"`
 	// CarriedOn lists each time the run was carried on (carriedon.go).
 	CarriedOn []CarryOn `json:"carried_on,omitempty"`
+	// Overlaps are the open tasks whose latest records name a common file
+	// (overlap.go).
+	Overlaps []Overlap `json:"overlaps,omitempty"`
 	// SupervisorDied is never written: warden status sets it on a run
 	// whose state.json says running while no warden holds its lock
 	// (MarkDied).

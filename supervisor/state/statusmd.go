@@ -55,6 +55,12 @@ func statusMarkdown(s Snapshot) string {
 	if blocked := blockedLines(s.Tasks, cell); len(blocked) > 0 {
 		b.WriteString("\n## Blocked\n\n" + strings.Join(blocked, "\n") + "\n")
 	}
+	if len(s.Overlaps) > 0 {
+		b.WriteString("\n## Overlapping work\n\n")
+		for _, o := range s.Overlaps {
+			b.WriteString("- " + cell(o.Line()) + "\n")
+		}
+	}
 	b.WriteString(spendSection(s))
 	return b.String()
 }
@@ -125,6 +131,9 @@ func RenderDashboard(w io.Writer, s Snapshot, now time.Time) {
 		if a.Dialog != "" {
 			reason = "waits on: " + protocol.FirstLine(a.Dialog)
 		}
+		if a.OverlapHeld != "" {
+			reason = strings.TrimSpace("held until " + a.OverlapHeld + " ends (on_overlap = serialize) " + reason)
+		}
 		if a.BudgetHeld {
 			reason = strings.TrimSpace("parked at the team's budget until `warden resume` " + reason)
 		}
@@ -146,6 +155,9 @@ func RenderDashboard(w io.Writer, s Snapshot, now time.Time) {
 		for _, l := range blocked {
 			fmt.Fprintf(w, "   %s\n", l)
 		}
+	}
+	for _, o := range s.Overlaps {
+		fmt.Fprintf(w, "   overlap: %s\n", clean(o.Line()))
 	}
 }
 

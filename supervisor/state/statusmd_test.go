@@ -120,3 +120,23 @@ func TestSeedFieldsAndTimeWorked(t *testing.T) {
 		}
 	}
 }
+
+// Two open tasks that modify the same files: STATUS.md lists them under
+// their heading and the dashboard in a line, a path that holds Markdown or
+// an escape sequence made safe in each.
+func TestOverlapsInStatusAndDashboard(t *testing.T) {
+	now := time.Date(2026, 12, 7, 3, 0, 0, 0, time.UTC)
+	s := Snapshot{Team: "night", UpdatedAt: now, Running: true,
+		Overlaps: []Overlap{{Tasks: []string{"T1", "T2"}, Agents: []string{"a", "b"}, Paths: []string{"src/x.go", "*evil*\x1b]0;t\x07.go"},
+			Action: "serialize", At: now}}}
+	md := statusMarkdown(s)
+	if !strings.Contains(md, "## Overlapping work") || !strings.Contains(md, "- T1 (a) and T2 (b) both modify src/x.go, \\*evil\\*") ||
+		!strings.Contains(md, "; T2 held until T1 ends") || strings.Contains(md, "\x1b") {
+		t.Errorf("STATUS.md:\n%q", md)
+	}
+	var b bytes.Buffer
+	RenderDashboard(&b, s, now)
+	if !strings.Contains(b.String(), "   overlap: T1 (a) and T2 (b) both modify src/x.go, *evil*") || strings.Contains(b.String(), "\x1b") {
+		t.Errorf("dashboard:\n%q", b.String())
+	}
+}

@@ -16,7 +16,8 @@ import (
 // team's zone, as warden's own "last update at …" is written); the badge
 // of a team whose supervisor died says dead, not a green running; an
 // agent's card after a person's Deny says its last dialog was declined
-// (issue 35).
+// (issue 35); two tasks that modify the same files are said on their
+// agents' cards in one line (issue 37).
 func TestTheHeaderSaysWhoNeedsYou(t *testing.T) {
 	bin := node(t)
 	script := `const H = require(process.argv[1]), F = require(process.argv[2]);
@@ -40,6 +41,7 @@ console.log([
     return p.text + (p.cls === "running" ? " (green)" : "");
   }).join(", "),
   H.outcome({ outcome: "declined", via: "page", at: "x", question: "Bash command\n  curl x\nDo you want to proceed?" }, ago),
+  H.overlap({ tasks: ["T1", "T2"], agents: ["a", "b"], paths: ["src/x.go", "go.mod"], action: "serialize" }),
 ].join("\n"));`
 	got, err := exec.Command(bin, "-e", script, "./static/header.js", "./static/format.js").CombinedOutput()
 	if err != nil {
@@ -52,6 +54,7 @@ console.log([
 		"2026-12-07 03:10 | 2026-12-07 02:10 | 00:59:58",
 		"running (green), finished, stopped, dead, no warden running, connection lost",
 		"last dialog declined by a person through the page, 5m ago: Bash command curl x Do you want to proceed?",
+		"overlap: T1 (a) and T2 (b) both modify src/x.go, go.mod; T2 held until T1 ends",
 	}
 	lines := strings.Split(strings.TrimSuffix(string(got), "\n"), "\n")
 	if len(lines) != len(want) {

@@ -283,6 +283,7 @@ function drawAgents(ps) {
     let next = "";
     if (a.state === "waiting") next = "no requests while it waits";
     else if (a.budget_held) next = "parked at the team's budget: no requests until warden resume";
+    else if (a.overlap_held) next = "held until " + a.overlap_held + " ends (on_overlap = serialize)";
     else if (!zero(a.paused_until)) next = "parked at a usage limit until " + stamp(a.paused_until);
     else if (a.state === "admission") next = a.reason || "waits its turn";
     else if (!zero(a.requested_at)) next = "request typed " + ago(a.requested_at) + ", awaiting the answer";
@@ -298,7 +299,8 @@ function drawAgents(ps) {
     // The task's seed fields and time worked, and whether it is blocked.
     const seed = task ? Fmt.details(task) : "";
     const blocked = task && Fmt.isBlocked(task) ? "blocked on: " + (Fmt.blockedOn(task).join("; ") || "-") : "";
-    c.seed.textContent = [blocked, seed].filter(Boolean).join(" · ");
+    const overlaps = (ps.overlaps || []).filter((o) => (o.agents || []).includes(a.name)).map(Head.overlap);
+    c.seed.textContent = [blocked, ...overlaps, seed].filter(Boolean).join(" · ");
     c.seed.hidden = !c.seed.textContent;
     c.root.classList.toggle("blocked", !!blocked);
     // The dialog it waits on; else what a person's answer to its last

@@ -87,7 +87,16 @@ const Head = (() => {
     const via = o.via === "page" ? " through the page" : o.via === "cli" ? " through warden answer" : o.via ? " through " + o.via : "";
     return "last dialog " + o.outcome + " by a person" + via + ", " + ago(o.at) + (o.question ? ": " + oneLine(o.question) : "");
   }
-  return { zoneOf, stamp, clock, needs, needsLine, carried, pill, outcome };
+  // overlap is two open tasks that modify the same files, in one line
+  // (state.Overlap.Line's words).
+  function overlap(o) {
+    const [t1, t2] = o.tasks || [], [a1, a2] = o.agents || [];
+    let s = "overlap: " + t1 + " (" + a1 + ") and " + t2 + " (" + a2 + ") both modify " + (o.paths || []).join(", ");
+    if (o.action === "serialize") s += "; " + t2 + " held until " + t1 + " ends";
+    return oneLine(s);
+  }
+
+  return { zoneOf, stamp, clock, needs, needsLine, carried, pill, outcome, overlap };
 })();
 
 if (typeof module !== "undefined") module.exports = Head;
