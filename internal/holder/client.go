@@ -29,8 +29,9 @@ type Client struct {
 	reqMu   sync.Mutex // one request at a time
 	mu      sync.Mutex
 	seq     uint64
-	wait    chan incoming // the pending request's messages (adopted…, then its reply)
-	gaveUp  chan struct{} // closed when the pending request's caller stops waiting
+	waiting bool          // a request (seq) waits for its messages
+	pending []incoming    // its messages not yet taken
+	notify  chan struct{} // a message was added to pending
 	err     error         // why the connection ended
 	done    chan struct{}
 	masters []*os.File // adopted, closed by Close
@@ -70,6 +71,7 @@ func Dial(log hclog.Logger, socket string) (*Client, error) {
 		log:    log.Named("holder-client"),
 		lc:     newLineConn(uc, maxReply, 0),
 		done:   make(chan struct{}),
+		notify: make(chan struct{}, 1),
 		events: make(chan Event, eventQueue),
 	}
 	_ = uc.SetReadDeadline(time.Now().Add(5 * time.Second))
@@ -133,8 +135,7 @@ func (c *Client) read() {
 			}
 		}
 		c.mu.Lock()
-		w, gaveUp := c.wait, c.gaveUp
-		if w == nil || m.Seq != c.seq {
+		if !c.waiting || m.Seq != c.seq {
 			c.mu.Unlock()
 			if fd >= 0 {
 				_ = unix.Close(fd)
@@ -142,13 +143,11 @@ func (c *Client) read() {
 			c.log.Warn("holder message for no request", "kind", m.Kind, "seq", m.Seq)
 			continue
 		}
+		c.pending = append(c.pending, incoming{m, fd})
 		c.mu.Unlock()
 		select {
-		case w <- incoming{m, fd}:
-		case <-gaveUp:
-			if fd >= 0 {
-				_ = unix.Close(fd)
-			}
+		case c.notify <- struct{}{}:
+		default:
 		}
 	}
 }
@@ -162,37 +161,57 @@ func (c *Client) end(err error) {
 	c.mu.Unlock()
 }
 
-// call sends req and collects its messages up to its reply.
+// call sends req and collects its messages up to its reply. Descriptors
+// of messages it does not return (its caller gave up) are closed.
 func (c *Client) call(ctx context.Context, req Request) ([]incoming, error) {
 	c.reqMu.Lock()
 	defer c.reqMu.Unlock()
-	w, gaveUp := make(chan incoming, 16), make(chan struct{})
 	c.mu.Lock()
 	c.seq++
 	req.Seq = c.seq
-	c.wait, c.gaveUp = w, gaveUp
+	c.waiting, c.pending = true, nil
 	c.mu.Unlock()
 	defer func() {
 		c.mu.Lock()
-		c.wait, c.gaveUp = nil, nil
+		left := c.pending
+		c.waiting, c.pending = false, nil
 		c.mu.Unlock()
-		close(gaveUp)
+		for _, m := range left {
+			if m.fd >= 0 {
+				_ = unix.Close(m.fd)
+			}
+		}
 	}()
 	if err := c.lc.writeJSON(req, -1); err != nil {
 		return nil, fmt.Errorf("holder %s: %w", req.Op, err)
 	}
 	var got []incoming
-	for {
-		select {
-		case m := <-w:
+	take := func() (done bool, err error) {
+		c.mu.Lock()
+		batch := c.pending
+		c.pending = nil
+		c.mu.Unlock()
+		for _, m := range batch {
 			got = append(got, m)
 			if m.Kind == KindReply {
 				if m.Error != "" {
-					return got, fmt.Errorf("holder: %s", m.Error)
+					return true, fmt.Errorf("holder: %s", m.Error)
 				}
-				return got, nil
+				return true, nil
 			}
+		}
+		return false, nil
+	}
+	for {
+		if done, err := take(); done {
+			return got, err
+		}
+		select {
+		case <-c.notify:
 		case <-c.done:
+			if done, err := take(); done {
+				return got, err
+			}
 			return got, fmt.Errorf("holder %s: connection ended: %w", req.Op, c.err)
 		case <-ctx.Done():
 			// The connection is out of step now: end it.
