@@ -43,6 +43,7 @@ func (r Repo) Prepare(ctx context.Context, path, branch string, from []string) (
 	if err := checkRef("branch", branch); err != nil {
 		return Worktree{}, err
 	}
+	defer r.lock()() // one worktree change at a time (repolock.go)
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return Worktree{}, fmt.Errorf("preparing worktree %s: %w", path, err)

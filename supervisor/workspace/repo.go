@@ -184,6 +184,7 @@ func canonical(path string) string {
 // alone and is an error, as is a worktree that is no longer the one warden
 // made (a symbolic link is never followed: git would empty its target).
 func (r Repo) Remove(ctx context.Context, path string) error {
+	defer r.lock()() // one worktree change at a time (repolock.go)
 	path, err := filepath.Abs(path)
 	if err != nil {
 		return fmt.Errorf("removing worktree %s: %w", path, err)

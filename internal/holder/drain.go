@@ -1,0 +1,160 @@
+package holder
+
+import (
+	"errors"
+	"io"
+	"os"
+	"syscall"
+	"time"
+)
+
+// The drain: while no client holds an agent's master, the holder reads it
+// into the agent's ring, so that the agent never blocks on a full pty (a
+// Node CLI's event loop stops there). One goroutine per agent reads its
+// master; the agent's lock and condition coordinate it with the handover:
+//
+//   - pause (adopt): paused is set and the read deadline put in the past,
+//     which wakes a read waiting in the netpoller; pause returns only once
+//     the reader is out of its read (reading false). Every byte the holder
+//     read is then in the ring, which the adoption takes and sends with
+//     the master. From then on only the client reads.
+//   - resume (the adopting connection is gone): the deadline is cleared and
+//     the reader reads again. A byte the dying client read but had not
+//     handled is lost; none is read twice, as the client is gone.
+//
+// The master is non-blocking (O_NONBLOCK lives on the open file
+// description, so the client's copy is non-blocking too).
+
+// drainMax bounds the drain once the agent's processes are gone: what
+// they wrote is read until the end of output (EIO), for at most this long
+// (a process the holder could not find may hold the slave open).
+const drainMax = time.Second
+
+// pastDeadline wakes a reader waiting in the netpoller at once.
+var pastDeadline = time.Unix(1, 0)
+
+// drain is the reader goroutine of a's master. It ends, closing the
+// holder's copy of the master, at the end of output (EIO: every slave
+// closed), at the drain deadline once the agent is over, or when told to
+// close.
+func (a *agent) drain() {
+	defer close(a.closed)
+	rc, err := a.master.SyscallConn()
+	if err != nil {
+		a.log.Error("drain: cannot read the master", "error", err)
+		a.mu.Lock()
+		a.closeMasterLocked()
+		a.mu.Unlock()
+		return
+	}
+	buf := make([]byte, 32<<10)
+	for {
+		a.mu.Lock()
+		for a.paused && !a.closing {
+			a.cond.Wait()
+		}
+		if a.closing {
+			a.closeMasterLocked()
+			a.mu.Unlock()
+			return
+		}
+		a.reading = true
+		a.mu.Unlock()
+
+		var readErr error
+		err := rc.Read(func(fd uintptr) bool {
+			n, again, rerr := readAvailable(int(fd), buf)
+			if n > 0 {
+				a.mu.Lock()
+				a.ring.write(buf[:n])
+				a.mu.Unlock()
+			}
+			readErr = rerr
+			return n > 0 || !again || rerr != nil
+		})
+		if err == nil {
+			err = readErr
+		}
+
+		a.mu.Lock()
+		a.reading = false
+		a.cond.Broadcast()
+		switch {
+		case err == nil:
+		case errors.Is(err, os.ErrDeadlineExceeded) && a.paused:
+			// handed over: wait for resume
+		default:
+			if !errors.Is(err, os.ErrDeadlineExceeded) && !endOfOutput(err) {
+				a.log.Warn("drain: read failed", "error", err)
+			}
+			a.closing = true // end of output, or the agent is over and quiet
+		}
+		a.mu.Unlock()
+	}
+}
+
+// pauseLocked stops the reader and waits until it is out of its read;
+// a.mu is held (and released while waiting).
+func (a *agent) pauseLocked() {
+	a.paused = true
+	_ = a.master.SetReadDeadline(pastDeadline)
+	for a.reading {
+		a.cond.Wait()
+	}
+}
+
+// resumeLocked lets the reader read again; a.mu is held. O_NONBLOCK is
+// set again first: a client that made the shared description blocking
+// (os.File.Fd does) would leave the reader in a read no deadline wakes.
+func (a *agent) resumeLocked() {
+	if !a.paused {
+		return
+	}
+	if a.master != nil {
+		if rc, err := a.master.SyscallConn(); err == nil {
+			_ = rc.Control(func(fd uintptr) { _ = syscall.SetNonblock(int(fd), true) })
+		}
+		_ = a.master.SetReadDeadline(a.drainDeadline)
+	}
+	a.paused = false
+	a.cond.Broadcast()
+}
+
+// closeMasterLocked closes the holder's copy of the master; a.mu is held.
+func (a *agent) closeMasterLocked() {
+	if a.master == nil {
+		return
+	}
+	if err := a.master.Close(); err != nil {
+		a.log.Debug("close master failed", "error", err)
+	}
+	a.master = nil
+	a.closing = true
+	a.cond.Broadcast()
+}
+
+// readAvailable reads fd into buf until buf is full, a read would block
+// (again), or a read fails; io.EOF for a read of 0 bytes.
+func readAvailable(fd int, buf []byte) (n int, again bool, err error) {
+	for n < len(buf) {
+		m, err := syscall.Read(fd, buf[n:])
+		switch {
+		case err == syscall.EINTR:
+			continue
+		case err == syscall.EAGAIN:
+			return n, true, nil
+		case err != nil:
+			return n, false, err
+		case m == 0:
+			return n, false, io.EOF
+		}
+		n += m
+	}
+	return n, false, nil
+}
+
+// endOfOutput is true for the normal ends of a master's stream: EIO (every
+// slave closed), EOF, a closed file.
+func endOfOutput(err error) bool {
+	return errors.Is(err, syscall.EIO) || errors.Is(err, io.EOF) || errors.Is(err, os.ErrClosed)
+}
