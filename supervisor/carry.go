@@ -114,6 +114,14 @@ func (t *Team) carryOn(prev *state.Snapshot) (Beginning, error) {
 				cp.ProgressPercent, why), t.clock.Now())
 			continue
 		}
+		if known && old.ReviewRound > 0 { // its review rounds go on where they were (review_by)
+			inReview := old.State == queue.Reviewing
+			t.queue.RestoreReview(ts.ID, old.ReviewRound, old.Owner, inReview, old.Findings)
+			if inReview {
+				t.queue.Verified(ts.ID, old.Verify) // what its verify said before the review
+				t.printf("%s is still in review (round %d, by %s): the round is asked again\n", ts.ID, old.ReviewRound, old.Reviewer)
+			}
+		}
 		t.queue.Prefer(ts.ID, cp.Agent)
 		t.queue.Progress(ts.ID, agent.QueueCheckpoint(cp))
 		carry.Resumed = append(carry.Resumed, state.ResumedFrom{Task: ts.ID, Agent: cp.Agent, CheckpointID: cp.CheckpointID,

@@ -211,6 +211,7 @@ func New(logger hclog.Logger, cfg *config.Team, clk clock.Clock, out io.Writer) 
 	}
 	t.deps.Overlaps = agent.NewOverlaps(t.deps) // on_overlap: before the agents, who join it
 	t.queue.OnEnd(t.deps.Overlaps.Ended)
+	t.deps.Reviews = agent.NewReviews()             // review_by: before the agents, who join it
 	t.deps.Memory = memory.NewMemory(cfg, clk, log) // max_running, memory_floor, memory_max, agent_oom, the box
 	if t.notifier != nil && cfg.Sandbox == config.SandboxBox {
 		t.notifier.SetBox(t.deps.Memory.CommandBox)

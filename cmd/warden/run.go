@@ -213,7 +213,7 @@ func carryOnLine(res supervisor.Result, run, teamFile string) string {
 	canGo, complete, failed, waiting, blocked := 0, 0, 0, 0, 0
 	for _, t := range res.Tasks {
 		switch t.State {
-		case queue.Pending, queue.Running, queue.Verifying:
+		case queue.Pending, queue.Running, queue.Verifying, queue.Reviewing:
 			canGo++
 		case queue.Complete:
 			complete++

@@ -65,6 +65,7 @@ func New(cfg config.Agent, d *Deps) *Agent {
 		state:  state.Idle,
 	}
 	d.Overlaps.add(a)
+	d.Reviews.add(a)
 	return a
 }
 
@@ -93,6 +94,9 @@ func (a *Agent) Run(g *Generation) {
 			return
 		}
 		if !a.runTask(g, task) {
+			if !g.IsStopping() { // ended for good: what it was to review completes unreviewed
+				a.reviewerEnded(g, a.Status().Reason)
+			}
 			return
 		}
 	}
@@ -107,6 +111,11 @@ func (a *Agent) nextTask(g *Generation) *config.Task {
 		release, ok := g.MayStart() // nothing is dispatched once the team checkpoint began
 		if !ok {
 			return nil
+		}
+		if review := a.nextReview(); review != nil { // a review round first (review.go)
+			release()
+			a.log.Info("review dispatched", "review", review.ID)
+			return review
 		}
 		if task := q.Take(a.cfg.Name); task != nil {
 			a.d.Events.Emit(event.TaskDispatched, a.cfg.Name, task.ID, "title", task.Title)
@@ -182,7 +191,7 @@ func (a *Agent) runTask(g *Generation, task *config.Task) bool {
 			a.overspent(task)
 			return true
 		case session.Done:
-			a.setState(state.Idle, exit, "task complete")
+			a.setState(state.Idle, exit, doneReason(a.d.Queue, task))
 			return true
 		case session.Stopped:
 			a.setState(state.Stopped, exit, "team stopped")
@@ -387,6 +396,10 @@ func (a *Agent) failTask(task *config.Task, reason string) {
 
 // release puts the agent's unfinished task back in the queue.
 func (a *Agent) release(task *config.Task) {
+	if id, _, ok := config.ParseReviewID(taskID(task)); ok {
+		a.d.Queue.ReleaseReview(id) // asked again, by its next session
+		return
+	}
 	if task != nil {
 		a.d.Queue.Release(task.ID)
 	}

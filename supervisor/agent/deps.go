@@ -51,6 +51,9 @@ type Deps struct {
 	// Overlaps sees two open tasks' records name a common file (on_overlap;
 	// nil: not watched).
 	Overlaps *Overlaps
+	// Reviews are the tasks' review rounds (review_by; nil: none, a task
+	// with a reviewer completes unreviewed).
+	Reviews *Reviews
 	// HasTasks: agents take tasks from the queue; else each runs on its own.
 	HasTasks bool
 	// Wrap: warden wrap, where the agent's own exit ends the run.

@@ -63,8 +63,8 @@ func (o *Overlaps) add(a *Agent) {
 // Modified, cleaned relative to dir (where its session works) and named
 // relative to root, are compared with the other open tasks' latest.
 func (o *Overlaps) seen(a *Agent, cp *protocol.Checkpoint, dir, root string) {
-	if o == nil || cp.TaskID == "" {
-		return
+	if _, _, review := config.ParseReviewID(cp.TaskID); o == nil || cp.TaskID == "" || review {
+		return // a review round's record names no work of its own
 	}
 	done := cp.Status == protocol.StatusComplete || cp.Status == protocol.StatusAwaitingVerification
 	for _, ov := range o.det.Record(cp.TaskID, a.cfg.Name, overlap.Clean(cp.FilesModified, dir, root)) {

@@ -10,6 +10,7 @@ import (
 	"github.com/wardenhq/warden/protocol"
 	"github.com/wardenhq/warden/supervisor/config"
 	"github.com/wardenhq/warden/supervisor/event"
+	"github.com/wardenhq/warden/supervisor/queue"
 )
 
 // ResumePoint is the checkpoint a session on task may resume from, or nil:
@@ -40,7 +41,14 @@ func (a *Agent) resumeFrom(task *config.Task) (*protocol.Checkpoint, string) {
 	}
 	d := a.d
 	var said []string
+	round, findings := d.Queue.ReviewFindings(task.ID)
 	switch {
+	case len(findings) > 0 && d.Queue.StateOf(task.ID) != queue.Complete:
+		// Its reviewer found something in round round: the session fixes it.
+		a.log.Info("task back from review with findings", "task", task.ID, "round", round, "findings", len(findings))
+		said = append(said, fmt.Sprintf("Your work on this task was reviewed by %s (review round %d of at most %d), who "+
+			"found this to change:\n- %s\nFix these, then answer with your checkpoint block (Status: complete) again: "+
+			"it is verified and reviewed once more.", task.ReviewBy, round, d.Config.MaxReviewRounds, strings.Join(findings, "\n- ")))
 	case !cp.Resumable && !cp.SaysNotResumable():
 		// Reported done, never verified and completed: the session is there
 		// to have it verified (the team stopped while its verify ran, say).

@@ -104,7 +104,24 @@ func (r *reporter) judge(v queue.VerifyResult, stopped bool) session.Verdict {
 // {agent}-{task}-complete.json — saved again first when the agent recorded
 // more while its verify ran, so that the archive is the record that was
 // verified —, task_completed and TASK COMPLETE. r.mu is held.
+//
+// A task with a reviewer goes into review instead (review.go); a review
+// round's answer is taken as one (reviewAnswered).
 func (r *reporter) complete(cp *protocol.Checkpoint, result string) {
+	switch {
+	case isReview(r.task):
+		r.reviewAnswered(cp)
+	case r.a.d.reviewed(r.task):
+		r.toReview(cp, result)
+	default:
+		r.finish(cp, result)
+	}
+}
+
+// finish completes the task for good (complete's doc); kv are more
+// fields of task_completed. r.mu is held, or r is the author's reporter
+// the review made (review.go).
+func (r *reporter) finish(cp *protocol.Checkpoint, result string, kv ...any) {
 	a, d, task := r.a, r.a.d, r.task
 	r.completed = true
 	a.setFeedback("")
@@ -119,7 +136,7 @@ func (r *reporter) complete(cp *protocol.Checkpoint, result string) {
 		a.log.Error("completed checkpoint not archived", "task", task.ID, "error", err)
 	}
 	d.Queue.Set(task.ID, queue.Complete, "")
-	r.Event(event.TaskCompleted, "verify", result, "checkpoint_id", cp.CheckpointID)
+	d.Events.Emit(event.TaskCompleted, a.cfg.Name, task.ID, append([]any{"verify", result, "checkpoint_id", cp.CheckpointID}, kv...)...)
 	r.Printf("TASK COMPLETE: %s verify: %s\n", titled(task), result)
 	d.Team.Publish()
 }

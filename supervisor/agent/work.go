@@ -23,7 +23,7 @@ const gitTimeout = 2 * time.Minute
 // leaves the task blocked (task_blocked, with the paths); another failure
 // fails it. ok is false then: the agent is free for another task.
 func (a *Agent) workDir(g *Generation, task *config.Task) (dir string, ts *TaskSpace, ok bool) {
-	if a.d.Workspaces == nil {
+	if a.d.Workspaces == nil || isReview(task) { // a reviewer reviews from its own dir
 		return a.cfg.Dir, nil, true
 	}
 	ctx, cancel := g.StopCtx()
@@ -82,6 +82,15 @@ func (r *reporter) committed(cp *protocol.Checkpoint, commit string, made bool, 
 			}
 		}
 	}
+}
+
+// commitNow commits the task's worktree now (a task going into review:
+// its diff is its branch's commits).
+func (r *reporter) commitNow() {
+	ctx, cancel := context.WithTimeout(context.Background(), gitTimeout)
+	defer cancel()
+	commit, made, err := r.ts.Commit(ctx, r.task.ID, protocol.StatusComplete, 100, nil)
+	r.committed(nil, commit, made, err)
 }
 
 // completeWork commits a completed task's work, then, with merge = "ff",

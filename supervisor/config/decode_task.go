@@ -10,7 +10,7 @@ import (
 // to agents are checked by crossCheck.
 func (d *decoder) task(t table) Task {
 	t.unknown("id", "title", "prompt", "prompt_file", "blocked_by", "agent", "verify",
-		"max_attempts", "max_time", "estimate", "max_cost", "max_tokens")
+		"max_attempts", "max_time", "estimate", "max_cost", "max_tokens", "review_by")
 	task := Task{Pos: d.ix.at(t.path)}
 	task.ID, _ = d.name(t, "id", "task id")
 	if title, ok := t.str("title"); ok && d.plainText(t.key("title"), "task title", title) {

@@ -14,7 +14,7 @@ func (d *decoder) team(abs string, doc map[string]any) *Team {
 		"shutdown_timeout", "stale_warning", "stale_failure", "idle_after", "idle_nudges", "signal_file",
 		"context_threshold", "after_team_checkpoint", "usage_limit_wait",
 		"on_dialog", "dialog_timeout", "on_limit", "max_runtime", "stop_at", "log_max_size", "log_keep",
-		"max_running", "memory_floor", "max_cost", "max_tokens", "cost_warning", "on_budget", "price", "workspace", "base", "merge", "on_overlap", "land", "land_verify", "land_verify_each", "land_verify_timeout", "sandbox", "notify", "retention", "agent", "task")
+		"max_running", "memory_floor", "max_cost", "max_tokens", "cost_warning", "on_budget", "price", "workspace", "base", "merge", "on_overlap", "review_by", "max_review_rounds", "land", "land_verify", "land_verify_each", "land_verify_timeout", "sandbox", "notify", "retention", "agent", "task")
 
 	def := Defaults()
 	t := &def
@@ -87,11 +87,15 @@ func (d *decoder) team(abs string, doc map[string]any) *Team {
 	if agentsOK && len(agents) == 0 {
 		d.errorf("agent", "a team needs at least one [[agent]]") // at agent = [] if written so
 	}
+	d.reviewTeam(t, top) // review.go
 	tasks, _ := d.tableArray(top, "task")
 	for _, tk := range tasks {
-		t.Tasks = append(t.Tasks, d.task(tk))
+		task := d.task(tk)
+		d.reviewTask(&task, tk, t.ReviewBy)
+		t.Tasks = append(t.Tasks, task)
 	}
 	d.crossCheck(t, tasks)
+	d.reviewCheck(t, top, tasks)
 	d.workspaces(t, top, agents, tasks)
 	d.landing(t, top) // land.go
 	return t

@@ -32,6 +32,7 @@ func Defaults() Team {
 		WorkspaceMode:       DefaultWorkspace,
 		Merge:               DefaultMerge,
 		OnOverlap:           DefaultOnOverlap,
+		Review:              Review{MaxReviewRounds: DefaultMaxReviewRounds},
 		Landing:             Landing{Land: DefaultLand, LandVerifyTimeout: DefaultLandVerifyTimeout},
 		Sandbox:             DefaultSandbox,
 		TeamBudget:          TeamBudget{CostWarning: DefaultCostWarning, OnBudget: DefaultOnBudget},

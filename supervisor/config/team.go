@@ -175,6 +175,8 @@ type Team struct {
 	// Landing is land, land_verify, land_verify_each, land_verify_timeout
 	// (land.go).
 	Landing
+	// Review is review_by and max_review_rounds (review.go).
+	Review
 	// MaxRunning is how many agents may run at once (the others wait their
 	// turn); 0 (default) for no limit.
 	MaxRunning int
@@ -252,7 +254,10 @@ type Task struct {
 	Estimate time.Duration
 	// Budget is the task's max_cost and max_tokens (zero: none).
 	Budget
-	Pos Position // the [[task]] header
+	// ReviewBy is the agent that reviews the task's work once it is done
+	// and verified: its own review_by, else the team's; "" for none.
+	ReviewBy string
+	Pos      Position // the [[task]] header
 }
 
 // Agent returns the agent with the given name.

@@ -44,6 +44,13 @@ const (
 	// once per pair and path set: {tasks, agents, paths, new, action: warn
 	// | serialize}; the event's task and agent are the later ones.
 	Overlap = "overlap"
+	// A task's review rounds (review_by): a round asked of its reviewer
+	// {reviewer, round, author}, and its answer, recorded once {reviewer,
+	// round, findings: how many, approved, open: the findings named when
+	// the last round had some}; the event's task is the reviewed one, its
+	// agent the reviewer.
+	ReviewRequested = "review_requested"
+	ReviewDone      = "review_done"
 
 	// A run and what it trusts (DESIGN §5).
 	RunStarted         = "run_started"         // {run_id, how: new | carried_on, previous_run, reason}
@@ -134,6 +141,8 @@ var Names = []string{
 	TaskAfresh,
 	TaskReopened,
 	Overlap,
+	ReviewRequested,
+	ReviewDone,
 	RunStarted,
 	CheckpointRestored,
 	CheckpointUntrusted,

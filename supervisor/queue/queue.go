@@ -33,6 +33,7 @@ type taskState struct {
 	// its worktree: branch, base and repository (worktree mode)
 	branch, base, repo string
 	usage              protocol.Usage // what its sessions spent in the run (usage.go)
+	rv                 review         // its review rounds (review.go)
 }
 
 // Queue hands tasks to free agents in file order, respecting blocked_by and
@@ -98,7 +99,7 @@ func (q *Queue) takeable(agent string, ownOnly bool) *taskState {
 		if ownOnly && t.owner != agent {
 			continue
 		}
-		if t.state == Pending && (t.cfg.Agent == "" || t.cfg.Agent == agent) {
+		if t.state == Pending && (t.cfg.Agent == "" || t.cfg.Agent == agent) && t.cfg.ReviewBy != agent {
 			return t
 		}
 	}
@@ -147,7 +148,8 @@ func (q *Queue) Attempts(id string) int {
 	if t := q.byID[id]; t != nil {
 		return t.attempt
 	}
-	return 0
+	n, _ := q.reviewSession(id, false)
+	return n
 }
 
 func (q *Queue) NextAttempt(id string) int {
@@ -158,7 +160,8 @@ func (q *Queue) NextAttempt(id string) int {
 		t.since = q.now()
 		return t.attempt
 	}
-	return 0
+	n, _ := q.reviewSession(id, true) // a review id: the reviewer's sessions on the task's rounds
+	return n
 }
 
 // AgentFailed fails the task the agent was on and every open task that only
@@ -250,14 +253,14 @@ func (q *Queue) Release(id string) {
 	q.Set(id, Pending, "")
 }
 
-// Open reports whether any task can still make progress: pending, running
-// or verifying, or blocked behind one of those.
+// Open reports whether any task can still make progress: pending, running,
+// verifying or in review, or blocked behind one of those.
 func (q *Queue) Open() bool {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	for _, t := range q.tasks {
 		switch t.state {
-		case Pending, Running, Verifying:
+		case Pending, Running, Verifying, Reviewing:
 			return true
 		}
 	}
@@ -366,7 +369,8 @@ func (q *Queue) Snapshot() []Status {
 			Phase: t.seed.phase, CurrentStep: t.seed.step, SubtasksDone: t.seed.subDone, SubtasksTotal: t.seed.subAll, Errors: t.seed.errors,
 			Branch: t.branch, Base: t.base, Repo: t.repo, Held: t.held,
 			BlockedBy: t.cfg.BlockedBy, Verify: t.verify, Reason: t.reason,
-			WorkedSeconds: worked.Seconds(), EstimateSeconds: t.cfg.Estimate.Seconds(), Usage: usageOf(t)})
+			WorkedSeconds: worked.Seconds(), EstimateSeconds: t.cfg.Estimate.Seconds(), Usage: usageOf(t),
+			Reviewer: t.cfg.ReviewBy, ReviewRound: t.rv.round, Findings: t.rv.findings, Unreviewed: t.rv.unreviewed})
 	}
 	return out
 }

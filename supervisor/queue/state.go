@@ -67,6 +67,14 @@ type Status struct {
 	// Usage is what its sessions spent in the run (tokens, dollars where
 	// priced); nil before any figure.
 	Usage *protocol.Usage `json:"usage,omitempty"`
+	// Reviewer is its review_by ("": none); ReviewRound the review round
+	// under way or last asked; Findings the last round's findings, open
+	// until the next round (or named at completion after the last).
+	Reviewer    string   `json:"reviewer,omitempty"`
+	ReviewRound int      `json:"review_round,omitempty"`
+	Findings    []string `json:"findings,omitempty"`
+	// Unreviewed: it completed without review, its reviewer having ended.
+	Unreviewed bool `json:"unreviewed,omitempty"`
 }
 
 // TeamProgress is the team's overall progress in percent: the mean of its

@@ -52,6 +52,8 @@ type ev struct {
 	LastLines []string        `json:"last_lines"`
 	Branch    string          `json:"branch"`
 	Commit    string          `json:"commit"`
+	Round     int             `json:"round"`
+	Open      []string        `json:"open"`
 }
 
 // payload reads e's line into p, the event's payload type (package
@@ -263,6 +265,14 @@ func (b *builder) add(e *ev) {
 	case event.TaskVerifyFailed:
 		if t != nil {
 			t.VerifyFailed++
+		}
+	case event.ReviewDone:
+		if t != nil {
+			t.ReviewRounds = max(t.ReviewRounds, e.Round)
+			t.OpenFindings = nil
+			for _, f := range e.Open {
+				t.OpenFindings = append(t.OpenFindings, clip(plain(f), maxText))
+			}
 		}
 	case event.TeamRehydrated:
 		b.stopping = false

@@ -89,6 +89,9 @@ func tasksSection(p *page, r *Report) {
 			parts = append(parts, fmt.Sprintf("%d%%", t.Progress))
 		}
 		parts = append(parts, counts(t))
+		if len(t.OpenFindings) > 0 { // an agent's words: escaped
+			parts = append(parts, "open findings: "+p.esc(strings.Join(t.OpenFindings, "; ")))
+		}
 		if t.Usage != nil {
 			parts = append(parts, spend(*t.Usage))
 		}

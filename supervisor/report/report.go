@@ -158,7 +158,11 @@ type Task struct {
 	Timeouts        int      `json:"timeouts"`
 	Restarts        int      `json:"restarts"`
 	VerifyFailed    int      `json:"verify_failed"`
-	Usage           *Spend   `json:"usage,omitempty"`
+	// ReviewRounds: its review rounds answered (review_by); OpenFindings
+	// the findings its last round left open when it completed with them.
+	ReviewRounds int      `json:"review_rounds,omitempty"`
+	OpenFindings []string `json:"open_findings,omitempty"`
+	Usage        *Spend   `json:"usage,omitempty"`
 }
 
 // Agent is what one agent went through in the run.

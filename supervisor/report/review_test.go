@@ -65,3 +65,22 @@ func TestTheReportNamesTheBranchesWaitingForReview(t *testing.T) {
 		t.Errorf("the shared workspace's complete task is not named:\n%s", text)
 	}
 }
+
+// review_done events give a task its review rounds, and the findings its
+// last round left open (escaped in report.md: an agent's words).
+func TestReviewRoundsInTheReport(t *testing.T) {
+	r := newCrafted(t, "finished", false, 500).
+		event(0, "run_started", "", "", "run_id", "R1", "how", "new").
+		event(10, "review_done", "a2", "T1", "round", 1, "findings", 1, "approved", false).
+		event(20, "review_done", "a2", "T1", "round", 2, "findings", 1, "approved", false, "open", []string{"fix the `x` | y"}).
+		event(21, "task_completed", "a1", "T1").
+		event(30, "team_done", "", "", "exit_code", 0).
+		build(1000)
+	if got := r.Tasks[0]; got.ReviewRounds != 2 || len(got.OpenFindings) != 1 {
+		t.Fatalf("T1 %+v: want 2 review rounds, 1 open finding", got)
+	}
+	md := Markdown(r)
+	if !strings.Contains(md, "2 review rounds") || !strings.Contains(md, "open findings: fix the") || strings.Contains(md, "`x`") {
+		t.Errorf("report.md:\n%s", md)
+	}
+}

@@ -159,6 +159,9 @@ func counts(t Task) string {
 			}
 		}
 	}
+	if t.ReviewRounds > 0 {
+		out += ", " + plural(t.ReviewRounds, "review round")
+	}
 	return out
 }
 

@@ -328,7 +328,8 @@ func (w *World) checkIdle(snap *stateFile, now time.Time) {
 		switch a.State {
 		case state.Idle:
 			for _, t := range snap.Tasks {
-				if t.State == queue.Pending && (w.taskSpec(t.ID).Agent == "" || w.taskSpec(t.ID).Agent == a.Name) {
+				if t.State == queue.Pending && (w.taskSpec(t.ID).Agent == "" || w.taskSpec(t.ID).Agent == a.Name) &&
+					w.spec.Reviewer(t.ID) != a.Name { // a reviewer never takes the task it reviews
 					w.fail("liveness: %s is idle while %s waits for an agent", a.Name, t.ID)
 					w.inv.giveUp = true
 					return

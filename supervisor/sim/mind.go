@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/wardenhq/warden/protocol"
+	"github.com/wardenhq/warden/supervisor/config"
 )
 
 // Persona is how one agent of a simulated team behaves, drawn from the
@@ -35,6 +36,9 @@ type Persona struct {
 	// Files: what its records name in Files Modified (nil: work/{task}.txt,
 	// a file of its task's own).
 	Files []string
+	// FindingsUntil: as a reviewer, its answer to review rounds up to this
+	// one names a finding (its Remaining); later rounds it approves.
+	FindingsUntil int
 }
 
 func (p Persona) String() string {
@@ -55,6 +59,9 @@ func (p Persona) String() string {
 	}
 	if p.CrashAfter > 0 {
 		fmt.Fprintf(&b, ", crashes after %v", p.CrashAfter)
+	}
+	if p.FindingsUntil > 0 {
+		fmt.Fprintf(&b, ", reviews find something until round %d", p.FindingsUntil)
 	}
 	if p.Chatter > 0 {
 		fmt.Fprintf(&b, ", chatters every %v", p.Chatter)
@@ -213,6 +220,11 @@ func (m *mind) nextMoment() time.Time {
 
 // read takes one line warden typed.
 func (m *mind) read(line string, now time.Time) {
+	if strings.HasPrefix(line, "REVIEW REQUEST ") || strings.Contains(line, "was reviewed by") || strings.HasPrefix(line, "- finding of round") {
+		m.w.mu.Lock()
+		m.w.reviewHeard = append(m.w.reviewHeard, m.agent+": "+line)
+		m.w.mu.Unlock()
+	}
 	switch {
 	case strings.HasPrefix(line, "Your task: "):
 		id := strings.TrimPrefix(line, "Your task: ")
@@ -264,9 +276,17 @@ func (m *mind) answer(why string) {
 	if len(m.who.Files) > 0 {
 		files = strings.Join(m.who.Files, ", ")
 	}
-	m.p.print(fmt.Sprintf("CHECKPOINT: %s\nStatus: %s\nCompleted:\n- step %d\nRemaining:\n- step %d\n"+
+	completed, remaining := fmt.Sprintf("step %d", step), fmt.Sprintf("step %d", step+1)
+	if _, round, ok := config.ParseReviewID(m.task); ok && status == protocol.StatusComplete {
+		// A review round's answer: a finding, or approved.
+		files, completed, remaining = "none", "approved", "nothing"
+		if round <= m.who.FindingsUntil {
+			completed, remaining = "reviewed", fmt.Sprintf("finding of round %d", round)
+		}
+	}
+	m.p.print(fmt.Sprintf("CHECKPOINT: %s\nStatus: %s\nCompleted:\n- %s\nRemaining:\n- %s\n"+
 		"Files Modified: %s\nEstimated Progress: %d%%\nNotes: %s\n\n",
-		m.task, status, step, step+1, files, progress, mark))
+		m.task, status, completed, remaining, files, progress, mark))
 	m.w.answered(m.p, m.agent, mark, m.task, true, why)
 	if m.who.Lead && m.rng.Float64() < 0.2 { // a team checkpoint it ran itself
 		m.p.print(protocol.CompleteMarker + "\n")

@@ -46,6 +46,9 @@ var Situations = []string{
 	"budget reached, agents held",
 	"budget raised or lifted",
 	"night ended by a stop",
+	"review approved",
+	"review findings back to the author",
+	"review rounds ended with open findings",
 }
 
 func (r *Reach) add(what string) {
@@ -153,6 +156,15 @@ func (w *World) reached(r *Reach) {
 			}
 		case "budget_resumed":
 			seen["budget raised or lifted"] = true
+		case "review_done":
+			switch {
+			case e.Str("approved") == "true":
+				seen["review approved"] = true
+			case e.Str("open") != "":
+				seen["review rounds ended with open findings"] = true
+			default:
+				seen["review findings back to the author"] = true
+			}
 		case "team_done":
 			if e.Str("exit_code") == "0" {
 				seen["every task complete (exit 0)"] = true

@@ -31,6 +31,10 @@ type Spec struct {
 	Pause   bool
 	// OnOverlap is the team's on_overlap ("": not written, the default).
 	OnOverlap string
+	// ReviewBy is the team's review_by ("": none) and MaxReviewRounds its
+	// max_review_rounds (0: not written, the default).
+	ReviewBy        string
+	MaxReviewRounds int
 }
 
 // Timers are the team file's timers.
@@ -58,6 +62,17 @@ type TaskSpec struct {
 	Agent       string // pinned to this agent, or ""
 	Verify      string // "", pass, fail, flaky (fails once, then passes), hang
 	MaxAttempts int
+	NoReview    bool // review_by = "" (the team's review_by is not its reviewer)
+}
+
+// Reviewer is task's reviewer in the spec ("": none).
+func (s Spec) Reviewer(task string) string {
+	for _, t := range s.Tasks {
+		if t.ID == task && !t.NoReview {
+			return s.ReviewBy
+		}
+	}
+	return ""
 }
 
 // OpKind is something a person (or a scheduler) does to a running team.
@@ -206,6 +221,20 @@ func Generate(seed int64) Spec {
 			s.Ops = append(s.Ops, Op{At: s.Ops[i].At + sec(5, 60), Kind: OpRun, Agent: []string{"", "", "--fresh", "--from"}[r.IntN(4)]})
 		}
 	}
+	if len(s.Agents) >= 2 && r.IntN(6) == 0 { // review rounds (drawn last: the draws above stay each seed's)
+		s.ReviewBy = s.Agents[r.IntN(len(s.Agents))].Name
+		if r.IntN(2) == 0 {
+			s.MaxReviewRounds = 1 + r.IntN(3)
+		}
+		for i := range s.Tasks {
+			s.Tasks[i].NoReview = s.Tasks[i].Agent == s.ReviewBy || r.IntN(4) == 0
+		}
+		for i := range s.Agents {
+			if s.Agents[i].Name == s.ReviewBy {
+				s.Agents[i].Persona.FindingsUntil = r.IntN(4)
+			}
+		}
+	}
 	slices.SortStableFunc(s.Ops, func(a, b Op) int { return int(a.At - b.At) })
 	return s
 }
@@ -235,6 +264,12 @@ func (s Spec) TeamFile() string {
 	if s.OnOverlap != "" {
 		fmt.Fprintf(&b, "on_overlap = %q\n", s.OnOverlap)
 	}
+	if s.ReviewBy != "" {
+		fmt.Fprintf(&b, "review_by = %q\n", s.ReviewBy)
+	}
+	if s.MaxReviewRounds > 0 {
+		fmt.Fprintf(&b, "max_review_rounds = %d\n", s.MaxReviewRounds)
+	}
 	for _, a := range s.Agents {
 		fmt.Fprintf(&b, "\n[[agent]]\nname = %q\ncommand = [\"sim-agent\"]\nrestart = %q\nmax_restarts = %d\n",
 			a.Name, a.Restart, a.MaxRestarts)
@@ -262,6 +297,9 @@ func (s Spec) TeamFile() string {
 		if t.MaxAttempts > 0 {
 			fmt.Fprintf(&b, "max_attempts = %d\n", t.MaxAttempts)
 		}
+		if t.NoReview && s.ReviewBy != "" {
+			b.WriteString("review_by = \"\"\n")
+		}
 	}
 	return b.String()
 }
@@ -284,6 +322,9 @@ func (s Spec) Describe() string {
 	if s.MaxCost > 0 {
 		fmt.Fprintf(&b, ", max_cost $%.2f (pause %v)", s.MaxCost, s.Pause)
 	}
+	if s.ReviewBy != "" {
+		fmt.Fprintf(&b, ", review_by %s (max_review_rounds %d)", s.ReviewBy, s.MaxReviewRounds)
+	}
 	b.WriteString("\n")
 	for _, a := range s.Agents {
 		fmt.Fprintf(&b, "  agent %s (restart %s, max %d): %s\n", a.Name, a.Restart, a.MaxRestarts, a.Persona)
@@ -301,6 +342,9 @@ func (s Spec) Describe() string {
 		}
 		if t.MaxAttempts > 0 {
 			fmt.Fprintf(&b, " max_attempts %d", t.MaxAttempts)
+		}
+		if r := s.Reviewer(t.ID); r != "" {
+			fmt.Fprintf(&b, " reviewed by %s", r)
 		}
 		b.WriteString("\n")
 	}

@@ -64,6 +64,9 @@ type World struct {
 	verifies []verifyRun
 	flaky    map[string]bool // task → its flaky verify failed once
 	starts   []startSeen
+	// reviewHeard: the lines of review rounds typed to each agent (the
+	// review request, the findings typed back), "agent: line".
+	reviewHeard []string
 
 	events   []Event
 	evOffset int64

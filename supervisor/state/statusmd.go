@@ -55,6 +55,9 @@ func statusMarkdown(s Snapshot) string {
 	if blocked := blockedLines(s.Tasks, cell); len(blocked) > 0 {
 		b.WriteString("\n## Blocked\n\n" + strings.Join(blocked, "\n") + "\n")
 	}
+	if lines := reviewLines(s.Tasks, cell); len(lines) > 0 {
+		b.WriteString("\n## Review\n\n" + strings.Join(lines, "\n") + "\n")
+	}
 	if len(s.Overlaps) > 0 {
 		b.WriteString("\n## Overlapping work\n\n")
 		for _, o := range s.Overlaps {
@@ -71,7 +74,7 @@ func statusMarkdown(s Snapshot) string {
 func taskCounts(ts []queue.Status) string {
 	c := queue.Tally(ts)
 	out := fmt.Sprintf("%d of %d done", c[string(queue.Complete)], len(ts))
-	for _, k := range []string{string(queue.Running), string(queue.Verifying), string(queue.Pending), queue.LabelBlocked,
+	for _, k := range []string{string(queue.Running), string(queue.Verifying), string(queue.Reviewing), string(queue.Pending), queue.LabelBlocked,
 		queue.LabelWaiting, string(queue.Failed)} {
 		if c[k] > 0 {
 			out += fmt.Sprintf(", %d %s", c[k], k)
@@ -113,9 +116,13 @@ func RenderDashboard(w io.Writer, s Snapshot, now time.Time) {
 	case s.SupervisorDied:
 		st = "not running: warden died"
 	}
-	fmt.Fprintf(w, "== %s (%s) progress %d%%, agents active %d/%d, tasks done %d/%d, available %d, blocked %d, waiting %d, pending verification %d\n",
+	review := ""
+	if n := c[string(queue.Reviewing)]; n > 0 {
+		review = fmt.Sprintf(", in review %d", n)
+	}
+	fmt.Fprintf(w, "== %s (%s) progress %d%%, agents active %d/%d, tasks done %d/%d, available %d, blocked %d, waiting %d, pending verification %d%s\n",
 		clean(s.Team), st, queue.TeamProgress(s.Tasks), active, len(s.Agents), c[string(queue.Complete)], len(s.Tasks),
-		c[string(queue.Pending)], c[queue.LabelBlocked], c[queue.LabelWaiting], c[string(queue.Verifying)])
+		c[string(queue.Pending)], c[queue.LabelBlocked], c[queue.LabelWaiting], c[string(queue.Verifying)], review)
 	if s.SupervisorDied {
 		fmt.Fprintf(w, "   warden is not running: its supervisor (pid %d) died without stopping the team, last update %s; "+
 			"`warden run` with the team file carries it on\n", s.Pid, ago(s.UpdatedAt, now))
@@ -155,6 +162,9 @@ func RenderDashboard(w io.Writer, s Snapshot, now time.Time) {
 		for _, l := range blocked {
 			fmt.Fprintf(w, "   %s\n", l)
 		}
+	}
+	for _, l := range reviewLines(s.Tasks, clean) {
+		fmt.Fprintf(w, "   review %s\n", strings.TrimPrefix(l, "- "))
 	}
 	for _, o := range s.Overlaps {
 		fmt.Fprintf(w, "   overlap: %s\n", clean(o.Line()))
@@ -244,3 +254,30 @@ func clean(s string) string { return protocol.Plain(s) }
 // one line, what Markdown or HTML would act on escaped (mdtext: no
 // element, link, code span or cell of its own), "-" for none.
 func cell(s string) string { return mdtext.Cell(s) }
+
+// reviewLines lists the tasks with review rounds (review_by): in review,
+// back with their author with findings, or complete with findings left
+// open after the last round; one line each, every text made safe by esc.
+func reviewLines(ts []queue.Status, esc func(string) string) []string {
+	var out []string
+	for _, t := range ts {
+		if t.Reviewer == "" || (t.ReviewRound == 0 && !t.Unreviewed) {
+			continue
+		}
+		line := fmt.Sprintf("- %s: round %d by %s", esc(t.ID), t.ReviewRound, esc(t.Reviewer))
+		switch {
+		case t.Unreviewed:
+			line = fmt.Sprintf("- %s: complete unreviewed (its reviewer %s ended)", esc(t.ID), esc(t.Reviewer))
+		case t.State == queue.Reviewing:
+			line += ", in review"
+		case len(t.Findings) > 0 && t.State == queue.Complete:
+			line += ", complete with open findings: " + esc(strings.Join(t.Findings, "; "))
+		case len(t.Findings) > 0:
+			line += ", findings back with " + esc(t.Owner) + ": " + esc(strings.Join(t.Findings, "; "))
+		case t.State == queue.Complete:
+			line += ", approved"
+		}
+		out = append(out, line)
+	}
+	return out
+}
