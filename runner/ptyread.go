@@ -38,7 +38,7 @@ func fill(rc syscall.RawConn, held **[]byte) (int, error) {
 			*held = readBufs.Get().(*[]byte)
 		}
 		var again bool
-		n, again, readErr = readAvailable(int(fd), **held)
+		n, again, readErr = ReadAvailable(int(fd), **held)
 		if n == 0 && again { // nothing yet: wait until readable, without the buffer
 			putReadBuf(held)
 			return false
@@ -59,9 +59,9 @@ func putReadBuf(held **[]byte) {
 	}
 }
 
-// readAvailable reads fd into buf until buf is full, a read would block
+// ReadAvailable reads fd into buf until buf is full, a read would block
 // (again), or a read fails; io.EOF for a read of 0 bytes.
-func readAvailable(fd int, buf []byte) (n int, again bool, err error) {
+func ReadAvailable(fd int, buf []byte) (n int, again bool, err error) {
 	for n < len(buf) {
 		m, err := syscall.Read(fd, buf[n:])
 		switch {
@@ -93,7 +93,7 @@ func (p *Process) drainBuffered(rc syscall.RawConn) {
 		var n int
 		var again bool
 		var err error
-		if cerr := rc.Control(func(fd uintptr) { n, again, err = readAvailable(int(fd), buf) }); cerr != nil {
+		if cerr := rc.Control(func(fd uintptr) { n, again, err = ReadAvailable(int(fd), buf) }); cerr != nil {
 			return
 		}
 		if n > 0 {

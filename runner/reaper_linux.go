@@ -88,7 +88,7 @@ func startRegistered(logger hclog.Logger, p *Process, fork func() (int, error)) 
 	r.sessions[pid] = p
 	// This pid only: the other pids have their own SIGCHLD, so this start
 	// costs O(1), not O(agents).
-	if ws, ok, err := wait4NoHang(pid); ok || err != nil {
+	if ws, ok, err := Wait4NoHang(pid); ok || err != nil {
 		delete(r.agents, pid)
 		p.leaderReaped(ws, err)
 	}
@@ -124,7 +124,7 @@ func (r *reaper) pass() {
 	defer r.mu.Unlock()
 	reaped := false
 	for pid, p := range r.agents {
-		ws, ok, err := wait4NoHang(pid)
+		ws, ok, err := Wait4NoHang(pid)
 		if !ok && err == nil {
 			continue
 		}
@@ -137,7 +137,7 @@ func (r *reaper) pass() {
 		reaped = true
 	}
 	for pid := range r.adopted {
-		if _, ok, err := wait4NoHang(pid); ok || err != nil {
+		if _, ok, err := Wait4NoHang(pid); ok || err != nil {
 			delete(r.adopted, pid)
 			reaped = reaped || ok
 		}
@@ -185,7 +185,7 @@ func (r *reaper) reapOrphans() bool {
 			continue
 		}
 		if owner != nil && pi.zombie() {
-			if _, ok, _ := wait4NoHang(pi.pid); ok {
+			if _, ok, _ := Wait4NoHang(pi.pid); ok {
 				r.logger.Debug("reaped orphan", "agent", owner.name, "pid", pi.pid)
 				reaped = true
 			}
@@ -218,9 +218,9 @@ func (r *reaper) forget(p *Process) {
 	r.mu.Unlock()
 }
 
-// wait4NoHang collects pid's status if it has exited. ok is false if it is
+// Wait4NoHang collects pid's status if it has exited. ok is false if it is
 // still running; err is ECHILD if it is not (or no longer) our child.
-func wait4NoHang(pid int) (syscall.WaitStatus, bool, error) {
+func Wait4NoHang(pid int) (syscall.WaitStatus, bool, error) {
 	var ws syscall.WaitStatus
 	for {
 		got, err := syscall.Wait4(pid, &ws, syscall.WNOHANG, nil)

@@ -69,7 +69,7 @@ func reapKilled(starts map[int]uint64, self, except int) {
 			continue
 		}
 		if ps, ok := Stat(pid); ok && ps.Ppid == self && ps.Start == start {
-			_, _, _ = wait4NoHang(pid)
+			_, _, _ = Wait4NoHang(pid)
 		}
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"os"
 	"syscall"
 	"time"
+
+	"github.com/wardenhq/warden/runner"
 )
 
 // The drain: while no client holds an agent's master, the holder reads it
@@ -63,7 +65,7 @@ func (a *agent) drain() {
 
 		var readErr error
 		err := rc.Read(func(fd uintptr) bool {
-			n, again, rerr := readAvailable(int(fd), buf)
+			n, again, rerr := runner.ReadAvailable(int(fd), buf)
 			if n > 0 {
 				a.mu.Lock()
 				a.ring.write(buf[:n])
@@ -131,26 +133,6 @@ func (a *agent) closeMasterLocked() {
 	a.master = nil
 	a.closing = true
 	a.cond.Broadcast()
-}
-
-// readAvailable reads fd into buf until buf is full, a read would block
-// (again), or a read fails; io.EOF for a read of 0 bytes.
-func readAvailable(fd int, buf []byte) (n int, again bool, err error) {
-	for n < len(buf) {
-		m, err := syscall.Read(fd, buf[n:])
-		switch {
-		case err == syscall.EINTR:
-			continue
-		case err == syscall.EAGAIN:
-			return n, true, nil
-		case err != nil:
-			return n, false, err
-		case m == 0:
-			return n, false, io.EOF
-		}
-		n += m
-	}
-	return n, false, nil
 }
 
 // endOfOutput is true for the normal ends of a master's stream: EIO (every

@@ -2,7 +2,6 @@ package holder
 
 import (
 	"bytes"
-	"errors"
 	"os"
 	"strconv"
 	"syscall"
@@ -36,7 +35,7 @@ func (h *Holder) reapPass() {
 	h.rmu.Lock()
 	var exited []*agent
 	for pid, a := range h.leaders {
-		ws, ok, err := wait4NoHang(pid)
+		ws, ok, err := runner.Wait4NoHang(pid)
 		if !ok && err == nil {
 			continue
 		}
@@ -57,7 +56,7 @@ func (h *Holder) reapPass() {
 			delete(h.strays, pid) // gone, or its pid another's
 			continue
 		}
-		if _, ok, err := wait4NoHang(pid); ok || err != nil {
+		if _, ok, err := runner.Wait4NoHang(pid); ok || err != nil {
 			delete(h.strays, pid)
 		}
 	}
@@ -114,7 +113,7 @@ func (h *Holder) reapOrphansLocked() {
 			owner = h.sessions[ps.Pgid]
 		}
 		if owner != nil && owner.pid != pid {
-			_, _, _ = wait4NoHang(pid) // a zombie is reaped, a live one left
+			_, _, _ = runner.Wait4NoHang(pid) // a zombie is reaped, a live one left
 			continue
 		}
 		if a := h.tags[tagOf(pid)]; a != nil && a.pid != 0 && a.pid != pid {
@@ -157,20 +156,4 @@ func zombieChildWaiting() bool {
 	var info unix.Siginfo
 	err := unix.Waitid(unix.P_ALL, 0, &info, unix.WEXITED|unix.WNOHANG|unix.WNOWAIT, nil)
 	return err == nil && info.Signo == int32(syscall.SIGCHLD)
-}
-
-// wait4NoHang collects pid's status if it has exited. ok is false while it
-// runs; err is ECHILD when it is not (or no longer) our child.
-func wait4NoHang(pid int) (syscall.WaitStatus, bool, error) {
-	var ws syscall.WaitStatus
-	for {
-		got, err := syscall.Wait4(pid, &ws, syscall.WNOHANG, nil)
-		if errors.Is(err, syscall.EINTR) {
-			continue
-		}
-		if err != nil {
-			return 0, false, err
-		}
-		return ws, got == pid, nil
-	}
 }
