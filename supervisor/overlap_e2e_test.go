@@ -12,6 +12,7 @@ import (
 	"github.com/wardenhq/warden/supervisor/event"
 	"github.com/wardenhq/warden/supervisor/state"
 	"github.com/wardenhq/warden/testrig/proctest"
+	"github.com/wardenhq/warden/testrig/teamtest"
 )
 
 const overlapTasks = `
@@ -76,31 +77,20 @@ func TestOverlapSerializeHoldsTheLaterUntilTheFirstEnds(t *testing.T) {
 		fakeAgent{name: "a", mode: "worker:steps=3"}, fakeAgent{name: "b", mode: "worker:steps=3"})
 	// While held, state.json names the overlap and the held agent, and
 	// STATUS.md says it: sampled beside the run.
-	stop, sampled := make(chan struct{}), make(chan string, 1)
-	go func() {
-		seen := ""
-		defer func() { sampled <- seen }()
-		for {
-			select {
-			case <-stop:
-				return
-			case <-time.After(20 * time.Millisecond):
-			}
-			snap, err := state.ReadSnapshot(cfg.StateDir)
-			md, _ := os.ReadFile(filepath.Join(cfg.StateDir, "STATUS.md"))
-			if err != nil || len(snap.Overlaps) == 0 {
-				continue
-			}
-			for _, a := range snap.Agents {
-				if a.OverlapHeld != "" && strings.Contains(string(md), snap.Overlaps[0].Line()) {
-					seen = a.Name + " held for " + a.OverlapHeld + "; " + snap.Overlaps[0].Line()
-				}
+	sampled := teamtest.WatchSnapshots(t, cfg, func(snap *state.Snapshot) string {
+		md, _ := os.ReadFile(filepath.Join(cfg.StateDir, "STATUS.md"))
+		if len(snap.Overlaps) == 0 || !strings.Contains(string(md), snap.Overlaps[0].Line()) {
+			return ""
+		}
+		for _, a := range snap.Agents {
+			if a.OverlapHeld != "" {
+				return a.Name + " held for " + a.OverlapHeld + "; " + snap.Overlaps[0].Line()
 			}
 		}
-	}()
+		return ""
+	})
 	res, out, _ := runTeam(t, cfg, 60*time.Second)
-	close(stop)
-	if seen := <-sampled; seen == "" {
+	if seen := sampled(); seen == "" {
 		t.Error("state.json never named the overlap with its held agent (and STATUS.md its line)")
 	} else {
 		t.Log(seen)

@@ -121,7 +121,22 @@ func (s *Buffer) String() string {
 // that stops it and says whether some agent was seen in state admission
 // with a reason holding want.
 func WatchStates(t testing.TB, cfg *config.Team, want string) func() bool {
-	seen := atomic.Bool{}
+	seen := WatchSnapshots(t, cfg, func(snap *state.Snapshot) string {
+		for _, a := range snap.Agents {
+			if a.State == state.Admission && strings.Contains(a.Reason, want) {
+				return a.Name
+			}
+		}
+		return ""
+	})
+	return func() bool { return seen() != "" }
+}
+
+// WatchSnapshots polls state.json every 20 ms while the team runs and
+// returns a function that stops it and gives the last non-empty word of
+// match about a snapshot ("" if none).
+func WatchSnapshots(t testing.TB, cfg *config.Team, match func(*state.Snapshot) string) func() string {
+	var seen atomic.Value
 	stop := make(chan struct{})
 	done := make(chan struct{})
 	go func() {
@@ -132,21 +147,18 @@ func WatchStates(t testing.TB, cfg *config.Team, want string) func() bool {
 				return
 			case <-time.After(20 * time.Millisecond):
 			}
-			snap, err := state.ReadSnapshot(cfg.StateDir)
-			if err != nil {
-				continue
-			}
-			for _, a := range snap.Agents {
-				if a.State == state.Admission && strings.Contains(a.Reason, want) {
-					seen.Store(true)
+			if snap, err := state.ReadSnapshot(cfg.StateDir); err == nil {
+				if w := match(snap); w != "" {
+					seen.Store(w)
 				}
 			}
 		}
 	}()
-	return func() bool {
+	return func() string {
 		close(stop)
 		<-done
-		return seen.Load()
+		w, _ := seen.Load().(string)
+		return w
 	}
 }
 
