@@ -17,6 +17,7 @@ import (
 	"github.com/wardenhq/warden/supervisor/config"
 	"github.com/wardenhq/warden/supervisor/land"
 	"github.com/wardenhq/warden/supervisor/queue"
+	"github.com/wardenhq/warden/supervisor/report"
 	"github.com/wardenhq/warden/supervisor/state"
 	"github.com/wardenhq/warden/supervisor/workspace"
 )
@@ -181,9 +182,16 @@ func Land(ctx context.Context, logger hclog.Logger, root string, landing config.
 	defer events.Close()
 	ctx, cancel := context.WithTimeout(ctx, landTimeout)
 	defer cancel()
-	return land.Run(ctx, land.Options{
+	res, err := land.Run(ctx, land.Options{
 		Team: snap.Team, Path: layout.Land(), Landing: landing, Tasks: snap.Tasks,
 		Git: workspace.New(logger), Log: logger.Named("land"),
 		Emit: func(name, task string, kv ...any) { events.Emit(name, "", task, kv...) },
 	})
+	if err == nil {
+		events.Close() // its events written before the report reads them
+		if rerr := report.Refresh(root, time.Now()); rerr != nil {
+			logger.Warn("report.md not rewritten after the land", "error", rerr)
+		}
+	}
+	return res, err
 }

@@ -109,4 +109,9 @@ func TestARunLandsItsTasksAtTheEnd(t *testing.T) {
 	if now := git("rev-parse", "main"); now != base {
 		t.Errorf("land = \"branch\" moved main from %s to %s", base, now)
 	}
+	// The morning report, written again after the land, says what landed.
+	if md, _ := os.ReadFile(filepath.Join(repo, ".warden", "report.md")); !strings.Contains(string(md), "Landed on warden/lifecycle/landed") ||
+		!strings.Contains(string(md), "Merged in order: T1, T2.") {
+		t.Errorf("report.md after the land:\n%s", md)
+	}
 }

@@ -22,6 +22,7 @@ type builder struct {
 	parked map[string]int // an account parked: index in r.Limits
 	ends   map[string]sessionEnd
 	work   map[int]taskWork // a task's branch as the events say: index in r.Tasks
+	land   *Land            // the last land of the run (land.go)
 	lastTC int              // the last team checkpoint: index in r.TeamCheckpoints
 	// stopping: a team checkpoint stops the sessions (their exits are
 	// not bad ones), until the team goes on or is done.

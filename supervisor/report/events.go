@@ -183,6 +183,8 @@ func (b *builder) add(e *ev) {
 		b.restarted(e, a, t)
 	case event.WorkCommitted, event.WorkMerged:
 		b.branchOf(e)
+	case event.WorkLanded, event.LandStopped:
+		b.landed(e)
 	case event.AgentFailed:
 		r.Summary.Failures++
 		if a != nil {

@@ -28,6 +28,23 @@ func AtEnd(root string, now time.Time, exitCode int) (*Report, error) {
 	return r, nil
 }
 
+// Refresh writes report.md again for a run that ended (it has one), as
+// of now — after warden land, so that the morning report says what
+// landed. A state dir without report.md is left alone.
+func Refresh(root string, now time.Time) error {
+	if _, err := safefile.ReadFile(Path(root)); err != nil {
+		return nil
+	}
+	r, err := Build(root, now)
+	if err != nil {
+		return err
+	}
+	if err := safefile.WriteAtomic(root, Path(root), []byte(Markdown(r))); err != nil {
+		return fmt.Errorf("write %s: %w", FileName, err)
+	}
+	return nil
+}
+
 // Bounded is r, or a copy whose lists are cut (the tasks not complete and
 // the first items kept; Summary stays whole; Truncated set) so that its
 // JSON takes at most max bytes.

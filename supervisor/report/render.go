@@ -28,6 +28,7 @@ func render(r *Report, md bool) string {
 	runSection(p, c, r)
 	tasksSection(p, r)
 	reviewSection(p, r)
+	landSection(p, r)
 	waitsSection(p, c, r)
 	restartsSection(p, c, r)
 	limitsSection(p, c, r)

@@ -64,6 +64,8 @@ type Report struct {
 	// Review: the complete tasks whose work waits for a person, in the
 	// team file's order (their branch and last commit in worktree mode).
 	Review []Review `json:"review"`
+	// Land: the run's last land onto its integration branch (nil: none).
+	Land *Land `json:"land,omitempty"`
 	// Limits: usage-limit pauses and account parkings, oldest first.
 	Limits          []Limit          `json:"limits"`
 	TeamCheckpoints []TeamCheckpoint `json:"team_checkpoints"`
@@ -279,6 +281,7 @@ func Build(root string, now time.Time) (*Report, error) {
 	b.readHistory(root)
 	b.finish(snap, state.LockHeld(root), now)
 	r.Review = b.reviews()
+	r.Land = b.land
 	fillUsage(r, root, b.records)
 	return r, nil
 }
