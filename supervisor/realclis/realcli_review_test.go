@@ -17,15 +17,16 @@ import (
 )
 
 // providerOf is the API each CLI of the review test talks to.
-var providerOf = map[string]fakeprovider.Provider{"claude": fakeprovider.Anthropic, "codex": fakeprovider.OpenAI}
+var providerOf = map[string]fakeprovider.Provider{"claude": fakeprovider.Anthropic, "codex": fakeprovider.OpenAI,
+	"gemini": fakeprovider.Gemini}
 
 // Review rounds across vendors (issue 37): the real Claude Code's work
-// reviewed by the real Codex, and the reverse, offline against the fake
-// provider. The author says T1 is done; the reviewer's round 1 finds one
+// reviewed by the real Codex, and the reverse, and Gemini CLI's by Codex,
+// offline against the fake provider. The author says T1 is done; the reviewer's round 1 finds one
 // thing to change, which reaches the author's model in its next session;
 // the author says done again; round 2 approves; T1 completes once.
 func TestRealCLIsReviewEachOther(t *testing.T) {
-	realCLIsTwoAtOnce(t, []string{"claude-by-codex", "codex-by-claude"}, func(t *testing.T, pair string) {
+	realCLIsTwoAtOnce(t, []string{"claude-by-codex", "codex-by-claude", "gemini-by-codex"}, func(t *testing.T, pair string) {
 		author, reviewer, _ := strings.Cut(pair, "-by-")
 		testCrossReview(t, author, reviewer)
 	})
