@@ -45,6 +45,7 @@ type Agent struct {
 	pausedUntil    time.Time            // its account's hold plans to end then (holds.go)
 	dialog         string               // the dialog the agent waits on (state waiting)
 	lastDialog     *state.DialogOutcome // what a person's answer to its last dialog did
+	nudged         map[string]int       // idle nudges typed, by task, over all its sessions (idle_nudges is a task's)
 	lastRecord     *protocol.Checkpoint // the last checkpoint it made (warden ps, the page)
 	spend          protocol.Usage       // what its sessions spent in the run (usage.go)
 	// holds are the reasons it is held (parked): its account, the budget.
@@ -299,7 +300,7 @@ func (a *Agent) runSession(g *Generation, task *config.Task, attempt int, dir st
 		Agent: a.cfg.Name, Task: task, Attempt: attempt, Prompt: prompt,
 		Profile: a.cfg.Profile, Argv: argv, Env: env, Dir: dir,
 		LogPath: a.d.Dir.AgentLog(a.cfg.Name), Size: a.d.windowSize(), Term: a.d.termOutput(),
-		Timers: a.d.Timers, Clock: a.d.Clock, Team: g, Dialog: a.dialogPolicy(), TimeLeft: left,
+		Timers: a.timersFor(taskID(task)), Clock: a.d.Clock, Team: g, Dialog: a.dialogPolicy(), TimeLeft: left,
 		LogMaxSize: a.d.Config.LogMaxSize, LogKeep: a.d.Config.LogKeep, CastPath: a.recordings(),
 		Report: rep, Cgroup: grp.Runner(), Scoped: grp.Scoped(), Channel: a.channel(argv), Start: a.d.Start, Started: started,
 		AfterStall: func() (bool, string) { return a.afterStall(task, attempt) },
@@ -434,4 +435,26 @@ func taskID(t *config.Task) string {
 		return ""
 	}
 	return t.ID
+}
+
+// timersFor are the team's timers for a session on task: idle_nudges less
+// the nudges its earlier sessions on that task were typed (the cap is the
+// task's, not each session's; 0 left: agent_idle after idle_after, nothing
+// typed).
+func (a *Agent) timersFor(task string) session.Timers {
+	t := a.d.Timers
+	a.mu.Lock()
+	t.IdleNudges = max(0, t.IdleNudges-a.nudged[task])
+	a.mu.Unlock()
+	return t
+}
+
+// noteNudge counts a nudge typed to the agent's session on task.
+func (a *Agent) noteNudge(task string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.nudged == nil {
+		a.nudged = map[string]int{}
+	}
+	a.nudged[task]++
 }

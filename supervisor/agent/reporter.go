@@ -55,6 +55,9 @@ func (r *reporter) Event(name string, kv ...any) {
 	if name == event.DialogAnswered {
 		r.a.answered(kv)
 	}
+	if name == event.AgentNudged {
+		r.a.noteNudge(taskID(r.task))
+	}
 	r.a.d.Events.Emit(name, r.a.cfg.Name, taskID(r.task), kv...)
 }
 

@@ -58,3 +58,38 @@ func TestAnIdleAgentIsNudgedThenSaidIdle(t *testing.T) {
 		t.Errorf("stdout has %d nudge lines, want 2, and one idle line:\n%s", n, out)
 	}
 }
+
+// idle_nudges is a task's, not each session's: an idle agent whose session
+// crashes after its two nudges is not nudged again by the next session on
+// the same task (an agent restarted all night was nudged twice a session:
+// the field's "poked hundreds of times a night"); that session says
+// agent_idle after idle_after, nothing typed.
+func TestTheNudgesAreTheTasksAcrossSessions(t *testing.T) {
+	spec := Spec{Seed: 11, Rehydrate: true, Night: 9 * time.Minute,
+		Timers: Timers{Interval: 10 * time.Second, Timeout: 5 * time.Second, Shutdown: 3 * time.Second,
+			StaleWarning: 10 * time.Minute, StaleFailure: 30 * time.Minute, IdleAfter: time.Minute, IdleNudges: 2},
+		Agents: []AgentSpec{
+			{Name: "s", Restart: "on-failure", MaxRestarts: 5,
+				Persona: Persona{AnswerMin: time.Second, AnswerMax: 2 * time.Second, Same: true, CrashAfter: 2*time.Minute + 30*time.Second}},
+		},
+		Tasks: []TaskSpec{{ID: "T1", Agent: "s"}},
+	}
+	w := CheckSpec(t, spec)
+	nudged, idle, sessions := 0, 0, 0
+	for _, e := range w.eventsNow() {
+		switch e.Name() {
+		case "agent_nudged":
+			nudged++
+		case "agent_idle":
+			idle++
+		case "agent_started":
+			sessions++
+		}
+	}
+	if sessions < 2 {
+		t.Fatalf("%d sessions: the night never restarted the agent", sessions)
+	}
+	if nudged != 2 || idle < 1 {
+		t.Errorf("%d agent_nudged and %d agent_idle over %d sessions of T1, want 2 nudges in all and agent_idle", nudged, idle, sessions)
+	}
+}
