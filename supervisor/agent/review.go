@@ -136,16 +136,23 @@ func (r *reporter) reviewAnswered(cp *protocol.Checkpoint) {
 	}
 	findings := Findings(cp.Remaining)
 	maxRounds := d.Config.MaxReviewRounds
-	out, ok := d.Queue.ReviewAnswered(taskID, round, findings, maxRounds)
-	if !ok {
+	if !d.Queue.ReviewUnderWay(taskID, round) {
 		a.log.Warn("review answer for a round no longer under way: not counted", "review", r.task.ID)
 		return
 	}
+	// review_done is said before the queue takes the answer: findings put
+	// the task back with its author at once, and its dispatch must not come
+	// first in events.jsonl (one story). Only this session holds the round.
+	out := queue.OutcomeOf(findings, round, maxRounds)
 	kv := []any{"reviewer", a.cfg.Name, "round", round, "findings", len(findings), "approved", out == queue.ReviewApproved}
 	if out == queue.ReviewExhausted {
 		kv = append(kv, "open", findings)
 	}
 	d.Events.Emit(event.ReviewDone, a.cfg.Name, taskID, kv...)
+	if _, ok := d.Queue.ReviewAnswered(taskID, round, findings, maxRounds); !ok {
+		a.log.Warn("review answer for a round no longer under way: not counted", "review", r.task.ID)
+		return
+	}
 	task, _ := d.Config.Task(taskID)
 	author := r.authorOf(taskID)
 	switch out {

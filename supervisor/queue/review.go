@@ -108,17 +108,33 @@ func (q *Queue) ReviewAnswered(id string, round int, findings []string, maxRound
 		return 0, false
 	}
 	t.rv.answered, t.rv.taken, t.rv.findings = round, false, findings
-	switch {
-	case len(findings) == 0:
-		out = ReviewApproved
-	case round >= maxRounds:
-		out = ReviewExhausted
-	default:
-		out = ReviewBack
+	out = OutcomeOf(findings, round, maxRounds)
+	if out == ReviewBack {
 		t.state, t.owner = Pending, t.rv.author
 	}
 	q.refresh()
 	return out, true
+}
+
+// ReviewUnderWay reports whether round of task id waits for its answer:
+// an answer now would count (ReviewAnswered).
+func (q *Queue) ReviewUnderWay(id string, round int) bool {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	t := q.byID[id]
+	return t != nil && t.state == Reviewing && round == t.rv.round && t.rv.answered < round
+}
+
+// OutcomeOf is what an answer with findings does at round of at most
+// maxRounds.
+func OutcomeOf(findings []string, round, maxRounds int) ReviewOutcome {
+	switch {
+	case len(findings) == 0:
+		return ReviewApproved
+	case round >= maxRounds:
+		return ReviewExhausted
+	}
+	return ReviewBack
 }
 
 // ReviewFindings is the last round of task id that found something and

@@ -36,8 +36,10 @@ const (
 	// arrow key.
 	answerRedraw = time.Second
 	// answerScreen bounds the wait for a dialog announced by another
-	// channel to be drawn on the screen.
-	answerScreen = 1500 * time.Millisecond
+	// channel (a hook, the CLI's status report) to be drawn on the screen:
+	// a CLI on a loaded machine draws it seconds after its hook fired
+	// (Gemini CLI 0.61, beside a whole end-to-end run: more than 1.5 s).
+	answerScreen = 5 * time.Second
 	// answerSettle bounds the wait for the session's watch to see the
 	// dialog gone once the screen shows it gone.
 	answerSettle = 2 * time.Second
