@@ -49,10 +49,9 @@ func init() {
 // a copy of this binary, in a user and mount namespace of their own, which
 // builds the walls and execs the program. Call WallsAvailable first.
 func Walls(cmd *exec.Cmd, hide []string) error {
-	self, err := os.Executable()
-	if err != nil {
-		return fmt.Errorf("walls: the running binary: %w", err)
-	}
+	// The running binary, even when its file was replaced or removed since
+	// (an upgrade): the kernel's link to what this process runs.
+	const self = "/proc/self/exe"
 	list, err := json.Marshal(hide)
 	if err != nil {
 		return fmt.Errorf("walls: %w", err)
