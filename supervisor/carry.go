@@ -76,6 +76,7 @@ func (t *Team) carryOn(prev *state.Snapshot) (Beginning, error) {
 	if err != nil {
 		return Beginning{}, fmt.Errorf("carrying on run %s: %w", t.thisRun.id, err)
 	}
+	t.restoreLandTasks() // land_by's land tasks go on with the rest (landrun.go)
 	was := map[string]queue.Status{}
 	for _, ts := range prev.Tasks {
 		was[ts.ID] = ts

@@ -43,7 +43,7 @@ func order(tasks []queue.Status) (ready []queue.Status, waits []Wait) {
 	lands := map[string]bool{}
 	for _, t := range tasks {
 		switch {
-		case t.Branch == "":
+		case t.Branch == "" || t.Lands != "": // a land task lands through its resolution
 		case t.State != queue.Complete:
 			waits = append(waits, Wait{Task: t.ID, Why: fmt.Sprintf("not complete (%s)", t.State)})
 		default:
