@@ -99,7 +99,7 @@ func (t *Team) landStep() bool {
 		return false
 	}
 	rec.Left = nil
-	defer t.saveLand(rec)
+	defer func() { t.saveLand(rec) }() // as it is when landStep returns
 	if res.Stop == nil {
 		return false
 	}
@@ -161,8 +161,9 @@ func (t *Team) handOver(ctx context.Context, git *workspace.Git, res land.Result
 
 // addLandTask puts a land task in the queue, for land_by only.
 func (t *Team) addLandTask(h land.Hand) {
-	t.queue.Add(config.Task{ID: h.ID, Title: "land " + h.Stop.Task, Prompt: h.Prompt, Agent: h.Agent,
-		Verify: t.cfg.LandVerify, Lands: h.Stop.Task})
+	// No verify of its own: the land verifies it once merged, and a
+	// failure is the next land task's prompt (land_attempts bounds them).
+	t.queue.Add(config.Task{ID: h.ID, Title: "land " + h.Stop.Task, Prompt: h.Prompt, Agent: h.Agent, Lands: h.Stop.Task})
 }
 
 // restoreLandTasks puts the land tasks land.json names back in the queue

@@ -95,61 +95,75 @@ func Prompt(r Result, stop Wait, branch string, paths []string, verify []string)
 // yet, from good: a land_verify after each with land_verify_each. A
 // resolution that leaves conflict markers, conflicts or fails stops the
 // land there (its Task what the land task resolves). It returns the new
-// good head, and what it merged (ids, branches) for a last land_verify.
-func (l *lander) resolutions(ctx context.Context, good string, tasks []queue.Status) (string, []string, []string, error) {
-	var merged, branches []string
+// good head, and what it merged (ids, branches, what they resolve) for a
+// last land_verify.
+func (l *lander) resolutions(ctx context.Context, good string, tasks []queue.Status) (string, []string, []string, []string, error) {
+	var merged, branches, lands []string
 	for _, r := range l.o.Resolved {
 		head, err := l.repo.BranchHead(ctx, r.Branch)
 		if err != nil {
-			return good, nil, nil, fmt.Errorf("land %s: %w", r.ID, err)
+			return good, nil, nil, nil, fmt.Errorf("land %s: %w", r.ID, err)
 		}
 		if on, err := l.repo.IsAncestor(ctx, head, l.res.Branch); err != nil {
-			return good, nil, nil, fmt.Errorf("land %s: %w", r.ID, err)
+			return good, nil, nil, nil, fmt.Errorf("land %s: %w", r.ID, err)
 		} else if on {
 			continue
 		}
 		stop := Wait{Task: r.Lands, At: good, Merging: []string{r.Branch}}
 		left, err := l.repo.ConflictMarkers(ctx, head, r.Paths)
 		if err != nil {
-			return good, nil, nil, fmt.Errorf("land %s: %w", r.ID, err)
+			return good, nil, nil, nil, fmt.Errorf("land %s: %w", r.ID, err)
 		}
 		if len(left) > 0 {
 			stop.Kind, stop.Paths = KindConflict, left
 			stop.Why = fmt.Sprintf("the land task %s left conflict markers in %s", r.ID, strings.Join(left, ", "))
 			l.stop(stop, tasks)
-			return good, nil, nil, nil
+			return good, nil, nil, nil, nil
 		}
 		if err := l.wt.MergeBranch(ctx, r.Branch); err != nil {
 			if rerr := l.wt.ResetTo(ctx, good); rerr != nil {
-				return good, nil, nil, fmt.Errorf("land %s: %w; undoing it: %w", r.ID, err, rerr)
+				return good, nil, nil, nil, fmt.Errorf("land %s: %w; undoing it: %w", r.ID, err, rerr)
 			}
 			stop.Kind, stop.Why = KindMerge, fmt.Sprintf("merging %s (the land task %s) failed: %v", r.Branch, r.ID, err)
 			if c, ok := err.(*workspace.ConflictError); ok {
 				stop.Kind, stop.Paths = KindConflict, c.Paths
 			}
 			l.stop(stop, tasks)
-			return good, nil, nil, nil
+			return good, nil, nil, nil, nil
 		}
 		if l.o.Landing.LandVerifyEach && len(l.o.Landing.LandVerify) > 0 {
 			if v := l.verify(ctx); !v.Passed {
 				if err := l.wt.ResetTo(ctx, good); err != nil {
-					return good, nil, nil, fmt.Errorf("land %s: undoing its merge: %w", r.ID, err)
+					return good, nil, nil, nil, fmt.Errorf("land %s: undoing its merge: %w", r.ID, err)
 				}
 				stop.Kind, stop.Why = KindVerify, failed(l.o.Landing.LandVerify, v, "after merging "+r.Branch+" (the land task "+r.ID+")")
 				l.stop(stop, tasks)
-				return good, nil, nil, nil
+				return good, nil, nil, nil, nil
 			}
 		}
 		if good, err = l.wt.Head(ctx); err != nil {
-			return good, nil, nil, fmt.Errorf("land %s: %w", r.ID, err)
+			return good, nil, nil, nil, fmt.Errorf("land %s: %w", r.ID, err)
 		}
 		if l.o.Landing.LandVerifyEach || len(l.o.Landing.LandVerify) == 0 {
 			l.good(good)
 		}
 		merged, branches = append(merged, r.ID), append(branches, r.Branch)
+		for _, id := range strings.Split(r.Lands, ", ") {
+			lands = addOnce(lands, id)
+		}
 		l.res.Resolutions = append(l.res.Resolutions, r.ID)
 	}
-	return good, merged, branches, nil
+	return good, merged, branches, lands, nil
+}
+
+// addOnce appends s to list unless it is there.
+func addOnce(list []string, s string) []string {
+	for _, x := range list {
+		if x == s {
+			return list
+		}
+	}
+	return append(list, s)
 }
 
 // backToGood moves the branch back to the head a land before this one left
@@ -179,4 +193,15 @@ func (l *lander) good(head string) {
 	if l.o.OnGood != nil {
 		l.o.OnGood(head)
 	}
+}
+
+// on reports whether branch's head is an ancestor of commit (false when
+// git cannot say).
+func (l *lander) on(ctx context.Context, branch, commit string) bool {
+	head, err := l.repo.BranchHead(ctx, branch)
+	if err != nil {
+		return false
+	}
+	ok, err := l.repo.IsAncestor(ctx, head, commit)
+	return err == nil && ok
 }

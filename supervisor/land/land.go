@@ -167,8 +167,12 @@ func (l *lander) merge(ctx context.Context, tasks []queue.Status) error {
 	if err != nil {
 		return fmt.Errorf("land: %w", err)
 	}
-	var merged, branches []string
-	if good, merged, branches, err = l.resolutions(ctx, good, tasks); err != nil || res.Stop != nil {
+	// merged: what this land merged, branches theirs, lands what each
+	// resolves (a task its own id, a land task what it resolves): a last
+	// land_verify that fails stops the land at lands, the same words for
+	// the same stop whichever land task tried it.
+	var merged, branches, lands []string
+	if good, merged, branches, lands, err = l.resolutions(ctx, good, tasks); err != nil || res.Stop != nil {
 		return err
 	}
 	for i, t := range tasks {
@@ -197,7 +201,7 @@ func (l *lander) merge(ctx context.Context, tasks []queue.Status) error {
 			l.stop(Wait{Task: t.ID, Kind: KindMerge, At: good, Why: fmt.Sprintf("merging %s failed: %v", t.Branch, err)}, tasks[i+1:])
 			return nil
 		}
-		merged, branches = append(merged, t.ID), append(branches, t.Branch)
+		merged, branches, lands = append(merged, t.ID), append(branches, t.Branch), addOnce(lands, t.ID)
 		if l.o.Landing.LandVerifyEach && len(l.o.Landing.LandVerify) > 0 {
 			if v := l.verify(ctx); !v.Passed {
 				if err := l.wt.ResetTo(ctx, good); err != nil {
@@ -234,12 +238,12 @@ func (l *lander) merge(ctx context.Context, tasks []queue.Status) error {
 		}
 		kept := res.Landed[:0]
 		for _, d := range res.Landed {
-			if d.Already {
+			if d.Already && l.on(ctx, d.Branch, start) { // not merged by a resolution undone just now
 				kept = append(kept, d)
 			}
 		}
 		res.Landed, res.Resolutions = kept, nil
-		l.stop(Wait{Task: strings.Join(merged, ", "), Kind: KindVerify, At: start, Merging: branches,
+		l.stop(Wait{Task: strings.Join(lands, ", "), Kind: KindVerify, At: start, Merging: branches,
 			Why: failed(l.o.Landing.LandVerify, v, "after merging "+strings.Join(merged, ", ")+" (set land_verify_each = true to find which)")}, nil)
 		return nil
 	}

@@ -226,7 +226,9 @@ func (w *World) start(_ hclog.Logger, cfg runner.Config) (session.Process, error
 	w.procs = append(w.procs, p)
 	w.mu.Unlock()
 	w.note("%s starts session %d", cfg.Name, n)
-	go newMind(w, p, cfg.Name, n, who).run()
+	m := newMind(w, p, cfg.Name, n, who)
+	m.dir = cfg.Dir
+	go m.run()
 	return p, nil
 }
 
