@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/wardenhq/warden/internal/console"
 	"github.com/wardenhq/warden/protocol"
 	"github.com/wardenhq/warden/supervisor/agent"
 	"github.com/wardenhq/warden/supervisor/config"
@@ -95,7 +96,8 @@ func (t *Team) landStep() bool {
 	t.landed.res, t.landed.err = &res, err
 	if err != nil {
 		t.landed.res = nil
-		t.log.Error("the land could not be made", "error", err)
+		t.log.Error("the land could not be made", "error", err, console.Printed, true)
+		t.printf("WARNING: the land could not be made: %v\n", err)
 		return false
 	}
 	rec.Left = nil

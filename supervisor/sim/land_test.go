@@ -80,3 +80,22 @@ func TestALandHandedToAnAgent(t *testing.T) {
 		})
 	}
 }
+
+// TestALandHandedOverIsCarriedOn: warden dies (kill -9) while land_by
+// works on its land task, and is started again: the run carried on takes
+// the land task back from land.json, land_by completes it, and the land
+// goes on from where it stopped and lands both tasks — one land task, one
+// completion.
+func TestALandHandedOverIsCarriedOn(t *testing.T) {
+	spec := landNight("flaky", 2)
+	spec.Ops = []Op{{At: 8 * time.Second, Kind: OpKill9}, {At: 12 * time.Second, Kind: OpRun}}
+	w := CheckSpec(t, spec)
+	want := []string{"stopped at T1, T2", "landed  stopped true", "handed land.verify to a attempt 1",
+		"completed land.verify by a", "landed [T1 T2] stopped false"}
+	if got := landStory(w.eventsNow()); strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("land story:\n%s\nwant:\n%s\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"), w.out.String())
+	}
+	if out := w.out.String(); !strings.Contains(out, "CARRYING ON:") {
+		t.Errorf("the run was not carried on:\n%s", out)
+	}
+}
