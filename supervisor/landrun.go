@@ -34,6 +34,7 @@ type landRun struct {
 	err    error
 	mu     sync.Mutex
 	cancel context.CancelFunc // the land under way (nil: none)
+	state  *state.Land        // on mu: where it stands, for state.json and the page
 }
 
 // landsInRun: the team lands within its run (land_by set, in worktree mode).
@@ -102,13 +103,18 @@ func (t *Team) landStep() bool {
 	}
 	rec.Left = nil
 	defer func() { t.saveLand(rec) }() // as it is when landStep returns
+	ls := landStateOf(res)
+	defer func() {
+		t.setLandState(ls)
+		t.publish()
+	}()
 	if res.Stop == nil {
 		return false
 	}
 	stop := *res.Stop
 	tried := rec.Attempts(stop.Task)
 	if why := t.landByCannot(tried); why != "" {
-		rec.Left = &stop
+		rec.Left, ls.Left = &stop, true
 		t.events.Emit(event.LandLeft, t.cfg.LandBy, stop.Task, "why", stop.Why, "attempts", tried, "reason", why)
 		t.printf("LAND LEFT: %s for a person (%s): %s\n", protocol.Plain(stop.Task), why, protocol.Plain(firstLine(stop.Why)))
 		return false
@@ -116,19 +122,53 @@ func (t *Team) landStep() bool {
 	h, err := t.handOver(ctx, git, res, stop, tried+1)
 	if err != nil {
 		t.log.Error("the land could not be handed over", "error", err)
-		rec.Left = &stop
+		rec.Left, ls.Left = &stop, true
 		t.events.Emit(event.LandLeft, t.cfg.LandBy, stop.Task, "why", stop.Why, "attempts", tried, "reason", err.Error())
 		t.printf("LAND LEFT: %s for a person (its land task could not be made: %v)\n", protocol.Plain(stop.Task), err)
 		return false
 	}
 	rec.Hands = append(rec.Hands, h)
+	ls.Handed, ls.By, ls.Attempt, ls.Attempts = h.ID, h.Agent, h.Attempt, t.cfg.LandAttempts
 	t.addLandTask(h)
 	t.events.Emit(event.LandHanded, h.Agent, h.ID, "lands", stop.Task, "kind", stop.Kind, "paths", h.Paths,
 		"branch", h.Branch, "attempt", h.Attempt, "of", t.cfg.LandAttempts)
 	t.printf("LAND HANDED: %s to %s (%s); attempt %d of %d\n", h.ID, h.Agent, protocol.Plain(firstLine(stop.Why)),
 		h.Attempt, t.cfg.LandAttempts)
-	t.publish()
 	return true
+}
+
+// landStateOf is where the land res stands.
+func landStateOf(res land.Result) *state.Land {
+	ls := &state.Land{Branch: res.Branch}
+	for _, d := range res.Landed {
+		ls.Landed = append(ls.Landed, d.Task)
+	}
+	for _, w := range res.Waits {
+		ls.Waits = append(ls.Waits, w.Task+": "+w.Why)
+	}
+	if res.Stop != nil {
+		ls.StoppedAt, ls.Why = res.Stop.Task, firstLine(res.Stop.Why)
+	}
+	return ls
+}
+
+// landState is where the run's land stands, for state.json, STATUS.md,
+// warden ps and the page; nil before any.
+func (t *Team) landState() *state.Land {
+	t.landed.mu.Lock()
+	defer t.landed.mu.Unlock()
+	if t.landed.state == nil {
+		return nil
+	}
+	l := *t.landed.state
+	l.Text = protocol.Plain(l.Line())
+	return &l
+}
+
+func (t *Team) setLandState(l *state.Land) {
+	t.landed.mu.Lock()
+	defer t.landed.mu.Unlock()
+	t.landed.state = l
 }
 
 // landByCannot says why the stop is not handed to land_by ("": it is).
@@ -181,6 +221,17 @@ func (t *Team) restoreLandTasks() {
 	}
 	for _, h := range rec.Hands {
 		t.addLandTask(h)
+	}
+	if n := len(rec.Hands); n > 0 || rec.Left != nil {
+		ls := &state.Land{Branch: land.LandedBranch(t.cfg.Name), Left: rec.Left != nil}
+		stop := rec.Left
+		if n > 0 && stop == nil {
+			h := rec.Hands[n-1]
+			stop = &h.Stop
+			ls.Handed, ls.By, ls.Attempt, ls.Attempts = h.ID, h.Agent, h.Attempt, t.cfg.LandAttempts
+		}
+		ls.StoppedAt, ls.Why = stop.Task, firstLine(stop.Why)
+		t.setLandState(ls)
 	}
 }
 

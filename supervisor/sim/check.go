@@ -390,6 +390,7 @@ func (w *World) checkStory(snap *stateFile, final bool) {
 	if err != nil {
 		return
 	}
+	w.statusMD = string(md) // the last one read, for a test to look at once the night's dir is gone
 	if m := doneLine.FindStringSubmatch(string(md)); m == nil {
 		w.fail("one story: STATUS.md has no task count")
 	} else if m[1] != strconv.Itoa(c[queue.Complete]) || m[2] != strconv.Itoa(len(snap.Tasks)) {

@@ -56,12 +56,12 @@ func landStory(evs []Event) []string {
 // invariants hold, and the run's exit code is its tasks'.
 func TestALandHandedToAnAgent(t *testing.T) {
 	for _, c := range []struct {
-		verify string
-		want   []string
+		verify, status string
+		want           []string
 	}{
-		{"flaky", []string{"stopped at T1, T2", "landed  stopped true", "handed land.verify to a attempt 1",
+		{"flaky", "- warden/sim/landed: landed T1, T2\n", []string{"stopped at T1, T2", "landed  stopped true", "handed land.verify to a attempt 1",
 			"completed land.verify by a", "landed [T1 T2] stopped false"}},
-		{"fail", []string{"stopped at T1, T2", "landed  stopped true", "handed land.verify to a attempt 1",
+		{"fail", "- warden/sim/landed: nothing landed yet; stopped at T1, T2 (land_verify ", []string{"stopped at T1, T2", "landed  stopped true", "handed land.verify to a attempt 1",
 			"completed land.verify by a", "stopped at T1, T2", "landed  stopped true", "handed land.verify.2 to a attempt 2",
 			"completed land.verify.2 by a", "stopped at T1, T2", "landed  stopped true", "left T1, T2"}},
 	} {
@@ -76,6 +76,12 @@ func TestALandHandedToAnAgent(t *testing.T) {
 			}
 			if c.verify == "fail" && !strings.Contains(out, "LAND LEFT: T1, T2 for a person (land_attempts 2 spent)") {
 				t.Errorf("no LAND LEFT line:\n%s", out)
+			}
+			// STATUS.md (and state.json, which it is written from) says
+			// where the land stands; the run's exit code is its tasks'.
+			md := w.statusMD
+			if !strings.Contains(md, "## Land\n\n"+c.status) || (c.verify == "fail") != strings.Contains(md, "): left for a person") {
+				t.Errorf("STATUS.md's Land section, want %q:\n%s", c.status, md)
 			}
 		})
 	}

@@ -48,6 +48,8 @@ type World struct {
 	spec Spec
 	root string
 	cfg  *config.Team
+	// statusMD is the last STATUS.md the checks read.
+	statusMD string
 	log  hclog.Logger
 	team *supervisor.Team // the warden running now, nil between two
 	out  lockedBuffer     // warden's stdout, every warden's

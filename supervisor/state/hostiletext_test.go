@@ -63,9 +63,9 @@ func TestHostileTextNeverLeavesStatusRaw(t *testing.T) {
 			headings++
 		}
 	}
-	// The title, "## Blocked" and "## Spent" (a row for each agent and task).
-	if rows != 2+2+2+2+2+2+2 || headings != 3 {
-		t.Errorf("STATUS.md has %d table lines and %d headings, want 14 and 3:\n%s", rows, headings, md)
+	// The title, "## Blocked", "## Land" and "## Spent" (a row for each agent and task).
+	if rows != 2+2+2+2+2+2+2 || headings != 4 {
+		t.Errorf("STATUS.md has %d table lines and %d headings, want 14 and 4:\n%s", rows, headings, md)
 	}
 	var b bytes.Buffer
 	RenderDashboard(&b, s, now)

@@ -64,6 +64,7 @@ func statusMarkdown(s Snapshot) string {
 			b.WriteString("- " + cell(o.Line()) + "\n")
 		}
 	}
+	b.WriteString(landSection(s.Land, cell))
 	b.WriteString(spendSection(s))
 	return b.String()
 }
