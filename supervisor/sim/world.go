@@ -50,9 +50,9 @@ type World struct {
 	cfg  *config.Team
 	// statusMD is the last STATUS.md the checks read.
 	statusMD string
-	log  hclog.Logger
-	team *supervisor.Team // the warden running now, nil between two
-	out  lockedBuffer     // warden's stdout, every warden's
+	log      hclog.Logger
+	team     *supervisor.Team // the warden running now, nil between two
+	out      lockedBuffer     // warden's stdout, every warden's
 	// lives counts the wardens begun on the state dir, crashes the ones
 	// killed with kill -9.
 	lives, crashes int
