@@ -45,6 +45,9 @@ import (
 //	           and one line of its own (Mood: steady)
 //	resumable=no  add "Resumable: no" to every block (an agent mid-way
 //	           through something a fresh session cannot pick up)
+//	resolve=1  on a land task (an id beginning "land."), before each
+//	           answer remove git's conflict markers from the files of its
+//	           working directory, keeping both sides' lines (resolve.go)
 //
 // It prints "RESUME-SEEN: <line>" for every prompt line that carries resume
 // information, so tests can check what a resumed session was told.
@@ -132,6 +135,9 @@ func modeWorker(args []string) int {
 				continue
 			}
 			answered++
+			if opt["resolve"] == "1" && strings.HasPrefix(task, "land.") {
+				resolveMarkers(".")
+			}
 			if f := opt["write"]; f != "" {
 				if fh, err := os.OpenFile(f, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644); err == nil {
 					fmt.Fprintf(fh, "%s step %d\n", task, answered)
