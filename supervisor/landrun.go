@@ -68,12 +68,7 @@ func (t *Team) landStep() bool {
 	for _, ts := range t.queue.Snapshot() {
 		states[ts.ID] = ts.State
 	}
-	var resolved []land.Resolution
-	for _, h := range rec.Hands {
-		if states[h.ID] == queue.Complete {
-			resolved = append(resolved, land.Resolution{ID: h.ID, Lands: h.Stop.Task, Branch: h.Branch, Paths: h.Paths})
-		}
-	}
+	resolved := rec.Resolutions(func(id string) bool { return states[id] == queue.Complete })
 	ctx, cancel := context.WithTimeout(context.Background(), landTimeout)
 	defer cancel()
 	t.landed.mu.Lock()

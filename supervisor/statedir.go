@@ -188,14 +188,14 @@ func Land(ctx context.Context, logger hclog.Logger, root string, landing config.
 	if err != nil {
 		logger.Warn("the land's record is not read: the land starts from the branch as it is", "error", err)
 	}
-	var resolved []land.Resolution
-	for _, h := range rec.Hands {
+	resolved := rec.Resolutions(func(id string) bool {
 		for _, ts := range snap.Tasks {
-			if ts.ID == h.ID && ts.State == queue.Complete {
-				resolved = append(resolved, land.Resolution{ID: h.ID, Lands: h.Stop.Task, Branch: h.Branch, Paths: h.Paths})
+			if ts.ID == id {
+				return ts.State == queue.Complete
 			}
 		}
-	}
+		return false
+	})
 	res, err := land.Run(ctx, land.Options{
 		Team: snap.Team, Path: layout.Land(), Landing: landing, Tasks: snap.Tasks,
 		Git: workspace.New(logger), Log: logger.Named("land"), Resolved: resolved, Good: rec.Good,

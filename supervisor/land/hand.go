@@ -117,7 +117,7 @@ func (l *lander) resolutions(ctx context.Context, good string, tasks []queue.Sta
 		if len(left) > 0 {
 			stop.Kind, stop.Paths = KindConflict, left
 			stop.Why = fmt.Sprintf("the land task %s left conflict markers in %s", r.ID, strings.Join(left, ", "))
-			l.stop(stop, tasks)
+			l.stopBefore(ctx, stop, tasks)
 			return good, nil, nil, nil, nil
 		}
 		if err := l.wt.MergeBranch(ctx, r.Branch); err != nil {
@@ -128,7 +128,7 @@ func (l *lander) resolutions(ctx context.Context, good string, tasks []queue.Sta
 			if c, ok := err.(*workspace.ConflictError); ok {
 				stop.Kind, stop.Paths = KindConflict, c.Paths
 			}
-			l.stop(stop, tasks)
+			l.stopBefore(ctx, stop, tasks)
 			return good, nil, nil, nil, nil
 		}
 		if l.o.Landing.LandVerifyEach && len(l.o.Landing.LandVerify) > 0 {
@@ -137,7 +137,7 @@ func (l *lander) resolutions(ctx context.Context, good string, tasks []queue.Sta
 					return good, nil, nil, nil, fmt.Errorf("land %s: undoing its merge: %w", r.ID, err)
 				}
 				stop.Kind, stop.Why = KindVerify, failed(l.o.Landing.LandVerify, v, "after merging "+r.Branch+" (the land task "+r.ID+")")
-				l.stop(stop, tasks)
+				l.stopBefore(ctx, stop, tasks)
 				return good, nil, nil, nil, nil
 			}
 		}
@@ -204,4 +204,19 @@ func (l *lander) on(ctx context.Context, branch, commit string) bool {
 	}
 	ok, err := l.repo.IsAncestor(ctx, head, commit)
 	return err == nil && ok
+}
+
+// stopBefore stops the land before the tasks' merges: the tasks already on
+// the branch are landed (as before this land), the others wait.
+func (l *lander) stopBefore(ctx context.Context, stop Wait, tasks []queue.Status) {
+	head, err := l.wt.Head(ctx)
+	var rest []queue.Status
+	for _, t := range tasks {
+		if err == nil && l.on(ctx, t.Branch, head) {
+			l.res.Landed = append(l.res.Landed, Landed{Task: t.ID, Branch: t.Branch, Already: true})
+			continue
+		}
+		rest = append(rest, t)
+	}
+	l.stop(stop, rest)
 }

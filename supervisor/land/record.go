@@ -72,3 +72,21 @@ func (r Record) Write(root, path string) error {
 	}
 	return nil
 }
+
+// Resolutions are the land tasks whose work the next land merges first:
+// for each stop, its newest land task, when complete says it completed (a
+// newer one starts from an older one's branch; an older one is never
+// merged on its own again).
+func (r Record) Resolutions(complete func(id string) bool) []Resolution {
+	newest := map[string]int{}
+	for i, h := range r.Hands {
+		newest[h.Stop.Task] = i
+	}
+	var out []Resolution
+	for i, h := range r.Hands {
+		if newest[h.Stop.Task] == i && complete(h.ID) {
+			out = append(out, Resolution{ID: h.ID, Lands: h.Stop.Task, Branch: h.Branch, Paths: h.Paths})
+		}
+	}
+	return out
+}
