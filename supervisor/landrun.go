@@ -107,6 +107,9 @@ func (t *Team) landStep() bool {
 		return false
 	}
 	stop := *res.Stop
+	if t.userStop.Load() || t.failedWith() != nil {
+		return false // stopped while it landed: a land_verify cut short is no failure to hand over
+	}
 	tried := rec.Attempts(stop.Task)
 	if why := t.landByCannot(tried); why != "" {
 		rec.Left, ls.Left = &stop, true
