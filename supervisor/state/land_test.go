@@ -7,7 +7,7 @@ import (
 	"testing"
 )
 
-// STATUS.md's Land section says what landed, what stopped the land and
+// STATUS.md's Land section (and warden status's dashboard) says what landed, what stopped the land and
 // what it waits for: its land task, or a person.
 func TestStatusSaysWhereTheLandStands(t *testing.T) {
 	s := &Snapshot{Team: "night"}
@@ -22,6 +22,11 @@ func TestStatusSaysWhereTheLandStands(t *testing.T) {
 		if !strings.Contains(md, want) {
 			t.Errorf("STATUS.md lacks %q:\n%s", want, md)
 		}
+	}
+	var dash strings.Builder
+	RenderDashboard(&dash, *s, s.UpdatedAt)
+	if !strings.Contains(dash.String(), "   land: warden/night/landed: landed T1; stopped at T2") {
+		t.Errorf("the dashboard (warden status) lacks the land:\n%s", dash.String())
 	}
 	s.Land = &Land{Branch: "warden/night/landed", StoppedAt: "T2", Why: "x", Left: true}
 	if md := statusMarkdown(*s); !strings.Contains(md, "warden/night/landed: nothing landed yet; stopped at T2 (x): left for a person") {

@@ -170,6 +170,9 @@ func RenderDashboard(w io.Writer, s Snapshot, now time.Time) {
 	for _, o := range s.Overlaps {
 		fmt.Fprintf(w, "   overlap: %s\n", clean(o.Line()))
 	}
+	if s.Land != nil {
+		fmt.Fprintf(w, "   land: %s\n", clean(s.Land.Line()))
+	}
 }
 
 // taskLine is what the dashboard says of a task after its state: its last
