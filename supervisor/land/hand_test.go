@@ -201,3 +201,54 @@ func (n *night) landWith(t *testing.T, l config.Landing, rs ...Resolution) (Resu
 	}
 	return res, events
 }
+
+// A land handed over in a repository whose configuration names filters,
+// a textconv and hooks, and whose task branches' .gitattributes pick
+// them: making the land task's worktree (the conflict committed with its
+// markers), checking it for markers and landing its resolution run none
+// of them.
+func TestAHandoverRunsNoDriverOrHook(t *testing.T) {
+	n := newNight(t)
+	dir := t.TempDir()
+	marker := filepath.Join(dir, "ran")
+	script := filepath.Join(dir, "evil.sh")
+	write(t, script, "#!/bin/sh\necho \"ran: $0 $*\" >> '"+marker+"'\nexec cat\n")
+	os.Chmod(script, 0o755)
+	for _, kv := range [][2]string{{"filter.evil.clean", script}, {"filter.evil.smudge", script}, {"diff.evil.textconv", script}} {
+		gitT(t, n.root, "config", kv[0], kv[1])
+	}
+	for _, hook := range []string{"pre-merge-commit", "post-merge", "post-checkout", "commit-msg", "prepare-commit-msg", "reference-transaction", "pre-commit"} {
+		write(t, filepath.Join(n.root, ".git", "hooks", hook), "#!/bin/sh\necho \"hook: $0\" >> '"+marker+"'\n")
+		os.Chmod(filepath.Join(n.root, ".git", "hooks", hook), 0o755)
+	}
+	attrs := "* filter=evil diff=evil\n"
+	n.task(t, "T1", "main", map[string]string{".gitattributes": attrs, "a.txt": "one\nTWO by T1\nthree\nfour\nfive\n"})
+	n.task(t, "T2", "main", map[string]string{".gitattributes": attrs, "a.txt": "one\nTWO by T2\nthree\nfour\nfive\n"})
+	os.Remove(marker) // the test's own git calls ran them
+	res, _ := n.land(t, config.Landing{Land: config.LandBranch})
+	if res.Stop == nil || res.Stop.Kind != KindConflict {
+		t.Fatalf("stop = %+v", res.Stop)
+	}
+	wt, branch, paths := n.hand(t, res, 1)
+	if b, err := os.ReadFile(marker); err == nil {
+		t.Fatalf("the land or its handover ran what the repository names:\n%s", b)
+	}
+	if a, _ := os.ReadFile(filepath.Join(wt, "a.txt")); !strings.Contains(string(a), "<<<<<<<") {
+		t.Fatalf("the land task's a.txt holds no conflict:\n%s", a)
+	}
+	os.WriteFile(filepath.Join(wt, "a.txt"), []byte("one\nTWO by T1 and T2\nthree\nfour\nfive\n"), 0o644)
+	c := exec.Command("git", "-c", "core.hooksPath=/dev/null", "commit", "-q", "-am", "resolved")
+	c.Dir = wt
+	c.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@t", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@t")
+	if out, err := c.CombinedOutput(); err != nil {
+		t.Fatalf("the agent's commit: %v\n%s", err, out)
+	}
+	os.Remove(marker) // the agent's own git is the agent's
+	res2, _ := n.landWith(t, config.Landing{Land: config.LandBranch}, Resolution{ID: "land.T2", Lands: "T2", Branch: branch, Paths: paths})
+	if res2.Stop != nil || landedTasks(res2) != "T1 T2" {
+		t.Errorf("resolved: %+v", res2)
+	}
+	if b, err := os.ReadFile(marker); err == nil {
+		t.Fatalf("a handover ran what the repository names:\n%s", b)
+	}
+}
