@@ -55,10 +55,14 @@ func (d *decoder) landing(t *Team, top table, tables []table) {
 	t.LandAttempts = top.integer("land_attempts", DefaultLandAttempts, 1, 20, "between 1 and 20")
 	if by, ok := top.str("land_by"); ok {
 		t.LandBy = by
-		if _, known := t.Agent(by); !known {
+		a, known := t.Agent(by)
+		switch {
+		case !known:
 			d.errorf(top.key("land_by"), "land_by names unknown agent %q", by)
-		} else if t.Land == LandNone {
+		case t.Land == LandNone:
 			d.errorf(top.key("land_by"), "land_by needs land = %q or %q", LandBranch, LandFFBase)
+		case t.Workspace(a) != WorkspaceWorktree:
+			d.errorf(top.key("land_by"), "land_by names agent %q, which does not work in worktree mode (its land tasks do)", by)
 		}
 	}
 	if t.LandBy != "" {

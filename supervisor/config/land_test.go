@@ -61,10 +61,11 @@ func TestLandByKeys(t *testing.T) {
 		t.Errorf("defaults: %v %+v", err, team.Landing)
 	}
 	for src, want := range map[string]string{
-		"name = \"t\"\nworkspace = \"worktree\"\nland = \"branch\"\nland_by = \"b\"\n" + agent:                                                  `t.toml:4:1: land_by names unknown agent "b"`,
-		"name = \"t\"\nworkspace = \"worktree\"\nland_by = \"a\"\n" + agent:                                                                     `t.toml:3:1: land_by needs land = "branch" or "ff-base"`,
-		"name = \"t\"\nworkspace = \"worktree\"\nland = \"branch\"\nland_attempts = 0\n" + agent:                                                `t.toml:4:1: land_attempts`,
-		"name = \"t\"\nworkspace = \"worktree\"\nland = \"branch\"\nland_by = \"a\"\n" + agent + "[[task]]\nid = \"land.T1\"\nprompt = \"p\"\n": `begins with "land."`,
+		"name = \"t\"\nworkspace = \"worktree\"\nland = \"branch\"\nland_by = \"b\"\n" + agent:                                                                          `t.toml:4:1: land_by names unknown agent "b"`,
+		"name = \"t\"\nworkspace = \"worktree\"\nland_by = \"a\"\n" + agent:                                                                                             `t.toml:3:1: land_by needs land = "branch" or "ff-base"`,
+		"name = \"t\"\nworkspace = \"worktree\"\nland = \"branch\"\nland_attempts = 0\n" + agent:                                                                        `t.toml:4:1: land_attempts`,
+		"name = \"t\"\nworkspace = \"worktree\"\nland = \"branch\"\nland_by = \"a\"\n" + agent + "[[task]]\nid = \"land.T1\"\nprompt = \"p\"\n":                         `begins with "land."`,
+		"name = \"t\"\nworkspace = \"worktree\"\nland = \"branch\"\nland_by = \"b\"\n" + agent + "[[agent]]\nname = \"b\"\ncommand = [\"x\"]\nworkspace = \"shared\"\n": `land_by names agent "b", which does not work in worktree mode`,
 	} {
 		if _, err := Parse("t.toml", []byte(src)); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s\n: %v, want %q", src, err, want)
