@@ -292,8 +292,17 @@ func (t *Team) Run() Result {
 			t.failure = err
 			break
 		}
-		if t.userStop.Load() || t.spent.Load() || t.atLimit.Load() || t.failedWith() != nil ||
-			t.cfg.AfterTeamCheckpoint == config.AfterExit || !t.queue.Open() {
+		if t.userStop.Load() || t.spent.Load() || t.atLimit.Load() || t.failedWith() != nil {
+			break
+		}
+		if !t.queue.Open() {
+			// Every task ended by the team checkpoint: the run's land
+			// (land_by), which may hand a land task on to a fresh
+			// generation, whatever after_team_checkpoint says.
+			if !t.landStep() {
+				break
+			}
+		} else if t.cfg.AfterTeamCheckpoint == config.AfterExit {
 			break
 		}
 		handoffText = text

@@ -443,6 +443,7 @@ func (w *World) checkHandoff(snap *stateFile) {
 	if err != nil {
 		return
 	}
+	w.handoffMD = string(b) // the last one read, for a test to look at
 	var written time.Time
 	evs := w.eventsNow()
 	for _, e := range evs {

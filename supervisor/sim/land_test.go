@@ -105,3 +105,21 @@ func TestALandHandedOverIsCarriedOn(t *testing.T) {
 		t.Errorf("the run was not carried on:\n%s", out)
 	}
 }
+
+// TestAHandoffDuringALandTaskSaysWhereTheLandStands: a team checkpoint
+// (warden checkpoint) while land_by works on its land task writes a
+// handoff whose Land section names the land task; the fresh generation
+// carries it on and the land goes on to land both tasks.
+func TestAHandoffDuringALandTaskSaysWhereTheLandStands(t *testing.T) {
+	spec := landNight("flaky", 2)
+	spec.Ops = []Op{{At: 8 * time.Second, Kind: OpCheckpoint}}
+	w := CheckSpec(t, spec)
+	want := "## Land\n\n- warden/sim/landed: nothing landed yet; stopped at T1, T2 ("
+	if !strings.Contains(w.handoffMD, want) || !strings.Contains(w.handoffMD, "): handed to a as land.verify (attempt 1 of 2)") {
+		t.Errorf("handoff.md, want %q and the land task:\n%s", want, w.handoffMD)
+	}
+	story := landStory(w.eventsNow())
+	if last := story[len(story)-1]; last != "landed [T1 T2] stopped false" {
+		t.Errorf("land story:\n%s\n%s", strings.Join(story, "\n"), w.out.String())
+	}
+}

@@ -48,11 +48,12 @@ type World struct {
 	spec Spec
 	root string
 	cfg  *config.Team
-	// statusMD is the last STATUS.md the checks read.
-	statusMD string
-	log      hclog.Logger
-	team     *supervisor.Team // the warden running now, nil between two
-	out      lockedBuffer     // warden's stdout, every warden's
+	// statusMD and handoffMD are the last STATUS.md and handoff.md the
+	// checks read.
+	statusMD, handoffMD string
+	log                 hclog.Logger
+	team                *supervisor.Team // the warden running now, nil between two
+	out                 lockedBuffer     // warden's stdout, every warden's
 	// lives counts the wardens begun on the state dir, crashes the ones
 	// killed with kill -9.
 	lives, crashes int
