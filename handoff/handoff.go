@@ -27,6 +27,11 @@ type Data struct {
 	// Spent is what the run spent, with its budget ("1.2M tokens, $3.40
 	// (max_cost $40.00: 9%)"), "" when nothing was read (spent.go).
 	Spent string
+	// Land is where the run's own land stands (land_by): what landed, what
+	// stopped it, its land task or a person it waits for; "" for none.
+	// LandWaits are the tasks that did not land, each with why.
+	Land      string
+	LandWaits []string
 }
 
 // Agent is one line of the team composition.
@@ -146,6 +151,12 @@ func render(d Data, commands bool) string {
 	}
 	writeDialogs(&b, d.Agents, x)
 	writeReview(&b, d.Tasks, x)
+	if d.Land != "" {
+		fmt.Fprintf(&b, "\n## Land\n\n- %s\n", x.line(d.Land))
+		for _, w := range d.LandWaits {
+			fmt.Fprintf(&b, "- waits: %s\n", x.line(w))
+		}
+	}
 	writeSpent(&b, d, x)
 	b.WriteString("\n## Resumption notes\n")
 	for _, t := range d.Tasks {

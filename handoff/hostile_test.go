@@ -73,7 +73,7 @@ func TestHostileTextNeverForgesTheHandoff(t *testing.T) {
 		// text's "# Forged" at the start of a line) is one too many, or
 		// stands where one of these should.
 		want := []string{"# Handoff: ", "## Team", "## Tasks", "## Blocked", "## Dialogs open at the stop", "## Review",
-			"## Spent", "## Resumption notes", "### ", "## Notes from the team lead "}
+			"## Land", "## Spent", "## Resumption notes", "### ", "## Notes from the team lead "}
 		ok := len(headings) == len(want)
 		for i := 0; ok && i < len(want); i++ {
 			ok = headings[i] == want[i] || strings.HasSuffix(want[i], " ") && strings.HasPrefix(headings[i], want[i])

@@ -191,6 +191,7 @@ func (t *Team) newRun(prev *state.Snapshot, why string) Beginning {
 		t.printf("NEW RUN: %s (%s); %s of earlier runs put aside as _aborted_\n", t.thisRun.id, why, plural(n, "open record"))
 	}
 	t.retireWorktrees(old)
+	t.forgetLandTasks()
 	t.log.Info("a new run", "run_id", t.thisRun.id, "previous_run", old, "records_put_aside", n)
 	t.events.Emit(event.RunStarted, "", "", "run_id", t.thisRun.id, "how", "new", "previous_run", old, "reason", why)
 	return Beginning{RunID: t.thisRun.id}

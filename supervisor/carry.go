@@ -76,6 +76,7 @@ func (t *Team) carryOn(prev *state.Snapshot) (Beginning, error) {
 	if err != nil {
 		return Beginning{}, fmt.Errorf("carrying on run %s: %w", t.thisRun.id, err)
 	}
+	t.restoreLandTasks() // land_by's land tasks go on with the rest (landrun.go)
 	was := map[string]queue.Status{}
 	for _, ts := range prev.Tasks {
 		was[ts.ID] = ts
@@ -84,6 +85,11 @@ func (t *Team) carryOn(prev *state.Snapshot) (Beginning, error) {
 		old, known := was[ts.ID]
 		if known {
 			t.queue.Restore(ts.ID, old.Attempt, old.Owner, time.Duration(old.WorkedSeconds*float64(time.Second)))
+			if old.Branch != "" && t.deps.Workspaces != nil {
+				// Its branch, kept for the land: a task complete before
+				// warden died is not worked again, and would land nothing.
+				t.queue.SetWorkspace(ts.ID, old.Branch, old.Base, old.Repo)
+			}
 		}
 		switch {
 		case known && old.State == queue.Failed:

@@ -92,7 +92,7 @@ func (c controlTeam) PS() control.PS {
 	root, _ := filepath.Abs(t.dir.Root)
 	ps := control.PS{Team: t.cfg.Name, Pid: os.Getpid(), StateDir: root, StartedAt: t.startedAt, Now: t.clock.Now(),
 		Tasks: t.queue.Snapshot(), Memory: t.memoryStatus(), RunID: t.thisRun.id, CarriedOn: t.thisRun.carried,
-		Overlaps: t.deps.Overlaps.Current()}
+		Overlaps: t.deps.Overlaps.Current(), Land: t.landState()}
 	ps.Usage, ps.Budget = t.spendNow()
 	if g := t.currentGen(); g != nil {
 		ps.Stopping = g.IsStopping()

@@ -71,7 +71,7 @@ func (t *Team) snapshotNow(running bool) state.Snapshot {
 	return state.Snapshot{Team: t.cfg.Name, RunID: t.thisRun.id, RunStartedAt: t.thisRun.started, Specs: t.thisRun.specs, CarriedOn: t.thisRun.carried,
 		SignalFile: t.cfg.SignalFile, Pid: os.Getpid(), Running: running,
 		StartedAt: t.startedAt, UpdatedAt: t.clock.Now(), Tasks: t.queue.Snapshot(), Agents: t.agentStatus(),
-		Usage: usage, Budget: budget, Overlaps: t.deps.Overlaps.Current()}
+		Usage: usage, Budget: budget, Overlaps: t.deps.Overlaps.Current(), Land: t.landState()}
 }
 
 // publish rewrites state.json and STATUS.md after a change. When no write

@@ -182,10 +182,30 @@ func Land(ctx context.Context, logger hclog.Logger, root string, landing config.
 	defer events.Close()
 	ctx, cancel := context.WithTimeout(ctx, landTimeout)
 	defer cancel()
+	// What a run's land handed to land_by and completed is merged first,
+	// and a land half done goes back to its last verified head.
+	rec, err := land.ReadRecord(layout.LandRecord())
+	if err != nil {
+		logger.Warn("the land's record is not read: the land starts from the branch as it is", "error", err)
+	}
+	resolved := rec.Resolutions(func(id string) bool {
+		for _, ts := range snap.Tasks {
+			if ts.ID == id {
+				return ts.State == queue.Complete
+			}
+		}
+		return false
+	})
 	res, err := land.Run(ctx, land.Options{
 		Team: snap.Team, Path: layout.Land(), Landing: landing, Tasks: snap.Tasks,
-		Git: workspace.New(logger), Log: logger.Named("land"),
+		Git: workspace.New(logger), Log: logger.Named("land"), Resolved: resolved, Good: rec.Good,
 		Emit: func(name, task string, kv ...any) { events.Emit(name, "", task, kv...) },
+		OnGood: func(head string) {
+			rec.Good = head
+			if err := rec.Write(root, layout.LandRecord()); err != nil {
+				logger.Warn("the land's record is not written", "error", err)
+			}
+		},
 	})
 	if err == nil {
 		events.Close() // its events written before the report reads them

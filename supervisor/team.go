@@ -22,6 +22,7 @@ import (
 	"github.com/wardenhq/warden/supervisor/config"
 	"github.com/wardenhq/warden/supervisor/control"
 	"github.com/wardenhq/warden/supervisor/event"
+	"github.com/wardenhq/warden/supervisor/land"
 	"github.com/wardenhq/warden/supervisor/memory"
 	"github.com/wardenhq/warden/supervisor/notify"
 	"github.com/wardenhq/warden/supervisor/queue"
@@ -91,6 +92,8 @@ type Team struct {
 	refusals map[string]hookRefusals
 	// spend is what the run spent and its budgets (spend.go).
 	spend spendBook
+	// landed is the run's own land (land_by, landrun.go).
+	landed landRun
 }
 
 // Result is how a team run ended.
@@ -104,6 +107,11 @@ type Result struct {
 	// AtLimit: the run ended at an account's usage limit (on_limit =
 	// "checkpoint-exit"), to be carried on after the reset.
 	AtLimit bool
+	// Land is the land the run made itself (land_by: before it ended);
+	// nil when it made none.
+	Land *land.Result
+	// LandErr: the land could not be made at all.
+	LandErr error
 }
 
 // ExitCode maps a result to warden's exit codes (DESIGN §2): 0 every agent
@@ -120,7 +128,7 @@ func (r Result) ExitCode() int {
 	}
 	if len(r.Tasks) > 0 {
 		for _, t := range r.Tasks {
-			if t.State != queue.Complete {
+			if t.State != queue.Complete && t.Lands == "" { // a land task's end is the land's, in Land
 				return 1
 			}
 		}
@@ -267,8 +275,13 @@ func (t *Team) Run() Result {
 		t.setGen(g)
 		done := t.startAgents(g)
 		var tr trigger
+	wait:
 		select {
 		case <-done:
+			if t.landStep() { // a land task handed to land_by: the team goes on for it (landrun.go)
+				done = t.startAgent(g, t.cfg.LandBy)
+				goto wait
+			}
 			g.Release()
 			return t.result()
 		case tr = <-t.triggers:
@@ -280,8 +293,17 @@ func (t *Team) Run() Result {
 			t.failure = err
 			break
 		}
-		if t.userStop.Load() || t.spent.Load() || t.atLimit.Load() || t.failedWith() != nil ||
-			t.cfg.AfterTeamCheckpoint == config.AfterExit || !t.queue.Open() {
+		if t.userStop.Load() || t.spent.Load() || t.atLimit.Load() || t.failedWith() != nil {
+			break
+		}
+		if !t.queue.Open() {
+			// Every task ended by the team checkpoint: the run's land
+			// (land_by), which may hand a land task on to a fresh
+			// generation, whatever after_team_checkpoint says.
+			if !t.landStep() {
+				break
+			}
+		} else if t.cfg.AfterTeamCheckpoint == config.AfterExit {
 			break
 		}
 		handoffText = text
@@ -310,7 +332,8 @@ func (t *Team) result() Result {
 	snap := t.publishFinal()
 	t.deps.Accounts.Close()
 	t.deps.Memory.Close() // the RSS watch ends, warden's cgroup goes
-	res := Result{Stopped: t.userStop.Load(), Agents: snap.Agents, Tasks: snap.Tasks, Err: t.failure, AtLimit: t.atLimit.Load()}
+	res := Result{Stopped: t.userStop.Load(), Agents: snap.Agents, Tasks: snap.Tasks, Err: t.failure, AtLimit: t.atLimit.Load(),
+		Land: t.landed.res, LandErr: t.landed.err}
 	if res.Err == nil {
 		res.Err = t.failedWith()
 	}
@@ -347,6 +370,7 @@ func (t *Team) Stop(byUser bool) {
 	if byUser {
 		t.userStop.Store(true)
 	}
+	t.stopLanding() // a land under way ends (landrun.go)
 	t.trigger(trigger{source: "signal", cause: protocol.CauseUserInterrupt, reason: "stopped by the user (a signal)"})
 }
 

@@ -212,6 +212,9 @@ func (t *Team) handoffData(tr trigger, at time.Time, dialogs map[string]string) 
 		}
 	}
 	t.handoffSpend(&d, tasks) // what the run and each task spent (spend.go)
+	if l := t.landState(); l != nil {
+		d.Land, d.LandWaits = l.Text, l.Waits
+	}
 	if lead := t.agentNamed(tr.lead); lead != nil {
 		d.Lead = lead.Name()
 		if cp := t.store.Latest(lead.LastTask(), t.thisRun.id, time.Time{}); cp != nil {

@@ -90,6 +90,9 @@ func renderPS(w io.Writer, ps *control.PS) {
 	for _, o := range ps.Overlaps {
 		fmt.Fprintf(w, "overlap: %s\n", protocol.Plain(o.Line()))
 	}
+	if ps.Land != nil { // land_by: where the run's own land stands
+		fmt.Fprintf(w, "\nland: %s\n", protocol.Plain(ps.Land.Line()))
+	}
 	if len(ps.Tasks) == 0 {
 		return
 	}

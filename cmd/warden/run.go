@@ -171,7 +171,12 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if cfg.Landing.Land != config.LandNone && result.ExitCode() == 0 {
+	switch {
+	case result.Land != nil: // land_by: the run landed itself
+		result.Land.Print(team.Out())
+	case result.LandErr != nil:
+		fmt.Fprintf(team.Out(), "NOT LANDED: %v; `warden land` tries again\n", result.LandErr)
+	case cfg.Landing.Land != config.LandNone && cfg.Landing.LandBy == "" && result.ExitCode() == 0:
 		// Every task done: the complete ones are landed on the team's
 		// integration branch, once the team has let go of its state dir.
 		// A land that stops says why (NOT LANDED:, land_stopped); the run's

@@ -105,7 +105,7 @@ func (r *reporter) completeWork() {
 	defer cancel()
 	commit, made, err := ts.Commit(ctx, task, protocol.StatusComplete, 100, nil)
 	r.committed(nil, commit, made, err)
-	if a.d.Config.Merge != config.MergeFF {
+	if a.d.Config.Merge != config.MergeFF || r.task.Lands != "" { // a land task lands with the land
 		return
 	}
 	if err := ts.Repo.FastForward(ctx, ts.Base, ts.Worktree.Branch); err != nil {

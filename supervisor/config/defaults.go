@@ -33,7 +33,7 @@ func Defaults() Team {
 		Merge:               DefaultMerge,
 		OnOverlap:           DefaultOnOverlap,
 		Review:              Review{MaxReviewRounds: DefaultMaxReviewRounds},
-		Landing:             Landing{Land: DefaultLand, LandVerifyTimeout: DefaultLandVerifyTimeout},
+		Landing:             Landing{Land: DefaultLand, LandVerifyTimeout: DefaultLandVerifyTimeout, LandAttempts: DefaultLandAttempts},
 		Sandbox:             DefaultSandbox,
 		TeamBudget:          TeamBudget{CostWarning: DefaultCostWarning, OnBudget: DefaultOnBudget},
 	}

@@ -257,7 +257,11 @@ type Task struct {
 	// ReviewBy is the agent that reviews the task's work once it is done
 	// and verified: its own review_by, else the team's; "" for none.
 	ReviewBy string
-	Pos      Position // the [[task]] header
+	// Lands is, for a land task warden made (land_by), what stopped the
+	// land it resolves (a task id, or the ids a land_verify failed after);
+	// "" for a [[task]].
+	Lands string
+	Pos   Position // the [[task]] header
 }
 
 // Agent returns the agent with the given name.

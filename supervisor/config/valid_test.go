@@ -52,7 +52,7 @@ func TestLoadMinimalFillsDefaults(t *testing.T) {
 		Merge:               MergeNone,
 		OnOverlap:           OverlapWarn,
 		Review:              Review{MaxReviewRounds: DefaultMaxReviewRounds},
-		Landing:             Landing{Land: LandNone, LandVerifyTimeout: DefaultLandVerifyTimeout},
+		Landing:             Landing{Land: LandNone, LandVerifyTimeout: DefaultLandVerifyTimeout, LandAttempts: DefaultLandAttempts},
 		Sandbox:             SandboxBox,
 		TeamBudget:          TeamBudget{CostWarning: 80, OnBudget: "checkpoint-exit"},
 		Agents: []Agent{{
@@ -104,7 +104,7 @@ func TestLoadFullKeepsEveryValue(t *testing.T) {
 		Merge:               MergeFF,
 		OnOverlap:           OverlapSerialize,
 		Review:              Review{MaxReviewRounds: DefaultMaxReviewRounds},
-		Landing:             Landing{Land: LandNone, LandVerifyTimeout: DefaultLandVerifyTimeout},
+		Landing:             Landing{Land: LandNone, LandVerifyTimeout: DefaultLandVerifyTimeout, LandAttempts: DefaultLandAttempts},
 		Sandbox:             SandboxOff,
 		Base:                "develop",
 		TeamBudget:          TeamBudget{CostWarning: 80, OnBudget: "checkpoint-exit"},

@@ -94,6 +94,8 @@ type PS struct {
 	Memory *state.MemoryStatus `json:"memory,omitempty"`
 	// Overlaps are the open tasks whose latest records name a common file.
 	Overlaps []state.Overlap `json:"overlaps,omitempty"`
+	// Land is where the run's own land stands (land_by; nil: none).
+	Land *state.Land `json:"land,omitempty"`
 }
 
 // Agent is one agent in PS: its status (state, task, attempt, pid, the

@@ -69,6 +69,11 @@ const (
 	// it {task, why, branch}.
 	WorkLanded  = "work_landed"
 	LandStopped = "land_stopped"
+	// A stopped land handed to land_by as a land task of its own {lands,
+	// kind, paths, branch, attempt, of}, and one left for a person after
+	// land_attempts {why, attempts}.
+	LandHanded = "land_handed"
+	LandLeft   = "land_left"
 	// A task's worktree that is no longer the one warden made (a symbolic
 	// link, a .git of the agent's own or naming another repository): nothing
 	// committed from it, no session started in it. {path, reason}
@@ -152,6 +157,8 @@ var Names = []string{
 	MergeRefused,
 	WorkLanded,
 	LandStopped,
+	LandHanded,
+	LandLeft,
 	WorktreeRefused,
 	UsageLimitWait,
 	ContextThreshold,

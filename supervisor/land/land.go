@@ -4,8 +4,10 @@
 // land_verify run after each merge or after the last; at the first
 // conflict or failing verify it stops, that merge undone, and says what
 // stopped it. base is moved only with land = "ff-base", and only as a
-// fast-forward. Handing a stopped land to an agent is not done yet: a
-// person takes it from there.
+// fast-forward. A stopped land can be handed to an agent (land_by): the
+// land task's worktree is made where it stopped (Handover, hand.go), and
+// its resolution, once complete, is merged first when the land goes on
+// (Options.Resolved).
 //
 // Every git call is the workspace package's (repository and work tree
 // named, hooks and drivers off): a land never runs a command an agent
@@ -43,6 +45,15 @@ type Options struct {
 	// Emit records an event (work_landed, land_stopped: task is the task
 	// that stopped it); nil: none.
 	Emit func(name, task string, kv ...any)
+	// Resolved are the land tasks an agent completed, in the order they
+	// were handed: each branch is merged before the tasks' (hand.go).
+	Resolved []Resolution
+	// Good is the integration branch's head a land before this one left
+	// verified ("": none known); OnGood hears of each new one. A land that
+	// finds the branch past Good (warden died between a merge and its
+	// land_verify) goes back to Good and merges again.
+	Good   string
+	OnGood func(head string)
 }
 
 // Landed is a task on the integration branch.
@@ -58,6 +69,8 @@ type Result struct {
 	Path         string
 	Landed       []Landed
 	Waits        []Wait
+	// Resolutions are the land tasks whose work this land merged.
+	Resolutions []string
 	// Stop is what stopped the land (a conflict, a failing land_verify);
 	// nil when every task that could land did.
 	Stop *Wait
@@ -95,13 +108,16 @@ func Run(ctx context.Context, o Options) (Result, error) {
 	var same []queue.Status
 	for _, t := range ready {
 		if t.Repo != ready[0].Repo || t.Base != res.Base {
-			res.Waits = append(res.Waits, Wait{t.ID, fmt.Sprintf("in %s from %s, not %s from %s", t.Repo, t.Base, ready[0].Repo, res.Base)})
+			res.Waits = append(res.Waits, Wait{Task: t.ID, Why: fmt.Sprintf("in %s from %s, not %s from %s", t.Repo, t.Base, ready[0].Repo, res.Base)})
 			continue
 		}
 		same = append(same, t)
 	}
 	wt, err := repo.Prepare(ctx, o.Path, res.Branch, []string{res.Base})
 	if err != nil {
+		return res, fmt.Errorf("land: %w", err)
+	}
+	if err := wt.AbortMerge(ctx); err != nil { // warden died in the middle of one
 		return res, fmt.Errorf("land: %w", err)
 	}
 	if changed, err := wt.Changed(ctx); err != nil {
@@ -111,6 +127,9 @@ func Run(ctx context.Context, o Options) (Result, error) {
 			wt.Path, strings.Join(changed, "; "))
 	}
 	l := lander{o: o, repo: repo, wt: wt, res: &res}
+	if err := l.backToGood(ctx); err != nil {
+		return res, err
+	}
 	if err := l.merge(ctx, same); err != nil {
 		return res, err
 	}
@@ -138,7 +157,8 @@ func (l *lander) merge(ctx context.Context, tasks []queue.Status) error {
 	if err := l.wt.MergeBranch(ctx, res.Base); err != nil {
 		var c *workspace.ConflictError
 		if errors.As(err, &c) {
-			l.stop("base", fmt.Sprintf("%s no longer merges into %s: conflict in %s", res.Base, res.Branch, strings.Join(c.Paths, ", ")), tasks)
+			l.stop(Wait{Task: "base", Kind: KindConflict, At: start, Merging: []string{res.Base}, Paths: c.Paths,
+				Why: fmt.Sprintf("%s no longer merges into %s: conflict in %s", res.Base, res.Branch, strings.Join(c.Paths, ", "))}, tasks)
 			return nil
 		}
 		return fmt.Errorf("land: %w", err)
@@ -147,7 +167,14 @@ func (l *lander) merge(ctx context.Context, tasks []queue.Status) error {
 	if err != nil {
 		return fmt.Errorf("land: %w", err)
 	}
-	var merged []string
+	// merged: what this land merged, branches theirs, lands what each
+	// resolves (a task its own id, a land task what it resolves): a last
+	// land_verify that fails stops the land at lands, the same words for
+	// the same stop whichever land task tried it.
+	var merged, branches, lands []string
+	if good, merged, branches, lands, err = l.resolutions(ctx, good, tasks); err != nil || res.Stop != nil {
+		return err
+	}
 	for i, t := range tasks {
 		head, err := l.repo.BranchHead(ctx, t.Branch)
 		if err != nil {
@@ -162,7 +189,8 @@ func (l *lander) merge(ctx context.Context, tasks []queue.Status) error {
 		if err := l.wt.MergeBranch(ctx, t.Branch); err != nil {
 			var c *workspace.ConflictError
 			if errors.As(err, &c) {
-				l.stop(t.ID, fmt.Sprintf("merging %s conflicts in %s", t.Branch, strings.Join(c.Paths, ", ")), tasks[i+1:])
+				l.stop(Wait{Task: t.ID, Kind: KindConflict, At: good, Merging: []string{t.Branch}, Paths: c.Paths,
+					Why: fmt.Sprintf("merging %s conflicts in %s", t.Branch, strings.Join(c.Paths, ", "))}, tasks[i+1:])
 				return nil
 			}
 			// A merge git could not make (a merge driver warden turned
@@ -170,21 +198,25 @@ func (l *lander) merge(ctx context.Context, tasks []queue.Status) error {
 			if rerr := l.wt.ResetTo(ctx, good); rerr != nil {
 				return fmt.Errorf("land %s: %w; undoing it: %w", t.ID, err, rerr)
 			}
-			l.stop(t.ID, fmt.Sprintf("merging %s failed: %v", t.Branch, err), tasks[i+1:])
+			l.stop(Wait{Task: t.ID, Kind: KindMerge, At: good, Why: fmt.Sprintf("merging %s failed: %v", t.Branch, err)}, tasks[i+1:])
 			return nil
 		}
-		merged = append(merged, t.ID)
+		merged, branches, lands = append(merged, t.ID), append(branches, t.Branch), addOnce(lands, t.ID)
 		if l.o.Landing.LandVerifyEach && len(l.o.Landing.LandVerify) > 0 {
 			if v := l.verify(ctx); !v.Passed {
 				if err := l.wt.ResetTo(ctx, good); err != nil {
 					return fmt.Errorf("land %s: undoing its merge: %w", t.ID, err)
 				}
-				l.stop(t.ID, failed(l.o.Landing.LandVerify, v, "after merging "+t.Branch), tasks[i+1:])
+				l.stop(Wait{Task: t.ID, Kind: KindVerify, At: good, Merging: []string{t.Branch},
+					Why: failed(l.o.Landing.LandVerify, v, "after merging "+t.Branch)}, tasks[i+1:])
 				return nil
 			}
 		}
 		if good, err = l.wt.Head(ctx); err != nil {
 			return fmt.Errorf("land %s: %w", t.ID, err)
+		}
+		if l.o.Landing.LandVerifyEach || len(l.o.Landing.LandVerify) == 0 {
+			l.good(good)
 		}
 		res.Landed = append(res.Landed, Landed{Task: t.ID, Branch: t.Branch})
 	}
@@ -206,84 +238,26 @@ func (l *lander) merge(ctx context.Context, tasks []queue.Status) error {
 		}
 		kept := res.Landed[:0]
 		for _, d := range res.Landed {
-			if d.Already {
+			if d.Already && l.on(ctx, d.Branch, start) { // not merged by a resolution undone just now
 				kept = append(kept, d)
 			}
 		}
-		res.Landed = kept
-		l.stop(strings.Join(merged, ", "), failed(l.o.Landing.LandVerify, v,
-			"after merging "+strings.Join(merged, ", ")+" (set land_verify_each = true to find which)"), nil)
+		res.Landed, res.Resolutions = kept, nil
+		l.stop(Wait{Task: strings.Join(lands, ", "), Kind: KindVerify, At: start, Merging: branches,
+			Why: failed(l.o.Landing.LandVerify, v, "after merging "+strings.Join(merged, ", ")+" (set land_verify_each = true to find which)")}, nil)
+		return nil
+	}
+	if head, err := l.wt.Head(ctx); err == nil {
+		l.good(head)
 	}
 	return nil
 }
 
-// verify runs land_verify in the integration worktree.
-func (l *lander) verify(ctx context.Context) queue.VerifyResult {
-	timeout := l.o.Landing.LandVerifyTimeout
-	if timeout <= 0 {
-		timeout = config.DefaultLandVerifyTimeout
-	}
-	run := l.o.Verify
-	if run == nil {
-		run = func(ctx context.Context, argv []string, dir string, timeout time.Duration) queue.VerifyResult {
-			return queue.VerifyWithin(ctx, argv, dir, nil, timeout)
-		}
-	}
-	v := run(ctx, l.o.Landing.LandVerify, l.wt.Dir, timeout)
-	l.res.Verify = v.Summary
-	return v
-}
-
 // stop records what stopped the land; rest are the tasks that then wait.
-func (l *lander) stop(task, why string, rest []queue.Status) {
-	l.res.Stop = &Wait{Task: task, Why: why}
+func (l *lander) stop(w Wait, rest []queue.Status) {
+	l.res.Stop = &w
 	for _, t := range rest {
-		l.res.Waits = append(l.res.Waits, Wait{t.ID, "not tried: the land stopped at " + task})
+		l.res.Waits = append(l.res.Waits, Wait{Task: t.ID, Why: "not tried: the land stopped at " + w.Task})
 	}
-	l.emit(event.LandStopped, task, "why", why, "branch", l.res.Branch)
+	l.emit(event.LandStopped, w.Task, "why", w.Why, "branch", l.res.Branch, "kind", w.Kind, "paths", w.Paths)
 }
-
-// finish fast-forwards base with ff-base, and records work_landed.
-func (l *lander) finish(ctx context.Context) {
-	res := l.res
-	if l.o.Landing.Land == config.LandFFBase {
-		switch {
-		case res.Stop != nil:
-			res.BaseNote = "not moved: the land stopped"
-		default:
-			if err := l.repo.FastForward(ctx, res.Base, res.Branch); err != nil {
-				res.BaseNote = "not moved: " + err.Error()
-			} else {
-				res.BaseMoved = true
-			}
-		}
-	}
-	var tasks []string
-	for _, d := range res.Landed {
-		tasks = append(tasks, d.Task)
-	}
-	l.emit(event.WorkLanded, "", "branch", res.Branch, "base", res.Base, "tasks", tasks,
-		"verify", res.Verify, "base_moved", res.BaseMoved, "stopped", res.Stop != nil)
-}
-
-func (l *lander) emit(name, task string, kv ...any) {
-	if l.o.Emit != nil {
-		l.o.Emit(name, task, kv...)
-	}
-	if l.o.Log != nil {
-		l.o.Log.Info(name, append([]any{"task", task}, kv...)...)
-	}
-}
-
-// failed says how land_verify failed, with the last lines of its output.
-func failed(argv []string, v queue.VerifyResult, when string) string {
-	out := strings.Split(strings.TrimSpace(v.Output), "\n")
-	if len(out) > lastLines {
-		out = out[len(out)-lastLines:]
-	}
-	return fmt.Sprintf("land_verify `%s` %s: %s; its last lines:\n%s", strings.Join(argv, " "), when, v.Summary,
-		strings.Join(out, "\n"))
-}
-
-// lastLines is how many lines of a failed land_verify's output are told.
-const lastLines = 15

@@ -7,11 +7,28 @@ import (
 	"github.com/wardenhq/warden/supervisor/queue"
 )
 
-// Wait is a task that did not land, and why.
+// Wait is a task that did not land, and why; the land's Stop says also
+// where it stopped, for a land task to start there (hand.go).
 type Wait struct {
-	Task string
-	Why  string
+	Task string `json:"task"`
+	Why  string `json:"why"`
+	// Kind is what stopped the land: KindConflict, KindVerify, KindMerge.
+	Kind string `json:"kind,omitempty"`
+	// Paths are the conflicting paths (a conflict).
+	Paths []string `json:"paths,omitempty"`
+	// At is the integration branch's head where the land stopped, and
+	// Merging the branches that, merged onto it in order, give what
+	// stopped it: a conflict, or a tree land_verify fails on.
+	At      string   `json:"at,omitempty"`
+	Merging []string `json:"merging,omitempty"`
 }
+
+// What stops a land.
+const (
+	KindConflict = "conflict" // a merge conflicts
+	KindVerify   = "verify"   // land_verify fails
+	KindMerge    = "merge"    // git could not make a merge (a driver turned off)
+)
 
 // order returns the tasks to land, the complete ones with a branch, in
 // dependency order: a task after every task of its blocked_by, and among
@@ -26,9 +43,9 @@ func order(tasks []queue.Status) (ready []queue.Status, waits []Wait) {
 	lands := map[string]bool{}
 	for _, t := range tasks {
 		switch {
-		case t.Branch == "":
+		case t.Branch == "" || t.Lands != "": // a land task lands through its resolution
 		case t.State != queue.Complete:
-			waits = append(waits, Wait{t.ID, fmt.Sprintf("not complete (%s)", t.State)})
+			waits = append(waits, Wait{Task: t.ID, Why: fmt.Sprintf("not complete (%s)", t.State)})
 		default:
 			lands[t.ID] = true
 		}
@@ -53,7 +70,7 @@ func order(tasks []queue.Status) (ready []queue.Status, waits []Wait) {
 			}
 			if gone != "" {
 				lands[t.ID] = false
-				waits = append(waits, Wait{t.ID, "blocked_by " + gone + ", which does not land"})
+				waits = append(waits, Wait{Task: t.ID, Why: "blocked_by " + gone + ", which does not land"})
 				progress = true
 				break
 			}
@@ -72,7 +89,7 @@ func order(tasks []queue.Status) (ready []queue.Status, waits []Wait) {
 		}
 	}
 	for _, id := range cycle {
-		waits = append(waits, Wait{id, "its blocked_by make a cycle (" + strings.Join(cycle, ", ") + ")"})
+		waits = append(waits, Wait{Task: id, Why: "its blocked_by make a cycle (" + strings.Join(cycle, ", ") + ")"})
 	}
 	return ready, waits
 }

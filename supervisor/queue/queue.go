@@ -59,6 +59,21 @@ func New(tasks []config.Task) *Queue {
 	return q
 }
 
+// Add adds a task the run made (a land task, land_by) after the team
+// file's; a task of that id already there is left as it is (false).
+func (q *Queue) Add(task config.Task) bool {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.byID[task.ID] != nil {
+		return false
+	}
+	ts := &taskState{cfg: task, state: Pending}
+	q.tasks = append(q.tasks, ts)
+	q.byID[task.ID] = ts
+	q.refresh()
+	return true
+}
+
 // refresh marks tasks blocked or pending by their dependencies, and wakes
 // whoever waits for a change.
 func (q *Queue) refresh() {
@@ -370,7 +385,8 @@ func (q *Queue) Snapshot() []Status {
 			Branch: t.branch, Base: t.base, Repo: t.repo, Held: t.held,
 			BlockedBy: t.cfg.BlockedBy, Verify: t.verify, Reason: t.reason,
 			WorkedSeconds: worked.Seconds(), EstimateSeconds: t.cfg.Estimate.Seconds(), Usage: usageOf(t),
-			Reviewer: t.cfg.ReviewBy, ReviewRound: t.rv.round, Findings: t.rv.findings, Unreviewed: t.rv.unreviewed})
+			Reviewer: t.cfg.ReviewBy, ReviewRound: t.rv.round, Findings: t.rv.findings, Unreviewed: t.rv.unreviewed,
+			Lands: t.cfg.Lands})
 	}
 	return out
 }

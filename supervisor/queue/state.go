@@ -75,6 +75,8 @@ type Status struct {
 	Findings    []string `json:"findings,omitempty"`
 	// Unreviewed: it completed without review, its reviewer having ended.
 	Unreviewed bool `json:"unreviewed,omitempty"`
+	// Lands: a land task (land_by), and what stopped the land it resolves.
+	Lands string `json:"lands,omitempty"`
 }
 
 // TeamProgress is the team's overall progress in percent: the mean of its

@@ -23,7 +23,11 @@ type builder struct {
 	ends   map[string]sessionEnd
 	work   map[int]taskWork // a task's branch as the events say: index in r.Tasks
 	land   *Land            // the last land of the run (land.go)
-	lastTC int              // the last team checkpoint: index in r.TeamCheckpoints
+	// landHanded, landLeft: the run's land tasks, and the stop it left for
+	// a person (land.go)
+	landHanded []string
+	landLeft   string
+	lastTC     int // the last team checkpoint: index in r.TeamCheckpoints
 	// stopping: a team checkpoint stops the sessions (their exits are
 	// not bad ones), until the team goes on or is done.
 	stopping bool

@@ -183,7 +183,7 @@ func (b *builder) add(e *ev) {
 		b.restarted(e, a, t)
 	case event.WorkCommitted, event.WorkMerged:
 		b.branchOf(e)
-	case event.WorkLanded, event.LandStopped:
+	case event.WorkLanded, event.LandStopped, event.LandHanded, event.LandLeft:
 		b.landed(e)
 	case event.AgentFailed:
 		r.Summary.Failures++

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/wardenhq/warden/supervisor/event"
@@ -21,6 +22,10 @@ type Land struct {
 	Stopped   bool   `json:"stopped,omitempty"`
 	StoppedAt string `json:"stopped_at,omitempty"`
 	Why       string `json:"why,omitempty"`
+	// Handed are the land tasks the run handed to land_by ("land.T3 to
+	// fixer for T3, attempt 1"); Left what it left for a person, and why.
+	Handed []string `json:"handed,omitempty"`
+	Left   string   `json:"left,omitempty"`
 }
 
 // landed notes a work_landed or a land_stopped: a later land replaces an
@@ -35,6 +40,19 @@ func (b *builder) landed(e *ev) {
 	}
 	e.payload(&p)
 	switch e.Event {
+	case event.LandHanded:
+		var h struct {
+			Lands   string `json:"lands"`
+			Attempt int    `json:"attempt"`
+		}
+		e.payload(&h)
+		b.landHanded = append(b.landHanded, fmt.Sprintf("%s to %s for %s, attempt %d", plain(e.Task), plain(e.Agent), plain(h.Lands), h.Attempt))
+	case event.LandLeft:
+		var l struct {
+			Reason string `json:"reason"`
+		}
+		e.payload(&l)
+		b.landLeft = fmt.Sprintf("%s (%s)", plain(e.Task), plain(l.Reason))
 	case event.LandStopped: // said before its work_landed
 		b.land = &Land{Branch: plain(e.Branch), Stopped: true, StoppedAt: plain(e.Task), Why: plain(e.Why)}
 	case event.WorkLanded:
@@ -62,6 +80,12 @@ func landSection(p *page, r *Report) {
 	}
 	if l.BaseMoved {
 		p.line(2, "%s fast-forwarded to it (land = \"ff-base\").", p.esc(l.Base))
+	}
+	if len(l.Handed) > 0 {
+		p.line(2, "Handed to an agent: %s.", p.esc(strings.Join(l.Handed, "; ")))
+	}
+	if l.Left != "" {
+		p.line(2, "Left for a person: %s.", p.esc(l.Left))
 	}
 	if l.Stopped {
 		at := "after the last merge"

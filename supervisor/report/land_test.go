@@ -56,3 +56,24 @@ func TestTheReportSaysWhatLanded(t *testing.T) {
 		t.Errorf("a run without a land: %+v", none.Land)
 	}
 }
+
+// A run that handed its land to land_by: the report names each land task
+// and what was left for a person.
+func TestTheReportSaysWhatWasHandedAndLeft(t *testing.T) {
+	r := newCrafted(t, state.EndedFinished, false, 300).
+		event(0, "run_started", "", "", "run_id", "R1", "how", "new").
+		event(110, "land_stopped", "", "T3", "why", "conflict", "branch", "warden/night/landed").
+		event(111, "work_landed", "", "", "branch", "warden/night/landed", "base", "main", "tasks", []string{"T1", "T2"}, "stopped", true).
+		event(112, "land_handed", "fixer", "land.T3", "lands", "T3", "attempt", 1).
+		event(150, "land_stopped", "", "T3", "why", "land_verify failed", "branch", "warden/night/landed").
+		event(151, "work_landed", "", "", "branch", "warden/night/landed", "base", "main", "tasks", []string{"T1", "T2"}, "stopped", true).
+		event(152, "land_left", "fixer", "T3", "why", "land_verify failed", "reason", "land_attempts 1 spent").
+		build(300)
+	text := unwrapped(Text(r))
+	for _, want := range []string{"Handed to an agent: land.T3 to fixer for T3, attempt 1.",
+		"Left for a person: T3 (land_attempts 1 spent).", "Stopped at T3: land_verify failed"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the report lacks %q:\n%s", want, text)
+		}
+	}
+}

@@ -282,6 +282,9 @@ func Build(root string, now time.Time) (*Report, error) {
 	b.finish(snap, state.LockHeld(root), now)
 	r.Review = b.reviews()
 	r.Land = b.land
+	if r.Land != nil {
+		r.Land.Handed, r.Land.Left = b.landHanded, b.landLeft
+	}
 	fillUsage(r, root, b.records)
 	return r, nil
 }

@@ -390,6 +390,7 @@ func (w *World) checkStory(snap *stateFile, final bool) {
 	if err != nil {
 		return
 	}
+	w.statusMD = string(md) // the last one read, for a test to look at once the night's dir is gone
 	if m := doneLine.FindStringSubmatch(string(md)); m == nil {
 		w.fail("one story: STATUS.md has no task count")
 	} else if m[1] != strconv.Itoa(c[queue.Complete]) || m[2] != strconv.Itoa(len(snap.Tasks)) {
@@ -442,6 +443,7 @@ func (w *World) checkHandoff(snap *stateFile) {
 	if err != nil {
 		return
 	}
+	w.handoffMD = string(b) // the last one read, for a test to look at
 	var written time.Time
 	evs := w.eventsNow()
 	for _, e := range evs {

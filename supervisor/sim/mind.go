@@ -3,6 +3,8 @@ package sim
 import (
 	"fmt"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"time"
@@ -36,6 +38,9 @@ type Persona struct {
 	// Files: what its records name in Files Modified (nil: work/{task}.txt,
 	// a file of its task's own).
 	Files []string
+	// Writes: each answer also writes work/{task}.txt in its session's
+	// dir, for a worktree to commit (a land has something to merge).
+	Writes bool
 	// FindingsUntil: as a reviewer, its answer to review rounds up to this
 	// one names a finding (its Remaining); later rounds it approves.
 	FindingsUntil int
@@ -91,6 +96,7 @@ type mind struct {
 	who     Persona
 	rng     *rand.Rand
 
+	dir     string // its session's working dir
 	task    string
 	answers int
 	spent   float64     // dollars the session spent so far
@@ -273,6 +279,10 @@ func (m *mind) answer(why string) {
 		step, progress = 1, 40
 	}
 	files := "work/" + m.task + ".txt"
+	if m.who.Writes && m.dir != "" {
+		os.MkdirAll(filepath.Join(m.dir, "work"), 0o755)
+		os.WriteFile(filepath.Join(m.dir, files), []byte(mark+"\n"), 0o644)
+	}
 	if len(m.who.Files) > 0 {
 		files = strings.Join(m.who.Files, ", ")
 	}

@@ -35,6 +35,13 @@ type Spec struct {
 	// max_review_rounds (0: not written, the default).
 	ReviewBy        string
 	MaxReviewRounds int
+	// LandBy is the team's land_by ("": no land within the run); with it
+	// land = "branch", land_verify the sim's verify of kind LandVerify
+	// ("pass", "fail", "flaky"), and land_attempts LandAttempts (0: the
+	// default).
+	LandBy       string
+	LandVerify   string
+	LandAttempts int
 }
 
 // Timers are the team file's timers.
@@ -269,6 +276,12 @@ func (s Spec) TeamFile() string {
 	}
 	if s.MaxReviewRounds > 0 {
 		fmt.Fprintf(&b, "max_review_rounds = %d\n", s.MaxReviewRounds)
+	}
+	if s.LandBy != "" {
+		fmt.Fprintf(&b, "land = \"branch\"\nland_by = %q\nland_verify = [\"sim-verify\", %q, \"land\"]\n", s.LandBy, s.LandVerify)
+		if s.LandAttempts > 0 {
+			fmt.Fprintf(&b, "land_attempts = %d\n", s.LandAttempts)
+		}
 	}
 	for _, a := range s.Agents {
 		fmt.Fprintf(&b, "\n[[agent]]\nname = %q\ncommand = [\"sim-agent\"]\nrestart = %q\nmax_restarts = %d\n",

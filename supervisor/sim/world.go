@@ -48,9 +48,12 @@ type World struct {
 	spec Spec
 	root string
 	cfg  *config.Team
-	log  hclog.Logger
-	team *supervisor.Team // the warden running now, nil between two
-	out  lockedBuffer     // warden's stdout, every warden's
+	// statusMD and handoffMD are the last STATUS.md and handoff.md the
+	// checks read.
+	statusMD, handoffMD string
+	log                 hclog.Logger
+	team                *supervisor.Team // the warden running now, nil between two
+	out                 lockedBuffer     // warden's stdout, every warden's
 	// lives counts the wardens begun on the state dir, crashes the ones
 	// killed with kill -9.
 	lives, crashes int
@@ -226,7 +229,9 @@ func (w *World) start(_ hclog.Logger, cfg runner.Config) (session.Process, error
 	w.procs = append(w.procs, p)
 	w.mu.Unlock()
 	w.note("%s starts session %d", cfg.Name, n)
-	go newMind(w, p, cfg.Name, n, who).run()
+	m := newMind(w, p, cfg.Name, n, who)
+	m.dir = cfg.Dir
+	go m.run()
 	return p, nil
 }
 

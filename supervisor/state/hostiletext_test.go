@@ -63,17 +63,17 @@ func TestHostileTextNeverLeavesStatusRaw(t *testing.T) {
 			headings++
 		}
 	}
-	// The title, "## Blocked" and "## Spent" (a row for each agent and task).
-	if rows != 2+2+2+2+2+2+2 || headings != 3 {
-		t.Errorf("STATUS.md has %d table lines and %d headings, want 14 and 3:\n%s", rows, headings, md)
+	// The title, "## Blocked", "## Land" and "## Spent" (a row for each agent and task).
+	if rows != 2+2+2+2+2+2+2 || headings != 4 {
+		t.Errorf("STATUS.md has %d table lines and %d headings, want 14 and 4:\n%s", rows, headings, md)
 	}
 	var b bytes.Buffer
 	RenderDashboard(&b, s, now)
 	if bad := controlsIn(b.String()); len(bad) > 0 {
 		t.Errorf("the dashboard prints control or invisible characters %q:\n%s", bad, b.String())
 	}
-	if n := strings.Count(b.String(), "\n"); n != 1+1+2+2+2 { // the spend, and "Blocked:" with one task
-		t.Errorf("the dashboard has %d lines, want 8:\n%s", n, b.String())
+	if n := strings.Count(b.String(), "\n"); n != 1+1+2+2+2+1 { // the spend, "Blocked:" with one task, the land
+		t.Errorf("the dashboard has %d lines, want 9:\n%s", n, b.String())
 	}
 }
 

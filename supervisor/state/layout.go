@@ -93,6 +93,10 @@ func (l Layout) Worktree(task string) (string, error) {
 // (warden/{team}/landed), which warden land builds.
 func (l Layout) Land() string { return l.path("land") }
 
+// LandRecord is what the team's land handed to agents and left for a
+// person, and its last verified head (land.Record).
+func (l Layout) LandRecord() string { return l.path("land.json") }
+
 // oneElement reports whether name is a single, ordinary path element.
 func oneElement(name string) bool {
 	return name != "" && name != "." && name != ".." && filepath.Base(name) == name

@@ -89,6 +89,8 @@ type Snapshot struct {
 	// Overlaps are the open tasks whose latest records name a common file
 	// (overlap.go).
 	Overlaps []Overlap `json:"overlaps,omitempty"`
+	// Land is where the run's own land stands (land_by; nil: none yet).
+	Land *Land `json:"land,omitempty"`
 	// SupervisorDied is never written: warden status sets it on a run
 	// whose state.json says running while no warden holds its lock
 	// (MarkDied).

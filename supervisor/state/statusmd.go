@@ -64,6 +64,7 @@ func statusMarkdown(s Snapshot) string {
 			b.WriteString("- " + cell(o.Line()) + "\n")
 		}
 	}
+	b.WriteString(landSection(s.Land, cell))
 	b.WriteString(spendSection(s))
 	return b.String()
 }
@@ -168,6 +169,9 @@ func RenderDashboard(w io.Writer, s Snapshot, now time.Time) {
 	}
 	for _, o := range s.Overlaps {
 		fmt.Fprintf(w, "   overlap: %s\n", clean(o.Line()))
+	}
+	if s.Land != nil {
+		fmt.Fprintf(w, "   land: %s\n", clean(s.Land.Line()))
 	}
 }
 

@@ -54,7 +54,7 @@ func fromDisk(root string) (d Disk, events [][]byte, ok bool) {
 	}
 	ps := &control.PS{Team: snap.Team, Pid: snap.Pid, StateDir: root, StartedAt: snap.StartedAt, Now: time.Now(),
 		RunID: snap.RunID, CarriedOn: snap.CarriedOn, Tasks: snap.Tasks, Usage: snap.Usage, Budget: snap.Budget,
-		Overlaps: snap.Overlaps}
+		Overlaps: snap.Overlaps, Land: snap.Land}
 	for _, a := range snap.Agents {
 		ps.Agents = append(ps.Agents, control.Agent{AgentStatus: a})
 	}

@@ -45,6 +45,12 @@ import (
 //	           and one line of its own (Mood: steady)
 //	resumable=no  add "Resumable: no" to every block (an agent mid-way
 //	           through something a fresh session cannot pick up)
+//	edit=1     each task appends to the file its prompt names on an
+//	           "Edit: FILE" line (instead of write's) and its blocks name that
+//	           file in Files Modified: tasks that clash on purpose
+//	resolve=1  on a land task (an id beginning "land."), before each
+//	           answer remove git's conflict markers from the files of its
+//	           working directory, keeping both sides' lines (resolve.go)
 //
 // It prints "RESUME-SEEN: <line>" for every prompt line that carries resume
 // information, so tests can check what a resumed session was told.
@@ -67,6 +73,7 @@ func modeWorker(args []string) int {
 	}
 	resumed := false
 	answered, badSent := 0, 0
+	editFile := "" // edit=1: the file this task's prompt names
 	say := func(format string, a ...any) {
 		if !silent {
 			fmt.Printf(format, a...)
@@ -114,15 +121,17 @@ func modeWorker(args []string) int {
 		case strings.HasPrefix(line, "Resume instructions") || strings.HasPrefix(line, "* ") ||
 			strings.HasPrefix(line, "The team was checkpointed") || strings.HasPrefix(line, "# Handoff:"):
 			say("RESUME-SEEN: %s\n", line)
+		case strings.HasPrefix(line, "Edit: ") && opt["edit"] == "1":
+			editFile = strings.TrimSpace(strings.TrimPrefix(line, "Edit: "))
 		case strings.HasPrefix(line, "Your task:"):
 			say("working on it\n")
 			if opt["unasked"] == "1" {
-				printWorkerBlock(say, taskOf(line), 0, steps, "implementing", seed, extra)
+				printWorkerBlock(say, taskOf(line), 0, steps, "implementing", seed, extra, editFile)
 			}
 		case strings.HasPrefix(line, "VERIFY FAILED") && opt["done"] != "":
 			os.WriteFile(opt["done"], []byte("fixed\n"), 0o600)
 			say("fixed what verify found\n")
-			printWorkerBlock(say, strings.TrimSuffix(strings.Fields(line)[3], ":"), steps, steps, opt["final"], seed, extra)
+			printWorkerBlock(say, strings.TrimSuffix(strings.Fields(line)[3], ":"), steps, steps, opt["final"], seed, extra, editFile)
 		case strings.HasPrefix(line, "CHECKPOINT REQUEST:"):
 			task, _ := requestTask(line)
 			if opt["bad"] == "1" && badSent < 2 {
@@ -132,7 +141,13 @@ func modeWorker(args []string) int {
 				continue
 			}
 			answered++
-			if f := opt["write"]; f != "" {
+			if opt["resolve"] == "1" && strings.HasPrefix(task, "land.") {
+				resolveMarkers(".")
+			}
+			if f := opt["write"]; f != "" || editFile != "" {
+				if editFile != "" {
+					f = editFile
+				}
 				if fh, err := os.OpenFile(f, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644); err == nil {
 					fmt.Fprintf(fh, "%s step %d\n", task, answered)
 					fh.Close()
@@ -142,7 +157,7 @@ func modeWorker(args []string) int {
 			if answered >= steps {
 				status = opt["final"]
 			}
-			printWorkerBlock(say, task, min(answered, steps), steps, status, seed, extra)
+			printWorkerBlock(say, task, min(answered, steps), steps, status, seed, extra, editFile)
 			if opt["lead"] == "1" && answered == 1 && !resumed {
 				say("Team handoff written.\nCHECKPOINT COMPLETE\n")
 			}
@@ -169,7 +184,7 @@ func taskOf(line string) string {
 	return strings.TrimSuffix(f[0], ".")
 }
 
-func printWorkerBlock(say func(string, ...any), task string, done, steps int, status string, seed bool, extra string) {
+func printWorkerBlock(say func(string, ...any), task string, done, steps int, status string, seed bool, extra, files string) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "CHECKPOINT: %s\nStatus: %s\nCompleted:\n", task, status)
 	if done == 0 {
@@ -185,7 +200,10 @@ func printWorkerBlock(say func(string, ...any), task string, done, steps int, st
 	for i := done + 1; i <= steps; i++ {
 		fmt.Fprintf(&b, "- step %d\n", i)
 	}
-	fmt.Fprintf(&b, "Files Modified: step%d.go\nEstimated Progress: %d%%\n", done, done*100/max(steps, 1))
+	if files == "" {
+		files = fmt.Sprintf("step%d.go", done)
+	}
+	fmt.Fprintf(&b, "Files Modified: %s\nEstimated Progress: %d%%\n", files, done*100/max(steps, 1))
 	if status == "blocked" {
 		b.WriteString("Blockers:\n- waiting for the API key\n")
 	}

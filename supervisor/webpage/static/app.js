@@ -63,6 +63,10 @@ function draw() {
   const carried = Head.carried(ps.carried_on, ago, ps.now);
   $("carried").textContent = carried;
   $("carried").hidden = !carried;
+  // The run's own land (land_by): what landed, what stopped it, the land
+  // task it went to or that it waits for a person.
+  $("land").textContent = ps.land ? "land: " + ps.land.text : "";
+  $("land").hidden = !ps.land;
   drawSpent(ps.usage, ps.budget);
   drawAgents(ps);
   drawMemory(ps.memory);
