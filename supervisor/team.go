@@ -22,6 +22,7 @@ import (
 	"github.com/wardenhq/warden/supervisor/config"
 	"github.com/wardenhq/warden/supervisor/control"
 	"github.com/wardenhq/warden/supervisor/event"
+	"github.com/wardenhq/warden/supervisor/hold"
 	"github.com/wardenhq/warden/supervisor/memory"
 	"github.com/wardenhq/warden/supervisor/notify"
 	"github.com/wardenhq/warden/supervisor/queue"
@@ -91,6 +92,8 @@ type Team struct {
 	refusals map[string]hookRefusals
 	// spend is what the run spent and its budgets (spend.go).
 	spend spendBook
+	// hold is the team's holder (holder = true; nil: none), holder.go.
+	hold *hold.Hold
 }
 
 // Result is how a team run ended.
@@ -422,6 +425,7 @@ func (t *Team) close() {
 		}
 		cancel()
 	}
+	t.endHolder()
 	t.events.Close()
 	t.dir.Unlock()
 }

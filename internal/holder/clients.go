@@ -25,6 +25,11 @@ func (h *Holder) accept(ln *net.UnixListener) {
 			_ = uc.Close()
 			continue
 		}
+		if err := h.admit(unixsock.PeerOf(uc).Pid); err != nil {
+			h.refusals.Warn(h.log, "refused a client: the socket serves warden, not its agents", "error", err)
+			_ = uc.Close()
+			continue
+		}
 		c := newConn(h, uc)
 		h.mu.Lock()
 		if h.closed {

@@ -1,0 +1,85 @@
+package hold
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/wardenhq/warden/internal/holder"
+	"github.com/wardenhq/warden/runner"
+)
+
+// Start starts cfg's program through the holder and attaches to it: the
+// holder forks it under a new pty (in cfg's box) and hands the master
+// over; the Process reads, writes, resizes and signals it as runner.Start's
+// does, and Done closes once the holder reported its exit and its output
+// was drained. On error nothing is left running.
+func (h *Hold) Start(log hclog.Logger, cfg runner.Config) (*runner.Process, error) {
+	if len(cfg.Argv) == 0 {
+		return nil, fmt.Errorf("start %s: empty argv", cfg.Name)
+	}
+	req := holder.StartRequest{Argv: cfg.Argv, Env: runner.Environ(cfg.Env), Dir: cfg.Dir,
+		Rows: cfg.Size.Rows, Cols: cfg.Size.Cols, Scoped: cfg.Scoped}
+	if cfg.Cgroup != nil {
+		req.Cgroup = cfg.Cgroup.Path()
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), requestTimeout)
+	defer cancel()
+	info, err := h.client.Start(ctx, req)
+	if err != nil {
+		return nil, fmt.Errorf("start %s through the holder: %w", cfg.Name, err)
+	}
+	ads, err := h.client.Adopt(ctx, info.ID)
+	if err == nil && len(ads) != 1 {
+		err = fmt.Errorf("%d agents handed over, not 1", len(ads))
+	}
+	if err != nil {
+		for _, ad := range ads {
+			if ad.Master != nil {
+				_ = ad.Master.Close()
+			}
+		}
+		h.stop(info.ID)
+		return nil, fmt.Errorf("start %s: take its terminal from the holder: %w", cfg.Name, err)
+	}
+	return h.attach(log, cfg, ads[0])
+}
+
+// attach makes a Process of an agent handed over, and routes its exit to
+// it.
+func (h *Hold) attach(log hclog.Logger, cfg runner.Config, ad holder.Adopted) (*runner.Process, error) {
+	p, err := runner.Attach(log, cfg, ad.Agent.Pid, ad.Master, ad.Output)
+	if err != nil {
+		h.stop(ad.Agent.ID)
+		return nil, err
+	}
+	h.mu.Lock()
+	e, early := h.exits[ad.Agent.ID]
+	delete(h.exits, ad.Agent.ID)
+	gone := h.gone
+	if !early && !gone {
+		h.procs[ad.Agent.ID] = p
+	}
+	h.mu.Unlock()
+	switch {
+	case early:
+		p.Reaped(e)
+	case ad.Agent.Exit != nil:
+		h.exited(ad.Agent.ID, exitOf(*ad.Agent.Exit))
+	case gone:
+		_ = p.Kill()
+		p.Reaped(runner.Exit{Code: -1, Err: runner.ErrParentGone})
+	}
+	return p, nil
+}
+
+// stop has the holder end agent id (a start that failed half-way).
+func (h *Hold) stop(id string) {
+	ctx, cancel := context.WithTimeout(context.Background(), requestTimeout)
+	defer cancel()
+	if _, err := h.client.Stop(ctx, id); err != nil && !errors.Is(err, context.Canceled) {
+		h.log.Warn("a half-started agent not stopped by the holder", "agent", id, "error", err)
+	}
+}

@@ -1,0 +1,89 @@
+package supervisor
+
+import (
+	"fmt"
+	"path/filepath"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/wardenhq/warden/runner"
+	"github.com/wardenhq/warden/supervisor/event"
+	"github.com/wardenhq/warden/supervisor/hold"
+	"github.com/wardenhq/warden/supervisor/session"
+)
+
+// holderEnd bounds the holder's end with the run: its own stop of what it
+// still holds (SIGTERM, SIGKILL after 5 s), and its exit.
+const holderEnd = 10 * time.Second
+
+// openHolder, with holder = true, finds the team's holder on its socket
+// or starts one (`warden hold`, in a session of its own), and makes every
+// session start its agent through it. A holder found with live agents is
+// an earlier warden's: they are stopped, as killLeftovers ends what a dead
+// supervisor left.
+func (t *Team) openHolder() error {
+	if !t.cfg.Holder || t.hold != nil {
+		return nil
+	}
+	h, found, err := hold.Open(t.log, hold.Options{Socket: t.dir.HolderSocket(), Bin: wardenExecutable(),
+		LogPath: filepath.Join(t.dir.Logs(), "holder.log"), OrphanTimeout: t.cfg.OrphanTimeout})
+	if err != nil {
+		return fmt.Errorf("holder = true: %w", err)
+	}
+	t.hold = h
+	t.deps.Start = func(log hclog.Logger, cfg runner.Config) (session.Process, error) {
+		p, err := h.Start(log, cfg)
+		if err != nil {
+			return nil, err
+		}
+		return p, nil
+	}
+	if found {
+		t.stopHeld()
+	}
+	return nil
+}
+
+// stopHeld stops the live agents a found holder holds for an earlier
+// warden.
+func (t *Team) stopHeld() {
+	pids, err := t.hold.StopLive()
+	if err != nil {
+		t.log.Error("agents the holder held for a dead supervisor not all stopped", "error", err)
+	}
+	if len(pids) > 0 {
+		t.log.Warn("stopped the agents the holder held for a dead supervisor", "holder_pid", t.hold.Pid(), "pids", pids)
+		t.events.Emit(event.AgentForceTerminated, "", "", "reason", "held for a dead supervisor",
+			"holder_pid", t.hold.Pid(), "pids", pids)
+	}
+}
+
+// endHolder ends the holder with the run (Close): nothing is left behind.
+func (t *Team) endHolder() {
+	if t.hold == nil {
+		return
+	}
+	if err := t.hold.End(holderEnd); err != nil {
+		t.log.Error("the holder did not end with the run", "error", err)
+	}
+}
+
+// heldBy refuses, on the control socket, a process the holder started or
+// reparented (ancestors: pid's, nearest first) or one carrying a runner
+// tag of the holder's: an agent's, as its session's check would.
+func (t *Team) heldBy(pid int, ancestors []runner.ProcStat) error {
+	if t.hold == nil {
+		return nil
+	}
+	hp := t.hold.Pid()
+	for _, p := range ancestors {
+		if p.Pid == hp {
+			return fmt.Errorf("pid %d was started by this team's holder (an agent's process, or one it left behind)", pid)
+		}
+	}
+	if runner.CarriesTagOf(pid, hp) {
+		return fmt.Errorf("pid %d carries the runner tag of one of the holder's agents", pid)
+	}
+	return nil
+}
