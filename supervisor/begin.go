@@ -65,6 +65,7 @@ func (t *Team) Begin(how Start) (Beginning, error) {
 		return Beginning{}, err
 	}
 	b, err := t.begin(how)
+	t.stopHeld() // what a found holder holds and is not taken back (holder.go)
 	if err == nil && !b.Finished && t.from != nil {
 		t.pin(t.from) // --resume --from, chosen and checked before (ResumeFrom)
 	}

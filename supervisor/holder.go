@@ -1,6 +1,7 @@
 package supervisor
 
 import (
+	"context"
 	"fmt"
 	"path/filepath"
 	"time"
@@ -10,6 +11,7 @@ import (
 	"github.com/wardenhq/warden/runner"
 	"github.com/wardenhq/warden/supervisor/event"
 	"github.com/wardenhq/warden/supervisor/hold"
+	"github.com/wardenhq/warden/supervisor/memory"
 	"github.com/wardenhq/warden/supervisor/session"
 )
 
@@ -39,15 +41,16 @@ func (t *Team) openHolder() error {
 		}
 		return p, nil
 	}
-	if found {
-		t.stopHeld()
-	}
+	t.holdFound = found
 	return nil
 }
 
 // stopHeld stops the live agents a found holder holds for an earlier
-// warden.
+// warden that are not taken back (takeback.go).
 func (t *Team) stopHeld() {
+	if t.hold == nil || !t.holdFound {
+		return
+	}
 	pids, err := t.hold.StopLive()
 	if err != nil {
 		t.log.Error("agents the holder held for a dead supervisor not all stopped", "error", err)
@@ -86,4 +89,14 @@ func (t *Team) heldBy(pid int, ancestors []runner.ProcStat) error {
 		return fmt.Errorf("pid %d carries the runner tag of one of the holder's agents", pid)
 	}
 	return nil
+}
+
+// killStaleBoxes kills the boxes a dead warden left (memory.KillStaleBoxes)
+// — unless the team's holder was found: its agents live in them, taken
+// back or stopped by the holder.
+func (t *Team) killStaleBoxes(ctx context.Context, pid int) (int, error) {
+	if t.holdFound {
+		return 0, nil
+	}
+	return memory.KillStaleBoxes(ctx, pid)
 }

@@ -92,8 +92,10 @@ type Team struct {
 	refusals map[string]hookRefusals
 	// spend is what the run spent and its budgets (spend.go).
 	spend spendBook
-	// hold is the team's holder (holder = true; nil: none), holder.go.
-	hold *hold.Hold
+	// hold is the team's holder (holder = true; nil: none), holder.go;
+	// holdFound: an earlier warden's, found on its socket.
+	hold      *hold.Hold
+	holdFound bool
 }
 
 // Result is how a team run ended.

@@ -121,11 +121,11 @@ func TestHeldTeamStopsWithNothingLeft(t *testing.T) {
 	}
 }
 
-// A held team whose warden was killed with -9 and that is run again
-// without taking its agents back: the holder's live agents are stopped
-// (nothing runs twice), the tasks resume from their records, nothing is
+// A held team whose warden was killed with -9, started again with
+// --fresh: nothing is taken back, the holder's live agents are stopped
+// (nothing runs twice), the new run starts the tasks afresh, nothing is
 // left.
-func TestHeldTeamKill9ThenRunStopsTheHeldAgents(t *testing.T) {
+func TestHeldTeamKill9ThenFreshStopsTheHeldAgents(t *testing.T) {
 	defer proctest.AssertNone(t)
 	team := heldTeam(t, "", "worker:steps=8", "worker:steps=8")
 	state := filepath.Join(filepath.Dir(team), ".warden")
@@ -141,17 +141,52 @@ func TestHeldTeamKill9ThenRunStopsTheHeldAgents(t *testing.T) {
 			t.Fatalf("%s (pid %d) died with warden: the holder did not keep it", a, ps[0])
 		}
 	}
-	cmd2, out2 := runWarden(t, "run", team)
+	cmd2, out2 := runWarden(t, "run", team, "--fresh")
 	if err := cmd2.Wait(); err != nil {
-		t.Fatalf("the run carried on: %v\n%s", err, out2.dump())
+		t.Fatalf("the new run: %v\n%s", err, out2.dump())
 	}
 	for _, id := range []string{"T1", "T2"} {
-		if out2.count("CHECKPOINT: "+id+" - complete (100%)") != 1 {
-			t.Errorf("%s did not complete:\n%s", id, out2.dump())
+		if out2.count("CHECKPOINT: "+id+" - complete (100%)") != 1 || out2.count("CHECKPOINT: "+id+" - implementing (12%)") != 1 {
+			t.Errorf("%s did not start afresh and complete:\n%s", id, out2.dump())
 		}
 	}
 	events, _ := os.ReadFile(filepath.Join(state, "events.jsonl"))
 	if !strings.Contains(string(events), "held for a dead supervisor") {
 		t.Errorf("the held agents of the dead warden were not reported stopped:\n%s", events)
+	}
+	for a, ps := range first {
+		if !proctest.GroupGone(ps[0]) {
+			t.Errorf("%s's first process group %d is left", a, ps[0])
+		}
+	}
+}
+
+// A holder no warden comes back to within orphan_timeout stops its agents
+// and ends: nothing is left.
+func TestHolderAloneStopsItsAgentsAfterTheOrphanTimeout(t *testing.T) {
+	defer proctest.AssertNone(t)
+	team := heldTeam(t, "orphan_timeout = \"1s\"\n", "worker:steps=1000:spawn=1", "worker:steps=1000")
+	state := filepath.Join(filepath.Dir(team), ".warden")
+	cmd, out := runWarden(t, "run", team)
+	out.waitFor(t, "CHECKPOINT: T1 - implementing", 1)
+	out.waitFor(t, "CHECKPOINT: T2 - implementing", 1)
+	first := startedPids(t, state)
+	hp := holderOf(first["w1"][0])
+	cmd.Process.Signal(syscall.SIGKILL)
+	cmd.Wait()
+	for deadline := time.Now().Add(15 * time.Second); syscall.Kill(hp, 0) == nil && time.Now().Before(deadline); {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if hp == 0 || syscall.Kill(hp, 0) == nil {
+		t.Fatalf("the holder (pid %d) did not end after its orphan timeout", hp)
+	}
+	for a, ps := range first {
+		if !proctest.GroupGone(ps[0]) {
+			t.Errorf("%s's process group %d is left after the orphan timeout", a, ps[0])
+		}
+	}
+	log, _ := os.ReadFile(filepath.Join(state, "logs", "holder.log"))
+	if !strings.Contains(string(log), "no client came back") {
+		t.Errorf("the holder's log does not say why it stopped its agents:\n%s", log)
 	}
 }

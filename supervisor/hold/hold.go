@@ -41,11 +41,12 @@ type Hold struct {
 	client  *holder.Client
 	spawned *spawned // nil: found, started by an earlier warden
 
-	mu    sync.Mutex
-	procs map[string]*runner.Process // by the holder's agent id, until they exit
-	exits map[string]runner.Exit     // exits that came before their process was attached
-	gone  bool                       // the connection ended
-	ended chan struct{}              // closed once the events are all read
+	mu      sync.Mutex
+	procs   map[string]*runner.Process // by the holder's agent id, until they exit
+	exits   map[string]runner.Exit     // exits that came before their process was attached
+	claimed map[string]bool            // an earlier warden's, to be taken back (takeback.go)
+	gone    bool                       // the connection ended
+	ended   chan struct{}              // closed once the events are all read
 }
 
 // Open connects to the holder on o.Socket, or starts one there and
@@ -68,7 +69,7 @@ func Open(log hclog.Logger, o Options) (h *Hold, found bool, err error) {
 		}
 	}
 	h = &Hold{log: log, client: c, spawned: sp, procs: map[string]*runner.Process{},
-		exits: map[string]runner.Exit{}, ended: make(chan struct{})}
+		exits: map[string]runner.Exit{}, claimed: map[string]bool{}, ended: make(chan struct{})}
 	go h.route()
 	log.Info("holder connected", "pid", c.HolderPid(), "socket", o.Socket, "found", sp == nil)
 	return h, sp == nil, nil
@@ -95,6 +96,7 @@ func (h *Hold) StopLive() ([]int, error) {
 	for _, a := range agents {
 		h.mu.Lock()
 		_, ours := h.procs[a.ID]
+		ours = ours || h.claimed[a.ID]
 		h.mu.Unlock()
 		if a.Exit != nil || ours {
 			continue

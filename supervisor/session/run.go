@@ -75,7 +75,11 @@ func (s *Session) Run() (runner.Exit, Outcome) {
 	go s.typist(typistCtx)
 	defer stopTypist()
 	s.r.Started(s)
-	s.r.Event(event.AgentStarted, "pid", proc.Pid(), "attempt", c.Attempt, "session_id", s.id)
+	if c.SessionID != "" { // taken back from the holder, not started
+		s.r.Event(event.AgentStarted, "pid", proc.Pid(), "attempt", c.Attempt, "session_id", s.id, "taken_back", true)
+	} else {
+		s.r.Event(event.AgentStarted, "pid", proc.Pid(), "attempt", c.Attempt, "session_id", s.id)
+	}
 	started() // agent_started is written before any team_checkpoint_started that comes after
 	if c.Task != nil {
 		s.mon = newMonitor(c.Timers, turnQuiet(s.prof), s.started)

@@ -45,6 +45,8 @@ import (
 //	           and one line of its own (Mood: steady)
 //	resumable=no  add "Resumable: no" to every block (an agent mid-way
 //	           through something a fresh session cannot pick up)
+//	slow=D     answer each request D (a Go duration) after it came: a turn
+//	           that takes a while, its answer in flight meanwhile
 //
 // It prints "RESUME-SEEN: <line>" for every prompt line that carries resume
 // information, so tests can check what a resumed session was told.
@@ -125,6 +127,9 @@ func modeWorker(args []string) int {
 			printWorkerBlock(say, strings.TrimSuffix(strings.Fields(line)[3], ":"), steps, steps, opt["final"], seed, extra)
 		case strings.HasPrefix(line, "CHECKPOINT REQUEST:"):
 			task, _ := requestTask(line)
+			if d, err := time.ParseDuration(opt["slow"]); err == nil {
+				time.Sleep(d)
+			}
 			if opt["bad"] == "1" && badSent < 2 {
 				badSent++
 				progress := map[int]string{1: "250%", 2: "[N]%"}[badSent]

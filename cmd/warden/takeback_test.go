@@ -1,0 +1,160 @@
+//go:build e2e
+
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/wardenhq/warden/testrig/proctest"
+)
+
+// heldEvent is one line of events.jsonl, the fields these tests read.
+type heldEvent struct {
+	Event     string   `json:"event"`
+	Agent     string   `json:"agent"`
+	Pid       int      `json:"pid"`
+	How       string   `json:"how"`
+	Agents    []string `json:"agents"`
+	TakenBack bool     `json:"taken_back"`
+}
+
+func readEvents(t *testing.T, state string) []heldEvent {
+	t.Helper()
+	b, _ := os.ReadFile(filepath.Join(state, "events.jsonl"))
+	var out []heldEvent
+	for _, l := range strings.Split(string(b), "\n") {
+		var e heldEvent
+		if json.Unmarshal([]byte(l), &e) == nil && e.Event != "" {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// inFlight waits until every agent named has a checkpoint request it has
+// not answered yet (its last request after its last record).
+func inFlight(t *testing.T, state string, agents ...string) {
+	t.Helper()
+	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		last := map[string]string{}
+		for _, e := range readEvents(t, state) {
+			if e.Event == "checkpoint_requested" || e.Event == "checkpoint_received" {
+				last[e.Agent] = e.Event
+			}
+		}
+		all := true
+		for _, a := range agents {
+			all = all && last[a] == "checkpoint_requested"
+		}
+		if all {
+			return
+		}
+	}
+	t.Fatalf("no moment with a request in flight for every agent of %v", agents)
+}
+
+// warden killed with -9 mid-turn, with a checkpoint request of each agent
+// in flight, and run again: every live agent is taken back from the
+// holder (same pids, none restarted, its prompt not typed again), each
+// answer is recorded exactly once — the one in flight too, which came
+// while no warden read —, run_started says readopted, and after warden
+// stop nothing is left.
+func TestKill9MidTurnThenRunTakesTheAgentsBack(t *testing.T) {
+	// The answers in flight come while no warden reads (the holder keeps
+	// them), or once the next warden reads again.
+	t.Run("answer buffered", func(t *testing.T) { kill9ThenTakeBack(t, 600*time.Millisecond) })
+	t.Run("answer later", func(t *testing.T) { kill9ThenTakeBack(t, 0) })
+}
+
+func kill9ThenTakeBack(t *testing.T, away time.Duration) {
+	defer proctest.AssertNone(t)
+	agents := []string{"w1", "w2", "w3"}
+	team := heldTeam(t, "", "worker:steps=40:slow=300ms", "worker:steps=40:slow=300ms", "worker:steps=40:slow=300ms")
+	state := filepath.Join(filepath.Dir(team), ".warden")
+	cmd, out := runWarden(t, "run", team)
+	for i := range agents {
+		out.waitFor(t, fmt.Sprintf("CHECKPOINT: T%d - implementing (5%%)", i+1), 1)
+	}
+	first := startedPids(t, state)
+	inFlight(t, state, agents...)
+	cmd.Process.Signal(syscall.SIGKILL)
+	cmd.Wait()
+	before := len(readEvents(t, state))
+	time.Sleep(away)
+
+	cmd2, out2 := runWarden(t, "run", team)
+	out2.waitFor(t, "CARRYING ON:", 1)
+	for i := range agents {
+		out2.waitFor(t, fmt.Sprintf("CHECKPOINT: T%d - implementing", i+1), 2)
+	}
+	if msg, err := warden("stop", team).CombinedOutput(); err != nil {
+		t.Fatalf("warden stop: %v\n%s", err, msg)
+	}
+	cmd2.Wait()
+	if !strings.Contains(out2.all[0], "taken back mid-turn from the holder: w1 (T1, pid ") {
+		t.Errorf("the first line does not say the agents were taken back:\n%s", out2.dump())
+	}
+	out2.mu.Lock()
+	stderr := out2.stderr.String()
+	out2.mu.Unlock()
+	if n := strings.Count(stderr, "taken back from the holder: "); n != len(agents) {
+		t.Errorf("%d agents taken back by the log, want %d", n, len(agents))
+	}
+	if away > 0 && strings.Contains(stderr, "buffered=0 exited") {
+		t.Errorf("an answer in flight was not in what the holder kept while no warden read:\n%s", stderr)
+	}
+	after := readEvents(t, state)[before:]
+	started, readopted := 0, false
+	for _, e := range after {
+		switch e.Event {
+		case "agent_started":
+			started++
+			if !e.TakenBack || len(first[e.Agent]) == 0 || e.Pid != first[e.Agent][len(first[e.Agent])-1] {
+				t.Errorf("%s: agent_started pid %d taken_back %v; first run's pids %v", e.Agent, e.Pid, e.TakenBack, first[e.Agent])
+			}
+		case "agent_restarted":
+			t.Errorf("%s restarted after warden came back", e.Agent)
+		case "run_started":
+			readopted = e.How == "readopted" && len(e.Agents) == len(agents)
+		}
+	}
+	if started != len(agents) || !readopted {
+		t.Errorf("%d agents started after warden came back (want %d, each taken back), run_started readopted %v", started, len(agents), readopted)
+	}
+	for i, a := range agents {
+		log, _ := os.ReadFile(filepath.Join(state, "logs", a+".log"))
+		if n := strings.Count(string(log), "working on it"); n != 1 || strings.Contains(string(log), "RESUME-SEEN") {
+			t.Errorf("%s was given its prompt %d times (want 1), resumed %v", a, n, strings.Contains(string(log), "RESUME-SEEN"))
+		}
+		// Every answer recorded exactly once, over both wardens, in order.
+		seen := map[string]int{}
+		var order []string
+		for _, l := range append(append([]string{}, out.all...), out2.all...) {
+			if p, ok := strings.CutPrefix(l, fmt.Sprintf("CHECKPOINT: T%d - implementing (", i+1)); ok {
+				pct, _, _ := strings.Cut(p, ")")
+				seen[pct]++
+				order = append(order, pct)
+			}
+		}
+		for step := 1; step <= len(order); step++ {
+			want := fmt.Sprint(step*100/40) + "%"
+			if seen[want] != 1 {
+				t.Errorf("T%d: step %d (%s%%) recorded %d times; records %v", i+1, step, want, seen[want], order)
+			}
+		}
+	}
+	for a, ps := range first {
+		for _, p := range ps {
+			if !proctest.GroupGone(p) {
+				t.Errorf("%s's process group %d is left after warden stop", a, p)
+			}
+		}
+	}
+}
