@@ -158,3 +158,52 @@ func kill9ThenTakeBack(t *testing.T, away time.Duration) {
 		}
 	}
 }
+
+// An agent that died while no warden ran is found exited at the take-back:
+// a crash of its session, restarted by its policy from its checkpoint; the
+// live one is taken back; nothing is left after warden stop.
+func TestAgentDeadAtTakeBackIsACrash(t *testing.T) {
+	defer proctest.AssertNone(t)
+	team := heldTeam(t, "", "worker:steps=40:slow=100ms", "worker:steps=40:slow=100ms")
+	state := filepath.Join(filepath.Dir(team), ".warden")
+	cmd, out := runWarden(t, "run", team)
+	out.waitFor(t, "CHECKPOINT: T1 - implementing (5%)", 1)
+	out.waitFor(t, "CHECKPOINT: T2 - implementing (5%)", 1)
+	first := startedPids(t, state)
+	cmd.Process.Signal(syscall.SIGKILL)
+	cmd.Wait()
+	before := len(readEvents(t, state))
+	syscall.Kill(first["w1"][0], syscall.SIGKILL)
+	time.Sleep(200 * time.Millisecond)
+
+	cmd2, out2 := runWarden(t, "run", team)
+	out2.waitFor(t, "CHECKPOINT: T1 - implementing", 1)
+	out2.waitFor(t, "CHECKPOINT: T2 - implementing", 1)
+	if msg, err := warden("stop", team).CombinedOutput(); err != nil {
+		t.Fatalf("warden stop: %v\n%s", err, msg)
+	}
+	cmd2.Wait()
+	restarted := map[string]int{}
+	started := map[string][]heldEvent{}
+	for _, e := range readEvents(t, state)[before:] {
+		switch e.Event {
+		case "agent_restarted":
+			restarted[e.Agent]++
+		case "agent_started":
+			started[e.Agent] = append(started[e.Agent], e)
+		}
+	}
+	if restarted["w1"] != 1 || restarted["w2"] != 0 {
+		t.Errorf("restarts %v, want w1 once (it died while no warden ran), w2 never", restarted)
+	}
+	if s := started["w1"]; len(s) != 2 || !s[0].TakenBack || s[1].TakenBack || s[1].Pid == first["w1"][0] {
+		t.Errorf("w1's sessions after warden came back: %+v (want the dead one taken back, then a new one)", s)
+	}
+	if s := started["w2"]; len(s) != 1 || !s[0].TakenBack || s[0].Pid != first["w2"][0] {
+		t.Errorf("w2's sessions after warden came back: %+v (want its live one taken back)", s)
+	}
+	log, _ := os.ReadFile(filepath.Join(state, "logs", "w1.log"))
+	if !strings.Contains(string(log), "RESUME-SEEN: You are resuming task T1") {
+		t.Errorf("w1's new session did not resume from its checkpoint:\n%s", log)
+	}
+}
