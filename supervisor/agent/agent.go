@@ -307,13 +307,13 @@ func (a *Agent) runSession(g *Generation, task *config.Task, attempt int, dir st
 	}
 	grp := a.d.Memory.Group(&a.cfg)
 	prompt, from := a.firstPrompt(g, task, attempt)
-	start, id := a.d.Start, ""
+	start, id, since := a.d.Start, "", time.Time{}
 	if tb := a.takeBackNow(task); tb != nil { // takeback.go: nothing is typed again
-		prompt, start, id = "", tb.Start, tb.SessionID
+		prompt, start, id, since = "", tb.Start, tb.SessionID, tb.Since
 	}
 	rep := &reporter{a: a, g: g, task: task, dir: dir, ts: ts, from: from}
 	s := session.New(a.log, session.Config{
-		Agent: a.cfg.Name, Task: task, Attempt: attempt, Prompt: prompt, SessionID: id,
+		Agent: a.cfg.Name, Task: task, Attempt: attempt, Prompt: prompt, SessionID: id, Since: since,
 		Profile: a.cfg.Profile, Argv: argv, Env: env, Dir: dir,
 		LogPath: a.d.Dir.AgentLog(a.cfg.Name), Size: a.d.windowSize(), Term: a.d.termOutput(),
 		Timers: a.timersFor(taskID(task)), Clock: a.d.Clock, Team: g, Dialog: a.dialogPolicy(), TimeLeft: left,

@@ -1,6 +1,8 @@
 package agent
 
 import (
+	"time"
+
 	"github.com/wardenhq/warden/supervisor/config"
 	"github.com/wardenhq/warden/supervisor/event"
 	"github.com/wardenhq/warden/supervisor/session"
@@ -17,6 +19,7 @@ type TakeBack struct {
 	Attempt   int
 	SessionID string
 	Pid       int
+	Since     time.Time // its last checkpoint: its clocks go on from there
 	Start     session.Starter
 	Drop      func()
 }

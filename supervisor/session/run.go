@@ -82,7 +82,11 @@ func (s *Session) Run() (runner.Exit, Outcome) {
 	}
 	started() // agent_started is written before any team_checkpoint_started that comes after
 	if c.Task != nil {
-		s.mon = newMonitor(c.Timers, turnQuiet(s.prof), s.started)
+		since := s.started
+		if !c.Since.IsZero() && c.Since.Before(since) {
+			since = c.Since // taken back: the clocks go on
+		}
+		s.mon = newMonitor(c.Timers, turnQuiet(s.prof), since)
 		s.mon.userDriven = c.Term != nil // warden wrap (wrapuser.go)
 		if c.Prompt != "" {
 			s.typeText(c.Prompt)

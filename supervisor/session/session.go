@@ -145,6 +145,10 @@ type Config struct {
 	// warden started, taken back from the team's holder (its Start attaches
 	// to the held process; Prompt is empty: nothing is typed again).
 	SessionID string
+	// Since, when set, is where the checkpoint and stale clocks of a
+	// session taken back start: its agent's last checkpoint (they go on as
+	// the earlier warden ran them, not from the take-back).
+	Since time.Time
 	// Started, when set, is called once the process was started and
 	// agent_started written (or it could not start): the agent holds its
 	// team's stop off until then.
