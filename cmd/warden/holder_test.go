@@ -18,7 +18,7 @@ import (
 
 // heldTeam is workerTeam with holder = true: the agents run under the
 // team's holder (`warden hold`).
-func heldTeam(t *testing.T, extra string, modes ...string) string {
+func heldTeam(t testing.TB, extra string, modes ...string) string {
 	t.Helper()
 	team := workerTeam(t, modes...)
 	b, err := os.ReadFile(team)
@@ -34,7 +34,7 @@ func heldTeam(t *testing.T, extra string, modes ...string) string {
 
 // startedPids are the pids of agent_started in events.jsonl, by agent, in
 // order.
-func startedPids(t *testing.T, state string) map[string][]int {
+func startedPids(t testing.TB, state string) map[string][]int {
 	t.Helper()
 	b, _ := os.ReadFile(filepath.Join(state, "events.jsonl"))
 	out := map[string][]int{}

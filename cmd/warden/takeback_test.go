@@ -25,7 +25,7 @@ type heldEvent struct {
 	TakenBack bool     `json:"taken_back"`
 }
 
-func readEvents(t *testing.T, state string) []heldEvent {
+func readEvents(t testing.TB, state string) []heldEvent {
 	t.Helper()
 	b, _ := os.ReadFile(filepath.Join(state, "events.jsonl"))
 	var out []heldEvent
@@ -40,7 +40,7 @@ func readEvents(t *testing.T, state string) []heldEvent {
 
 // inFlight waits until every agent named has a checkpoint request it has
 // not answered yet (its last request after its last record).
-func inFlight(t *testing.T, state string, agents ...string) {
+func inFlight(t testing.TB, state string, agents ...string) {
 	t.Helper()
 	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
 		last := map[string]string{}
