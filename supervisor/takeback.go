@@ -27,7 +27,7 @@ type takenBack struct {
 // screen reader, nothing typed again (agent.TakeBack). One that exited
 // meanwhile ends at once: a crash of that session, under the agent's
 // restart policy. The other live agents of the holder are stopped
-// (stopHeld).
+// (stopHeld), the session of a task `--resume --from` reopens among them.
 func (t *Team) takeBack(prev *state.Snapshot) []takenBack {
 	if t.hold == nil || !t.holdFound {
 		return nil
@@ -43,6 +43,9 @@ func (t *Team) takeBack(prev *state.Snapshot) []takenBack {
 		if a == nil || as.Task == "" || as.Session == "" || as.Pid == 0 ||
 			(as.State != state.Running && as.State != state.Waiting) {
 			continue
+		}
+		if t.from != nil && t.from.TaskID == as.Task {
+			continue // --resume --from: the task goes back to that record, not on
 		}
 		for _, h := range held {
 			if h.Pid != as.Pid {
