@@ -46,6 +46,7 @@ type Hold struct {
 	exits   map[string]runner.Exit     // exits that came before their process was attached
 	claimed map[string]bool            // an earlier warden's, to be taken back (takeback.go)
 	gone    bool                       // the connection ended
+	closing bool                       // Close: the agents are left to the holder
 	ended   chan struct{}              // closed once the events are all read
 }
 
@@ -126,6 +127,9 @@ func (h *Hold) route() {
 	h.gone = true
 	left := h.procs
 	h.procs = map[string]*runner.Process{}
+	if h.closing {
+		left = nil // left to the holder, as a warden that died leaves them
+	}
 	h.mu.Unlock()
 	for id, p := range left {
 		h.log.Error("the holder is gone: its agent's end cannot be told", "agent", id, "pid", p.Pid())
@@ -173,5 +177,17 @@ func (h *Hold) End(timeout time.Duration) error {
 	if !gone && err == nil {
 		err = fmt.Errorf("end holder %d: still running after %s", pid, timeout)
 	}
+	return err
+}
+
+// Close closes the connection, leaving the holder and its agents running
+// (the holder drains them again) as a warden that dies does: the
+// processes attached stay as they are (their Done does not close).
+func (h *Hold) Close() error {
+	h.mu.Lock()
+	h.closing = true
+	h.mu.Unlock()
+	err := h.client.Close()
+	<-h.ended
 	return err
 }
