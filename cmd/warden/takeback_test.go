@@ -60,6 +60,28 @@ func inFlight(t testing.TB, state string, agents ...string) {
 	t.Fatalf("no moment with a request in flight for every agent of %v", agents)
 }
 
+// answered waits until every agent named has answered its last request
+// (its last record after its last request).
+func answered(t testing.TB, state string, agents ...string) {
+	t.Helper()
+	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(2 * time.Millisecond) {
+		last := map[string]string{}
+		for _, e := range readEvents(t, state) {
+			if e.Event == "checkpoint_requested" || e.Event == "checkpoint_received" {
+				last[e.Agent] = e.Event
+			}
+		}
+		all := true
+		for _, a := range agents {
+			all = all && last[a] == "checkpoint_received"
+		}
+		if all {
+			return
+		}
+	}
+	t.Fatalf("no moment with every agent of %v answered", agents)
+}
+
 // warden killed with -9 mid-turn, with a checkpoint request of each agent
 // in flight, and run again: every live agent is taken back from the
 // holder (same pids, none restarted, its prompt not typed again), each
@@ -69,24 +91,40 @@ func inFlight(t testing.TB, state string, agents ...string) {
 func TestKill9MidTurnThenRunTakesTheAgentsBack(t *testing.T) {
 	// The answers in flight come while no warden reads (the holder keeps
 	// them), or once the next warden reads again.
-	t.Run("answer buffered", func(t *testing.T) { kill9ThenTakeBack(t, 600*time.Millisecond) })
-	t.Run("answer later", func(t *testing.T) { kill9ThenTakeBack(t, 0) })
+	t.Run("answer buffered", func(t *testing.T) { kill9ThenTakeBack(t, 600*time.Millisecond, false) })
+	t.Run("answer later", func(t *testing.T) { kill9ThenTakeBack(t, 0, false) })
+	// No answer in flight; each agent draws its last answer, recorded
+	// before warden died, again while no warden reads (as a TUI redraws).
+	t.Run("last answer drawn again", func(t *testing.T) { kill9ThenTakeBack(t, 300*time.Millisecond, true) })
 }
 
-func kill9ThenTakeBack(t *testing.T, away time.Duration) {
+func kill9ThenTakeBack(t *testing.T, away time.Duration, repaint bool) {
 	defer proctest.AssertNone(t)
 	agents := []string{"w1", "w2", "w3"}
-	team := heldTeam(t, "", "worker:steps=40:slow=300ms", "worker:steps=40:slow=300ms", "worker:steps=40:slow=300ms")
+	mode := "worker:steps=40:slow=300ms:repaint=1"
+	if repaint {
+		mode = "worker:steps=40:slow=10ms:repaint=1" // answered at once: rarely in flight
+	}
+	team := heldTeam(t, "", mode, mode, mode)
 	state := filepath.Join(filepath.Dir(team), ".warden")
 	cmd, out := runWarden(t, "run", team)
 	for i := range agents {
 		out.waitFor(t, fmt.Sprintf("CHECKPOINT: T%d - implementing (5%%)", i+1), 1)
 	}
 	first := startedPids(t, state)
-	inFlight(t, state, agents...)
+	if repaint {
+		answered(t, state, agents...)
+	} else {
+		inFlight(t, state, agents...)
+	}
 	cmd.Process.Signal(syscall.SIGKILL)
 	cmd.Wait()
 	before := len(readEvents(t, state))
+	if repaint {
+		for _, a := range agents {
+			syscall.Kill(first[a][len(first[a])-1], syscall.SIGUSR1)
+		}
+	}
 	time.Sleep(away)
 
 	cmd2, out2 := runWarden(t, "run", team)
@@ -106,6 +144,9 @@ func kill9ThenTakeBack(t *testing.T, away time.Duration) {
 	out2.mu.Unlock()
 	if n := strings.Count(stderr, "taken back from the holder: "); n != len(agents) {
 		t.Errorf("%d agents taken back by the log, want %d", n, len(agents))
+	}
+	if repaint && strings.Count(stderr, "drawn again after the take-back: not recorded twice") != len(agents) {
+		t.Errorf("not every last answer drawn again was taken for what it is:\n%s", stderr)
 	}
 	if away > 0 && strings.Contains(stderr, "buffered=0 exited") {
 		t.Errorf("an answer in flight was not in what the holder kept while no warden read:\n%s", stderr)

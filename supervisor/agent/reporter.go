@@ -32,6 +32,9 @@ type reporter struct {
 	from *protocol.Checkpoint // the checkpoint the session resumes from, or nil
 
 	startedAt time.Time // when work on the task began, read once a session
+	// repaint is the last record of a session taken back (takeback.go):
+	// its first answer equal to it is that record drawn again, not a new one.
+	repaint *protocol.Checkpoint
 
 	// mu orders the records of the session (its loop) with the verdict of
 	// the task's verify (its own goroutine, verify.go).
@@ -197,6 +200,13 @@ func (r *reporter) Record(cp *protocol.Checkpoint) session.Verdict {
 		// The verify passed and completed the task while this answer was on
 		// its way: a record now would reopen the task on disk.
 		return session.Verdict{Done: true}
+	}
+	if last := r.repaint; last != nil {
+		r.repaint = nil
+		if sameAnswer(last, cp) {
+			a.log.Info("the answer recorded before warden died, drawn again after the take-back: not recorded twice", "task", cp.TaskID)
+			return session.Verdict{Saved: true}
+		}
 	}
 	if r.startedAt.IsZero() {
 		// When work on the task began: the previous checkpoint's.

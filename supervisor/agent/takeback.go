@@ -1,8 +1,10 @@
 package agent
 
 import (
+	"slices"
 	"time"
 
+	"github.com/wardenhq/warden/protocol"
 	"github.com/wardenhq/warden/supervisor/config"
 	"github.com/wardenhq/warden/supervisor/event"
 	"github.com/wardenhq/warden/supervisor/session"
@@ -90,4 +92,25 @@ func (a *Agent) dropTakeBack() {
 	if tb != nil && tb.Drop != nil {
 		tb.Drop()
 	}
+}
+
+// lastOfSession is the agent's last record on task when session id made
+// it (a session taken back: its screen may draw it again), else nil.
+func (a *Agent) lastOfSession(task *config.Task, id string) *protocol.Checkpoint {
+	if task == nil {
+		return nil
+	}
+	prev, err := a.d.Store.Load(a.cfg.Name, task.ID)
+	if err != nil || prev == nil || prev.RunID != a.d.RunID || prev.SessionID != id {
+		return nil
+	}
+	return prev
+}
+
+// sameAnswer reports whether b gives what a gave: the same task, status,
+// progress and lists.
+func sameAnswer(a, b *protocol.Checkpoint) bool {
+	return a.TaskID == b.TaskID && a.Status == b.Status && a.ProgressPercent == b.ProgressPercent &&
+		slices.Equal(a.Completed, b.Completed) && slices.Equal(a.Remaining, b.Remaining) &&
+		slices.Equal(a.FilesModified, b.FilesModified)
 }

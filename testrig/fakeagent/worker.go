@@ -7,6 +7,7 @@ import (
 	"os/signal"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 )
@@ -47,6 +48,8 @@ import (
 //	           through something a fresh session cannot pick up)
 //	slow=D     answer each request D (a Go duration) after it came: a turn
 //	           that takes a while, its answer in flight meanwhile
+//	repaint=1  on SIGUSR1 print its last answer again, as a TUI redraws
+//	           its screen
 //
 // It prints "RESUME-SEEN: <line>" for every prompt line that carries resume
 // information, so tests can check what a resumed session was told.
@@ -148,6 +151,9 @@ func modeWorker(args []string) int {
 				status = opt["final"]
 			}
 			printWorkerBlock(say, task, min(answered, steps), steps, status, seed, extra)
+			if opt["repaint"] == "1" {
+				repaintOn(func() { printWorkerBlock(say, task, min(answered, steps), steps, status, seed, extra) })
+			}
 			if opt["lead"] == "1" && answered == 1 && !resumed {
 				say("Team handoff written.\nCHECKPOINT COMPLETE\n")
 			}
@@ -208,4 +214,29 @@ func printWorkerBlock(say func(string, ...any), task string, done, steps int, st
 	b.WriteString(extra)
 	fmt.Fprintf(&b, "Resume: continue with step %d\n\n", done+1)
 	say("%s", b.String())
+}
+
+// repaint is what SIGUSR1 prints (repaint=1): the last answer.
+var repaint struct {
+	sync.Mutex
+	draw func()
+	once sync.Once
+}
+
+// repaintOn makes draw the last answer SIGUSR1 prints again.
+func repaintOn(draw func()) {
+	repaint.Lock()
+	repaint.draw = draw
+	repaint.Unlock()
+	repaint.once.Do(func() {
+		sig := make(chan os.Signal, 1)
+		signal.Notify(sig, syscall.SIGUSR1)
+		go func() {
+			for range sig {
+				repaint.Lock()
+				repaint.draw()
+				repaint.Unlock()
+			}
+		}()
+	})
 }
