@@ -187,7 +187,7 @@ func kill9ThenTakeBack(t *testing.T, away time.Duration, repaint bool) {
 		for step := 1; step <= len(order); step++ {
 			want := fmt.Sprint(step*100/40) + "%"
 			if seen[want] != 1 {
-				t.Errorf("T%d: step %d (%s%%) recorded %d times; records %v", i+1, step, want, seen[want], order)
+				t.Errorf("T%d: step %d (%s) recorded %d times; records %v", i+1, step, want, seen[want], order)
 			}
 		}
 	}
