@@ -66,6 +66,7 @@ func (t *Team) Begin(how Start) (Beginning, error) {
 	}
 	b, err := t.begin(how)
 	t.stopHeld() // what a found holder holds and is not taken back (holder.go)
+	t.killHeldBoxes()
 	if err == nil && !b.Finished && t.from != nil {
 		t.pin(t.from) // --resume --from, chosen and checked before (ResumeFrom)
 	}

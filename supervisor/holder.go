@@ -41,14 +41,23 @@ func (t *Team) openHolder() error {
 		}
 		return p, nil
 	}
-	t.holdFound = found
+	t.held.found = found
 	return nil
+}
+
+// heldState is what a holder found on its socket (an earlier warden's)
+// means for the run: its agents live in the dead warden's boxes, which are
+// killed only when none of them is taken back.
+type heldState struct {
+	found    bool
+	deadPid  int  // the dead warden whose boxes wait (killStaleBoxes)
+	tookBack bool // a session was taken back: its box stays
 }
 
 // stopHeld stops the live agents a found holder holds for an earlier
 // warden that are not taken back (takeback.go).
 func (t *Team) stopHeld() {
-	if t.hold == nil || !t.holdFound {
+	if t.hold == nil || !t.held.found {
 		return
 	}
 	pids, err := t.hold.StopLive()
@@ -92,11 +101,27 @@ func (t *Team) heldBy(pid int, ancestors []runner.ProcStat) error {
 }
 
 // killStaleBoxes kills the boxes a dead warden left (memory.KillStaleBoxes)
-// — unless the team's holder was found: its agents live in them, taken
-// back or stopped by the holder.
+// — unless the team's holder was found: its agents live in them; then
+// they wait for killHeldBoxes.
 func (t *Team) killStaleBoxes(ctx context.Context, pid int) (int, error) {
-	if t.holdFound {
+	if t.held.found {
+		t.held.deadPid = pid
 		return 0, nil
 	}
 	return memory.KillStaleBoxes(ctx, pid)
+}
+
+// killHeldBoxes kills the dead warden's boxes once the holder's agents
+// that were not taken back are stopped, when none was taken back: what
+// they left there (an escapee that shed its tag) goes with them. A box
+// of a session taken back stays.
+func (t *Team) killHeldBoxes() {
+	if t.held.deadPid == 0 || t.held.tookBack {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), t.cfg.ShutdownTimeout)
+	defer cancel()
+	if boxes, err := memory.KillStaleBoxes(ctx, t.held.deadPid); err != nil || boxes > 0 {
+		t.log.Warn("killed the boxes the dead supervisor left", "supervisor_pid", t.held.deadPid, "boxes", boxes, "error", err)
+	}
 }

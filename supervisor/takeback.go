@@ -29,7 +29,7 @@ type takenBack struct {
 // restart policy. The other live agents of the holder are stopped
 // (stopHeld), the session of a task `--resume --from` reopens among them.
 func (t *Team) takeBack(prev *state.Snapshot) []takenBack {
-	if t.hold == nil || !t.holdFound {
+	if t.hold == nil || !t.held.found {
 		return nil
 	}
 	held, err := t.hold.Agents()
@@ -63,6 +63,7 @@ func (t *Team) takeBack(prev *state.Snapshot) []takenBack {
 				},
 				Drop: func() { t.hold.Drop(id) }})
 			out = append(out, takenBack{agent: as.Name, task: as.Task, pid: h.Pid})
+			t.held.tookBack = true
 			t.log.Info("taking a session back from the holder", "agent", as.Name, "task", as.Task, "pid", h.Pid,
 				"attempt", as.Attempt, "session_id", as.Session, "exited", h.Exit != nil)
 			break

@@ -93,9 +93,9 @@ type Team struct {
 	// spend is what the run spent and its budgets (spend.go).
 	spend spendBook
 	// hold is the team's holder (holder = true; nil: none), holder.go;
-	// holdFound: an earlier warden's, found on its socket.
-	hold      *hold.Hold
-	holdFound bool
+	// held: what a holder found on its socket held for a dead warden.
+	hold *hold.Hold
+	held heldState
 }
 
 // Result is how a team run ended.
