@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wardenhq/warden/testrig/fakeagent"
 	"github.com/wardenhq/warden/testrig/proctest"
 )
 
@@ -246,5 +247,61 @@ func TestAgentDeadAtTakeBackIsACrash(t *testing.T) {
 	log, _ := os.ReadFile(filepath.Join(state, "logs", "w1.log"))
 	if !strings.Contains(string(log), "RESUME-SEEN: You are resuming task T1") {
 		t.Errorf("w1's new session did not resume from its checkpoint:\n%s", log)
+	}
+}
+
+// A TUI (Claude's profile, drawn on the alternate screen) taken back: the
+// new warden's screen starts from what the holder kept, the agent goes on
+// answering, every answer recorded once, none restarted.
+func TestTUITakenBack(t *testing.T) {
+	defer proctest.AssertNone(t)
+	owner := strings.TrimPrefix(fakeagent.Env("")[1], fakeagent.EnvOwner+"=")
+	argv := fakeagent.Command("tui-answer")
+	toml := fmt.Sprintf(`name = "tui"
+holder = true
+checkpoint_interval = "150ms"
+checkpoint_timeout = "5s"
+shutdown_timeout = "2s"
+[[agent]]
+name = "tui"
+profile = "claude"
+command = [%q, %q]
+env = { %s = "tui-answer", %s = %q, GORACE = "atexit_sleep_ms=0" }
+[[task]]
+id = "T1"
+prompt = "Answer like a TUI."
+`, argv[0], argv[1], fakeagent.EnvMode, fakeagent.EnvOwner, owner)
+	team := filepath.Join(t.TempDir(), "team.toml")
+	if err := os.WriteFile(team, []byte(toml), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	state := filepath.Join(filepath.Dir(team), ".warden")
+	cmd, out := runWarden(t, "run", team)
+	out.waitFor(t, "CHECKPOINT: T1 - implementing (20%)", 1)
+	first := startedPids(t, state)
+	cmd.Process.Signal(syscall.SIGKILL)
+	cmd.Wait()
+	time.Sleep(300 * time.Millisecond)
+	cmd2, out2 := runWarden(t, "run", team)
+	out2.waitFor(t, "CHECKPOINT: T1 - implementing", 2)
+	if msg, err := warden("stop", team).CombinedOutput(); err != nil {
+		t.Fatalf("warden stop: %v\n%s", err, msg)
+	}
+	cmd2.Wait()
+	seen := map[string]int{}
+	for _, l := range append(append([]string{}, out.all...), out2.all...) {
+		if p, ok := strings.CutPrefix(l, "CHECKPOINT: T1 - implementing ("); ok {
+			pct, _, _ := strings.Cut(p, ")")
+			seen[pct]++
+		}
+	}
+	for pct, n := range seen {
+		if n != 1 {
+			t.Errorf("%s recorded %d times: %v", pct, n, seen)
+		}
+	}
+	pids := startedPids(t, state)["tui"]
+	if len(pids) != 2 || pids[1] != first["tui"][0] {
+		t.Errorf("agent_started pids %v: want the first one taken back, %v", pids, first["tui"])
 	}
 }

@@ -313,7 +313,7 @@ func (a *Agent) runSession(g *Generation, task *config.Task, attempt int, dir st
 	}
 	rep := &reporter{a: a, g: g, task: task, dir: dir, ts: ts, from: from}
 	if id != "" {
-		rep.repaint = a.lastOfSession(task, id) // takeback.go
+		rep.drawn = a.recordsOfSession(task, id) // takeback.go
 	}
 	s := session.New(a.log, session.Config{
 		Agent: a.cfg.Name, Task: task, Attempt: attempt, Prompt: prompt, SessionID: id, Since: since,

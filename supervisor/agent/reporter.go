@@ -32,9 +32,10 @@ type reporter struct {
 	from *protocol.Checkpoint // the checkpoint the session resumes from, or nil
 
 	startedAt time.Time // when work on the task began, read once a session
-	// repaint is the last record of a session taken back (takeback.go):
-	// its first answer equal to it is that record drawn again, not a new one.
-	repaint *protocol.Checkpoint
+	// drawn are the records of a session taken back (takeback.go): an
+	// answer equal to one of them is that record drawn again on its screen
+	// (the new warden's emulator starts afresh), not a new one.
+	drawn []*protocol.Checkpoint
 
 	// mu orders the records of the session (its loop) with the verdict of
 	// the task's verify (its own goroutine, verify.go).
@@ -201,12 +202,10 @@ func (r *reporter) Record(cp *protocol.Checkpoint) session.Verdict {
 		// its way: a record now would reopen the task on disk.
 		return session.Verdict{Done: true}
 	}
-	if last := r.repaint; last != nil {
-		r.repaint = nil
-		if sameAnswer(last, cp) {
-			a.log.Info("the answer recorded before warden died, drawn again after the take-back: not recorded twice", "task", cp.TaskID)
-			return session.Verdict{Saved: true}
-		}
+	if drawnAgain(r.drawn, cp) {
+		a.log.Info("an answer recorded before warden died, drawn again after the take-back: not recorded twice", "task", cp.TaskID,
+			"progress", cp.ProgressPercent)
+		return session.Verdict{Saved: true}
 	}
 	if r.startedAt.IsZero() {
 		// When work on the task began: the previous checkpoint's.

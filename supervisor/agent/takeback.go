@@ -8,6 +8,7 @@ import (
 	"github.com/wardenhq/warden/supervisor/config"
 	"github.com/wardenhq/warden/supervisor/event"
 	"github.com/wardenhq/warden/supervisor/session"
+	"github.com/wardenhq/warden/supervisor/state"
 )
 
 // TakeBack is a session of an earlier warden whose process the team's
@@ -94,17 +95,40 @@ func (a *Agent) dropTakeBack() {
 	}
 }
 
-// lastOfSession is the agent's last record on task when session id made
-// it (a session taken back: its screen may draw it again), else nil.
-func (a *Agent) lastOfSession(task *config.Task, id string) *protocol.Checkpoint {
+// recordsOfSession are the records session id made on task, as the
+// history keeps them (its retention may have dropped the oldest), and its
+// latest: a session taken back may draw them again on its screen.
+func (a *Agent) recordsOfSession(task *config.Task, id string) []*protocol.Checkpoint {
 	if task == nil {
 		return nil
 	}
-	prev, err := a.d.Store.Load(a.cfg.Name, task.ID)
-	if err != nil || prev == nil || prev.RunID != a.d.RunID || prev.SessionID != id {
-		return nil
+	var out []*protocol.Checkpoint
+	if prev, err := a.d.Store.Load(a.cfg.Name, task.ID); err == nil && prev != nil && prev.RunID == a.d.RunID && prev.SessionID == id {
+		out = append(out, prev)
 	}
-	return prev
+	entries, err := state.ReadHistory(a.d.Dir.Root, task.ID)
+	if err != nil {
+		a.log.Warn("the history of a session taken back not read: an answer it draws again may be recorded again", "error", err)
+	}
+	for _, e := range entries {
+		if e.Run != a.d.RunID || e.Agent != a.cfg.Name {
+			continue
+		}
+		if cp, err := a.d.Store.Record(e.ID); err == nil && cp.SessionID == id {
+			out = append(out, cp)
+		}
+	}
+	return out
+}
+
+// drawnAgain reports whether cp gives what one of recs gave.
+func drawnAgain(recs []*protocol.Checkpoint, cp *protocol.Checkpoint) bool {
+	for _, r := range recs {
+		if sameAnswer(r, cp) {
+			return true
+		}
+	}
+	return false
 }
 
 // sameAnswer reports whether b gives what a gave: the same task, status,

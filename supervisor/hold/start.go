@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/hashicorp/go-hclog"
 
@@ -117,8 +118,38 @@ func (h *Hold) Take(log hclog.Logger, cfg runner.Config, id string) (*runner.Pro
 		log.Warn("the holder dropped output while no warden read it", "bytes", ad.Dropped)
 	}
 	log.Info("taken back from the holder", "pid", ad.Agent.Pid, "buffered", len(ad.Output), "exited", ad.Agent.Exit != nil)
-	return h.attach(log, cfg, ad)
+	p, err := h.attach(log, cfg, ad)
+	if err == nil && ad.Master != nil {
+		redraw(log, p, cfg.Size)
+	}
+	return p, err
 }
+
+// redraw has a TUI taken back draw its whole screen again for the new
+// warden's emulator, which starts from what the holder kept, not from a
+// screen: the window is made a column narrower, then its size again (two
+// SIGWINCHes; the real TUIs redraw on a resize). It also sets the size
+// the new warden reads at.
+func redraw(log hclog.Logger, p *runner.Process, size runner.Size) {
+	if size.Rows == 0 {
+		size.Rows = runner.DefaultRows
+	}
+	if size.Cols == 0 {
+		size.Cols = runner.DefaultCols
+	}
+	narrower := runner.Size{Rows: size.Rows, Cols: size.Cols - 1}
+	if err := p.Resize(narrower); err != nil {
+		log.Warn("a TUI taken back not asked to redraw", "error", err)
+		return
+	}
+	time.Sleep(redrawPause) // one SIGWINCH each: a TUI may take the size when it handles the signal
+	if err := p.Resize(size); err != nil {
+		log.Warn("a TUI taken back not put back to its size", "error", err)
+	}
+}
+
+// redrawPause is between redraw's two sizes.
+const redrawPause = 50 * time.Millisecond
 
 // Drop ends a claimed agent that is not taken back.
 func (h *Hold) Drop(id string) { h.stop(id) }

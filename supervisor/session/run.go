@@ -35,6 +35,12 @@ func (s *Session) Run() (runner.Exit, Outcome) {
 	}
 	s.openReader(reply)
 	defer s.settle.stop()
+	if c.SessionID != "" && s.prof.TurnsBracketedOn() {
+		// Taken back: the CLI turned bracketed paste on long before this
+		// warden read it, and does not say so again (what the holder kept,
+		// read next, may turn it off).
+		s.modes.Write([]byte("\x1b[?2004h"))
+	}
 	s.startRecording()
 	defer s.stopRecording() // after the last output: Run returns once the process's output is drained
 
