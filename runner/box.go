@@ -10,9 +10,14 @@ import (
 // caller made, nil for warden's own — and, when scoped, in a Landlock
 // domain of its own (internal/box): how warden starts the commands it runs
 // beside its agents (a task's verify, a notify command) in a box like an
-// agent's.
-func StartIn(cmd *exec.Cmd, cg *Cgroup, scoped bool) error {
+// agent's; behind walls that hide the paths in hide when there are any.
+func StartIn(cmd *exec.Cmd, cg *Cgroup, scoped bool, hide []string) error {
 	cg.apply(cmd)
+	if len(hide) > 0 {
+		if err := box.Walls(cmd, hide); err != nil {
+			return err
+		}
+	}
 	return inBox(scoped, cmd.Start)
 }
 

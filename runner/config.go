@@ -69,6 +69,11 @@ type Config struct {
 	// starts cannot signal warden or another agent. Start fails when the
 	// kernel has no scopes; the caller asks box.Available first.
 	Scoped bool
+	// Hide are paths the process and all it starts do not see, behind the
+	// box's walls (internal/box: a user and mount namespace of their own,
+	// an empty mount over each); none: no walls. The caller asks
+	// box.WallsAvailable first.
+	Hide []string
 }
 
 // Exit is how a process ended.

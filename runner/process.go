@@ -12,6 +12,8 @@ import (
 	"github.com/creack/pty"
 	"github.com/hashicorp/go-hclog"
 	"golang.org/x/sys/unix"
+
+	"github.com/wardenhq/warden/internal/box"
 )
 
 // Process is one running process under a pty. Its pid is also its process
@@ -61,6 +63,11 @@ func Start(logger hclog.Logger, cfg Config) (*Process, error) {
 	cfg.Cgroup.apply(cmd)
 	tag := newTag()
 	cmd.Env = buildEnv(cfg.Env, tag)
+	if len(cfg.Hide) > 0 {
+		if err := box.Walls(cmd, cfg.Hide); err != nil {
+			return nil, fmt.Errorf("start %s: %w", cfg.Name, err)
+		}
+	}
 
 	log, err := openLogFile(logger, cfg)
 	if err != nil {

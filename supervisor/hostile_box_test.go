@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/wardenhq/warden/internal/box"
+	"github.com/wardenhq/warden/supervisor/state"
 	"github.com/wardenhq/warden/testrig/proctest"
 )
 
@@ -53,7 +54,8 @@ func runHostileBox(t *testing.T, sandbox string) hostileRun {
 			c.Close()
 		}
 	}()
-	mode := "hostile:out=" + out + ":probe=" + strconv.Itoa(os.Getpid()) + ":kill=" + bpid + ":abstract=" + name + ":escape=" + esc
+	mode := "hostile:out=" + out + ":probe=" + strconv.Itoa(os.Getpid()) + ":kill=" + bpid + ":abstract=" + name +
+		":read=" + recordKeyPath(t) + ":escape=" + esc
 	team, stdout, wait := startTeam(t, fastTimers+"sandbox = \""+sandbox+"\"\n",
 		fakeAgent{name: "a", mode: mode, restart: "never"},
 		fakeAgent{name: "b", mode: "hostile:pidfile=" + bpid, restart: "never"})
@@ -85,9 +87,19 @@ func runHostileBox(t *testing.T, sandbox string) hostileRun {
 	return r
 }
 
+// recordKeyPath is where warden keeps the key it seals records with.
+func recordKeyPath(t *testing.T) string {
+	p, err := state.KeyPath(os.Getenv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
 // With the box on: a cannot signal warden nor b, cannot reach the abstract
-// socket, and its escapee dies with its box at the stop: 0 survivors. The
-// first line says what the box holds.
+// socket, reads the record key empty (behind the walls), and its escapee
+// dies with its box at the stop: 0 survivors. The first line says what the
+// box holds.
 func TestHostileAgentInTheBox(t *testing.T) {
 	defer proctest.AssertNone(t)
 	if ok, why := box.Available(); !ok {
@@ -107,10 +119,13 @@ func TestHostileAgentInTheBox(t *testing.T) {
 	if !r.bAlive {
 		t.Error("a killed b from inside its box")
 	}
+	if !strings.Contains(r.out, "read "+recordKeyPath(t)+": 0 bytes") {
+		t.Errorf("a read the record key from inside its box (behind its walls it reads empty):\n%s", r.out)
+	}
 	if r.survived {
 		t.Errorf("the escapee %d (setsid, env -i) survived the stop", r.escapee)
 	}
-	if !strings.Contains(r.stdout, "BOX: cgroup kill on, landlock scopes on") {
+	if !strings.Contains(r.stdout, "BOX: cgroup kill on, landlock scopes on (kernel Landlock ABI ") || !strings.Contains(r.stdout, "), walls on") {
 		t.Errorf("no line saying what the box holds:\n%s", r.stdout)
 	}
 }
@@ -129,6 +144,9 @@ func TestHostileAgentWithoutTheBox(t *testing.T) {
 	}
 	if r.bAlive {
 		t.Error("b survived a's SIGKILL without the box")
+	}
+	if !strings.Contains(r.out, "read "+recordKeyPath(t)+": 32 bytes") {
+		t.Errorf("without the box a did not read the record key (the box-off row of docs/security.md is wrong):\n%s", r.out)
 	}
 	if !r.survived {
 		t.Errorf("the escapee %d did not outlive the stop without the box (the box-off row of docs/security.md is wrong)", r.escapee)

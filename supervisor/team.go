@@ -218,6 +218,7 @@ func New(logger hclog.Logger, cfg *config.Team, clk clock.Clock, out io.Writer) 
 	t.queue.OnEnd(t.deps.Overlaps.Ended)
 	t.deps.Reviews = agent.NewReviews()             // review_by: before the agents, who join it
 	t.deps.Memory = memory.NewMemory(cfg, clk, log) // max_running, memory_floor, memory_max, agent_oom, the box
+	t.deps.Memory.Hide(keyPath)                     // behind the box's walls: no agent reads the record key
 	if t.notifier != nil && cfg.Sandbox == config.SandboxBox {
 		t.notifier.SetBox(t.deps.Memory.CommandBox)
 	}
@@ -468,3 +469,7 @@ func (t *Team) agentStatus() []state.AgentStatus {
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out
 }
+
+// HideFromAgents adds paths the box's walls hide from every process of an
+// agent (the page's token); call it before Begin.
+func (t *Team) HideFromAgents(paths ...string) { t.deps.Memory.Hide(paths...) }

@@ -3,6 +3,7 @@ package main
 import (
 	"io"
 
+	"github.com/wardenhq/warden/protocol/profile"
 	"github.com/wardenhq/warden/supervisor/channel/codexapp"
 )
 
@@ -19,7 +20,7 @@ func cmdCodexRemote(args []string, stderr io.Writer) error {
 		return usageError("codex-remote: %v", err)
 	}
 	tui := cmd.Args()
-	if *sock == "" || *logPath == "" || !codexapp.Names(codexapp.LocalArgv(tui)) {
+	if *sock == "" || *logPath == "" || !profile.CodexRunsTUI(profile.CodexLocalArgv(tui)) {
 		return cmd.badUsage()
 	}
 	if code := codexapp.Launch(*sock, *logPath, tui, stderr); code != 0 {

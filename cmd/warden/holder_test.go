@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wardenhq/warden/internal/box"
 	"github.com/wardenhq/warden/runner"
 	"github.com/wardenhq/warden/testrig/proctest"
 )
@@ -77,6 +78,14 @@ func TestHeldTeamRunsToTheEnd(t *testing.T) {
 	for _, a := range []string{"w1", "w2"} {
 		if len(pids[a]) == 0 || holderOf(pids[a][0]) == 0 {
 			t.Errorf("%s (pids %v) is not a child of the holder", a, pids[a])
+			continue
+		}
+		// In its box as without the holder: behind the walls where the
+		// kernel lets warden build them (a user namespace of its own).
+		ours, _ := os.Readlink("/proc/self/ns/user")
+		its, _ := os.Readlink("/proc/" + strconv.Itoa(pids[a][0]) + "/ns/user")
+		if ok, _ := box.WallsAvailable(); ok && (its == "" || its == ours) {
+			t.Errorf("%s (pid %d) is not behind the box's walls: user namespace %q, ours %q", a, pids[a][0], its, ours)
 		}
 	}
 	if err := cmd.Wait(); err != nil {

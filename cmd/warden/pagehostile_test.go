@@ -25,7 +25,11 @@ import (
 // which stops the agent's process group, does not stop it) and idles.
 //
 // pagehit:DIR waits for DIR/go (the page's base address), reads the token
-// from the state dir's page-token as an agent can, reads agent w's dialog
+// from the state dir's page-token as an agent would try to (behind the
+// box's walls it reads it empty: it writes what it read as DIR/token.out),
+// else takes the token the test leaked to it in DIR/leaked (a token that
+// reached an agent another way: the page still judges the agent by its
+// process), reads agent w's dialog
 // id from /api/ps, POSTs /api/answer/w {"choice":"allow-once"} and
 // /api/resume {} with the token in Authorization: Bearer, writes each
 // answer as DIR/answer.out and DIR/resume.out ("STATUS\nBODY"), then
@@ -64,6 +68,11 @@ func modePageHit(args []string) int {
 		return 1
 	}
 	token := strings.TrimSpace(string(tok))
+	os.WriteFile(filepath.Join(dir, "token.out"), fmt.Appendf(nil, "%d bytes", len(token)), 0o600)
+	if token == "" {
+		leaked, _ := os.ReadFile(filepath.Join(dir, "leaked"))
+		token = strings.TrimSpace(string(leaked))
+	}
 	var ps struct {
 		Agents []struct {
 			Name     string `json:"name"`
@@ -132,8 +141,12 @@ func TestAgentIsRefusedOnThePage(t *testing.T) {
 	p := startPageRun(t, team, 0, nil)
 	defer p.stop()
 	waitEvents(t, team, "agent_waiting", "w", 1)
+	os.WriteFile(filepath.Join(dir, "leaked"), []byte(p.token), 0o600)
 	os.WriteFile(filepath.Join(dir, "go"), []byte(p.base), 0o600)
 	waitFile(t, filepath.Join(dir, "done"), filepath.Join(stateOf(team), "logs", "evil.log"))
+	if b, _ := os.ReadFile(filepath.Join(dir, "token.out")); string(b) != "0 bytes" {
+		t.Errorf("the agent read the page's token from the state dir: %s (behind the box's walls it reads it empty)", b)
+	}
 	for _, name := range []string{"answer", "resume"} {
 		if status, body := attackOut(t, dir, name); status != "403" || !strings.Contains(body, "inside agent evil's process tree") {
 			t.Errorf("the agent's %s on the page: %s %s, want 403 naming agent evil", name, status, body)
@@ -181,6 +194,7 @@ func TestAgentCannotLiftTheBudgetFromThePage(t *testing.T) {
 	p := startPageRun(t, team, 0, nil)
 	defer p.stop()
 	waitEvents(t, team, "budget_exceeded", "", 1)
+	os.WriteFile(filepath.Join(dir, "leaked"), []byte(p.token), 0o600)
 	os.WriteFile(filepath.Join(dir, "go"), []byte(p.base), 0o600)
 	waitFile(t, filepath.Join(dir, "done"), filepath.Join(stateOf(team), "logs", "evil.log"))
 	if status, body := attackOut(t, dir, "resume"); status != "403" || !strings.Contains(body, "inside agent evil's process tree") {

@@ -104,6 +104,13 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	case o.resume:
 		how = supervisor.StartResume
 	}
+	if cfg.Sandbox == config.SandboxBox {
+		hidden, err := pageTokenFiles(o.httpTokenFile, cfg.StateDir)
+		if err != nil {
+			return &exitError{code: 2, err: err}
+		}
+		team.HideFromAgents(hidden...)
+	}
 	var page *webpage.Server
 	var pageLine string
 	if o.httpAddr != "" {

@@ -100,6 +100,21 @@ func pageToken(tokenFile, envToken, dir string) (tok, where string, err error) {
 	return tok, "the token is in " + path, err
 }
 
+// pageTokenFiles are the files that hold the page's token, which the box's
+// walls hide from the agents: the state dir's page-token, made now when it
+// is not there (so that a page started later, warden serve, finds it
+// there and hidden), and the --http-token-file.
+func pageTokenFiles(tokenFile, dir string) ([]string, error) {
+	_, path, err := webpage.StateToken(dir)
+	if err != nil {
+		return nil, err
+	}
+	if tokenFile != "" {
+		return []string{path, tokenFile}, nil
+	}
+	return []string{path}, nil
+}
+
 // pageServer listens for the dashboard page of the team whose state dir is
 // dir and prints its address, never its token: stdout is often a log
 // others may read (a nohup.out is 0644), so the line says where the token

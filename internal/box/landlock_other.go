@@ -2,7 +2,10 @@
 
 package box
 
-import "errors"
+import (
+	"errors"
+	"os/exec"
+)
 
 // ScopeABI is the first Landlock ABI with scopes (Linux only).
 const ScopeABI = 6
@@ -15,3 +18,9 @@ func Available() (bool, string) { return false, "Landlock is Linux's" }
 
 // Scoped fails: Landlock is Linux's.
 func Scoped(func() error) error { return errors.New("Landlock is Linux's") }
+
+// Walls fails: the walls are Linux's.
+func Walls(*exec.Cmd, []string) error { return errors.New("the box's walls are Linux's") }
+
+// WallsAvailable is false: the walls are Linux's.
+func WallsAvailable() (bool, string) { return false, "the box's walls are Linux's" }

@@ -64,6 +64,8 @@ type StartRequest struct {
 	// abstract-socket scopes.
 	Cgroup string `json:"cgroup,omitempty"`
 	Scoped bool   `json:"scoped,omitempty"`
+	// Hide are the paths the box's walls hide from the agent (runner.Config).
+	Hide []string `json:"hide,omitempty"`
 }
 
 // Message is one line from the holder.

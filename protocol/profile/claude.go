@@ -8,6 +8,8 @@ import (
 	"regexp"
 	"strings"
 	"time"
+
+	"github.com/wardenhq/warden/internal/tokenfile"
 )
 
 // Claude Code (measured on 2.1.332, protocol/testdata/cli-claude). Every
@@ -82,6 +84,8 @@ func init() {
 		Kinds:    []string{KindClaudeStop, KindClaudeStopFailure, KindClaudeStatus, KindClaudePermission, KindClaudeNotification},
 		Hook:     claudeHook,
 		Calls:    map[string]HookCall{KindClaudeStatus: {StatusLine: ClaudeStatusLine}},
+		Tokens: &TokenFiles{File: transcriptFile,
+			Reader: func(p string) tokenfile.Reader { return tokenfile.NewClaude(p) }},
 		Settings: func(o Options, files map[string][]byte) ([]string, []string, error) {
 			args, err := claudeSettings(o, files)
 			return args, nil, err

@@ -10,13 +10,14 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
 
 	"github.com/BurntSushi/toml"
+
+	"github.com/wardenhq/warden/internal/tokenfile"
 )
 
 // Codex CLI (measured on 0.169.0 run with --no-alt-screen --no-daemon,
@@ -175,7 +176,7 @@ func codexLimitDialog(v *view) (*LimitKeep, int, bool) {
 func init() {
 	Register(CLI{
 		Name:     "codex",
-		Programs: []string{"codex", "codex.js"},
+		Programs: codexPrograms,
 		// --no-alt-screen: finished lines flow into scrollback, where the
 		// reader finds them. --no-daemon: otherwise an app-server daemon is
 		// re-parented to init and outlives the process group.
@@ -184,6 +185,18 @@ func init() {
 		Kinds: []string{KindCodexNotify, KindCodexTokenCount},
 		Hook:  codexHook,
 		Calls: map[string]HookCall{KindCodexNotify: {ArgPayload: true, Then: codexTokenCountAfter}},
+		// A thread's rollout file, found under the agent's CODEX_HOME once
+		// Codex has written it.
+		AppServer: &codexAppServer,
+		Tokens: &TokenFiles{
+			File: func(f HookFacts, env []string) (string, string, bool) {
+				if f.UsageThread == "" {
+					return "", "", false
+				}
+				return f.UsageThread, tokenfile.CodexRollout(CodexHome(env), f.UsageThread), true
+			},
+			Reader: func(p string) tokenfile.Reader { return tokenfile.NewCodex(p) },
+		},
 		Settings: func(o Options, _ map[string][]byte) ([]string, []string, error) {
 			args, err := codexSettings(o)
 			return args, nil, err
@@ -304,21 +317,6 @@ func (o Options) userCodexNotify() []string {
 	return cfg.Notify
 }
 
-// FindCodexRollout returns the rollout file of a Codex session,
-// CODEX_HOME/sessions/YYYY/MM/DD/rollout-<time>-<threadID>.jsonl, newest
-// day first; "" when there is none (yet).
-func FindCodexRollout(codexHome, threadID string) string {
-	if codexHome == "" || threadID == "" || strings.ContainsAny(threadID, `/\*?[`) {
-		return ""
-	}
-	matches, _ := filepath.Glob(filepath.Join(codexHome, "sessions", "*", "*", "*", "rollout-*-"+threadID+".jsonl"))
-	if len(matches) == 0 {
-		return ""
-	}
-	sort.Strings(matches)
-	return matches[len(matches)-1]
-}
-
 // LastCodexTokenCount returns the newest token_count line of a rollout
 // file, reading at most its last tail bytes (0: 1 MiB).
 func LastCodexTokenCount(path string, tail int64) ([]byte, error) {
@@ -373,7 +371,7 @@ func codexTokenCountAfter(payload []byte, getenv func(string) string) (string, [
 	deadline := time.Now().Add(rolloutWait)
 	for {
 		var err error
-		if path := FindCodexRollout(home, thread); path == "" {
+		if path := tokenfile.CodexRollout(home, thread); path == "" {
 			err = fmt.Errorf("no rollout file for the thread")
 		} else if line, lerr := LastCodexTokenCount(path, 0); lerr == nil {
 			return KindCodexTokenCount, line, nil

@@ -15,6 +15,8 @@ import (
 	"unicode/utf16"
 
 	"github.com/wardenhq/warden/internal/safefile"
+
+	"github.com/wardenhq/warden/internal/tokenfile"
 )
 
 // Gemini CLI (measured on 0.61.0, protocol/testdata/cli-gemini). Every piece
@@ -132,6 +134,8 @@ func init() {
 		New:      geminiProfile,
 		Kinds:    []string{KindGeminiAfterAgent, KindGeminiAfterModel, KindGeminiNotification},
 		Hook:     geminiHook,
+		Tokens: &TokenFiles{File: transcriptFile,
+			Reader: func(p string) tokenfile.Reader { return tokenfile.NewGemini(p) }},
 		Settings: func(o Options, files map[string][]byte) ([]string, []string, error) {
 			env, err := geminiSettings(o, files)
 			return nil, env, err

@@ -12,6 +12,8 @@ import (
 	"testing"
 
 	"github.com/BurntSushi/toml"
+
+	"github.com/wardenhq/warden/internal/tokenfile"
 )
 
 func testOptions(t *testing.T, home string) Options {
@@ -131,11 +133,11 @@ func TestCodexRollout(t *testing.T) {
 	body := `{"type":"session_meta"}` + "\n" + string(line) + `{"type":"response_item"}` + "\n"
 	p := filepath.Join(day, "rollout-2026-11-22T03-24-19-abc-123.jsonl")
 	os.WriteFile(p, []byte(body), 0o600)
-	if got := FindCodexRollout(home, "abc-123"); got != p {
-		t.Fatalf("FindCodexRollout = %q", got)
+	if got := tokenfile.CodexRollout(home, "abc-123"); got != p {
+		t.Fatalf("CodexRollout = %q", got)
 	}
-	if FindCodexRollout(home, "*") != "" || FindCodexRollout(home, "other") != "" {
-		t.Error("FindCodexRollout matched a wrong thread")
+	if tokenfile.CodexRollout(home, "*") != "" || tokenfile.CodexRollout(home, "other") != "" {
+		t.Error("CodexRollout matched a wrong thread")
 	}
 	got, err := LastCodexTokenCount(p, 0)
 	if err != nil || strings.TrimSpace(string(got)) != strings.TrimSpace(string(line)) {

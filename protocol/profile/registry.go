@@ -66,6 +66,13 @@ type CLI struct {
 	// (bytes) until warden has learned it from the RSS of its running
 	// sessions; 0: the default for any program.
 	Footprint int64
+	// Tokens, when set, finds and reads the CLI's own files of what a
+	// session spent (tokenfiles.go). nil: warden reads no tokens of it.
+	Tokens *TokenFiles
+	// AppServer, when set, is a server the CLI's TUI can attach to, which
+	// warden joins as a second client (appserver.go). nil: the screen and
+	// hooks only.
+	AppServer *AppServer
 
 	// anyKind: a wrapper of anything (plain) may send every CLI's kinds.
 	anyKind bool

@@ -3,26 +3,28 @@ package agent
 import (
 	"path/filepath"
 
-	"github.com/wardenhq/warden/supervisor/channel/codexapp"
+	"github.com/wardenhq/warden/protocol/profile"
 	"github.com/wardenhq/warden/supervisor/config"
 	"github.com/wardenhq/warden/supervisor/session"
 )
 
-// channel is how a Codex agent's session reads its app-server beside the
-// screen (session.Channel), or nil for the screen alone: an agent with
-// channel = "screen", a command that does not run the Codex TUI itself (a
-// wrapper, a subcommand), or a Codex without --remote.
+// channel is how an agent's session reads the app-server its profile
+// names (profile.AppServer: Codex's) beside the screen, or nil for the
+// screen alone: a CLI with none, an agent with channel = "screen", a
+// command that does not run the CLI's TUI itself (a wrapper, a
+// subcommand), or a CLI that cannot attach (Codex without --remote).
 func (a *Agent) channel(argv []string) *session.Channel {
-	if a.cfg.Profile != "codex" || a.cfg.Channel == config.ChannelScreen {
+	app := profile.AppServerOf(a.cfg.Profile)
+	if app == nil || a.cfg.Channel == config.ChannelScreen {
 		return nil
 	}
 	name := a.cfg.Name
 	switch {
-	case !codexapp.Names(argv):
-		a.log.Info("the command does not run the Codex TUI itself: reading its screen only", "channel", "screen")
+	case !app.Runs(argv):
+		a.log.Info("the command does not run the CLI's TUI itself: reading its screen only", "channel", "screen")
 		return nil
-	case !codexapp.Supported(argv):
-		a.log.Warn("this Codex cannot attach its TUI to an app-server (no --remote): reading its screen only", "channel", "screen")
+	case !app.CanAttach(argv):
+		a.log.Warn("this CLI cannot attach its TUI to an app-server: reading its screen only", "channel", "screen")
 		return nil
 	}
 	if err := a.d.Dir.PrepareAppSocket(name); err != nil {
@@ -31,5 +33,6 @@ func (a *Agent) channel(argv []string) *session.Channel {
 	}
 	sock := a.d.Dir.AppSocket(name)
 	logPath := filepath.Join(a.d.Dir.AgentSettings(name), "app-server.log")
-	return &session.Channel{Socket: sock, Launch: []string{a.d.WardenBin, "codex-remote", "--socket", sock, "--log", logPath, "--"}}
+	return &session.Channel{Socket: sock, Attach: app.Attach,
+		Launch: []string{a.d.WardenBin, app.Launcher, "--socket", sock, "--log", logPath, "--"}}
 }

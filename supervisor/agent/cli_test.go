@@ -3,29 +3,54 @@
 package agent
 
 import (
+	"strings"
 	"testing"
+
+	"github.com/hashicorp/go-hclog"
 
 	"github.com/wardenhq/warden/protocol/profile"
 	"github.com/wardenhq/warden/supervisor/config"
 	"github.com/wardenhq/warden/supervisor/memory"
+	"github.com/wardenhq/warden/supervisor/state"
 )
 
 // Everything warden knows about one CLI that the agent and the memory
 // admission need — the account its agents share, the memory a session
-// takes before it is learned — comes through the CLI's registration, one
-// production file: a CLI registered here, in this file alone, gets both.
+// takes before it is learned, the app-server its TUI attaches to — comes
+// through the CLI's registration, one production file: a CLI registered
+// here, in this file alone, gets all three (its token files: the
+// session's TestANewCLIsTokenFilesAreReadThroughItsProfile).
 // (The account home per CLI was a switch on the profile's name in the
 // agent, the footprints a table in the admission.)
 func TestANewCLIIsOneFile(t *testing.T) {
 	profile.Register(profile.CLI{Name: "newcli", Programs: []string{"newcli"},
 		AccountHome: func(env func(string) string) string { return env("NEWCLI_HOME") },
-		Footprint:   3 << 30})
+		Footprint:   3 << 30,
+		AppServer: &profile.AppServer{Launcher: "newcli-remote",
+			Runs:      func(argv []string) bool { return len(argv) == 1 },
+			CanAttach: func([]string) bool { return true },
+			Attach:    func(tui []string, sock string) []string { return append(tui, "--attach", sock) }}})
 	env := []string{"HOME=/home/u", "NEWCLI_HOME=/home/u/.newcli"}
 	if got := AccountOf(config.Agent{Name: "w", Profile: "newcli"}, env); got != "newcli:/home/u/.newcli" {
 		t.Errorf("account %q", got)
 	}
 	if got := memory.NewFootprints().Defaults["newcli"]; got != 3<<30 {
 		t.Errorf("footprint %d", got)
+	}
+	// Its app-server: an agent whose command runs its TUI is attached to
+	// it by its launcher; a wrapper, or channel = "screen", reads its
+	// screen alone.
+	dir, err := state.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := New(config.Agent{Name: "w", Profile: "newcli"}, &Deps{Log: hclog.NewNullLogger(), Dir: dir, WardenBin: "/bin/warden"})
+	if ch := a.channel([]string{"newcli"}); ch == nil || ch.Launch[1] != "newcli-remote" ||
+		strings.Join(ch.Attach([]string{"newcli"}, ch.Socket), " ") != "newcli --attach "+ch.Socket {
+		t.Errorf("newcli's channel: %+v", ch)
+	}
+	if ch := a.channel([]string{"sh", "-c", "newcli"}); ch != nil {
+		t.Errorf("a wrapper of newcli attached: %+v", ch)
 	}
 	// The CLIs warden ships keep their accounts and footprints.
 	for _, c := range []struct {

@@ -37,8 +37,9 @@ func (d *decoder) agent(t table) Agent {
 	a.Account = d.account(t)
 	a.MemoryMax = t.size("memory_max", 0, MinMemoryMax, "32MB")
 	a.Channel = t.oneOf("channel", "", ChannelAppServer, ChannelScreen)
-	if a.Channel == ChannelAppServer && a.Profile != "codex" {
-		d.errorf(t.key("channel"), "channel %q is Codex's app-server: it needs profile \"codex\", not %q", a.Channel, a.Profile)
+	if a.Channel == ChannelAppServer && profile.AppServerOf(a.Profile) == nil {
+		d.errorf(t.key("channel"), "channel %q needs a profile whose CLI has an app-server (%s), not %q",
+			a.Channel, strings.Join(appServerProfiles(), ", "), a.Profile)
 	}
 	d.agentPaths(t, &a)
 	return a
@@ -83,4 +84,15 @@ func (d *decoder) env(t table) map[string]string {
 		env[k] = s
 	}
 	return env
+}
+
+// appServerProfiles are the profiles whose CLI has an app-server.
+func appServerProfiles() []string {
+	var out []string
+	for _, c := range profile.CLIs() {
+		if c.AppServer != nil {
+			out = append(out, c.Name)
+		}
+	}
+	return out
 }

@@ -32,6 +32,8 @@ type BoxStatus struct {
 	Scopes    bool   // Landlock scopes
 	ScopesWhy string // why not
 	ABI       int    // the kernel's Landlock ABI (0: none)
+	Walls     bool   // walls: warden's secrets hidden (internal/box walls_linux.go)
+	WallsWhy  string // why not
 }
 
 // String is the line warden prints at start and validate prints: what the
@@ -40,7 +42,8 @@ type BoxStatus struct {
 func (b BoxStatus) String() string {
 	if !b.On {
 		return `BOX: off (sandbox = "off"): not enforced: a process an agent leaves behind (setsid, env -i) can outlive a stop; ` +
-			"an agent can signal warden and other agents and reach abstract unix sockets outside it"
+			"an agent can signal warden and other agents and reach abstract unix sockets outside it, " +
+			"and read the key warden seals its records with and the page's token"
 	}
 	onOff := func(on bool) string {
 		if on {
@@ -48,13 +51,16 @@ func (b BoxStatus) String() string {
 		}
 		return "off"
 	}
-	line := fmt.Sprintf("BOX: cgroup kill %s, landlock scopes %s (kernel Landlock ABI %d)", onOff(b.Cgroup), onOff(b.Scopes), b.ABI)
+	line := fmt.Sprintf("BOX: cgroup kill %s, landlock scopes %s (kernel Landlock ABI %d), walls %s", onOff(b.Cgroup), onOff(b.Scopes), b.ABI, onOff(b.Walls))
 	var not []string
 	if !b.Cgroup {
 		not = append(not, "a process an agent leaves behind with its environment cleared or reparented to init can outlive a stop ("+b.CgroupWhy+")")
 	}
 	if !b.Scopes {
 		not = append(not, "an agent can signal warden and other agents and reach abstract unix sockets outside it ("+b.ScopesWhy+")")
+	}
+	if !b.Walls {
+		not = append(not, "an agent can read the key warden seals its records with and the page's token ("+b.WallsWhy+")")
 	}
 	if len(not) > 0 {
 		line += ": not enforced: " + strings.Join(not, "; ")
@@ -75,6 +81,7 @@ func ProbeBox(log hclog.Logger, on bool) BoxStatus {
 	cg.Close()
 	st.ABI, _ = box.ABI()
 	st.Scopes, st.ScopesWhy = box.Available()
+	st.Walls, st.WallsWhy = box.WallsAvailable()
 	return st
 }
 
@@ -107,6 +114,9 @@ func (m *Memory) CommandBox(label string) runner.CommandBox {
 	}
 	m.Start()
 	g := &Group{scoped: m.box.Scopes}
+	if m.box.Walls {
+		g.hide = m.hide
+	}
 	if m.box.Cgroup {
 		var err error
 		if g, err = m.Cgroups.Group(label, 0); err != nil {
@@ -114,6 +124,9 @@ func (m *Memory) CommandBox(label string) runner.CommandBox {
 			g = &Group{}
 		}
 		g.scoped = m.box.Scopes
+		if m.box.Walls {
+			g.hide = m.hide
+		}
 	}
 	return g
 }
@@ -124,11 +137,20 @@ func (g *Group) Start(cmd *exec.Cmd) error {
 	if g == nil {
 		return cmd.Start()
 	}
-	return runner.StartIn(cmd, g.rc, g.scoped)
+	return runner.StartIn(cmd, g.rc, g.scoped, g.hide)
 }
 
 // Close kills what is left in the group and removes it.
 func (g *Group) Close() error { return g.Remove() }
+
+// Hidden are the paths the group's walls hide from its processes (none:
+// no walls).
+func (g *Group) Hidden() []string {
+	if g == nil {
+		return nil
+	}
+	return g.hide
+}
 
 // Scoped says whether the group's processes start in a Landlock domain.
 func (g *Group) Scoped() bool { return g != nil && g.scoped }

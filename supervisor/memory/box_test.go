@@ -24,11 +24,13 @@ func TestBoxStatusSaysWhatIsNotEnforced(t *testing.T) {
 		st        BoxStatus
 		want, not string
 	}{
-		{BoxStatus{On: true, Cgroup: true, Scopes: true, ABI: 7}, "BOX: cgroup kill on, landlock scopes on (kernel Landlock ABI 7)", "not enforced"},
-		{BoxStatus{On: true, Cgroup: true, ABI: 4, ScopesWhy: "the kernel's Landlock ABI is 4"},
-			"BOX: cgroup kill on, landlock scopes off (kernel Landlock ABI 4): not enforced: an agent can signal warden", "outlive a stop"},
-		{BoxStatus{On: true, Scopes: true, ABI: 7, CgroupWhy: "no cgroup v2 hierarchy is mounted"},
-			"BOX: cgroup kill off, landlock scopes on (kernel Landlock ABI 7): not enforced: a process an agent leaves behind", "signal warden"},
+		{BoxStatus{On: true, Cgroup: true, Scopes: true, ABI: 7, Walls: true}, "BOX: cgroup kill on, landlock scopes on (kernel Landlock ABI 7), walls on", "not enforced"},
+		{BoxStatus{On: true, Cgroup: true, ABI: 4, ScopesWhy: "the kernel's Landlock ABI is 4", Walls: true},
+			"BOX: cgroup kill on, landlock scopes off (kernel Landlock ABI 4), walls on: not enforced: an agent can signal warden", "outlive a stop"},
+		{BoxStatus{On: true, Scopes: true, ABI: 7, CgroupWhy: "no cgroup v2 hierarchy is mounted", Walls: true},
+			"BOX: cgroup kill off, landlock scopes on (kernel Landlock ABI 7), walls on: not enforced: a process an agent leaves behind", "signal warden"},
+		{BoxStatus{On: true, Cgroup: true, Scopes: true, ABI: 7, WallsWhy: "no user namespaces"},
+			"BOX: cgroup kill on, landlock scopes on (kernel Landlock ABI 7), walls off: not enforced: an agent can read the key warden seals its records with and the page's token (no user namespaces)", "signal warden"},
 		{BoxStatus{}, `BOX: off (sandbox = "off"): not enforced: `, "landlock scopes on"},
 	} {
 		got := c.st.String()

@@ -38,6 +38,9 @@ type Memory struct {
 	// box is what the team's box (sandbox = "box") holds here, once
 	// started (box.go).
 	box BoxStatus
+	// hide are the paths the box's walls hide from every process of an
+	// agent (its record key, the page's token): Hide.
+	hide []string
 
 	cfg      *config.Team
 	log      hclog.Logger
@@ -145,7 +148,22 @@ func (m *Memory) Group(a *config.Agent) *Group {
 		}
 		g.scoped = true
 	}
+	if m.box.On && m.box.Walls {
+		if g == nil {
+			g = &Group{}
+		}
+		g.hide = m.hide
+	}
 	return g
+}
+
+// Hide adds paths the box's walls hide from everything an agent runs (the
+// key warden seals records with, the page's token). Call it before the
+// first session starts.
+func (m *Memory) Hide(paths ...string) {
+	if m != nil {
+		m.hide = append(m.hide, paths...)
+	}
 }
 
 // startBox sets up the box: the cgroups memory_max made serve it too;
@@ -164,6 +182,7 @@ func (m *Memory) startBox() {
 	}
 	m.box.ABI, _ = box.ABI()
 	m.box.Scopes, m.box.ScopesWhy = box.Available()
+	m.box.Walls, m.box.WallsWhy = box.WallsAvailable()
 	m.log.Info("the agents' box", "status", m.box.String())
 }
 

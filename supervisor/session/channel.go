@@ -11,15 +11,19 @@ import (
 	"github.com/wardenhq/warden/supervisor/channel/codexapp"
 )
 
-// Channel attaches a Codex agent's TUI to an app-server warden starts
-// beside it, in its process group (warden codex-remote), and reads the
-// TUI's thread as a second client: approval requests, turns, limits and
-// token counts as messages, sooner than the screen shows them. It never
-// answers a request. The screen stays read as before: it is the fallback
-// when the channel fails, and the record.
+// Channel attaches an agent's TUI to the app-server its profile names
+// (profile.AppServer: Codex's), which warden starts beside it in its
+// process group (the profile's launcher, warden codex-remote), and reads
+// the TUI's thread as a second client: approval requests, turns, limits
+// and token counts as messages, sooner than the screen shows them. It
+// never answers a request. The screen stays read as before: it is the
+// fallback when the channel fails, and the record.
 type Channel struct {
 	Socket string   // the app-server's unix socket
 	Launch []string // what starts both: warden codex-remote --socket S --log F --
+	// Attach is the TUI of a command line attached to Socket
+	// (profile.AppServer.Attach).
+	Attach func(tui []string, sock string) []string
 }
 
 // channelJoin bounds the wait for the app-server's socket: a launcher
@@ -53,7 +57,7 @@ func (s *Session) CLIStop() string {
 // channelArgv is what runs under the pty: the launcher, then the TUI
 // attached to the socket.
 func (c *Channel) argv(tui []string) []string {
-	return append(slices.Clone(c.Launch), codexapp.RemoteArgv(tui, c.Socket)...)
+	return append(slices.Clone(c.Launch), c.Attach(tui, c.Socket)...)
 }
 
 // joinChannel connects to the app-server once its socket is there, checks

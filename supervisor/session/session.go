@@ -136,6 +136,8 @@ type Config struct {
 	// Scoped starts the process in a Landlock domain with the signal and
 	// abstract-socket scopes (the box: supervisor/memory/box.go).
 	Scoped bool
+	// Hide are the paths the box's walls hide from the agent (runner.Config).
+	Hide []string
 	// Channel, when set, attaches a Codex TUI to its own app-server and
 	// reads the thread through it too (channel.go).
 	Channel *Channel

@@ -1,12 +1,13 @@
 package session
 
 import (
+	"cmp"
 	"os"
-	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"time"
 
+	"github.com/wardenhq/warden/internal/tokenfile"
 	"github.com/wardenhq/warden/protocol"
 	"github.com/wardenhq/warden/protocol/profile"
 	"github.com/wardenhq/warden/supervisor/usage"
@@ -35,19 +36,20 @@ const usagePoll = 2 * time.Second
 const maxUsageFiles = 8
 
 // meter is what the session reads of its CLI's own token files, which the
-// CLI's hooks name (transcript_path, Codex's thread): one reader a file,
+// CLI's hooks name (a transcript path, Codex's thread), found and read by
+// the rule of the CLI's profile (profile.TokenFiles): one reader a file,
 // each reading only what was appended. Owned by the loop; the poller only
 // rings it.
 type meter struct {
-	readers map[string]usage.Reader // by file, or "codex:"+thread
+	readers map[string]tokenfile.Reader // by the profile's key of the file
 	order   []string
-	threads map[string]string // Codex threads whose rollout file is not found yet: key → thread
-	cost    *float64          // the CLI's own price of the session (Claude's status line)
-	changed bool              // a hook brought a new file or price since the last read
-	last    *protocol.Usage   // the figures last read
-	stop    string            // the session must stop: its task's budget is spent
-	polling atomic.Bool       // the poller runs
-	due     atomic.Bool       // the poller rang: read at the loop's next turn
+	waiting map[string]profile.HookFacts // files named but not written yet: key → the message that named them
+	cost    *float64                     // the CLI's own price of the session (Claude's status line)
+	changed bool                         // a hook brought a new file or price since the last read
+	last    *protocol.Usage              // the figures last read
+	stop    string                       // the session must stop: its task's budget is spent
+	polling atomic.Bool                  // the poller runs
+	due     atomic.Bool                  // the poller rang: read at the loop's next turn
 }
 
 // noteUsage takes what a hook message says of the session's token files
@@ -59,54 +61,49 @@ func (s *Session) noteUsage(f profile.HookFacts) {
 		m.cost, m.changed = &c, true
 		s.startPoller() // the price alone is a figure: the budgets see it between records too
 	}
-	key, path := "", ""
-	switch f.UsageCLI {
-	case "claude", "gemini":
-		key, path = f.UsageFile, f.UsageFile
-		if !filepath.IsAbs(path) || !strings.HasSuffix(path, ".jsonl") {
-			return // no CLI names a transcript so
-		}
-	case "codex":
-		key = "codex:" + f.UsageThread
-	default:
+	key, path, read, ok := profile.TokenFile(f, s.usageEnv())
+	if !ok {
 		return
 	}
-	if m.readers[key] != nil || m.threads[key] != "" || len(m.readers)+len(m.threads) >= maxUsageFiles {
+	if _, named := m.waiting[key]; named || m.readers[key] != nil || len(m.readers)+len(m.waiting) >= maxUsageFiles {
 		return
 	}
 	if m.readers == nil {
-		m.readers, m.threads = map[string]usage.Reader{}, map[string]string{}
+		m.readers, m.waiting = map[string]tokenfile.Reader{}, map[string]profile.HookFacts{}
 	}
-	switch f.UsageCLI {
-	case "claude":
-		m.add(key, usage.NewClaude(path))
-	case "gemini":
-		m.add(key, usage.NewGemini(path))
-	default:
-		m.threads[key] = f.UsageThread
+	if path == "" {
+		m.waiting[key] = f
+	} else {
+		m.add(key, read(path))
 	}
 	m.changed = true
-	s.log.Debug("reading the CLI's token file", "cli", f.UsageCLI, "file", f.UsageFile, "thread", f.UsageThread)
+	s.log.Debug("reading the CLI's token file", "cli", f.UsageCLI, "file", cmp.Or(path, f.UsageFile), "thread", f.UsageThread)
 	s.startPoller()
 }
 
-func (m *meter) add(key string, r usage.Reader) {
+// usageEnv is the agent's environment as its CLI sees it: where the CLI
+// keeps its files (CODEX_HOME, HOME).
+func (s *Session) usageEnv() []string {
+	return append(os.Environ(), s.prof.Env(s.cfg.Env)...)
+}
+
+func (m *meter) add(key string, r tokenfile.Reader) {
 	m.readers[key] = r
 	m.order = append(m.order, key)
 }
 
-// codexRollouts finds the rollout files of the Codex threads named so far,
-// under the agent's CODEX_HOME (or ~/.codex).
-func (s *Session) codexRollouts() {
+// findWaiting looks again for the token files named before their CLI had
+// written them (a Codex thread's rollout file).
+func (s *Session) findWaiting() {
 	m := &s.use
-	if len(m.threads) == 0 {
+	if len(m.waiting) == 0 {
 		return
 	}
-	home := profile.CodexHome(append(os.Environ(), s.prof.Env(s.cfg.Env)...))
-	for key, thread := range m.threads {
-		if p := profile.FindCodexRollout(home, thread); p != "" {
-			delete(m.threads, key)
-			m.add(key, usage.NewCodex(p))
+	env := s.usageEnv()
+	for key, f := range m.waiting {
+		if _, path, read, ok := profile.TokenFile(f, env); ok && path != "" {
+			delete(m.waiting, key)
+			m.add(key, read(path))
 		}
 	}
 }
@@ -139,11 +136,11 @@ func (s *Session) startPoller() {
 // so far (nil: no file known yet); changed is false when nothing moved.
 func (s *Session) readUsage() (u *protocol.Usage, changed bool) {
 	m := &s.use
-	s.codexRollouts()
+	s.findWaiting()
 	if len(m.readers) == 0 && m.cost == nil {
 		return m.last, false
 	}
-	var sum usage.Report
+	var sum tokenfile.Report
 	for _, k := range m.order {
 		rep, err := m.readers[k].Read()
 		if err != nil {
@@ -152,7 +149,7 @@ func (s *Session) readUsage() (u *protocol.Usage, changed bool) {
 		sum.Tokens = sum.Tokens.Add(rep.Tokens)
 		for model, t := range rep.ByModel {
 			if sum.ByModel == nil {
-				sum.ByModel = map[string]usage.Tokens{}
+				sum.ByModel = map[string]tokenfile.Tokens{}
 			}
 			sum.ByModel[model] = sum.ByModel[model].Add(t)
 		}
@@ -210,7 +207,7 @@ func (s *Session) recordUsage() *protocol.Usage {
 // finalUsage reads the session's files once more after its process ended
 // (the CLI wrote its last lines) and hands the reporter the final figures.
 func (s *Session) finalUsage() {
-	if len(s.use.readers) > 0 || len(s.use.threads) > 0 || s.use.cost != nil {
+	if len(s.use.readers) > 0 || len(s.use.waiting) > 0 || s.use.cost != nil {
 		s.reportUsage(true)
 	}
 }

@@ -29,9 +29,11 @@ import (
 //	kill=FILE      wait up to 10 s for FILE (another agent's pidfile), then
 //	               SIGKILL that pid
 //	abstract=NAME  connect to the abstract unix socket @NAME
+//	read=P1,P2     read each file (warden's record key, the page's token)
 //
 // Each try is one line of out: "probe PID: allowed", "kill PID: operation
-// not permitted", "abstract NAME: allowed", "escape PID", in that order,
+// not permitted", "abstract NAME: allowed", "read P: N bytes", "escape PID", in that
+// order,
 // then "done".
 func init() { Register("hostile", modeHostile) }
 
@@ -57,6 +59,16 @@ func modeHostile(args []string) int {
 	}
 	if name := opt["abstract"]; name != "" {
 		lines = append(lines, fmt.Sprintf("abstract %s: %s", name, verdict(connectAbstract(name))))
+	}
+	if paths := opt["read"]; paths != "" {
+		for _, p := range strings.Split(paths, ",") {
+			b, err := os.ReadFile(p)
+			if err != nil {
+				lines = append(lines, fmt.Sprintf("read %s: %v", p, err))
+				continue
+			}
+			lines = append(lines, fmt.Sprintf("read %s: %d bytes", p, len(b)))
+		}
 	}
 	if f := opt["escape"]; f != "" {
 		pid, err := leaveBehind(f)

@@ -9,6 +9,8 @@ import (
 	"os/signal"
 	"syscall"
 	"time"
+
+	"github.com/wardenhq/warden/protocol/profile"
 )
 
 // Bounds of the launch.
@@ -21,11 +23,11 @@ const (
 )
 
 // Launch runs what `warden codex-remote` runs under an agent's pty: the
-// app-server of tui (ServerArgv) on the unix socket sock, then the TUI
+// app-server of tui (profile.CodexServerArgv) on the unix socket sock, then the TUI
 // attached to it (tui, a RemoteArgv) in the foreground, both in the pty's
 // process group, so that they die with it. The server's output goes to
 // the file logPath (0600), never to the screen. A server that does not
-// make its socket leaves the TUI on its own (LocalArgv): warden reads its
+// make its socket leaves the TUI on its own (profile.CodexLocalArgv): warden reads its
 // screen as before. Once the TUI exits the server is asked to exit, and
 // Launch returns the TUI's exit code (128+N for a signal). A server that
 // exits while the TUI runs leaves it "Reconnecting to server…" for good:
@@ -52,7 +54,7 @@ func Launch(sock, logPath string, tui []string, stderr io.Writer) int {
 	server, err := startServer(tui, sock, logf)
 	if err != nil {
 		note("the app-server did not start (%v): the TUI runs on its own", err)
-		tui = LocalArgv(tui)
+		tui = profile.CodexLocalArgv(tui)
 	} else {
 		note("app-server %d listens on %s", server.cmd.Process.Pid, sock)
 	}
@@ -82,7 +84,7 @@ func startServer(tui []string, sock string, logf *os.File) (*server, error) {
 	if fi, err := os.Lstat(sock); err == nil && fi.Mode().Type()&(fs.ModeSocket|fs.ModeSymlink) != 0 {
 		os.Remove(sock) // the socket of an earlier session of this agent
 	}
-	argv := ServerArgv(tui, sock)
+	argv := profile.CodexServerArgv(tui, sock)
 	cmd := exec.Command(argv[0], argv[1:]...)
 	if logf != nil {
 		cmd.Stdout, cmd.Stderr = logf, logf

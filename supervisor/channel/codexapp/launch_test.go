@@ -15,6 +15,8 @@ import (
 
 	"github.com/wardenhq/warden/testrig/fakeagent"
 	"github.com/wardenhq/warden/testrig/proctest"
+
+	"github.com/wardenhq/warden/protocol/profile"
 )
 
 // envFake makes the test binary, run as "codex", a fake Codex: with
@@ -112,7 +114,7 @@ func TestLaunchRunsTheServerBesideTheTUI(t *testing.T) {
 	t.Cleanup(func() { proctest.AssertNone(t) })
 	dir, bin := fakeCodexBin(t, "")
 	sock := filepath.Join(dir, "app.sock")
-	tui := RemoteArgv([]string{bin, "-c", `notify=["warden","hook"]`, "--no-alt-screen", "--no-daemon", "-a", "never"}, sock)
+	tui := profile.CodexRemoteArgv([]string{bin, "-c", `notify=["warden","hook"]`, "--no-alt-screen", "--no-daemon", "-a", "never"}, sock)
 	if code := Launch(sock, filepath.Join(dir, "log"), tui, os.Stderr); code != 7 {
 		t.Errorf("exit code %d, want the TUI's 7", code)
 	}
@@ -137,7 +139,7 @@ func TestLaunchWithoutAnAppServer(t *testing.T) {
 	dir, bin := fakeCodexBin(t, "no-server,")
 	sock := filepath.Join(dir, "app.sock")
 	log := filepath.Join(dir, "log")
-	if code := Launch(sock, log, RemoteArgv([]string{bin, "--no-alt-screen", "--no-daemon"}, sock), os.Stderr); code != 7 {
+	if code := Launch(sock, log, profile.CodexRemoteArgv([]string{bin, "--no-alt-screen", "--no-daemon"}, sock), os.Stderr); code != 7 {
 		t.Errorf("exit code %d, want the TUI's 7", code)
 	}
 	if got := strings.Join(readLines(t, filepath.Join(dir, "tui")), " "); got != "--no-daemon --no-alt-screen" {
@@ -160,7 +162,7 @@ func TestLaunchStopsTheTUIWhenItsServerDies(t *testing.T) {
 	dir, bin := fakeCodexBin(t, "server-dies,")
 	sock := filepath.Join(dir, "app.sock")
 	log := filepath.Join(dir, "log")
-	if code := Launch(sock, log, RemoteArgv([]string{bin, "--no-alt-screen", "--no-daemon"}, sock), os.Stderr); code == 0 {
+	if code := Launch(sock, log, profile.CodexRemoteArgv([]string{bin, "--no-alt-screen", "--no-daemon"}, sock), os.Stderr); code == 0 {
 		t.Error("exit code 0, want a failure")
 	}
 	if _, err := os.Stat(filepath.Join(dir, "tui-stopped")); err != nil {

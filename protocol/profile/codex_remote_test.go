@@ -1,6 +1,6 @@
 //go:build !e2e
 
-package codexapp
+package profile
 
 import (
 	"strings"
@@ -21,13 +21,13 @@ func TestArgvOfTheTUIAndItsServer(t *testing.T) {
 		{[]string{"sh", "-c", "codex"}, false},
 		{[]string{"my-codex-wrapper"}, false},
 	} {
-		if got := Names(c.argv); got != c.tui {
-			t.Errorf("Names(%q) = %v, want %v", c.argv, got, c.tui)
+		if got := CodexRunsTUI(c.argv); got != c.tui {
+			t.Errorf("CodexRunsTUI(%q) = %v, want %v", c.argv, got, c.tui)
 		}
 	}
-	got := ServerArgv([]string{"node", "codex.js", "-cmodel=o3", "--config=a=1", "--enable", "x", "--strict-config", "-m", "o3", "--", "-c", "y=2"}, "/s")
+	got := CodexServerArgv([]string{"node", "codex.js", "-cmodel=o3", "--config=a=1", "--enable", "x", "--strict-config", "-m", "o3", "--", "-c", "y=2"}, "/s")
 	want := "node codex.js app-server --listen unix:///s -c model=o3 --config=a=1 --enable x --strict-config"
 	if strings.Join(got, " ") != want {
-		t.Errorf("ServerArgv = %q, want %q", strings.Join(got, " "), want)
+		t.Errorf("CodexServerArgv = %q, want %q", strings.Join(got, " "), want)
 	}
 }

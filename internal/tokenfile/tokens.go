@@ -1,5 +1,5 @@
-// Package usage reads the tokens an agent CLI spent from the CLI's own
-// files, the way each CLI writes them, and prices them:
+// Package tokenfile reads the tokens an agent CLI spent from the CLI's own
+// files, the way each CLI writes them (supervisor/usage prices them):
 //
 //   - Claude Code: its transcript, CLAUDE_CONFIG_DIR (or ~/.claude)
 //     /projects/<project dir mangled>/<session>.jsonl, and its sub-agents'
@@ -20,7 +20,7 @@
 // appended since its last call; a file replaced or truncated is read again
 // from its start. Side calls a CLI makes on its own (thread titles,
 // Gemini's model router) are in none of these files.
-package usage
+package tokenfile
 
 import (
 	"maps"

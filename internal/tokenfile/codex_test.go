@@ -1,6 +1,6 @@
 //go:build !e2e
 
-package usage
+package tokenfile
 
 import (
 	"path/filepath"

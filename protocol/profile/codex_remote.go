@@ -1,4 +1,4 @@
-package codexapp
+package profile
 
 import (
 	"context"
@@ -10,20 +10,28 @@ import (
 	"time"
 )
 
-// Programs are the names the Codex CLI runs under (as its profile knows
-// them).
-var Programs = []string{"codex", "codex.js"}
+// codexPrograms are the names the Codex CLI runs under.
+var codexPrograms = []string{"codex", "codex.js"}
 
-// at is the index of the Codex program in argv (after a wrapper such as
-// node), -1 when argv does not name it.
-func at(argv []string) int {
-	return slices.IndexFunc(argv, func(a string) bool { return slices.Contains(Programs, filepath.Base(a)) })
+// codexAppServer is how a Codex agent's TUI is attached to an app-server
+// warden joins (supervisor/channel/codexapp; docs/design-channels.md).
+var codexAppServer = AppServer{
+	Launcher:  "codex-remote",
+	Runs:      CodexRunsTUI,
+	CanAttach: CodexCanAttach,
+	Attach:    CodexRemoteArgv,
 }
 
-// Names reports whether argv runs the Codex CLI itself (not a shell
+// codexAt is the index of the Codex program in argv (after a wrapper such as
+// node), -1 when argv does not name it.
+func codexAt(argv []string) int {
+	return slices.IndexFunc(argv, func(a string) bool { return slices.Contains(codexPrograms, filepath.Base(a)) })
+}
+
+// CodexRunsTUI reports whether argv runs the Codex CLI itself (not a shell
 // wrapper around it), so that its TUI can be attached to an app-server.
-func Names(argv []string) bool {
-	i := at(argv)
+func CodexRunsTUI(argv []string) bool {
+	i := codexAt(argv)
 	if i < 0 || i > 1 || i == 1 && !slices.Contains([]string{"node", "bun"}, filepath.Base(argv[0])) {
 		return false // a wrapper (sh -c codex …) runs it, or does not
 	}
@@ -46,15 +54,15 @@ var tuiValueFlags = []string{"-c", "--config", "--enable", "--disable", "-m", "-
 	"-s", "--sandbox", "-a", "--ask-for-approval", "-C", "--cd", "--add-dir", "-i", "--image", "--local-provider",
 	"--remote", "--remote-auth-token-env"}
 
-// ServerArgv is the app-server beside the TUI of tui (a Codex command
+// CodexServerArgv is the app-server beside the TUI of tui (a Codex command
 // line): the same program, listening on the unix socket sock, with the
 // TUI's configuration overrides (-c, --config, --enable, --disable,
 // --strict-config). An attached TUI sends its thread's model, approval
 // policy and sandbox to the server, but not its -c overrides: warden's
 // notify program and developer instructions, and the user's own, hold
 // only where the turns run (measured with Codex 0.169.0).
-func ServerArgv(tui []string, sock string) []string {
-	i := at(tui)
+func CodexServerArgv(tui []string, sock string) []string {
+	i := codexAt(tui)
 	out := append(slices.Clone(tui[:i+1]), "app-server", "--listen", "unix://"+sock)
 	rest := tui[i+1:]
 	for k := 0; k < len(rest); k++ {
@@ -76,10 +84,10 @@ func ServerArgv(tui []string, sock string) []string {
 	return out
 }
 
-// RemoteArgv is the TUI of tui attached to the app-server on sock: --remote
+// CodexRemoteArgv is the TUI of tui attached to the app-server on sock: --remote
 // in place of --no-daemon (an attached TUI starts no server of its own).
-func RemoteArgv(tui []string, sock string) []string {
-	i := at(tui)
+func CodexRemoteArgv(tui []string, sock string) []string {
+	i := codexAt(tui)
 	out := slices.Clone(tui[:i+1])
 	out = append(out, "--remote", "unix://"+sock)
 	for _, a := range tui[i+1:] {
@@ -90,10 +98,10 @@ func RemoteArgv(tui []string, sock string) []string {
 	return out
 }
 
-// LocalArgv is the TUI of a remote command line (RemoteArgv) on its own
+// CodexLocalArgv is the TUI of a remote command line (RemoteArgv) on its own
 // again: the fallback when its app-server did not start.
-func LocalArgv(remote []string) []string {
-	i := at(remote)
+func CodexLocalArgv(remote []string) []string {
+	i := codexAt(remote)
 	out := slices.Clone(remote[:i+1])
 	rest := remote[i+1:]
 	for k := 0; k < len(rest); k++ {
@@ -109,27 +117,27 @@ func LocalArgv(remote []string) []string {
 	return out
 }
 
-var supported sync.Map // program path → bool
+var codexCanAttach sync.Map // program path → bool
 
-// helpTimeout bounds each --help Supported runs.
-const helpTimeout = 10 * time.Second
+// helpTimeout bounds each --help CodexCanAttach runs.
+const codexHelpTimeout = 10 * time.Second
 
-// Supported reports whether the Codex of argv can attach its TUI to an
+// CodexCanAttach reports whether the Codex of argv can attach its TUI to an
 // app-server (its --help names --remote and app-server has --listen). It
 // asks each program once.
-func Supported(argv []string) bool {
-	i := at(argv)
+func CodexCanAttach(argv []string) bool {
+	i := codexAt(argv)
 	if i < 0 {
 		return false
 	}
 	key := strings.Join(argv[:i+1], "\x00")
-	if v, ok := supported.Load(key); ok {
+	if v, ok := codexCanAttach.Load(key); ok {
 		return v.(bool)
 	}
 	help := func(args ...string) string {
 		// A program that does not answer --help at once is not a Codex
 		// that can: the agent starts on its screen alone.
-		ctx, cancel := context.WithTimeout(context.Background(), helpTimeout)
+		ctx, cancel := context.WithTimeout(context.Background(), codexHelpTimeout)
 		defer cancel()
 		cmd := exec.CommandContext(ctx, argv[0], append(slices.Clone(argv[1:i+1]), args...)...)
 		cmd.WaitDelay = time.Second
@@ -137,6 +145,6 @@ func Supported(argv []string) bool {
 		return string(out)
 	}
 	ok := strings.Contains(help("--help"), "--remote <ADDR>") && strings.Contains(help("app-server", "--help"), "unix://PATH")
-	supported.Store(key, ok)
+	codexCanAttach.Store(key, ok)
 	return ok
 }

@@ -1,16 +1,20 @@
-package usage
+package tokenfile
 
 import (
 	"bytes"
 	"encoding/json"
 	"path/filepath"
 	"sort"
+	"strings"
 )
 
 // CodexRollout is the rollout file of Codex thread threadID under
 // codexHome (CODEX_HOME, else ~/.codex): sessions/YYYY/MM/DD/
 // rollout-<time>-<thread>.jsonl, the newest if several; "" if none yet.
 func CodexRollout(codexHome, threadID string) string {
+	if codexHome == "" || threadID == "" || strings.ContainsAny(threadID, `/\*?[`) {
+		return ""
+	}
 	m, _ := filepath.Glob(filepath.Join(codexHome, "sessions", "*", "*", "*", "rollout-*-"+threadID+".jsonl"))
 	if len(m) == 0 {
 		return ""

@@ -1,6 +1,6 @@
 //go:build e2e
 
-package usage_test
+package tokenfile_test
 
 import (
 	"encoding/json"
@@ -14,7 +14,7 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
-	"github.com/wardenhq/warden/supervisor/usage"
+	"github.com/wardenhq/warden/internal/tokenfile"
 	"github.com/wardenhq/warden/testrig/fakeprovider"
 	"github.com/wardenhq/warden/testrig/fakeprovider/clirun"
 	"github.com/wardenhq/warden/testrig/proctest"
@@ -103,7 +103,7 @@ func testRealTokens(t *testing.T, cli string) {
 	}
 	time.Sleep(time.Second)
 
-	var r usage.Reader
+	var r tokenfile.Reader
 	prompts := []string{"turn 1 please", "turn 2 please", "turn 3 please: TOOL TURN", "turn 4 please"}
 	for k, p := range prompts {
 		if err := c.Submit(p); err != nil {
@@ -117,7 +117,7 @@ func testRealTokens(t *testing.T, cli string) {
 		if r == nil {
 			r = open(t, cli, c.Home, c.Project)
 		}
-		rep := waitEqual(t, r, func() usage.Tokens { return toTokens(srv.Ledger().Main().Served()) }, cli)
+		rep := waitEqual(t, r, func() tokenfile.Tokens { return toTokens(srv.Ledger().Main().Served()) }, cli)
 		t.Logf("after turn %d: %d requests, %+v from %v (%d bytes read)", k+1, len(srv.Ledger().Main()), rep.Tokens, rep.Files, rep.BytesRead)
 	}
 	rep, _ := r.Read()
@@ -127,7 +127,7 @@ func testRealTokens(t *testing.T, cli string) {
 	if cli == "claude" {
 		// Claude's status line carries its own price of the session.
 		b, err := os.ReadFile(filepath.Join(statusDir, "status.json"))
-		dollars, ok := usage.ClaudeStatusCost(b)
+		dollars, ok := tokenfile.ClaudeStatusCost(b)
 		if err != nil || !ok || dollars <= 0 {
 			t.Errorf("status line cost: %v %v %v (%.200s)", dollars, ok, err, b)
 		}
@@ -157,14 +157,14 @@ func claudeStatusLine(cli, home, dir string) error {
 }
 
 // toTokens is the ledger's sum in the usage package's form.
-func toTokens(u fakeprovider.Usage) usage.Tokens {
-	return usage.Tokens{Input: int64(u.Input), CachedInput: int64(u.CachedInput), CacheWrite: int64(u.CacheWrite), Output: int64(u.Output)}
+func toTokens(u fakeprovider.Usage) tokenfile.Tokens {
+	return tokenfile.Tokens{Input: int64(u.Input), CachedInput: int64(u.CachedInput), CacheWrite: int64(u.CacheWrite), Output: int64(u.Output)}
 }
 
 // waitEqual reads until the CLI's files hold what was served (a CLI writes
 // its file a moment after drawing the answer; a Claude sub-agent may still
 // be answering) or fails after 10 s.
-func waitEqual(t *testing.T, r usage.Reader, served func() usage.Tokens, cli string) usage.Report {
+func waitEqual(t *testing.T, r tokenfile.Reader, served func() tokenfile.Tokens, cli string) tokenfile.Report {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for {
@@ -204,27 +204,27 @@ func oneFile(t *testing.T, pattern string) string {
 
 // open finds the session's files where each CLI keeps them, through the
 // package's own locators, and returns its reader.
-func open(t *testing.T, cli, home, project string) usage.Reader {
+func open(t *testing.T, cli, home, project string) tokenfile.Reader {
 	t.Helper()
 	switch cli {
 	case "claude":
-		dir := usage.ClaudeProjectDir(usage.ClaudeConfigDir(map[string]string{"HOME": home}), project)
+		dir := tokenfile.ClaudeProjectDir(tokenfile.ClaudeConfigDir(map[string]string{"HOME": home}), project)
 		f := oneFile(t, filepath.Join(dir, "*.jsonl"))
 		session := strings.TrimSuffix(filepath.Base(f), ".jsonl")
-		if p := usage.ClaudeTranscript(filepath.Join(home, ".claude"), project, session); p != f {
+		if p := tokenfile.ClaudeTranscript(filepath.Join(home, ".claude"), project, session); p != f {
 			t.Fatalf("ClaudeTranscript = %s, want %s", p, f)
 		}
-		return usage.NewClaude(f)
+		return tokenfile.NewClaude(f)
 	case "codex":
 		f := oneFile(t, filepath.Join(home, ".codex", "sessions", "*", "*", "*", "rollout-*.jsonl"))
 		thread := strings.TrimSuffix(filepath.Base(f), ".jsonl")
 		thread = thread[len(thread)-36:]
-		if p := usage.CodexRollout(filepath.Join(home, ".codex"), thread); p != f {
+		if p := tokenfile.CodexRollout(filepath.Join(home, ".codex"), thread); p != f {
 			t.Fatalf("CodexRollout = %s, want %s", p, f)
 		}
-		return usage.NewCodex(f)
+		return tokenfile.NewCodex(f)
 	default:
-		chats := usage.GeminiChats(filepath.Join(home, ".gemini"), project)
+		chats := tokenfile.GeminiChats(filepath.Join(home, ".gemini"), project)
 		if chats == "" {
 			t.Fatalf("no chats dir for %s", project)
 		}
@@ -237,9 +237,9 @@ func open(t *testing.T, cli, home, project string) usage.Reader {
 			SessionID string `json:"sessionId"`
 		}
 		first, _, _ := strings.Cut(string(b), "\n")
-		if json.Unmarshal([]byte(first), &meta) != nil || usage.GeminiSession(chats, meta.SessionID) != f {
-			t.Fatalf("GeminiSession(%q) = %q, want %s", meta.SessionID, usage.GeminiSession(chats, meta.SessionID), f)
+		if json.Unmarshal([]byte(first), &meta) != nil || tokenfile.GeminiSession(chats, meta.SessionID) != f {
+			t.Fatalf("GeminiSession(%q) = %q, want %s", meta.SessionID, tokenfile.GeminiSession(chats, meta.SessionID), f)
 		}
-		return usage.NewGemini(f)
+		return tokenfile.NewGemini(f)
 	}
 }

@@ -1,0 +1,259 @@
+package box
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+)
+
+// The walls are the part of the box that hides warden's secrets — the key
+// records are sealed with, the page's token — from everything an agent
+// runs, without a Landlock filesystem rule (which would stop every mount,
+// and with them the CLIs' own sandboxes: doc.go). The process starts in a
+// user and a mount namespace of its own; before the agent's program runs,
+// a copy of the running binary (Walls, below) mounts an empty read-only
+// tmpfs over each hidden directory and /dev/null over each hidden file,
+// then execs the program with no capability left. Without
+// CAP_SYS_ADMIN the agent cannot unmount them; a namespace it makes for
+// itself (bubblewrap's) gets them locked by the kernel, which refuses to
+// unmount what a more privileged namespace mounted. Its user id inside is
+// its own (warden's root is mapped to nobody, 65534, so that it has no
+// capability and a CLI's sandbox can still map itself in a namespace of
+// its own). The cgroup tree is read-only behind the walls too: an agent
+// cannot move itself out of the group its box's cgroup.kill ends.
+
+// wallsEnv carries the paths to hide into the copy of the binary that
+// builds the walls; it is never passed on to the agent.
+const wallsEnv = "WARDEN_BOX_WALLS"
+
+// wallsProgEnv is the agent's program, as warden found it on its PATH.
+const wallsProgEnv = "WARDEN_BOX_WALLS_PROG"
+
+func init() {
+	if paths, ok := os.LookupEnv(wallsEnv); ok {
+		os.Exit(buildWallsAndExec(paths))
+	}
+}
+
+// Walls makes cmd (prepared, not started; its Path and Args the agent's
+// program) start behind walls that hide the paths in hide: cmd then runs
+// a copy of this binary, in a user and mount namespace of their own, which
+// builds the walls and execs the program. Call WallsAvailable first.
+func Walls(cmd *exec.Cmd, hide []string) error {
+	// The running binary, even when its file was replaced or removed since
+	// (an upgrade): the kernel's link to what this process runs.
+	const self = "/proc/self/exe"
+	list, err := json.Marshal(hide)
+	if err != nil {
+		return fmt.Errorf("walls: %w", err)
+	}
+	prog := cmd.Path // resolved as exec.Command did; its argv stays as it was
+	cmd.Path = self
+	if len(cmd.Args) == 0 {
+		cmd.Args = []string{prog}
+	}
+	env := cmd.Env
+	if env == nil {
+		env = os.Environ()
+	}
+	cmd.Env = append(withoutWallsEnv(env), wallsEnv+"="+string(list), wallsProgEnv+"="+prog)
+	if cmd.SysProcAttr == nil {
+		cmd.SysProcAttr = &syscall.SysProcAttr{}
+	}
+	uid, gid := os.Getuid(), os.Getgid()
+	in := insideID(uid)
+	a := cmd.SysProcAttr
+	a.Cloneflags |= syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS
+	a.UidMappings = []syscall.SysProcIDMap{{ContainerID: in, HostID: uid, Size: 1}}
+	a.GidMappings = []syscall.SysProcIDMap{{ContainerID: insideID(gid), HostID: gid, Size: 1}}
+	a.GidMappingsEnableSetgroups = false
+	a.AmbientCaps = append(a.AmbientCaps, unix.CAP_SYS_ADMIN)
+	return nil
+}
+
+// insideID is the id warden's id has inside the walls: its own, or nobody
+// for root (root inside would keep capabilities, and a namespace it makes
+// could not map its root).
+func insideID(id int) int {
+	if id == 0 {
+		return 65534
+	}
+	return id
+}
+
+func withoutWallsEnv(env []string) []string {
+	out := make([]string, 0, len(env))
+	for _, kv := range env {
+		if !strings.HasPrefix(kv, wallsEnv+"=") && !strings.HasPrefix(kv, wallsProgEnv+"=") && !strings.HasPrefix(kv, wallsProbeEnv+"=") {
+			out = append(out, kv)
+		}
+	}
+	return out
+}
+
+var (
+	wallsOnce sync.Once
+	wallsWhy  string
+)
+
+// WallsAvailable says whether processes can start behind walls here (a
+// user namespace may be made, and a tmpfs mounted in it); why is the
+// reason when not. It tries once, with a program that exits at once.
+func WallsAvailable() (ok bool, why string) {
+	wallsOnce.Do(func() {
+		cmd := exec.Command("/proc/self/exe")
+		if err := Walls(cmd, nil); err != nil {
+			wallsWhy = err.Error()
+			return
+		}
+		cmd.Env = append(cmd.Env, wallsProbeEnv+"=1")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			wallsWhy = "no user namespace with a mount of its own here: " + strings.TrimSpace(fmt.Sprint(err, " ", string(out)))
+		}
+	})
+	return wallsWhy == "", wallsWhy
+}
+
+// wallsProbeEnv makes the copy that builds the walls exit 0 once they
+// stand, instead of running a program: WallsAvailable's try.
+const wallsProbeEnv = "WARDEN_BOX_WALLS_PROBE"
+
+// buildWallsAndExec is the copy of the binary behind the walls: it hides
+// each path, drops every capability and execs the agent's program (os.Args).
+// It returns an exit code only when something failed.
+func buildWallsAndExec(paths string) int {
+	runtime.LockOSThread() // the capabilities dropped are this thread's, the one that execs
+	fail := func(err error) int {
+		fmt.Fprintf(os.Stderr, "warden: the box's walls: %v\n", err)
+		return 126
+	}
+	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
+		return fail(fmt.Errorf("make the mounts private: %w", err))
+	}
+	var hidden []string
+	if err := json.Unmarshal([]byte(paths), &hidden); err != nil {
+		return fail(fmt.Errorf("the paths to hide: %w", err))
+	}
+	for _, p := range hidden {
+		if err := hide(p); err != nil {
+			return fail(err)
+		}
+	}
+	if err := readOnly(cgroupRoot); err != nil {
+		return fail(err)
+	}
+	if err := unix.Prctl(unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0); err != nil {
+		return fail(fmt.Errorf("drop the capabilities: %w", err))
+	}
+	if os.Getenv(wallsProbeEnv) != "" {
+		return 0
+	}
+	prog := os.Getenv(wallsProgEnv)
+	err := unix.Exec(prog, os.Args, withoutWallsEnv(os.Environ()))
+	return fail(fmt.Errorf("exec %s: %w", os.Args[0], err))
+}
+
+// hide covers p: a directory with an empty read-only tmpfs, anything else
+// with /dev/null. A path that is not there is left: nothing to hide.
+func hide(p string) error {
+	if p == "" {
+		return nil
+	}
+	fi, err := os.Lstat(p)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return nil
+	case err != nil:
+		return fmt.Errorf("hide %s: %w", p, err)
+	case fi.IsDir():
+		err = unix.Mount("none", p, "tmpfs", unix.MS_RDONLY|unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, "size=4k,mode=0500")
+	default:
+		err = unix.Mount("/dev/null", p, "", unix.MS_BIND, "")
+	}
+	if err != nil {
+		return fmt.Errorf("hide %s: %w", p, err)
+	}
+	return nil
+}
+
+// cgroupRoot is where the cgroup hierarchies are mounted.
+const cgroupRoot = "/sys/fs/cgroup"
+
+// readOnly makes the mount at p and every mount under it read-only in
+// this mount namespace (a bind of p on itself, then each mount remounted
+// with its own flags and read-only: flags the kernel locked must be kept).
+// A p that is not there is left.
+func readOnly(p string) error {
+	if _, err := os.Stat(p); err != nil {
+		return nil
+	}
+	if err := unix.Mount(p, p, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
+		return fmt.Errorf("bind %s: %w", p, err)
+	}
+	b, err := os.ReadFile("/proc/self/mountinfo")
+	if err != nil {
+		return fmt.Errorf("read-only %s: %w", p, err)
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		f := strings.Fields(line)
+		if len(f) < 5 {
+			continue
+		}
+		m := unescapeMount(f[4])
+		if m != p && !strings.HasPrefix(m, p+"/") {
+			continue
+		}
+		var st unix.Statfs_t
+		if err := unix.Statfs(m, &st); err != nil {
+			continue // gone, or not ours to see
+		}
+		flags := uintptr(unix.MS_BIND | unix.MS_REMOUNT | unix.MS_RDONLY)
+		for _, k := range keptFlags {
+			if st.Flags&k.st != 0 {
+				flags |= k.ms
+			}
+		}
+		if err := unix.Mount("", m, "", flags, ""); err != nil {
+			return fmt.Errorf("read-only %s: %w", m, err)
+		}
+	}
+	return nil
+}
+
+// keptFlags are the mount flags a remount keeps (the kernel refuses to
+// clear those it locked), as statfs names them and as mount takes them.
+var keptFlags = []struct {
+	st int64
+	ms uintptr
+}{
+	{unix.ST_NOSUID, unix.MS_NOSUID}, {unix.ST_NODEV, unix.MS_NODEV}, {unix.ST_NOEXEC, unix.MS_NOEXEC},
+	{unix.ST_NOATIME, unix.MS_NOATIME}, {unix.ST_NODIRATIME, unix.MS_NODIRATIME}, {unix.ST_RELATIME, unix.MS_RELATIME},
+}
+
+// unescapeMount undoes mountinfo's octal escapes (\040 for a space).
+func unescapeMount(s string) string {
+	if !strings.Contains(s, "\\") {
+		return s
+	}
+	var out strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+3 < len(s) {
+			if n, err := strconv.ParseUint(s[i+1:i+4], 8, 8); err == nil {
+				out.WriteByte(byte(n))
+				i += 3
+				continue
+			}
+		}
+		out.WriteByte(s[i])
+	}
+	return out.String()
+}
