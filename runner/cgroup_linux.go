@@ -45,6 +45,10 @@ func (c *Cgroup) Close() error {
 	return nil
 }
 
+// Apply makes cmd, prepared and not started, start in the cgroup (nil:
+// where its starter is): how warden's holder starts an agent in its box.
+func (c *Cgroup) Apply(cmd *exec.Cmd) { c.apply(cmd) }
+
 // apply makes cmd start in the cgroup (nil: where warden is).
 func (c *Cgroup) apply(cmd *exec.Cmd) {
 	if c == nil {

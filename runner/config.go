@@ -119,10 +119,17 @@ func newTag() string {
 // (env.go), the terminal defaults, cfg.Env, then the tag; exec.Cmd keeps
 // the last value of a repeated key, so cfg.Env overrides the defaults.
 func buildEnv(extra []string, tag string) []string {
+	return append(Environ(extra), RunnerTagEnv+"="+tag)
+}
+
+// Environ is the environment a process gets from Start, without its runner
+// tag: os.Environ() without the outer terminal's variables, the terminal
+// defaults, then extra. A process started elsewhere (warden's holder) gets
+// its tag there.
+func Environ(extra []string) []string {
 	base := inheritedEnv()
 	env := make([]string, 0, len(base)+len(extra)+3)
 	env = append(env, base...)
 	env = append(env, "TERM=xterm-256color", "COLORTERM=truecolor")
-	env = append(env, extra...)
-	return append(env, RunnerTagEnv+"="+tag)
+	return append(env, extra...)
 }

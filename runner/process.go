@@ -41,6 +41,8 @@ type Process struct {
 
 	killed atomic.Bool
 	ready  atomic.Bool // ptmx is set; the reader may start
+
+	reapOnce sync.Once // attached processes: Reaped counts once
 }
 
 // Start starts cfg.Argv under a new pty of cfg.Size. On error nothing is left
@@ -208,7 +210,9 @@ func (p *Process) Wait() Exit {
 // exit status is collected.
 func (p *Process) leaderReaped(ws syscall.WaitStatus, err error) {
 	p.status, p.waitErr = ws, err
-	_ = p.cmd.Process.Release() // closes the pidfd; we never call cmd.Wait
+	if p.cmd != nil { // nil: attached (attach.go), another process's child
+		_ = p.cmd.Process.Release() // closes the pidfd; we never call cmd.Wait
+	}
 	p.startDrain()
 	close(p.reaped)
 }

@@ -61,7 +61,12 @@ type runInfo struct {
 // before its first line. Call it once, before Run (Run begins a new run
 // itself when it was not called).
 func (t *Team) Begin(how Start) (Beginning, error) {
+	if err := t.openHolder(); err != nil { // holder = true (holder.go)
+		return Beginning{}, err
+	}
 	b, err := t.begin(how)
+	t.stopHeld() // what a found holder holds and is not taken back (holder.go)
+	t.killHeldBoxes()
 	if err == nil && !b.Finished && t.from != nil {
 		t.pin(t.from) // --resume --from, chosen and checked before (ResumeFrom)
 	}

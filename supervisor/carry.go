@@ -16,7 +16,6 @@ import (
 	"github.com/wardenhq/warden/supervisor/agent"
 	"github.com/wardenhq/warden/supervisor/config"
 	"github.com/wardenhq/warden/supervisor/event"
-	"github.com/wardenhq/warden/supervisor/memory"
 	"github.com/wardenhq/warden/supervisor/queue"
 	"github.com/wardenhq/warden/supervisor/state"
 	"github.com/wardenhq/warden/supervisor/workspace"
@@ -56,8 +55,9 @@ func (t *Team) carryOn(prev *state.Snapshot) (Beginning, error) {
 			n++
 		}
 	}
-	t.printf("CARRYING ON: run %s (started %s, %s): %d of %s complete; `warden run --fresh` starts over instead\n",
-		t.thisRun.id, t.thisRun.started.Local().Format("2006-01-02 15:04"), how, n, plural(len(prev.Tasks), "task"))
+	taken := t.takeBack(prev) // holder = true: the sessions the holder still holds (takeback.go)
+	t.printf("CARRYING ON: run %s (started %s, %s): %d of %s complete%s; `warden run --fresh` starts over instead\n",
+		t.thisRun.id, t.thisRun.started.Local().Format("2006-01-02 15:04"), how, n, plural(len(prev.Tasks), "task"), takenLine(taken))
 	if t.store.KeyLost(t.thisRun.id) {
 		t.log.Error("the key that sealed the run's records is gone: none of them is trusted", "key", t.keyPath)
 		t.printf("WARNING: no record of run %s is sealed with the key at %s: the key that sealed them is gone (made anew, "+
@@ -137,7 +137,12 @@ func (t *Team) carryOn(prev *state.Snapshot) (Beginning, error) {
 	t.carrySpend(prev) // tokens and dollars, and the budget as a person left it (spend.go)
 	t.recoverWork()
 	t.log.Info("carrying on the run", "run_id", t.thisRun.id, "previous_supervisor", prev.Pid, "open_tasks", t.queue.OpenCount())
-	t.events.Emit(event.RunStarted, "", "", "run_id", t.thisRun.id, "how", "carried_on", "previous_run", t.thisRun.id, "reason", how)
+	if len(taken) > 0 {
+		t.events.Emit(event.RunStarted, "", "", "run_id", t.thisRun.id, "how", "readopted", "previous_run", t.thisRun.id, "reason", how,
+			"agents", takenNames(taken))
+	} else {
+		t.events.Emit(event.RunStarted, "", "", "run_id", t.thisRun.id, "how", "carried_on", "previous_run", t.thisRun.id, "reason", how)
+	}
 	return Beginning{RunID: t.thisRun.id, CarriedOn: true}, nil
 }
 
@@ -187,7 +192,7 @@ func (t *Team) killLeftovers(prev *state.Snapshot) {
 	killed, err := runner.KillLeftovers(ctx, prev.Pid)
 	// Its boxes: what its agents left with their environment cleared, or
 	// reparented to init, is found there and nowhere else.
-	if boxes, berr := memory.KillStaleBoxes(ctx, prev.Pid); berr != nil || boxes > 0 {
+	if boxes, berr := t.killStaleBoxes(ctx, prev.Pid); berr != nil || boxes > 0 {
 		t.log.Warn("killed the boxes the dead supervisor left", "supervisor_pid", prev.Pid, "boxes", boxes, "error", berr)
 	}
 	cancel()

@@ -80,6 +80,9 @@ func (c controlTeam) Admit(pid int) error {
 			return fmt.Errorf("pid %d was started by this warden (an agent's process, a verify or notify command, or one they left behind): %s", pid, serves)
 		}
 	}
+	if err := c.t.heldBy(pid, chain[1:]); err != nil { // holder.go
+		return fmt.Errorf("%w: %s", err, serves)
+	}
 	if runner.CarriesTagOf(pid, self.Pid) {
 		return fmt.Errorf("pid %d carries the runner tag of one of this warden's agents: %s", pid, serves)
 	}

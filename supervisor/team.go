@@ -22,6 +22,7 @@ import (
 	"github.com/wardenhq/warden/supervisor/config"
 	"github.com/wardenhq/warden/supervisor/control"
 	"github.com/wardenhq/warden/supervisor/event"
+	"github.com/wardenhq/warden/supervisor/hold"
 	"github.com/wardenhq/warden/supervisor/land"
 	"github.com/wardenhq/warden/supervisor/memory"
 	"github.com/wardenhq/warden/supervisor/notify"
@@ -94,6 +95,10 @@ type Team struct {
 	spend spendBook
 	// landed is the run's own land (land_by, landrun.go).
 	landed landRun
+	// hold is the team's holder (holder = true; nil: none), holder.go;
+	// held: what a holder found on its socket held for a dead warden.
+	hold *hold.Hold
+	held heldState
 }
 
 // Result is how a team run ended.
@@ -447,6 +452,7 @@ func (t *Team) close() {
 		}
 		cancel()
 	}
+	t.endHolder()
 	t.events.Close()
 	t.dir.Unlock()
 }

@@ -21,7 +21,7 @@ import (
 
 // workerTeam writes a team of fake workers that never finish on their own
 // (unless steps is small), one task each.
-func workerTeam(t *testing.T, modes ...string) string {
+func workerTeam(t testing.TB, modes ...string) string {
 	owner := strings.TrimPrefix(fakeagent.Env("")[1], fakeagent.EnvOwner+"=")
 	var b strings.Builder
 	b.WriteString("name = \"lifecycle\"\ncheckpoint_interval = \"150ms\"\ncheckpoint_timeout = \"2s\"\nshutdown_timeout = \"1s\"\n")
@@ -82,7 +82,7 @@ func (l *lines) count(prefix string) int {
 	return n
 }
 
-func (l *lines) waitFor(t *testing.T, prefix string, n int) {
+func (l *lines) waitFor(t testing.TB, prefix string, n int) {
 	t.Helper()
 	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
 		if l.count(prefix) >= n {
@@ -93,7 +93,7 @@ func (l *lines) waitFor(t *testing.T, prefix string, n int) {
 }
 
 // runWarden starts warden with args, its stdout collected.
-func runWarden(t *testing.T, args ...string) (*exec.Cmd, *lines) {
+func runWarden(t testing.TB, args ...string) (*exec.Cmd, *lines) {
 	t.Helper()
 	cmd := warden(args...)
 	out, err := cmd.StdoutPipe()

@@ -40,6 +40,8 @@ commands:
   hook KIND [ARG]        called by an agent CLI's hook or status line; hands its JSON to the supervisor
   codex-remote --socket PATH --log FILE -- CODEX…
                          run by warden under a Codex agent's pty: Codex's app-server, then its TUI attached to it
+  hold --socket PATH [--orphan-timeout D]
+                         run by warden for a team with holder = true: holds the agents' terminals so they outlive warden
   init [--cli CLI]… [FILE]
                          write a commented team file (team.toml) for the CLIs on PATH, or those named (init -h lists them)
   --version              warden's version, commit and Go version
@@ -123,6 +125,8 @@ func realMain(args []string, stdout, stderr io.Writer) int {
 		err = cmdHook(args[1:], stdout, stderr)
 	case "codex-remote":
 		err = cmdCodexRemote(args[1:], stderr)
+	case "hold":
+		err = cmdHold(args[1:], stderr)
 	case "ps":
 		err = cmdPS(args[1:], stdout, stderr)
 	case "screen":

@@ -13,6 +13,7 @@ import (
 	"github.com/creack/pty"
 	"github.com/hashicorp/go-hclog"
 
+	"github.com/wardenhq/warden/internal/box"
 	"github.com/wardenhq/warden/runner"
 )
 
@@ -64,6 +65,11 @@ func startAgent(log hclog.Logger, id string, req StartRequest, ringSize int,
 	}
 	tag := runner.NewTag()
 	cmd.Env = append(slices.Clip(env), runner.RunnerTagEnv+"="+tag)
+	if len(req.Hide) > 0 { // the box's walls, as runner.Start puts them up
+		if err := box.Walls(cmd, req.Hide); err != nil {
+			return nil, fmt.Errorf("start %s: %w", id, err)
+		}
+	}
 	a := &agent{
 		id:      id,
 		tag:     tag,
@@ -83,8 +89,21 @@ func startAgent(log hclog.Logger, id string, req StartRequest, ringSize int,
 	if cols == 0 {
 		cols = runner.DefaultCols
 	}
+	if req.Cgroup != "" {
+		cg, err := runner.OpenCgroup(req.Cgroup)
+		if err != nil {
+			return nil, fmt.Errorf("start %s: %w", id, err)
+		}
+		defer cg.Close() // once started: the child is in it
+		cg.Apply(cmd)
+	}
 	prepare(a)
-	master, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: rows, Cols: cols})
+	var master *os.File
+	err := inBox(req.Scoped, func() error {
+		var err error
+		master, err = pty.StartWithSize(cmd, &pty.Winsize{Rows: rows, Cols: cols})
+		return err
+	})
 	if err != nil {
 		return nil, fmt.Errorf("start %s (%s): %w", id, req.Argv[0], err)
 	}
@@ -104,6 +123,15 @@ func startAgent(log hclog.Logger, id string, req StartRequest, ringSize int,
 	a.log.Info("agent started", "argv0", req.Argv[0], "rows", rows, "cols", cols)
 	go a.drain()
 	return a, nil
+}
+
+// inBox runs start, in a Landlock domain of its own when scoped (as
+// runner does).
+func inBox(scoped bool, start func() error) error {
+	if !scoped {
+		return start()
+	}
+	return box.Scoped(start)
 }
 
 // nonBlocking replaces f with a close-on-exec, non-blocking duplicate

@@ -59,6 +59,13 @@ type StartRequest struct {
 	Dir  string   `json:"dir,omitempty"`
 	Rows uint16   `json:"rows,omitempty"` // 0: runner.DefaultRows
 	Cols uint16   `json:"cols,omitempty"` // 0: runner.DefaultCols
+	// The agent's box (runner.Config): the cgroup v2 directory it starts
+	// in ("": the holder's), and a Landlock domain with the signal and
+	// abstract-socket scopes.
+	Cgroup string `json:"cgroup,omitempty"`
+	Scoped bool   `json:"scoped,omitempty"`
+	// Hide are the paths the box's walls hide from the agent (runner.Config).
+	Hide []string `json:"hide,omitempty"`
 }
 
 // Message is one line from the holder.

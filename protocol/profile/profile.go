@@ -108,6 +108,11 @@ type Profile struct {
 	pasteWait time.Duration
 }
 
+// TurnsBracketedOn reports whether the CLI turns bracketed paste on (every
+// built-in TUI does): a session warden takes back mid-run (the holder) has
+// not seen it do so.
+func (p *Profile) TurnsBracketedOn() bool { return p.pasteWait > 0 }
+
 // WithLogger returns a copy of p that logs to logger, named "profile".
 func (p *Profile) WithLogger(logger hclog.Logger) *Profile {
 	c := *p

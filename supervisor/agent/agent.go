@@ -54,6 +54,8 @@ type Agent struct {
 	// (its settings put it there: launch.go), so warden wrap types no
 	// first prompt.
 	carried bool
+	// takeback is a held session its next Run takes back (takeback.go).
+	takeback *TakeBack
 }
 
 // New returns the agent of cfg in a team whose services are d.
@@ -83,11 +85,16 @@ func (a *Agent) Run(g *Generation) {
 	a.forced = false
 	a.mu.Unlock()
 	if !a.d.HasTasks {
+		a.dropTakeBack() // a task-less agent's session is not taken back
 		a.runTask(g, nil)
 		return
 	}
+	defer a.dropTakeBack() // the team stopped before it was taken back
 	for {
-		task := a.nextTask(g)
+		task := a.takeBackTask(g)
+		if task == nil {
+			task = a.nextTask(g)
+		}
 		if task == nil {
 			if !g.IsStopping() {
 				a.setState(state.Exited, a.lastExitValue(), "no task left for this agent")
@@ -164,13 +171,18 @@ func (a *Agent) runTask(g *Generation, task *config.Task) bool {
 			a.release(task)
 			return false
 		}
-		if why := a.overBudget(task, a.d.Queue.Attempts(taskID(task))+1); why != "" {
+		if why := a.overBudget(task, a.d.Queue.Attempts(taskID(task))+1); why != "" && a.pendingTakeBack(task) == nil {
 			started()
 			ticket.Release()
 			a.failTask(task, why)
 			return true // the agent is free for the next task
 		}
-		attempt := a.d.Queue.NextAttempt(taskID(task)) // spent: a session starts
+		var attempt int
+		if tb := a.pendingTakeBack(task); tb != nil {
+			attempt = tb.Attempt // taken back: no session starts, it keeps its attempt
+		} else {
+			attempt = a.d.Queue.NextAttempt(taskID(task)) // spent: a session starts
+		}
 		if task == nil {
 			a.mu.Lock()
 			a.attempt++
@@ -295,14 +307,21 @@ func (a *Agent) runSession(g *Generation, task *config.Task, attempt int, dir st
 	}
 	grp := a.d.Memory.Group(&a.cfg)
 	prompt, from := a.firstPrompt(g, task, attempt)
+	start, id, since := a.d.Start, "", time.Time{}
+	if tb := a.takeBackNow(task); tb != nil { // takeback.go: nothing is typed again
+		prompt, start, id, since = "", tb.Start, tb.SessionID, tb.Since
+	}
 	rep := &reporter{a: a, g: g, task: task, dir: dir, ts: ts, from: from}
+	if id != "" {
+		rep.drawn = a.recordsOfSession(task, id) // takeback.go
+	}
 	s := session.New(a.log, session.Config{
-		Agent: a.cfg.Name, Task: task, Attempt: attempt, Prompt: prompt,
+		Agent: a.cfg.Name, Task: task, Attempt: attempt, Prompt: prompt, SessionID: id, Since: since,
 		Profile: a.cfg.Profile, Argv: argv, Env: env, Dir: dir,
 		LogPath: a.d.Dir.AgentLog(a.cfg.Name), Size: a.d.windowSize(), Term: a.d.termOutput(),
 		Timers: a.timersFor(taskID(task)), Clock: a.d.Clock, Team: g, Dialog: a.dialogPolicy(), TimeLeft: left,
 		LogMaxSize: a.d.Config.LogMaxSize, LogKeep: a.d.Config.LogKeep, CastPath: a.recordings(),
-		Report: rep, Cgroup: grp.Runner(), Scoped: grp.Scoped(), Hide: grp.Hidden(), Channel: a.channel(argv), Start: a.d.Start, Started: started,
+		Report: rep, Cgroup: grp.Runner(), Scoped: grp.Scoped(), Hide: grp.Hidden(), Channel: a.channel(argv), Start: start, Started: started,
 		AfterStall: func() (bool, string) { return a.afterStall(task, attempt) },
 	})
 	a.watch(ticket, s, grp, taskID(task))

@@ -32,6 +32,10 @@ type reporter struct {
 	from *protocol.Checkpoint // the checkpoint the session resumes from, or nil
 
 	startedAt time.Time // when work on the task began, read once a session
+	// drawn are the records of a session taken back (takeback.go): an
+	// answer equal to one of them is that record drawn again on its screen
+	// (the new warden's emulator starts afresh), not a new one.
+	drawn []*protocol.Checkpoint
 
 	// mu orders the records of the session (its loop) with the verdict of
 	// the task's verify (its own goroutine, verify.go).
@@ -197,6 +201,11 @@ func (r *reporter) Record(cp *protocol.Checkpoint) session.Verdict {
 		// The verify passed and completed the task while this answer was on
 		// its way: a record now would reopen the task on disk.
 		return session.Verdict{Done: true}
+	}
+	if drawnAgain(r.drawn, cp) {
+		a.log.Info("an answer recorded before warden died, drawn again after the take-back: not recorded twice", "task", cp.TaskID,
+			"progress", cp.ProgressPercent)
+		return session.Verdict{Saved: true}
 	}
 	if r.startedAt.IsZero() {
 		// When work on the task began: the previous checkpoint's.

@@ -114,6 +114,9 @@ func (a *Agent) Status() state.AgentStatus {
 		}
 	}
 	s.Pid = a.pid
+	if a.sess != nil {
+		s.Session = a.sess.ID()
+	}
 	return s
 }
 

@@ -14,7 +14,7 @@ func (d *decoder) team(abs string, doc map[string]any) *Team {
 		"shutdown_timeout", "stale_warning", "stale_failure", "idle_after", "idle_nudges", "signal_file",
 		"context_threshold", "after_team_checkpoint", "usage_limit_wait",
 		"on_dialog", "dialog_timeout", "on_limit", "max_runtime", "stop_at", "log_max_size", "log_keep",
-		"max_running", "memory_floor", "max_cost", "max_tokens", "cost_warning", "on_budget", "price", "workspace", "base", "merge", "on_overlap", "review_by", "max_review_rounds", "land", "land_verify", "land_verify_each", "land_verify_timeout", "land_by", "land_attempts", "sandbox", "notify", "retention", "agent", "task")
+		"max_running", "memory_floor", "max_cost", "max_tokens", "cost_warning", "on_budget", "price", "workspace", "base", "merge", "on_overlap", "review_by", "max_review_rounds", "land", "land_verify", "land_verify_each", "land_verify_timeout", "land_by", "land_attempts", "sandbox", "holder", "orphan_timeout", "notify", "retention", "agent", "task")
 
 	def := Defaults()
 	t := &def
@@ -73,6 +73,8 @@ func (d *decoder) team(abs string, doc map[string]any) *Team {
 	t.Merge = top.oneOf("merge", t.Merge, MergeNone, MergeFF)
 	t.OnOverlap = top.oneOf("on_overlap", t.OnOverlap, OverlapWarn, OverlapSerialize)
 	t.Sandbox = top.oneOf("sandbox", t.Sandbox, SandboxBox, SandboxOff)
+	t.Holder = top.boolean("holder", t.Holder)
+	t.OrphanTimeout, _ = top.duration("orphan_timeout", t.OrphanTimeout)
 	rules, _ := d.tableArray(top, "notify")
 	for _, r := range rules {
 		n := d.notify(r)

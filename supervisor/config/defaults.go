@@ -35,6 +35,7 @@ func Defaults() Team {
 		Review:              Review{MaxReviewRounds: DefaultMaxReviewRounds},
 		Landing:             Landing{Land: DefaultLand, LandVerifyTimeout: DefaultLandVerifyTimeout, LandAttempts: DefaultLandAttempts},
 		Sandbox:             DefaultSandbox,
+		OrphanTimeout:       DefaultOrphanTimeout,
 		TeamBudget:          TeamBudget{CostWarning: DefaultCostWarning, OnBudget: DefaultOnBudget},
 	}
 }

@@ -53,6 +53,7 @@ const (
 	DefaultNotifyTimeout       = 30 * time.Second
 	DefaultNotifyMinInterval   = 10 * time.Minute
 	DefaultSandbox             = SandboxBox
+	DefaultOrphanTimeout       = 10 * time.Minute
 )
 
 // Values of sandbox: whether each agent runs in a box warden builds.
@@ -186,6 +187,12 @@ type Team struct {
 	// Sandbox is "box" (default: every agent in a box warden builds) or
 	// "off".
 	Sandbox string
+	// Holder: the agents run under the team's holder (`warden hold`), which
+	// keeps their terminals while no warden runs; default false.
+	Holder bool
+	// OrphanTimeout: a holder no warden came back to for this long stops
+	// its agents; default 10m.
+	OrphanTimeout time.Duration
 	// TeamBudget is max_cost, max_tokens, cost_warning, on_budget and the
 	// [[price]] table (budget.go).
 	TeamBudget

@@ -54,6 +54,7 @@ func TestLoadMinimalFillsDefaults(t *testing.T) {
 		Review:              Review{MaxReviewRounds: DefaultMaxReviewRounds},
 		Landing:             Landing{Land: LandNone, LandVerifyTimeout: DefaultLandVerifyTimeout, LandAttempts: DefaultLandAttempts},
 		Sandbox:             SandboxBox,
+		OrphanTimeout:       DefaultOrphanTimeout,
 		TeamBudget:          TeamBudget{CostWarning: 80, OnBudget: "checkpoint-exit"},
 		Agents: []Agent{{
 			Name:        "solo",
@@ -106,6 +107,7 @@ func TestLoadFullKeepsEveryValue(t *testing.T) {
 		Review:              Review{MaxReviewRounds: DefaultMaxReviewRounds},
 		Landing:             Landing{Land: LandNone, LandVerifyTimeout: DefaultLandVerifyTimeout, LandAttempts: DefaultLandAttempts},
 		Sandbox:             SandboxOff,
+		OrphanTimeout:       DefaultOrphanTimeout,
 		Base:                "develop",
 		TeamBudget:          TeamBudget{CostWarning: 80, OnBudget: "checkpoint-exit"},
 		Notify: []Notify{{

@@ -31,6 +31,7 @@ type ev struct {
 	Task      string          `json:"task"`
 	RunID     string          `json:"run_id"`
 	How       string          `json:"how"`
+	TakenBack bool            `json:"taken_back"` // agent_started of a session taken back from the holder
 	Reason    string          `json:"reason"`
 	Text      string          `json:"text"`
 	Until     string          `json:"until"`
@@ -150,12 +151,12 @@ func (b *builder) add(e *ev) {
 	switch e.Event {
 	case event.RunStarted:
 		b.stopping = false
-		if e.How == "carried_on" {
+		if e.How == "carried_on" || e.How == "readopted" {
 			b.closeWaits(b.prevTS, "run_ended")
 			r.Run.CarriedOn = append(r.Run.CarriedOn, CarryOn{At: e.TS, Reason: clip(plain(e.Reason), maxText)})
 		}
 	case event.AgentStarted:
-		if a != nil {
+		if a != nil && !e.TakenBack { // a session taken back is the one it was
 			a.Sessions++
 			b.ends[e.Agent] = sessionEnd{}
 		}

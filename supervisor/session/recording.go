@@ -3,6 +3,7 @@ package session
 import (
 	"fmt"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/wardenhq/warden/internal/asciicast"
@@ -34,6 +35,9 @@ func (s *Session) startRecording() {
 		maxSize = runner.DefaultLogMaxSize
 	}
 	path := c.CastPath(s.id)
+	if c.SessionID != "" { // taken back from the holder: the earlier warden's recording is closed
+		path = c.CastPath(s.id + "taken" + strconv.FormatInt(c.Clock.Now().Unix(), 10))
+	}
 	rec, err := asciicast.Create(s.log.Named("cast"), path, asciicast.Options{
 		Cols: int(size.Cols), Rows: int(size.Rows), Term: termOf(s.prof.Env(c.Env)), Title: s.castTitle(),
 		MaxSize: maxSize,

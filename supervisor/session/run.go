@@ -35,6 +35,12 @@ func (s *Session) Run() (runner.Exit, Outcome) {
 	}
 	s.openReader(reply)
 	defer s.settle.stop()
+	if c.SessionID != "" && s.prof.TurnsBracketedOn() {
+		// Taken back: the CLI turned bracketed paste on long before this
+		// warden read it, and does not say so again (what the holder kept,
+		// read next, may turn it off).
+		s.modes.Write([]byte("\x1b[?2004h"))
+	}
 	s.startRecording()
 	defer s.stopRecording() // after the last output: Run returns once the process's output is drained
 
@@ -75,10 +81,18 @@ func (s *Session) Run() (runner.Exit, Outcome) {
 	go s.typist(typistCtx)
 	defer stopTypist()
 	s.r.Started(s)
-	s.r.Event(event.AgentStarted, "pid", proc.Pid(), "attempt", c.Attempt, "session_id", s.id)
+	if c.SessionID != "" { // taken back from the holder, not started
+		s.r.Event(event.AgentStarted, "pid", proc.Pid(), "attempt", c.Attempt, "session_id", s.id, "taken_back", true)
+	} else {
+		s.r.Event(event.AgentStarted, "pid", proc.Pid(), "attempt", c.Attempt, "session_id", s.id)
+	}
 	started() // agent_started is written before any team_checkpoint_started that comes after
 	if c.Task != nil {
-		s.mon = newMonitor(c.Timers, turnQuiet(s.prof), s.started)
+		since := s.started
+		if !c.Since.IsZero() && c.Since.Before(since) {
+			since = c.Since // taken back: the clocks go on
+		}
+		s.mon = newMonitor(c.Timers, turnQuiet(s.prof), since)
 		s.mon.userDriven = c.Term != nil // warden wrap (wrapuser.go)
 		if c.Prompt != "" {
 			s.typeText(c.Prompt)

@@ -143,6 +143,14 @@ type Config struct {
 	Channel *Channel
 	// Start starts the process (nil: StartProcess, a program under a pty).
 	Start Starter
+	// SessionID, when set, is the session's id: a session an earlier
+	// warden started, taken back from the team's holder (its Start attaches
+	// to the held process; Prompt is empty: nothing is typed again).
+	SessionID string
+	// Since, when set, is where the checkpoint and stale clocks of a
+	// session taken back start: its agent's last checkpoint (they go on as
+	// the earlier warden ran them, not from the take-back).
+	Since time.Time
 	// Started, when set, is called once the process was started and
 	// agent_started written (or it could not start): the agent holds its
 	// team's stop off until then.
@@ -210,7 +218,11 @@ func New(logger hclog.Logger, cfg Config) *Session {
 	if cfg.Clock == nil {
 		cfg.Clock = clock.Real{}
 	}
-	return &Session{cfg: cfg, log: logger, r: cfg.Report, id: newID(),
+	id := cfg.SessionID
+	if id == "" {
+		id = newID()
+	}
+	return &Session{cfg: cfg, log: logger, r: cfg.Report, id: id,
 		prof: profileFor(cfg.Profile, logger, cfg.Clock), procReady: make(chan struct{}), ended: make(chan struct{}),
 		inbox:   inbox{notify: make(chan struct{}, 1), verdicts: make(chan Verdict, 1)},
 		pace:    recordPace{bucket: pace.New(recordBurst, recordEvery)},

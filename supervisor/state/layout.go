@@ -117,6 +117,11 @@ func (l Layout) HookSocket() string { return l.socket("hooks.sock", ".sock") }
 // socket, HASH.control.sock beside the hook socket's fallback.
 func (l Layout) ControlSocket() string { return l.socket("control.sock", ".control.sock") }
 
+// HolderSocket is where the team's holder (holder = true: `warden hold`)
+// listens: STATE/holder.sock, or, when that path is too long for a socket,
+// HASH.holder.sock beside the hook socket's fallback.
+func (l Layout) HolderSocket() string { return l.socket("holder.sock", ".holder.sock") }
+
 // AppSocket is where a Codex agent's app-server listens (docs/agent-clis.md,
 // "Codex's app-server"): STATE/agents/NAME/app.sock, or, when that path is
 // too long for a socket, HASH.NAME.app.sock beside the hook socket's
@@ -175,7 +180,7 @@ func fallbackSocketDir() string {
 // hook answers and the text of warden send. A directory that fails is an
 // error that says what to do.
 func (l Layout) PrepareSockets() error {
-	for _, p := range []string{l.HookSocket(), l.ControlSocket()} {
+	for _, p := range []string{l.HookSocket(), l.ControlSocket(), l.HolderSocket()} {
 		dir := filepath.Dir(p)
 		if dir == l.abs() {
 			continue // in the state dir, which has its own checks

@@ -30,13 +30,16 @@ const (
 
 // AgentStatus is one agent's state as the dashboard and the result see it.
 type AgentStatus struct {
-	Name    string     `json:"name"`
-	State   AgentState `json:"state"`
-	Pid     int        `json:"pid,omitempty"`
-	Attempt int        `json:"attempt"`
-	Exit    string     `json:"exit,omitempty"`
-	Reason  string     `json:"reason,omitempty"`
-	Task    string     `json:"task,omitempty"`
+	Name  string     `json:"name"`
+	State AgentState `json:"state"`
+	Pid   int        `json:"pid,omitempty"`
+	// Session is the session_id of its last process: a run carried on
+	// takes that session back when the team's holder still holds it.
+	Session string `json:"session_id,omitempty"`
+	Attempt int    `json:"attempt"`
+	Exit    string `json:"exit,omitempty"`
+	Reason  string `json:"reason,omitempty"`
+	Task    string `json:"task,omitempty"`
 	// ExitCode is the last process's exit code (128+N when killed by signal N).
 	ExitCode int `json:"exit_code"`
 	// Context is the agent's context gauge in percent, where its CLI reports one.

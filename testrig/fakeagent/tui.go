@@ -4,7 +4,10 @@ import (
 	"bufio"
 	"fmt"
 	"os"
+	"os/signal"
 	"strings"
+	"sync"
+	"syscall"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -21,7 +24,9 @@ import (
 //	                   (OSC 0 with ✳), words placed with cursor moves instead of
 //	                   spaces, partial frames, the whole screen repainted 10 times
 //	                   per answer, items hard-wrapped at the terminal width; it asks
-//	                   the terminal for device attributes at start
+//	                   the terminal for device attributes at start; on SIGWINCH
+//	                   it redraws the whole screen at the new size, as the real
+//	                   TUIs do
 func init() {
 	Register("answer", modeAnswer)
 	Register("tui-answer", modeTUIAnswer)
@@ -193,6 +198,19 @@ func modeTUIAnswer(args []string) int {
 	write([]byte("\x1b[?1049h\x1b[?2004h\x1b[c\x1b]0;\u2733 fake tui\x07\x1b[2J"))
 	t.transcript = []string{"ready"}
 	t.frame("")
+	var mu sync.Mutex // one frame at a time: the input's, or a resize's
+	winch := make(chan os.Signal, 1)
+	signal.Notify(winch, syscall.SIGWINCH)
+	go func() {
+		for range winch {
+			mu.Lock()
+			if ws, err := unix.IoctlGetWinsize(0, unix.TIOCGWINSZ); err == nil && ws.Row >= 8 && ws.Col >= 20 {
+				t.rows, t.cols = int(ws.Row), int(ws.Col)
+			}
+			t.frame("")
+			mu.Unlock()
+		}
+	}()
 	n := 0
 	in := bufio.NewReader(os.Stdin)
 	for {
@@ -200,8 +218,10 @@ func modeTUIAnswer(args []string) int {
 		if err != nil {
 			break
 		}
+		mu.Lock()
 		line, enter := t.key(c, in)
 		if !enter || line == "" {
+			mu.Unlock()
 			continue
 		}
 		t.transcript = append(t.transcript, "")
@@ -219,6 +239,7 @@ func modeTUIAnswer(args []string) int {
 			t.transcript = append(t.transcript, "", "⏺ CHECKPOINT COMPLETE")
 		}
 		t.frame("")
+		mu.Unlock()
 	}
 	write([]byte("\x1b[?2004l\x1b[?1049l"))
 	return 0

@@ -7,6 +7,7 @@ import (
 	"os/signal"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 )
@@ -51,6 +52,10 @@ import (
 //	resolve=1  on a land task (an id beginning "land."), before each
 //	           answer remove git's conflict markers from the files of its
 //	           working directory, keeping both sides' lines (resolve.go)
+//	slow=D     answer each request D (a Go duration) after it came: a turn
+//	           that takes a while, its answer in flight meanwhile
+//	repaint=1  on SIGUSR1 print its last answer again, as a TUI redraws
+//	           its screen
 //
 // It prints "RESUME-SEEN: <line>" for every prompt line that carries resume
 // information, so tests can check what a resumed session was told.
@@ -134,6 +139,9 @@ func modeWorker(args []string) int {
 			printWorkerBlock(say, strings.TrimSuffix(strings.Fields(line)[3], ":"), steps, steps, opt["final"], seed, extra, editFile)
 		case strings.HasPrefix(line, "CHECKPOINT REQUEST:"):
 			task, _ := requestTask(line)
+			if d, err := time.ParseDuration(opt["slow"]); err == nil {
+				time.Sleep(d)
+			}
 			if opt["bad"] == "1" && badSent < 2 {
 				badSent++
 				progress := map[int]string{1: "250%", 2: "[N]%"}[badSent]
@@ -158,6 +166,9 @@ func modeWorker(args []string) int {
 				status = opt["final"]
 			}
 			printWorkerBlock(say, task, min(answered, steps), steps, status, seed, extra, editFile)
+			if opt["repaint"] == "1" {
+				repaintOn(func() { printWorkerBlock(say, task, min(answered, steps), steps, status, seed, extra, editFile) })
+			}
 			if opt["lead"] == "1" && answered == 1 && !resumed {
 				say("Team handoff written.\nCHECKPOINT COMPLETE\n")
 			}
@@ -221,4 +232,29 @@ func printWorkerBlock(say func(string, ...any), task string, done, steps int, st
 	b.WriteString(extra)
 	fmt.Fprintf(&b, "Resume: continue with step %d\n\n", done+1)
 	say("%s", b.String())
+}
+
+// repaint is what SIGUSR1 prints (repaint=1): the last answer.
+var repaint struct {
+	sync.Mutex
+	draw func()
+	once sync.Once
+}
+
+// repaintOn makes draw the last answer SIGUSR1 prints again.
+func repaintOn(draw func()) {
+	repaint.Lock()
+	repaint.draw = draw
+	repaint.Unlock()
+	repaint.once.Do(func() {
+		sig := make(chan os.Signal, 1)
+		signal.Notify(sig, syscall.SIGUSR1)
+		go func() {
+			for range sig {
+				repaint.Lock()
+				repaint.draw()
+				repaint.Unlock()
+			}
+		}()
+	})
 }
