@@ -230,6 +230,10 @@ func (t *Team) unresumable(cp *protocol.Checkpoint) string {
 	return ""
 }
 
+// ErrNotATaskRecord is ResumeFrom's refusal of a record that is not of a
+// task of the team file's own work: a review round's answer, a land task's.
+var ErrNotATaskRecord = errors.New("--from takes a record of a task of the team file")
+
 // ResumeFrom chooses history record id for its task to resume from
 // (`warden run --resume --from ID`). Call it before Begin: an id the
 // history does not hold, or a record whose task the team file no longer
@@ -242,6 +246,14 @@ func (t *Team) ResumeFrom(id string) error {
 		return fmt.Errorf("resume --from: %w", err)
 	}
 	if !slices.ContainsFunc(teamTasks(t.cfg), func(task config.Task) bool { return task.ID == cp.TaskID }) {
+		if task, round, ok := config.ParseReviewID(cp.TaskID); ok {
+			return fmt.Errorf("resume --from: checkpoint %s is %s's answer to review round %d of task %q, not a record of "+
+				"the task's own work (`warden checkpoints %s` lists those): %w", id, cp.Agent, round, task, task, ErrNotATaskRecord)
+		}
+		if strings.HasPrefix(cp.TaskID, config.LandPrefix) {
+			return fmt.Errorf("resume --from: checkpoint %s is of land task %q, which the land makes again where it stops, "+
+				"not a task of the team file: %w", id, cp.TaskID, ErrNotATaskRecord)
+		}
 		return fmt.Errorf("resume --from: checkpoint %s is of task %q, which the team file no longer has", id, cp.TaskID)
 	}
 	t.from = cp

@@ -77,7 +77,15 @@ func (w *World) runAgain(op Op) {
 			how = supervisor.StartAuto
 		}
 	}
-	if err := w.begin(how, from); err != nil {
+	err := w.begin(how, from)
+	if errors.Is(err, supervisor.ErrNotATaskRecord) {
+		// A review round's or a land task's record: refused before
+		// anything starts, as it must be; the person then carries on.
+		w.note("--from %s refused: %v", from, err)
+		how, from = supervisor.StartAuto, ""
+		err = w.begin(how, from)
+	}
+	if err != nil {
 		w.fail("warden run %s: %v", op.Agent, err)
 		return
 	}
