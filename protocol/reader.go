@@ -82,6 +82,8 @@ type Reader struct {
 	// its last fields for longer than a settle.
 	unsure map[string]bool
 	frame  uint64 // the frame that was half drawn at the last Quiet put off
+	// anchor: the current request's echo, once seen (reader_anchor.go).
+	anchor anchorState
 }
 
 type event struct {
@@ -152,6 +154,7 @@ func (r *Reader) Typed(text string) {
 	}
 	r.led.addTyped(canonicalWords(lines, false))
 	if request {
+		r.anchor = anchorNone
 		if r.scr != nil {
 			r.viewFrom = max(0, r.scrollBase+len(r.scroll)-r.opts.ScrollKeep)
 			_, counts := r.parseView(false)

@@ -44,3 +44,97 @@ func TestSameAnswerToEveryRequestWhileTheTranscriptScrolls(t *testing.T) {
 		c.expect(t, requests, 0, 0)
 	}
 }
+
+// The same on the alternate screen: a TUI that shows the tail of its
+// transcript and repaints it at every step, so that rows leave the top by a
+// redraw, never by a scroll the terminal sees (Claude Code 2.1.332,
+// OpenCode, Qwen Code, Copilot CLI). Once the screen held as many copies
+// as it can, the copy that left the top went in the same repaint as the new
+// one came in, and every request from the fourth timed out (issue 35's
+// long run).
+func TestSameAnswerToEveryRequestOnTheAlternateScreen(t *testing.T) {
+	for _, rows := range []int{30, 50} {
+		c := newCollector()
+		r := NewReader(testLogger(t), c.options(ModeScreen, 80, rows))
+		s := newTUIStream(80, rows)
+		s.say("ready")
+		feed(r, s.take(), 4096)
+		r.Quiet()
+		const requests = 40
+		for i := range requests {
+			r.Typed(Request("T060"))
+			s.say("> " + Request("T060"))
+			feed(r, s.take(), 4096)
+			r.Submitted() // its turn shows: the session's profile saw it
+			r.Quiet()
+			for range i % 3 { // working rows of a length that varies
+				s.say("• working")
+			}
+			s.answer(answerLines)
+			feed(r, s.take(), 4096)
+			r.Quiet()
+			r.Quiet()
+			for len(c.notify) > 0 {
+				<-c.notify
+			}
+			if b, _, _ := c.counts(); b != i+1 {
+				r.Close()
+				t.Fatalf("%d rows: after request %d, %d records; want one per request", rows, i+1, b)
+			}
+		}
+		r.Flush()
+		r.Close()
+		c.expect(t, requests, 0, 0)
+	}
+}
+
+// The anchor never makes an answer of what was there before: on the same
+// alternate screen, full of copies of the same answer, a request the CLI
+// took (Submitted) before its echo was drawn — the last request line on the
+// screen still an older one with its answer below — and then answered with
+// words and no block is no record; the next request answered with the
+// block is one.
+func TestAnchorNeverRecordsAnOlderAnswer(t *testing.T) {
+	c := newCollector()
+	r := NewReader(testLogger(t), c.options(ModeScreen, 80, 30))
+	defer r.Close()
+	s := newTUIStream(80, 30)
+	records := func() int {
+		r.Quiet()
+		r.Quiet()
+		for len(c.notify) > 0 {
+			<-c.notify
+		}
+		b, _, _ := c.counts()
+		return b
+	}
+	for i := range 6 {
+		r.Typed(Request("T060"))
+		s.say("> " + Request("T060"))
+		feed(r, s.take(), 4096)
+		r.Submitted()
+		s.answer(answerLines)
+		feed(r, s.take(), 4096)
+		if n := records(); n != i+1 {
+			t.Fatalf("%d records after %d answers", n, i+1)
+		}
+	}
+	r.Typed(Request("T060"))
+	r.Submitted() // before its echo is drawn
+	r.Quiet()
+	s.say("> " + Request("T060"))
+	s.say("I am still reading the task.")
+	feed(r, s.take(), 4096)
+	if n := records(); n != 6 {
+		t.Fatalf("%d records after a request answered with no block, want 6", n)
+	}
+	r.Typed(Request("T060"))
+	s.say("> " + Request("T060"))
+	feed(r, s.take(), 4096)
+	r.Submitted()
+	s.answer(answerLines)
+	feed(r, s.take(), 4096)
+	if n := records(); n != 7 {
+		t.Fatalf("%d records after the next answer, want 7", n)
+	}
+}
