@@ -14,21 +14,27 @@ import "strings"
 // below the echo of the request it answers is that request's answer,
 // whatever copies of it the screen held before.
 //
-// The anchor is taken once the CLI took the request (Submitted: its turn
-// showed) and a read finds the last request line on the screen with no
-// valid block below it: that line is the request's own echo, not an older
-// request's line with its answer below (an older echo sits above the new
-// one, and leaves the top before it). From then on, until the next request
-// is typed, each valid block below the last request line is reported under
-// the ledger's rules (once per epoch; warden's own echo never).
+// The anchor is set once the CLI took the request (Submitted: its turn
+// showed, or its input box emptied) and the Reader saw the request's echo
+// with no valid block below it: the last request line on the screen above
+// the CLI's input box (ReaderOptions.Composer: the box holds the request
+// while it is typed) with nothing but a turn's beginnings under it. It is
+// looked for at each write from the request on, until seen: a fast turn
+// draws its answer before the session hears that the request was taken, so
+// a look at Submitted alone finds the echo with its answer below, which an
+// older request's line with its answer looks the same as. Once set, until
+// the next request is typed, each valid block below the last request line
+// is reported under the ledger's rules (once per epoch; warden's own echo
+// never): the last request line is then this request's echo, an older one
+// sitting above it and leaving the top before it.
 
 // anchorState is where the current request's anchor stands.
 type anchorState int
 
 const (
-	anchorNone    anchorState = iota // no request, or not yet taken by the CLI
-	anchorPending                    // taken: waiting to see its echo with nothing below it
-	anchorSet                        // its echo seen: blocks below it are its answer
+	anchorNone  anchorState = iota // no request typed yet
+	anchorWatch                    // a request typed: its bare echo and Submitted looked for
+	anchorSet                      // both seen: blocks below its echo are its answer
 )
 
 // Submitted tells the Reader that the CLI took the request typed last (a
@@ -36,10 +42,9 @@ const (
 // comes next.
 func (r *Reader) Submitted() {
 	r.mu.Lock()
-	if !r.done && r.scr != nil && r.led.epoch > 0 && r.anchor == anchorNone {
-		r.anchor = anchorPending
-		r.view = r.viewLines()
-		r.takeAnchor()
+	if !r.done && r.scr != nil && r.anchor == anchorWatch {
+		r.submitted = true
+		r.lookForEcho()
 	}
 	r.unlockAndDispatch()
 }
@@ -54,22 +59,45 @@ func (r *Reader) viewLines() []string {
 	return view
 }
 
-// takeAnchor sets a pending anchor when r.view's last request line has no
+// lookForEcho looks at the screen above the input box for the request's
+// echo with no valid block below it (skipped inside a synchronized frame:
+// half drawn), and sets the anchor once that was seen and the request was
+// taken.
+func (r *Reader) lookForEcho() {
+	if r.anchor != anchorWatch {
+		return
+	}
+	if in, _ := r.scr.InFrame(); !r.sawEcho && !in {
+		rows := r.scr.Rows()
+		r.echoRows = r.echoRows[:0]
+		for _, row := range rows {
+			r.echoRows = append(r.echoRows, row.Text)
+		}
+		if r.opts.Composer != nil {
+			if from, _, ok := r.opts.Composer(r.echoRows); ok && from >= 0 && from <= len(r.echoRows) {
+				r.echoRows = r.echoRows[:from]
+			}
+		}
+		r.sawEcho = bareRequestLine(r.echoRows)
+	}
+	if r.sawEcho && r.submitted {
+		r.anchor = anchorSet
+	}
+}
+
+// bareRequestLine reports whether the last request line of rows has no
 // valid block below it.
-func (r *Reader) takeAnchor() {
-	if r.anchor != anchorPending {
-		return
-	}
-	at := lastRequestLine(r.view)
+func bareRequestLine(rows []string) bool {
+	at := lastRequestLine(rows)
 	if at < 0 {
-		return
+		return false
 	}
-	for _, c := range parseLines(r.view[at+1:]) {
+	for _, c := range parseLines(rows[at+1:]) {
 		if c.valid() {
-			return // an older request's line, its answer below it
+			return false // an older request's line, its answer below it
 		}
 	}
-	r.anchor = anchorSet
+	return true
 }
 
 // reportAnchored reports each valid block below the last request line of

@@ -153,7 +153,7 @@ func (r *Reader) quietScreen(final bool) {
 			order = append(order, k)
 		}
 	}
-	r.takeAnchor()
+	r.lookForEcho()
 	unsure := map[string]bool{}
 	for _, g := range r.led.observe(order, counts) {
 		if g.key == completeKey {

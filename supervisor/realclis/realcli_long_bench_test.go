@@ -37,7 +37,8 @@ const sameAnswer = "CHECKPOINT: %s\nStatus: implementing\nCompleted:\n- read the
 // agent_stalled, and fails unless every request answered before the last
 // checkpoint_timeout was recorded, with no timeout for an answered
 // request and no restart. WARDEN_LONG_CLIS picks the CLIs (default all
-// six); warden's log goes to a file named in the benchmark's log.
+// six); warden's log goes to a file named in the benchmark's log, and with
+// WARDEN_ARTIFACTS set, it and the sessions' logs and recordings are kept there.
 func BenchmarkRealCLILongSameAnswer(b *testing.B) {
 	minutes, err := strconv.ParseFloat(cmpOr(os.Getenv("WARDEN_LONG_MINUTES"), "2"), 64)
 	if err != nil || minutes <= 0 {
@@ -140,6 +141,13 @@ shutdown_timeout = "10s"
 	stop := time.Now()
 	team.Force()
 	wait()
+	if dir := os.Getenv("WARDEN_ARTIFACTS"); dir != "" { // the sessions' logs and recordings, to look at
+		keep := filepath.Join(dir, fmt.Sprintf("long-same-answer-%d", start.Unix()))
+		if err := os.CopyFS(keep, os.DirFS(filepath.Join(cfg.StateDir, "logs"))); err != nil {
+			b.Logf("keeping the logs: %v", err)
+		}
+		b.Logf("the sessions' logs and recordings: %s", keep)
+	}
 
 	evs := eventsOf(b, cfg)
 	// A request answered within checkpoint_timeout of the stop may still
