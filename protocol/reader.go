@@ -89,6 +89,7 @@ type Reader struct {
 	// anchor: the current request's echo, once seen (reader_anchor.go).
 	anchor             anchorState
 	sawEcho, submitted bool
+	echoAboveBox       bool
 	echoRows           []string
 }
 
@@ -161,7 +162,7 @@ func (r *Reader) Typed(text string) {
 	}
 	r.led.addTyped(canonicalWords(lines, false))
 	if request {
-		r.anchor, r.sawEcho, r.submitted = anchorWatch, false, false
+		r.anchor, r.sawEcho, r.submitted, r.echoAboveBox = anchorWatch, false, false, false
 		if r.scr != nil {
 			r.viewFrom = max(0, r.scrollBase+len(r.scroll)-r.opts.ScrollKeep)
 			_, counts := r.parseView(false)

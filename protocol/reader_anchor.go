@@ -14,11 +14,12 @@ import "strings"
 // below the echo of the request it answers is that request's answer,
 // whatever copies of it the screen held before.
 //
-// The anchor is set once the CLI took the request (Submitted: its turn
-// showed, or its input box emptied) and the Reader saw the request's echo
-// with no valid block below it: the last request line on the screen above
-// the CLI's input box (ReaderOptions.Composer: the box holds the request
-// while it is typed) with nothing but a turn's beginnings under it. It is
+// The anchor is set once the Reader saw the request's echo with no valid
+// block below it — the last request line on the screen above the CLI's
+// input box (ReaderOptions.Composer: the box holds the request while it is
+// typed) with nothing but a turn's beginnings under it — and the CLI took
+// the request: Submitted (its turn showed, or its input box emptied), or
+// that line was seen above the box, in the transcript. It is
 // looked for at each write from the request on, until seen: a fast turn
 // draws its answer before the session hears that the request was taken, so
 // a look at Submitted alone finds the echo with its answer below, which an
@@ -73,14 +74,19 @@ func (r *Reader) lookForEcho() {
 		for _, row := range rows {
 			r.echoRows = append(r.echoRows, row.Text)
 		}
+		box := false
 		if r.opts.Composer != nil {
 			if from, _, ok := r.opts.Composer(r.echoRows); ok && from >= 0 && from <= len(r.echoRows) {
-				r.echoRows = r.echoRows[:from]
+				r.echoRows, box = r.echoRows[:from], true
 			}
 		}
 		r.sawEcho = bareRequestLine(r.echoRows)
+		// Above the CLI's own input box, the request's line is in the
+		// transcript: the CLI took it, whether or not the session heard so
+		// (OpenCode started a turn after the submission's watch gave up).
+		r.echoAboveBox = r.sawEcho && box
 	}
-	if r.sawEcho && r.submitted {
+	if r.sawEcho && (r.submitted || r.echoAboveBox) {
 		r.anchor = anchorSet
 	}
 }

@@ -149,3 +149,41 @@ func TestAnchorNeverRecordsAnOlderAnswer(t *testing.T) {
 		t.Fatalf("%d records after the next answer, want 7", n)
 	}
 }
+
+// With the CLI's input box known (ReaderOptions.Composer), a request's line
+// above it is in the transcript: the CLI took the request even when the
+// session never heard so (OpenCode started its turn after the submission's
+// watch had given up: one identical answer in 94 unrecorded in issue 35's
+// long run). Each answer is recorded without Submitted; the request typed
+// into the box and not yet taken sets no anchor.
+func TestAnEchoAboveTheBoxAnchorsWithoutSubmitted(t *testing.T) {
+	c := newCollector()
+	opts := c.options(ModeScreen, 80, 30)
+	opts.Composer = func(rows []string) (int, int, bool) {
+		for i := len(rows) - 1; i >= 0; i-- {
+			if strings.HasPrefix(rows[i], "╭") {
+				return i, i + 2, true
+			}
+		}
+		return 0, 0, false
+	}
+	r := NewReader(testLogger(t), opts)
+	defer r.Close()
+	s := newTUIStream(80, 30)
+	for i := range 12 {
+		r.Typed(Request("T060"))
+		s.say("> " + Request("T060"))
+		feed(r, s.take(), 4096)
+		r.Quiet()
+		s.answer(answerLines)
+		feed(r, s.take(), 4096)
+		r.Quiet()
+		r.Quiet()
+		for len(c.notify) > 0 {
+			<-c.notify
+		}
+		if b, _, _ := c.counts(); b != i+1 {
+			t.Fatalf("after request %d, %d records; want one per request", i+1, b)
+		}
+	}
+}
