@@ -40,9 +40,13 @@ import "strings"
 //
 //   - Hooks. A CLI's hook reports the answer of the turn that just ended,
 //     and may arrive after warden typed the next request: its block is the
-//     same answer as one recorded in the epoch before. Hook text goes
-//     through the same records (Reader.Offer), so one answer seen on the
-//     screen and through a hook is one record, whichever comes first.
+//     same answer as one recorded in the epoch before, as long as that
+//     record has had no hook of its own yet (one hook a turn); once it has,
+//     the same block through a hook is this epoch's answer (an agent that
+//     answers every request the same, its echo and answer drawn in one
+//     write, which the screen cannot tell from the answer before). Hook
+//     text goes through the same records (Reader.Offer), so one answer seen
+//     on the screen and through a hook is one record, whichever comes first.
 //
 //   - Amendments. A valid block whose required lines are those of the
 //     latest record and whose optional lines (Blockers, Notes, Resume, the
@@ -76,6 +80,7 @@ type ledger struct {
 	latestE  int            // … the epoch it was recorded in
 	latestW  string         // … its canonical words ("" through a hook)
 	typed    []string       // canonical words of recently typed texts
+	hooked   int            // the epoch of the latest record a hook has reported
 }
 
 const (
@@ -143,9 +148,16 @@ func (l *ledger) once(key string) bool {
 // when it completes it.
 func (l *ledger) record(b *Block, key, words string, hook, late bool) (isNew, amends bool) {
 	if e, ok := l.records.get(key); ok {
-		if e == l.epoch || key != l.latest || (hook && e == l.epoch-1) {
+		if hook && e >= l.epoch-1 && l.hooked < e {
+			l.hooked = e // that answer's own hook, late or not
 			return false, false
 		}
+		if e == l.epoch || key != l.latest {
+			return false, false
+		}
+	}
+	if hook {
+		l.hooked = l.epoch
 	}
 	amends = l.latest != "" && completes(b, &l.latestB, words, l.latestW) &&
 		(late || l.latestE == l.epoch || (hook && l.latestE == l.epoch-1))

@@ -34,6 +34,10 @@ type ReaderOptions struct {
 	// Reply gets the emulator's answers to terminal queries (ModeScreen);
 	// write them to the pty. It must not block for long.
 	Reply func([]byte)
+	// Composer finds the CLI's input box on a screen of rows (ModeScreen):
+	// the first row it covers; ok false when none shows. Rows from it on
+	// are not looked at for a request's echo (reader_anchor.go).
+	Composer func(rows []string) (from, to int, ok bool)
 }
 
 // Reader is the object the supervisor feeds with one agent's raw pty output.
@@ -82,6 +86,11 @@ type Reader struct {
 	// its last fields for longer than a settle.
 	unsure map[string]bool
 	frame  uint64 // the frame that was half drawn at the last Quiet put off
+	// anchor: the current request's echo, once seen (reader_anchor.go).
+	anchor             anchorState
+	sawEcho, submitted bool
+	echoAboveBox       bool
+	echoRows           []string
 }
 
 type event struct {
@@ -117,6 +126,7 @@ func (r *Reader) Write(p []byte) (int, error) {
 	}
 	if r.scr != nil {
 		r.writeScreen(p)
+		r.lookForEcho()
 	} else {
 		r.fbuf = r.esc.filter(r.fbuf, p, true, r.lineBytes)
 	}
@@ -152,6 +162,7 @@ func (r *Reader) Typed(text string) {
 	}
 	r.led.addTyped(canonicalWords(lines, false))
 	if request {
+		r.anchor, r.sawEcho, r.submitted, r.echoAboveBox = anchorWatch, false, false, false
 		if r.scr != nil {
 			r.viewFrom = max(0, r.scrollBase+len(r.scroll)-r.opts.ScrollKeep)
 			_, counts := r.parseView(false)

@@ -66,3 +66,34 @@ func TestOfferOfAnOlderAnswerIsNotARecord(t *testing.T) {
 	r.Offer("CHECKPOINT: T060\nStatus: dreaming\n") // invalid hook text: nothing
 	c.expect(t, 2, 0, 0)
 }
+
+// An answer is an answer through a hook too: the same block answered to
+// every request, each request's hook arriving before the next request, is
+// one record a request — the hook that comes after the next request is the
+// late one only while the answer before has had none. Claude Code 2.1.332
+// drew an echo and its answer in one write on a loaded machine (issue 35's
+// long run): the screen could not tell that answer from the one before,
+// and its Stop hook, taken for the last answer's late hook, was dropped.
+func TestOfferOfTheSameAnswerToEachRequestIsARecordEach(t *testing.T) {
+	c := newCollector()
+	r := NewReader(testLogger(t), c.options(ModeLines, 0, 0))
+	defer r.Close()
+	for i := range 5 {
+		r.Typed(Request("T060"))
+		r.Offer(validBlock)
+		c.expect(t, i+1, 0, 0)
+	}
+	// The screen's record, then its hook after the next request: the late
+	// hook of that answer; the next hook is the next answer.
+	r.Typed(Request("T060"))
+	feed(r, crlf(validBlock), 3)
+	r.Quiet()
+	c.expect(t, 6, 0, 0)
+	r.Typed(Request("T060"))
+	r.Offer(validBlock) // late
+	c.expect(t, 6, 0, 0)
+	r.Offer(validBlock) // this request's answer
+	c.expect(t, 7, 0, 0)
+	r.Offer(validBlock) // its hook again: the same answer
+	c.expect(t, 7, 0, 0)
+}

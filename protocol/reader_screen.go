@@ -102,11 +102,7 @@ func (r *Reader) viewStart() int {
 // Without final, blocks that run to the end of the view and do not parse are
 // left out: they may still be drawing.
 func (r *Reader) parseView(final bool) ([]candidate, map[string]int) {
-	r.view = joinRows(r.scroll[r.viewStart():], r.view[:0])
-	r.view = joinRows(r.scr.Rows(), r.view)
-	for i, s := range r.view {
-		r.view[i] = cutSidebar(s, r.opts.Cols)
-	}
+	r.view = r.viewLines()
 	counts := map[string]int{}
 	for _, s := range r.view {
 		if l := classify(s); l.kind == kindText && l.text == CompleteMarker {
@@ -157,6 +153,7 @@ func (r *Reader) quietScreen(final bool) {
 			order = append(order, k)
 		}
 	}
+	r.lookForEcho()
 	unsure := map[string]bool{}
 	for _, g := range r.led.observe(order, counts) {
 		if g.key == completeKey {
@@ -171,6 +168,7 @@ func (r *Reader) quietScreen(final bool) {
 		}
 		r.report(byKey[g.key], g.key)
 	}
+	r.reportAnchored()
 	r.unsure = unsure
 }
 

@@ -7,7 +7,8 @@ import (
 	"regexp"
 	"strings"
 	"time"
-	"unicode/utf8"
+	"unicode"
+	"unicode/utf16"
 )
 
 // OpenCode (measured on 1.18.33, protocol/testdata/cli-opencode), a TUI
@@ -137,10 +138,13 @@ func opencodeProfile() *Profile {
 // opencodePasted is what OpenCode's input box shows in place of a pasted
 // text of 3 lines or more, or more than 150 characters (its paste summary,
 // on by default; measured in 1.18.33's code and recordings): "[Pasted ~N
-// lines]", N the text's newlines plus one.
+// lines]", N the newlines plus one of the text trimmed (JavaScript's trim:
+// a text that ends with a newline shows one line fewer), its length in
+// UTF-16 units.
 func opencodePasted(text string) string {
+	text = strings.TrimFunc(text, func(r rune) bool { return unicode.IsSpace(r) || r == '\ufeff' })
 	lines := strings.Count(text, "\n") + 1
-	if lines < 3 && utf8.RuneCountInString(text) <= 150 {
+	if lines < 3 && len(utf16.Encode([]rune(text))) <= 150 {
 		return ""
 	}
 	return fmt.Sprintf("[Pasted ~%d lines]", lines)

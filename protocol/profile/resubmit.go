@@ -33,7 +33,24 @@ func (p *Profile) Resubmit(ctx context.Context, w io.Writer, screen func() Scree
 		return p.Submit(ctx, w, screen, text)
 	}
 	if !p.holds(s, v, text) {
-		return fmt.Errorf("submit to %s: %w: %q", p.Name, ErrDraft, draftLine(v.text))
+		// Between two frames a CLI may show, as its only box, its echo of
+		// an earlier message drawn like its input box (Gemini CLI 0.61
+		// erases what is under that echo and draws the rest in writes of
+		// its own): looked at again for up to SubmitWindow before it is
+		// called a draft.
+		found, err := p.pollUntil(ctx, p.SubmitWindow, func() bool {
+			s = screen()
+			v = p.tui.view(s.Rows())
+			return v.hasBox && !v.dialog() && !v.boxBuried() && (v.inputEmpty() || p.holds(s, v, text))
+		})
+		switch {
+		case err != nil:
+			return fmt.Errorf("submit to %s: %w", p.Name, err)
+		case !found:
+			return fmt.Errorf("submit to %s: %w: %q", p.Name, ErrDraft, draftLine(v.text))
+		case v.inputEmpty():
+			return p.Submit(ctx, w, screen, text)
+		}
 	}
 	return p.press(ctx, w, screen, text, true)
 }

@@ -171,3 +171,27 @@ func TestSubmitWaitsThroughABlankScreenAfterEnter(t *testing.T) {
 		}
 	}
 }
+
+// OpenCode counts the lines of a paste after trimming it (1.18.33's prompt
+// code: text.trim(), its newlines plus one; more than 150 UTF-16 units also
+// summarize it), so a text that ends with a newline, as warden's first
+// prompt does, shows one line fewer than its newlines plus one. Counted
+// untrimmed, the box's "[Pasted ~17 lines]" never read as holding the
+// text: beside a CPU burner on both cores OpenCode lost the first prompt's
+// Enter, warden did not press it again, and the agent sat with its prompt
+// in the box until stale_failure restarted it, each time
+// (scripts/dialogs-under-load.sh, TestRealCLIDialogDenied/each/opencode).
+func TestOpenCodePasteSummaryCountsTheTrimmedText(t *testing.T) {
+	for _, c := range []struct{ text, want string }{
+		{"one\ntwo\nthree\n", "[Pasted ~3 lines]"},
+		{"\n\none\ntwo\nthree\n\n", "[Pasted ~3 lines]"},
+		{"one\ntwo\n", ""},
+		{"\n\none\n\n", ""},
+		{strings.Repeat("é", 151), "[Pasted ~1 lines]"},
+		{"  " + strings.Repeat("x", 150) + "\n", ""},
+	} {
+		if got := opencodePasted(c.text); got != c.want {
+			t.Errorf("opencodePasted(%q) = %q, want %q", c.text, got, c.want)
+		}
+	}
+}

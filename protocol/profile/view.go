@@ -256,3 +256,15 @@ func res(exprs ...string) []*regexp.Regexp {
 	}
 	return out
 }
+
+// Composer finds the CLI's input box on a screen of rows: the first and
+// last rows it covers, borders included; ok is false when none shows (or
+// the CLI is a plain program). The protocol reader looks above it for a
+// request's echo (protocol.ReaderOptions.Composer).
+func (p *Profile) Composer(rows []string) (from, to int, ok bool) {
+	if p.tui == nil {
+		return 0, 0, false
+	}
+	box, _, ok := p.tui.composer(rows)
+	return box.from, box.to, ok
+}

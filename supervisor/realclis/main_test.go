@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hashicorp/go-hclog"
+
 	"github.com/wardenhq/warden/internal/clock"
 	"github.com/wardenhq/warden/supervisor"
 	"github.com/wardenhq/warden/supervisor/config"
@@ -47,8 +49,14 @@ var (
 // it waits still ends its team.
 func startTeamCfg(t testing.TB, cfg *config.Team) (*supervisor.Team, *teamtest.Buffer, func() supervisor.Result) {
 	t.Helper()
+	return startTeamLogged(t, cfg, testLogger(t))
+}
+
+// startTeamLogged is startTeamCfg with warden's log going to logger.
+func startTeamLogged(t testing.TB, cfg *config.Team, logger hclog.Logger) (*supervisor.Team, *teamtest.Buffer, func() supervisor.Result) {
+	t.Helper()
 	out := &teamtest.Buffer{}
-	team, err := supervisor.New(testLogger(t), cfg, clock.Real{}, out)
+	team, err := supervisor.New(logger, cfg, clock.Real{}, out)
 	if err != nil {
 		t.Fatal(err)
 	}

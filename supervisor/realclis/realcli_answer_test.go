@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -24,51 +23,6 @@ import (
 	"github.com/wardenhq/warden/testrig/realcli"
 	"github.com/wardenhq/warden/testrig/teamtest"
 )
-
-// answerScript draws two approval dialogs, one after the other: the first
-// prompt's tool call (denied: first.txt never appears), then, at the
-// person's message (typed with warden send after the denial), a second one
-// (allowed once: second.txt appears). The line warden types after a
-// person's deny (issue 34) is answered with words and counted.
-type answerScript struct {
-	mu    sync.Mutex
-	calls int
-	notes int // warden's line after the deny, as the model got it
-}
-
-// denyNote is what warden's line after a person's deny says.
-const denyNote = "a person denied the action in the dialog above"
-
-func (s *answerScript) notesSeen() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.notes
-}
-
-const (
-	firstProbe  = "curl -s http://127.0.0.1:9/first > first.txt"
-	secondProbe = "curl -s http://127.0.0.1:9/second > second.txt"
-)
-
-func (s *answerScript) decide(req fakeprovider.Request) fakeprovider.Answer {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	switch {
-	case req.Prompt == "":
-		return fakeprovider.Answer{Text: "Done."} // a tool's result came back
-	case strings.Contains(req.Prompt, denyNote):
-		s.notes++
-		return fakeprovider.Answer{Text: "Understood: I carry on without that command."}
-	case s.calls == 0:
-		s.calls++
-		return fakeprovider.Answer{Tool: &fakeprovider.ToolCall{Command: firstProbe, Description: "Fetch the first probe"}}
-	case s.calls == 1 && strings.Contains(req.Prompt, "fetch the second probe"):
-		s.calls++
-		return fakeprovider.Answer{Tool: &fakeprovider.ToolCall{Command: secondProbe, Description: "Fetch the second probe"}}
-	}
-	return fakeprovider.Answer{Text: "CHECKPOINT: T1\nStatus: implementing\nCompleted:\n- the probes\nRemaining:\n- nothing\n" +
-		"Files Modified: none\nEstimated Progress: 50%\n"}
-}
 
 // answerCLIs are the CLIs whose dialogs a person answers through warden:
 // Claude Code in its default mode, Codex, Gemini CLI and Qwen Code.
@@ -191,6 +145,7 @@ prompt = "Fetch the probes."
 		return nil
 	}
 	id1, _ := waiting(1)["dialog_id"].(string)
+	during := script.requestsBetween(1, time.Now())
 	d, err := answerAsAPerson(cl, c.cli, control.AnswerRequest{Choice: profile.AnswerDeny, DialogID: id1, Via: "cli"})
 	if err != nil {
 		tb.Fatalf("deny: %v", err)
@@ -239,6 +194,8 @@ prompt = "Fetch the probes."
 	if _, err := os.Stat(filepath.Join(project, "second.txt")); err == nil {
 		tb.Fatal("the stale answer allowed the second command")
 	}
+	during += script.requestsBetween(2, time.Now())
+	stopped := ranProbe(project, "second.txt") // before allow-once
 	y, err := answerAsAPerson(cl, c.cli, control.AnswerRequest{Choice: profile.AnswerAllowOnce, DialogID: id2, Via: "page"})
 	if err != nil {
 		tb.Fatalf("allow-once: %v", err)
@@ -254,7 +211,12 @@ prompt = "Fetch the probes."
 			tb.Fatal("allow-once: the command never ran (no second.txt)")
 		}
 	}
-	if _, err := os.Stat(filepath.Join(project, "first.txt")); err == nil {
+	ranFirst := ranProbe(project, "first.txt")
+	logUnderDialog(tb, during, ranFirst || stopped)
+	if during != 0 {
+		tb.Errorf("%d requests reached the model while a dialog showed", during)
+	}
+	if ranFirst {
 		tb.Error("the denied command ran")
 	}
 	if n := script.notesSeen(); n != 1 {

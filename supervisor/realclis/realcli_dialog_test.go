@@ -142,13 +142,17 @@ prompt = "Create the probe file."
 // agent treated as silent would be stalled and restarted. 20 s: a real
 // CLI's start and first turn take longer than 10 s on a loaded machine
 // (OpenCode was restarted twice before its first turn with 10 s). A denied
-// dialog ends at dialog_timeout, and there stale_failure is 45 s: beside a
-// whole test run OpenCode's start and first turn took over 30 s, and it was
-// restarted before its dialog.
+// dialog ends at dialog_timeout, and there stale_failure is 90 s: beside a
+// whole test run OpenCode's start and first turn took over 30 s, and beside
+// a CPU burner on both cores (scripts/dialogs-under-load.sh, load 15–20)
+// OpenCode drew its input prompt only after a minute — with 45 s it was
+// restarted before its dialog, again and again. What the tests check of a
+// dialog is unchanged: stale_warning stays 12 s, and no stale alarm may come
+// while the dialog waits.
 func dialogHeader(on, timeout string) string {
 	stale := "20s"
 	if on == "deny" {
-		stale = "45s"
+		stale = "90s"
 	}
 	return `checkpoint_interval = "3s"
 checkpoint_timeout = "20s"
@@ -173,7 +177,8 @@ func TestRealCLIDialogDenied(t *testing.T) {
 				t.Parallel() // two at once (-parallel is GOMAXPROCS)
 				r, team, out, wait, stateDir := startDialogRun(t, c, dialogHeader("deny", "12s"))
 				evsOf := func() []map[string]any { return readEvents(t, stateDir) }
-				waitForD(t, "a checkpoint after the denial", 150*time.Second, func() bool {
+				// 180 s: OpenCode's start alone took a minute beside a CPU burner.
+				waitForD(t, "a checkpoint after the denial", 180*time.Second, func() bool {
 					evs := evsOf()
 					return countEvents(evs, event.DialogDenied, c.cli) > 0 && countEvents(evs, event.CheckpointReceived, c.cli) > 0
 				})
@@ -191,10 +196,13 @@ func TestRealCLIDialogDenied(t *testing.T) {
 				if d := denied.Sub(waiting); d < 11*time.Second {
 					t.Errorf("denied %s after agent_waiting, want dialog_timeout 12s", d)
 				}
-				if n := r.turnsBetween(r.asked.Add(time.Millisecond), denied); n != 0 {
+				n := r.turnsBetween(r.asked.Add(time.Millisecond), denied)
+				ran := ranProbe(r.project, "fetched.txt")
+				logUnderDialog(t, n, ran)
+				if n != 0 {
 					t.Errorf("%d requests reached the model while the dialog was open: something was typed into it", n)
 				}
-				if _, err := os.Stat(filepath.Join(r.project, "fetched.txt")); err == nil {
+				if ran {
 					t.Error("the command ran: the dialog was approved")
 				}
 				for _, ev := range []string{event.AgentStale, event.AgentStalled, event.AgentWarned} {
@@ -240,10 +248,13 @@ func TestRealCLIDialogWaits(t *testing.T) {
 				if snap.Agents[0].State != "waiting" || !strings.Contains(snap.Agents[0].Dialog, "curl") {
 					t.Errorf("past 2× dialog_timeout and stale_failure: %+v", snap.Agents[0])
 				}
-				if n := r.turnsBetween(r.asked.Add(time.Millisecond), time.Now()); n != 0 {
+				n := r.turnsBetween(r.asked.Add(time.Millisecond), time.Now())
+				ran := ranProbe(r.project, "fetched.txt")
+				logUnderDialog(t, n, ran)
+				if n != 0 {
 					t.Errorf("%d requests reached the model while the dialog was open", n)
 				}
-				if _, err := os.Stat(filepath.Join(r.project, "fetched.txt")); err == nil {
+				if ran {
 					t.Error("the command ran")
 				}
 				if n := countEvents(evs, event.DialogDenied, c.cli); n != 0 {
@@ -258,51 +269,6 @@ func TestRealCLIDialogWaits(t *testing.T) {
 					t.Errorf("events: %v", evs)
 				}
 				checkChannelWaiting(t, c, firstEvent(evs, event.AgentWaiting))
-			})
-		}
-	})
-}
-
-// checkChannelWaiting: for a CLI read through its app-server, agent_waiting
-// says what the approval request says — its own reason and the command —
-// whether the request reached warden first or the TUI drew the dialog
-// first (a race: the request came first in most runs on 0.169.0, not in
-// one of about five, nor on 0.171.0; Codex draws the reason and the
-// command on its screen too). Which came first is logged.
-func checkChannelWaiting(t testing.TB, c dialogCLI, waiting map[string]any) {
-	t.Helper()
-	if !c.channel {
-		return
-	}
-	text, _ := waiting["text"].(string)
-	if !strings.Contains(text, "Fetch the probe page into fetched.txt") || !strings.Contains(text, probeCommand) {
-		t.Errorf("agent_waiting does not say the approval request's reason and command: %v", waiting)
-	}
-	t.Logf("agent_waiting came from %s", map[bool]string{true: "the screen", false: "the app-server's request"}[waiting["on_screen"] == true])
-}
-
-// wardenForSubtests builds warden and points WARDEN_BIN at it for the
-// parallel subtests of t, which may not set the environment themselves.
-func wardenForSubtests(t *testing.T) {
-	warden, err := buildWarden()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Setenv("WARDEN_BIN", warden)
-}
-
-// realCLIsTwoAtOnce runs fn for each cli as parallel subtests — two at
-// once, -parallel being GOMAXPROCS — with WARDEN_BIN set for them, and
-// checks that no process is left once all of them are done (a subtest's
-// own check would see its sibling's CLI).
-func realCLIsTwoAtOnce(t *testing.T, clis []string, fn func(t *testing.T, cli string)) {
-	wardenForSubtests(t)
-	defer proctest.AssertNone(t)
-	t.Run("each", func(t *testing.T) {
-		for _, cli := range clis {
-			t.Run(cli, func(t *testing.T) {
-				t.Parallel()
-				fn(t, cli)
 			})
 		}
 	})

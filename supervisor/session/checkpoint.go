@@ -20,6 +20,7 @@ func (s *Session) handle(events []readerEvent) (done bool) {
 	for _, e := range events {
 		switch {
 		case e.block != nil:
+			s.heldReject = nil // the answer drawn whole (heldreject.go)
 			if done || s.pacedOut(e.block) {
 				continue // the task is done; or the pace holds it back
 			}
@@ -27,6 +28,7 @@ func (s *Session) handle(events []readerEvent) (done bool) {
 				done = true
 			}
 		case e.settled:
+			s.sayHeldRejection()
 			s.checkBanner()
 			s.checkDialog()
 		case e.signals:
@@ -43,6 +45,7 @@ func (s *Session) handle(events []readerEvent) (done bool) {
 			s.applyPark()
 		case e.complete:
 			s.r.Complete()
+		case s.holdRejection(e):
 		default:
 			s.reject(e.reason, e.text, isBlockText(e.text))
 		}

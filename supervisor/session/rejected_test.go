@@ -82,7 +82,10 @@ func newBench(t *testing.T, cfg Config) *bench {
 	t.Helper()
 	fc := clock.NewFake(time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC))
 	r := &saidReporter{}
-	cfg.Agent, cfg.Profile, cfg.Clock, cfg.Report, cfg.Team = "w", "plain", fc, r, newTestTeam()
+	if cfg.Profile == "" {
+		cfg.Profile = "plain"
+	}
+	cfg.Agent, cfg.Clock, cfg.Report, cfg.Team = "w", fc, r, newTestTeam()
 	if cfg.Task == nil {
 		cfg.Task = &config.Task{ID: "T1", Title: "the task"}
 	}

@@ -126,6 +126,7 @@ func (s *Session) openReader(reply func([]byte)) {
 		},
 		OnComplete: func() { s.push(readerEvent{complete: true}) },
 		Reply:      reply,
+		Composer:   s.prof.Composer,
 	})
 	s.tap.lines = s.prof.Mode == protocol.ModeLines
 	s.settle = newSettler(s.prof.Settle, s.prof.SettleMax, c.Clock, s.settled)

@@ -178,11 +178,13 @@ type Session struct {
 	forced    bool          // its stop needed SIGKILL
 
 	reader *protocol.Reader
-	modes  modes             // the terminal modes and the program's signals
-	settle *settler          // the quiet after output: look at the screen
-	out    output            // when the agent's own output came last
-	tap    tap               // the output for people looking in (attach, the page)
-	rec    *asciicast.Writer // the recording, or nil (recording.go)
+	// heldReject: a block rejected while the CLI's turn ran (heldreject.go).
+	heldReject *readerEvent
+	modes      modes             // the terminal modes and the program's signals
+	settle     *settler          // the quiet after output: look at the screen
+	out        output            // when the agent's own output came last
+	tap        tap               // the output for people looking in (attach, the page)
+	rec        *asciicast.Writer // the recording, or nil (recording.go)
 
 	// Owned by the loop (park: its loop part).
 	mon *monitor

@@ -233,6 +233,8 @@ func (s *Session) submit(ctx context.Context, t typed, resume bool) error {
 		s.metUnknownScreen() // a possible dialog: nothing more is typed (unknownscreen.go)
 	case err != nil && ctx.Err() == nil:
 		s.log.Warn("submission not confirmed", "error", err, "request", t.request)
+	case err == nil && t.request:
+		s.reader.Submitted() // its echo anchors its answer (protocol/reader_anchor.go)
 	}
 	return err
 }
