@@ -6,8 +6,13 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"os/signal"
 	"strings"
+	"sync"
+	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // tui-dialog:FILE draws like tui-answer, but its first prompt makes it ask
@@ -90,62 +95,89 @@ func modeTUIDialog(args []string) int {
 	write([]byte("\x1b[?1049h\x1b[?2004h\x1b[2J"))
 	t.transcript = []string{"ready"}
 	t.frame("")
-	asked, dialog, n := false, false, 0
-	in := bufio.NewReader(os.Stdin)
-	for {
-		c, err := in.ReadByte()
-		if err != nil {
-			break
+	var (
+		mu    sync.Mutex // one frame at a time: the input's, or a resize's
+		shown []string   // the dialog's rows while it is up
+	)
+	// On SIGWINCH it redraws its whole screen at the new size, the dialog
+	// too, as Claude Code (Ink) does.
+	winch := make(chan os.Signal, 1)
+	signal.Notify(winch, syscall.SIGWINCH)
+	go func() {
+		for range winch {
+			mu.Lock()
+			if ws, err := unix.IoctlGetWinsize(0, unix.TIOCGWINSZ); err == nil && ws.Row >= 16 && ws.Col >= 20 {
+				t.rows, t.cols = int(ws.Row), int(ws.Col)
+			}
+			if shown != nil {
+				t.dialogFrame(shown)
+			} else {
+				t.frame("")
+			}
+			mu.Unlock()
 		}
-		if dialog {
+	}()
+	asked, n := false, 0
+	key := func(c byte, in *bufio.Reader) {
+		mu.Lock()
+		defer mu.Unlock()
+		if shown != nil {
 			switch {
 			case deaf && time.Since(drawn) < deafFor:
 				logf(fmt.Sprintf("DEAF %q", c))
 			case c == '\r':
 				logf("APPROVED")
-				dialog = false
+				shown = nil
 				t.transcript = append(t.transcript, "", "● Ran curl -s http://127.0.0.1:9/probe > fetched.txt")
 				t.frame("")
 			case c == 0x1b && in.Buffered() == 0: // a lone Esc
 				logf("DENIED")
-				dialog = false
+				shown = nil
 				t.transcript = append(t.transcript, "", "  Did not run 1 call", "  ⎿  Interrupted · What should Claude do instead?")
 				t.frame("")
 			default:
 				logf(fmt.Sprintf("TYPED %q", c))
 			}
-			continue
+			return
 		}
 		line, enter := t.key(c, in)
 		if !enter || line == "" {
-			continue
+			return
 		}
 		t.transcript = append(t.transcript, "", "> "+firstWords(line))
 		logf("LINE " + firstWords(line))
 		if task, ok := requestTask(line); ok {
 			n++
 			t.answer(AnswerBlock(task, n))
-			continue
+			return
 		}
 		if !asked {
-			asked, dialog = true, true
+			asked = true
 			t.transcript = append(t.transcript, "", "● Probing a write", "  ⎿  $ curl -s http://127.0.0.1:9/probe > fetched.txt")
-			rows := DialogRows
+			shown = DialogRows
 			if viaHook {
-				rows = HiddenDialogRows
+				shown = HiddenDialogRows
 			}
 			if hookFirst {
 				permissionHook(false, logf)
 			}
-			t.dialogFrame(rows)
+			t.dialogFrame(shown)
 			drawn = time.Now()
 			logf(fmt.Sprintf("DIALOG %d", drawn.UnixNano()))
 			if viaHook && !hookFirst {
 				permissionHook(hostile, logf)
 			}
-			continue
+			return
 		}
 		t.frame("")
+	}
+	in := bufio.NewReader(os.Stdin)
+	for {
+		c, err := in.ReadByte()
+		if err != nil {
+			break
+		}
+		key(c, in)
 	}
 	write([]byte("\x1b[?2004l\x1b[?1049l"))
 	return 0
