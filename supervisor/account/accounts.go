@@ -169,6 +169,15 @@ func (a *Accounts) Limit(agent string, l session.LimitSign) {
 	}
 }
 
+// Carry parks agent's account again until until, the plan of the park a
+// warden killed before the reset had made (state.json's paused_until):
+// its agents were taken back from the holder mid-park. Said as any park,
+// with the source carried_over.
+func (a *Accounts) Carry(agent string, until time.Time) {
+	a.Limit(agent, session.LimitSign{Reset: until.Add(-a.c.Timers.UsageLimitMargin), Exact: true,
+		Source: session.SourceCarried, Text: "parked until " + until.UTC().Format(time.RFC3339) + " by the warden before this one"})
+}
+
 // agrees reports whether another member than agent is parked on its own
 // word of a limit not yet reset at now (a.mu held): two agents of the
 // account saying so are proof.

@@ -248,3 +248,36 @@ func TestALimitDuringAResumeLeavesEveryMemberParked(t *testing.T) {
 		}
 	}
 }
+
+// A park carried over from a warden killed mid-park (Carry: state.json's
+// paused_until, with the agents taken back from the holder) parks every
+// member of the account on one agent's carry — warden's own word, not the
+// agent's — until that same plan, said as account_parked with the source
+// carried_over, and resumes them at it.
+func TestACarriedParkKeepsItsPlan(t *testing.T) {
+	start := time.Date(2026, 12, 7, 2, 0, 0, 0, time.UTC)
+	clk := clock.NewFake(start)
+	var s said
+	acc := newTestAccounts(clk, &s, nil)
+	a, b := &member{name: "a"}, &member{name: "b"}
+	acc.Add("work", a)
+	acc.Add("work", b)
+	until := start.Add(10 * time.Minute)
+	acc.Carry("a", until)
+	for _, m := range []*member{a, b} {
+		if parked, u := m.state(); !parked || !u.Equal(until) {
+			t.Errorf("%s: parked %v until %s, want until %s", m.name, parked, u, until)
+		}
+	}
+	if e := s.of(event.AccountParked); len(e) != 1 || e[0]["source"] != session.SourceCarried {
+		t.Errorf("account_parked %v", e)
+	}
+	clk.Advance(until.Sub(start) - time.Millisecond)
+	if parked, _ := b.state(); !parked {
+		t.Fatal("resumed before the plan carried over")
+	}
+	clk.Advance(time.Millisecond)
+	if parked, _ := b.state(); parked || len(s.of(event.AccountResumed)) != 1 {
+		t.Errorf("at the plan: b parked %v, %d account_resumed", parked, len(s.of(event.AccountResumed)))
+	}
+}

@@ -23,6 +23,9 @@ type TakeBack struct {
 	SessionID string
 	Pid       int
 	Since     time.Time // its last checkpoint: its clocks go on from there
+	// PausedUntil is when its account's park planned to end, when the
+	// dead warden had parked it (state.json): the park is carried over.
+	PausedUntil time.Time
 	Start     session.Starter
 	Drop      func()
 }
@@ -59,6 +62,9 @@ func (a *Agent) takeBackTask(g *Generation) *config.Task {
 		return nil
 	}
 	a.d.Events.Emit(event.TaskDispatched, a.cfg.Name, task.ID, "title", task.Title, "taken_back", true)
+	if until := tb.PausedUntil; until.After(a.d.Clock.Now()) && a.d.Accounts != nil {
+		a.d.Accounts.Carry(a.cfg.Name, until)
+	}
 	return task
 }
 

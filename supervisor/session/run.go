@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strconv"
+	"syscall"
 	"time"
 
 	"github.com/wardenhq/warden/internal/clock"
@@ -71,6 +72,13 @@ func (s *Session) Run() (runner.Exit, Outcome) {
 	}
 	s.proc = proc
 	close(s.procReady)
+	if c.SessionID != "" {
+		// A group the dead warden stopped at its account's limit goes on;
+		// parked again at once (holdNew) if its account still is.
+		if err := proc.Signal(syscall.SIGCONT); err != nil {
+			s.log.Warn("a session taken back not continued", "error", err)
+		}
+	}
 	go s.killWhenTold()
 	if c.Channel != nil {
 		go s.joinChannel()

@@ -17,6 +17,10 @@ const (
 	SourceStopFailure = "stop_failure" // Claude Code's StopFailure hook, error rate_limit
 	SourceBanner      = "banner"       // the CLI's limit banner, the same on two reads
 	SourceDialog      = "dialog"       // the CLI's limit dialog (Gemini CLI's), the same on two reads
+	// SourceCarried: the park a warden killed before the reset had made
+	// (state.json's paused_until), carried over with the agents taken back
+	// from the holder.
+	SourceCarried = "carried_over"
 )
 
 // LimitSign is what a session saw of its account's usage limit.
@@ -35,7 +39,11 @@ type LimitSign struct {
 // banner or a limit dialog, read twice. A hook, a status line or an
 // app-server's windows can come from any process of the agent's: such a
 // sign parks that agent alone until a proof agrees (supervisor/account).
-func (l LimitSign) Proof() bool { return l.Source == SourceBanner || l.Source == SourceDialog }
+// A park carried over is warden's own word, from state.json (which the
+// box's walls keep agents from writing).
+func (l LimitSign) Proof() bool {
+	return l.Source == SourceBanner || l.Source == SourceDialog || l.Source == SourceCarried
+}
 
 // limitWatch is what a session knows of its account's usage limit (the
 // loop owns it): banners on their way to a second read, the notices said,
