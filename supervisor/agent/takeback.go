@@ -26,8 +26,8 @@ type TakeBack struct {
 	// PausedUntil is when its account's park planned to end, when the
 	// dead warden had parked it (state.json): the park is carried over.
 	PausedUntil time.Time
-	Start     session.Starter
-	Drop      func()
+	Start       session.Starter
+	Drop        func()
 }
 
 // SetTakeBack gives the agent a session to take back in its next Run.
