@@ -16,6 +16,7 @@ import (
 // came in leaving the count unchanged). The same answer read again at
 // later Quiets, or the screen redrawn, is no second record.
 func TestSameAnswerToEveryRequestWhileTheTranscriptScrolls(t *testing.T) {
+	t.Parallel() // CPU alone
 	for _, keep := range []int{40, 57, 500} {
 		c := newCollector()
 		opts := c.options(ModeScreen, 80, 24)
@@ -56,6 +57,7 @@ func TestSameAnswerToEveryRequestWhileTheTranscriptScrolls(t *testing.T) {
 // provider, which answers at once: 2 of 7 requests timed out in 3 minutes
 // when the echo was looked for only then).
 func TestSameAnswerToEveryRequestOnTheAlternateScreen(t *testing.T) {
+	t.Parallel() // CPU alone
 	for _, rows := range []int{30, 50} {
 		c := newCollector()
 		r := NewReader(testLogger(t), c.options(ModeScreen, 80, rows))

@@ -3,6 +3,7 @@
 package protocol
 
 import (
+	"hash/fnv"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -38,44 +39,56 @@ func TestParkedScreenReadsTheSame(t *testing.T) {
 	streams["blank main, alt, back"] = "\x1b[?1049h\x1b[2J\x1b[Halt frame\r\n\x1b[?1049l\x1b[Hmain again\r\n" + text
 	streams["1047 and 47, twice"] = "a\r\n\x1b[?1047hb\x1b[?1047lc\r\n\x1b[?47hd\x1b[?47l\x1b[?1049he\x1b[?1049l\x1b[?1049hf"
 	streams["reset on alt"] = "x\r\n\x1b[?1049hy\x1bcz\r\n" + text
-	rng := rand.New(rand.NewPCG(5, 6))
 	for name, stream := range streams {
-		for _, max := range []int{17, 4096} {
-			stream := stream
-			if max < 4096 && len(stream) > smallWritesPrefix {
-				stream = stream[:smallWritesPrefix]
-			}
-			parked := newVTScreen(testLogger(t), 200, 50, nil, true)
-			kept := newVTScreen(testLogger(t), 200, 50, nil, false)
-			if parked.park == nil {
-				t.Fatal("nothing parked: x/vt's fields are not as expected")
-			}
-			for i, k := 0, 0; i < len(stream); k++ {
-				n := 1 + rng.IntN(max)
-				chunk := []byte(stream[i:min(i+n, len(stream))])
-				i += n
-				write(t, kept, chunk, "both kept", name, i)
-				write(t, parked, chunk, "parked", name, i)
-				if k%97 == 50 { // now and then, a resize
-					cols, rows := 80+rng.IntN(150), 20+rng.IntN(40)
-					parked.Resize(cols, rows)
-					kept.Resize(cols, rows)
-				}
-				if ps, ks := scrolled(parked), scrolled(kept); !slices.Equal(ps, ks) {
-					t.Fatalf("%s in writes of up to %d, after byte %d: scrolled off %v, both kept %v", name, max, i, ps, ks)
-				}
-				if k%compareEvery[max] != 0 && i < len(stream) {
-					continue
-				}
-				pr, kr := parked.Rows(), kept.Rows()
-				if !slices.Equal(pr, kr) || parked.AltScreen() != kept.AltScreen() || parked.Render() != kept.Render() {
-					t.Fatalf("%s in writes of up to %d, after byte %d: parked reads\n%v\nalt %v\nboth kept\n%v\nalt %v",
-						name, max, i, pr, parked.AltScreen(), kr, kept.AltScreen())
-				}
-			}
-			parked.Close()
-			kept.Close()
+		t.Run(name, func(t *testing.T) {
+			t.Parallel() // CPU alone: two streams at once on two cores
+			parkedReadsTheSame(t, name, stream)
+		})
+	}
+}
+
+// parkedReadsTheSame writes stream, cut at random (its own generator, from
+// its name), to a screen that parks and to one that keeps both grids, and
+// compares them.
+func parkedReadsTheSame(t *testing.T, name, stream string) {
+	h := fnv.New64a()
+	h.Write([]byte(name))
+	rng := rand.New(rand.NewPCG(5, h.Sum64()))
+	for _, max := range []int{17, 4096} {
+		stream := stream
+		if max < 4096 && len(stream) > smallWritesPrefix {
+			stream = stream[:smallWritesPrefix]
 		}
+		parked := newVTScreen(testLogger(t), 200, 50, nil, true)
+		kept := newVTScreen(testLogger(t), 200, 50, nil, false)
+		if parked.park == nil {
+			t.Fatal("nothing parked: x/vt's fields are not as expected")
+		}
+		for i, k := 0, 0; i < len(stream); k++ {
+			n := 1 + rng.IntN(max)
+			chunk := []byte(stream[i:min(i+n, len(stream))])
+			i += n
+			write(t, kept, chunk, "both kept", name, i)
+			write(t, parked, chunk, "parked", name, i)
+			if k%97 == 50 { // now and then, a resize
+				cols, rows := 80+rng.IntN(150), 20+rng.IntN(40)
+				parked.Resize(cols, rows)
+				kept.Resize(cols, rows)
+			}
+			if ps, ks := scrolled(parked), scrolled(kept); !slices.Equal(ps, ks) {
+				t.Fatalf("%s in writes of up to %d, after byte %d: scrolled off %v, both kept %v", name, max, i, ps, ks)
+			}
+			if k%compareEvery[max] != 0 && i < len(stream) {
+				continue
+			}
+			pr, kr := parked.Rows(), kept.Rows()
+			if !slices.Equal(pr, kr) || parked.AltScreen() != kept.AltScreen() || parked.Render() != kept.Render() {
+				t.Fatalf("%s in writes of up to %d, after byte %d: parked reads\n%v\nalt %v\nboth kept\n%v\nalt %v",
+					name, max, i, pr, parked.AltScreen(), kr, kept.AltScreen())
+			}
+		}
+		parked.Close()
+		kept.Close()
 	}
 }
 

@@ -274,6 +274,7 @@ func TestGeminiUnseenPasteIsNeverTypedAgain(t *testing.T) {
 		{"no notice", 0, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel() // CPU alone, on a clock of its own
 			ready, p := geminiSubmitRig(t)
 			clk := steppingClock{clock.NewFake(time.Date(2026, 11, 29, 15, 14, 16, 0, time.UTC))}
 			p.Clock = clk

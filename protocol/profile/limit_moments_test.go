@@ -96,6 +96,7 @@ func TestRecordedLimitMoments(t *testing.T) {
 func TestRecordedLimitThroughout(t *testing.T) {
 	for _, c := range limitCases {
 		t.Run(c.cli+"/"+c.name, func(t *testing.T) {
+			t.Parallel() // a replay is CPU alone: two at once on two cores
 			p := mustProfile(t, c.cli)
 			rec := loadRecording(t, c.cli, c.name)
 			now, m := limitNow(t, rec), momentsOf(t, rec)

@@ -60,6 +60,7 @@ func TestRecordedTurns(t *testing.T) {
 	for _, cli := range cliNames {
 		for _, name := range []string{"checkpoint-200x50", "checkpoint-80x50", "repeat-200x50"} {
 			t.Run(cli+"/"+name, func(t *testing.T) {
+				t.Parallel() // a replay is CPU alone: two at once on two cores
 				p := mustProfile(t, cli)
 				rec := loadRecording(t, cli, name)
 				rp := rec.replay(t)
