@@ -51,8 +51,14 @@ func TestHangingTeamDoneNeverHoldsTheExit(t *testing.T) {
 	if limit := notifyAtExit + 3*time.Second; took > limit {
 		t.Errorf("Run took %s with a hanging team_done command, more than %s", took, limit)
 	}
-	if !proctest.GroupGone(leader) || processAlive(escapee) {
-		t.Errorf("the command's group %d or its escapee %d outlived the run", leader, escapee)
+	// Killed before Run returned; on a loaded machine the kernel may take a
+	// moment to end a process killed with SIGKILL (it runs no code of its
+	// own after the kill).
+	gone := func() bool { return proctest.GroupGone(leader) && !processAlive(escapee) }
+	for deadline := time.Now().Add(2 * time.Second); !gone() && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+	}
+	if !gone() {
+		t.Errorf("the command's group %d or its escapee %d outlived the run by 2 s", leader, escapee)
 	}
 	for _, want := range []string{"notify command killed at close", "event=team_done", "notify commands still running at exit were killed"} {
 		if !strings.Contains(logs.String(), want) {
