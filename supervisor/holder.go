@@ -176,6 +176,13 @@ func (t *Team) takeBack(prev *state.Snapshot) []takenBack {
 					if err != nil {
 						return nil, err
 					}
+					if cfg.Cgroup != nil { // into this warden's box (memory.MoveInto)
+						if n, err := memory.MoveInto(cfg.Cgroup.Path(), p.Pid()); err != nil {
+							log.Warn("a session taken back left in the dead supervisor's box", "error", err)
+						} else if n > 0 {
+							log.Info("a session taken back moved into this supervisor's box", "processes", n)
+						}
+					}
 					return p, nil
 				},
 				Drop: func() { t.hold.Drop(id) }})

@@ -256,17 +256,21 @@ func cgroup2Mount() (string, error) {
 }
 
 // ownCgroup is warden's cgroup v2 path ("0::PATH" of /proc/self/cgroup).
-func ownCgroup() (string, error) {
-	b, err := os.ReadFile("/proc/self/cgroup")
+func ownCgroup() (string, error) { return cgroupOf("self") }
+
+// cgroupOf is the cgroup v2 path of a process ("0::PATH" of
+// /proc/PID/cgroup; pid "self" for warden's own).
+func cgroupOf(pid string) (string, error) {
+	b, err := os.ReadFile("/proc/" + pid + "/cgroup")
 	if err != nil {
-		return "", fmt.Errorf("warden's cgroup: %w", err)
+		return "", fmt.Errorf("the cgroup of %s: %w", pid, err)
 	}
 	for _, l := range strings.Split(string(b), "\n") {
 		if p, ok := strings.CutPrefix(l, "0::"); ok && strings.HasPrefix(p, "/") {
 			return p, nil
 		}
 	}
-	return "", errors.New("warden is in no cgroup v2 group")
+	return "", fmt.Errorf("process %s is in no cgroup v2 group", pid)
 }
 
 // v1Hint says when the controller is bound to a cgroup v1 hierarchy (a
