@@ -52,9 +52,9 @@ func (t *Team) openHolder() error {
 // means for the run: its agents live in the dead warden's boxes, which are
 // killed only when none of them is taken back.
 type heldState struct {
-	found    bool
-	deadPid  int  // the dead warden whose boxes wait (killStaleBoxes)
-	tookBack bool // a session was taken back: its box stays
+	found   bool
+	deadPid int   // the dead warden whose boxes wait (killStaleBoxes)
+	taken   []int // the pids of the sessions taken back: their boxes stay
 }
 
 // stopHeld stops the live agents a found holder holds for an earlier
@@ -115,16 +115,16 @@ func (t *Team) killStaleBoxes(ctx context.Context, pid int) (int, error) {
 }
 
 // killHeldBoxes kills the dead warden's boxes once the holder's agents
-// that were not taken back are stopped, when none was taken back: what
-// they left there (an escapee that shed its tag) goes with them. A box
-// of a session taken back stays.
+// that were not taken back are stopped: what they left there (an escapee
+// that shed its tag) goes with them. The box of a session taken back
+// stays until the session moves into its new box (memory.MoveInto).
 func (t *Team) killHeldBoxes() {
-	if t.held.deadPid == 0 || t.held.tookBack {
+	if t.held.deadPid == 0 {
 		return
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), t.cfg.ShutdownTimeout)
 	defer cancel()
-	if boxes, err := memory.KillStaleBoxes(ctx, t.held.deadPid); err != nil || boxes > 0 {
+	if boxes, err := memory.KillStaleBoxes(ctx, t.held.deadPid, t.held.taken...); err != nil || boxes > 0 {
 		t.log.Warn("killed the boxes the dead supervisor left", "supervisor_pid", t.held.deadPid, "boxes", boxes, "error", err)
 	}
 }
@@ -187,7 +187,7 @@ func (t *Team) takeBack(prev *state.Snapshot) []takenBack {
 				},
 				Drop: func() { t.hold.Drop(id) }})
 			out = append(out, takenBack{agent: as.Name, task: as.Task, pid: h.Pid})
-			t.held.tookBack = true
+			t.held.taken = append(t.held.taken, h.Pid)
 			t.log.Info("taking a session back from the holder", "agent", as.Name, "task", as.Task, "pid", h.Pid,
 				"attempt", as.Attempt, "session_id", as.Session, "exited", h.Exit != nil)
 			break

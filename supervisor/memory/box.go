@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -162,8 +163,10 @@ func (g *Group) Limits() bool { return g != nil && g.limits }
 // KillStaleBoxes kills what is left in the boxes of a dead warden (pid):
 // the groups it made under the cgroup v2 root (warden.PID), every process
 // in them included — an agent's escapee that shed its tag too — and removes
-// them. Nothing when it made none. It returns how many groups it killed.
-func KillStaleBoxes(ctx context.Context, pid int) (int, error) {
+// them. Nothing when it made none. A box holding one of keep (a session
+// taken back from the holder, which MoveInto moves out) is left as it is.
+// It returns how many groups it killed.
+func KillStaleBoxes(ctx context.Context, pid int, keep ...int) (int, error) {
 	mount, err := cgroup2Mount()
 	if err != nil {
 		return 0, nil
@@ -183,7 +186,11 @@ func KillStaleBoxes(ctx context.Context, pid int) (int, error) {
 			continue
 		}
 		g := &Group{dir: filepath.Join(base, d.Name())}
-		if len(words(filepath.Join(g.dir, "cgroup.procs"))) > 0 {
+		procs := words(filepath.Join(g.dir, "cgroup.procs"))
+		if slices.ContainsFunc(keep, func(k int) bool { return slices.Contains(procs, strconv.Itoa(k)) }) {
+			continue
+		}
+		if len(procs) > 0 {
 			n++
 		}
 		if err := g.Remove(); err != nil {
