@@ -29,15 +29,32 @@ type stateWriterRun struct {
 
 func runStateWriter(t *testing.T, sandbox string) stateWriterRun {
 	t.Helper()
+	return runStateWriterIn(t, sandbox, "")
+}
+
+// runStateWriterIn runs s in repo with its task in a worktree of its own
+// (workspace = "worktree"; the state dir repo/.warden), or, repo "", in
+// the team file's dir (the shared workspace).
+func runStateWriterIn(t *testing.T, sandbox, repo string) stateWriterRun {
+	t.Helper()
 	out := filepath.Join(t.TempDir(), "out")
-	team, _, wait := startTeam(t, `checkpoint_interval = "10m"
+	header := `checkpoint_interval = "10m"
 checkpoint_timeout = "5s"
 shutdown_timeout = "2s"
-sandbox = "`+sandbox+`"
+sandbox = "` + sandbox + `"
 [[task]]
 id = "T1"
 prompt = "Work."
-`, fakeAgent{name: "s", mode: "statewriter:out=" + out, restart: "never"})
+`
+	if repo != "" {
+		header = "workspace = \"worktree\"\n" + header
+	}
+	cfg := writeTeam(t, header, fakeAgent{name: "s", mode: "statewriter:out=" + out, restart: "never", dir: repo})
+	if repo != "" {
+		cfg.StateDir = filepath.Join(repo, ".warden")
+		cfg.SignalFile = filepath.Join(cfg.StateDir, "checkpoint-needed")
+	}
+	team, _, wait := startTeamCfg(t, cfg)
 	var lines string
 	waitFor(t, "s's tries", func() bool {
 		b, _ := os.ReadFile(out)
@@ -111,4 +128,28 @@ func lineOf(out, prefix string) string {
 		}
 	}
 	return ""
+}
+
+// With the box on and the task in a worktree under the state dir
+// (worktrees/T1), the state dir is refused as in the shared workspace and
+// the worktree, s's work dir, takes its writes.
+func TestHostileAgentWritesTheStateDirFromItsWorktree(t *testing.T) {
+	defer proctest.AssertNone(t)
+	if ok, why := box.WallsAvailable(); !ok {
+		t.Skip("no walls here: " + why)
+	}
+	repo, _ := gitRepo(t)
+	r := runStateWriterIn(t, "box", repo)
+	t.Logf("s's tries:\n%s", r.out)
+	for _, p := range decisive(r.state) {
+		if line := lineOf(r.out, "write "+p+": "); !strings.HasSuffix(line, ": read-only file system") {
+			t.Errorf("s's write of %s was not refused as read-only (EROFS): %q", p, line)
+		}
+	}
+	if !strings.Contains(r.out, "work: allowed") {
+		t.Error("s could not write its worktree")
+	}
+	if b, err := os.ReadFile(filepath.Join(r.state, "worktrees", "T1", "statewriter-work.txt")); string(b) != "work\n" {
+		t.Errorf("s's work is not in its worktree: %q, %v", b, err)
+	}
 }
