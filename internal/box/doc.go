@@ -11,8 +11,12 @@
 // restricts any filesystem right makes every mount(2) fail, and with it
 // bubblewrap, the sandbox of Codex (read-only, workspace-write) and of Claude
 // Code (research/holder-and-box.md B3). So the box sits beside the CLIs'
-// own sandboxes; what decides for an agent (its records, archives) is
-// protected by warden's seal, not by write-denial.
+// own sandboxes, and what it denies to files it denies with mounts, in the
+// walls (walls_linux.go): warden's secrets hidden, the state dir read-only
+// but for the holes an agent's own processes write (WallSpec), the cgroup
+// tree read-only. Mounts leave a namespace the agent makes free to mount;
+// what decides for an agent (its records, archives) is sealed by warden
+// too, for where there are no walls.
 //
 // How the domain gets into the child: Landlock applies to the calling
 // thread only (without TSYNC), and a child inherits the domain of the

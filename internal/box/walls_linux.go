@@ -29,6 +29,15 @@ import (
 // capability and a CLI's sandbox can still map itself in a namespace of
 // its own). The cgroup tree is read-only behind the walls too: an agent
 // cannot move itself out of the group its box's cgroup.kill ends.
+//
+// The state dir is read-only behind them (WallSpec.ReadOnly, readOnly in
+// readonly_linux.go): bound on itself, remounted read-only with the flags
+// the kernel locked kept, after its holes (WallSpec.Writable: the hook
+// spool, hook.log, the agent's settings dir, and always the work dir) were
+// bound on themselves as they are. A remount or unmount needs
+// CAP_SYS_ADMIN here, which the agent does not keep, and a namespace it
+// makes gets the read-only flag locked. The copy enters the work dir again
+// once the walls stand: the one exec.Cmd entered is on the mount beneath.
 
 // wallsEnv carries the paths to hide into the copy of the binary that
 // builds the walls; it is never passed on to the agent.
