@@ -183,3 +183,40 @@ func TestWallsReadOnlyFromInside(t *testing.T) {
 		t.Errorf("state.json is %q after the walls", b)
 	}
 }
+
+// Bubblewrap inside the walls, as a CLI's workspace-write sandbox runs it
+// (the root read-only, the project dir — which holds the state dir, the
+// shared workspace — bound writable, a user and PID namespace of its
+// own): it starts, the project dir and the work dir take its writes, and
+// the state dir under its writable bind stays read-only.
+func TestWallsReadOnlyUnderBubblewrap(t *testing.T) {
+	if ok, why := WallsAvailable(); !ok {
+		t.Fatalf("no walls here: %s", why)
+	}
+	bwrap, err := exec.LookPath("bwrap")
+	if err != nil {
+		t.Skip("no bubblewrap here")
+	}
+	project := t.TempDir()
+	s, wt := makeStateDir(t, project)
+	inner := `echo x > ` + project + `/root.txt && echo bwrap-project-ok; echo x 2>/dev/null >` + s + `/state.json && echo bwrap-state-written; echo x > work.txt && echo bwrap-work-ok`
+	cmd := exec.Command(bwrap, "--ro-bind", "/", "/", "--bind", project, project, "--dev", "/dev", "--proc", "/proc",
+		"--unshare-user", "--unshare-pid", "--chdir", wt, "sh", "-c", inner)
+	cmd.Dir = wt
+	if err := Walls(cmd, WallSpec{ReadOnly: []string{s}}); err != nil {
+		t.Fatal(err)
+	}
+	out, err := cmd.CombinedOutput()
+	t.Logf("%s", out)
+	if err != nil {
+		t.Fatalf("bubblewrap behind the walls: %v", err)
+	}
+	for _, w := range []string{"bwrap-project-ok", "bwrap-work-ok"} {
+		if !strings.Contains(string(out), w) {
+			t.Errorf("output lacks %q", w)
+		}
+	}
+	if b, _ := os.ReadFile(filepath.Join(s, "state.json")); strings.Contains(string(out), "bwrap-state-written") || string(b) != "STATE" {
+		t.Errorf("the state dir was written from inside bubblewrap: state.json %q", b)
+	}
+}
