@@ -83,13 +83,19 @@ func decisive(dir string) []string {
 
 // With the box on, each write to the state dir is refused as a write to a
 // read-only file system (EROFS): nothing forged is on disk after; s's hook
-// reached warden (its answer is recorded), and its spool, hook.log and
-// work dir took its writes.
+// — the real `warden hook`, run inside the walls — reached warden (its
+// answer is recorded), and its spool, hook.log and work dir took its
+// writes.
 func TestHostileAgentWritesTheStateDirInTheBox(t *testing.T) {
 	defer proctest.AssertNone(t)
 	if ok, why := box.WallsAvailable(); !ok {
 		t.Skip("no walls here: " + why)
 	}
+	bin, err := buildWarden()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("WARDEN_BIN", bin)
 	r := runStateWriter(t, "box")
 	t.Logf("s's tries:\n%s", r.out)
 	for _, p := range decisive(r.state) {
@@ -100,7 +106,7 @@ func TestHostileAgentWritesTheStateDirInTheBox(t *testing.T) {
 			t.Errorf("%s holds what s forged", p)
 		}
 	}
-	for _, want := range []string{"hook: allowed", "spool: allowed", "hook.log: allowed", "work: allowed"} {
+	for _, want := range []string{"hook: allowed", "hook by warden hook", "spool: allowed", "hook.log: allowed", "work: allowed"} {
 		if !strings.Contains(r.out, want) {
 			t.Errorf("s's tries lack %q: its own writes must go on", want)
 		}

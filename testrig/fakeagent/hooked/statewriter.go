@@ -2,9 +2,11 @@ package hooked
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"time"
@@ -21,8 +23,9 @@ import (
 // it opens state.json, its task's record, events.jsonl and STATUS.md to
 // append, and creates a record of its own in checkpoints/, the handoff and
 // a file in handoffs/. Then what its own processes must still do: a
-// Stop-hook message with a block (Notes: VIA-HOOK) over the hook socket,
-// as `warden hook` sends it; a line in its spool (hooks/, as `warden hook`
+// Stop-hook message with a block (Notes: VIA-HOOK) over the hook socket —
+// through `$WARDEN_BIN hook claude-stop` when WARDEN_BIN is set, as a
+// CLI's hook runs it, else sent as `warden hook` sends it; a line in its spool (hooks/, as `warden hook`
 // spools when no warden listens) and an open of logs/hook.log; a file in
 // its work dir. Each try is a line of out, "write PATH: allowed" or the
 // error ("hook: allowed" …), then "done"; then it idles until stopped.
@@ -63,7 +66,18 @@ func modeStateWriter(args []string) int {
 	block := "CHECKPOINT: " + task + "\nStatus: implementing\nCompleted:\n- probing\nRemaining:\n- more\n" +
 		"Files Modified: none\nEstimated Progress: 10%\nNotes: VIA-HOOK\n"
 	payload, _ := json.Marshal(map[string]any{"last_assistant_message": block})
-	try("hook", hookbus.Send(os.Getenv(profile.EnvSocket), hookbus.Message{Agent: agent, Kind: profile.KindClaudeStop, Payload: payload, At: time.Now()}))
+	if bin := os.Getenv("WARDEN_BIN"); bin != "" { // as a CLI runs its hook
+		hook := exec.Command(bin, "hook", profile.KindClaudeStop)
+		hook.Stdin = bytes.NewReader(payload)
+		out, err := hook.CombinedOutput()
+		if err == nil && len(out) > 0 {
+			err = fmt.Errorf("warden hook printed %q", out)
+		}
+		try("hook", err)
+		lines = append(lines, "hook by warden hook")
+	} else {
+		try("hook", hookbus.Send(os.Getenv(profile.EnvSocket), hookbus.Message{Agent: agent, Kind: profile.KindClaudeStop, Payload: payload, At: time.Now()}))
+	}
 	status, _ := json.Marshal(map[string]any{"context_window": map[string]any{"used_percentage": 1}})
 	try("spool", hookbus.Spool(dir, hookbus.Message{Agent: agent, Kind: profile.KindClaudeStatus, Payload: status}))
 	try("hook.log", appendTo(layout.HookLog(), nil))
