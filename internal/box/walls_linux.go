@@ -39,8 +39,8 @@ import (
 // makes gets the read-only flag locked. The copy enters the work dir again
 // once the walls stand: the one exec.Cmd entered is on the mount beneath.
 
-// wallsEnv carries the paths to hide into the copy of the binary that
-// builds the walls; it is never passed on to the agent.
+// wallsEnv carries the walls' spec (WallSpec, as JSON) into the copy of
+// the binary that builds them; it is never passed on to the agent.
 const wallsEnv = "WARDEN_BOX_WALLS"
 
 // wallsProgEnv is the agent's program, as warden found it on its PATH.
