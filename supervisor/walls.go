@@ -17,7 +17,7 @@ import (
 // listens) and its log of failures (logs/hook.log), made here so that they
 // are there when the walls go up; the agent's own settings dir (the Codex
 // app-server's socket and log, the Gemini CLI's home: supervisor/agent) and its work dir (a task
-// worktree under worktrees/, land/ for land_by) are added for each session.
+// worktree under worktrees/, a land task's too) are added for each session.
 // A lead asks for a team checkpoint through its screen (CHECKPOINT
 // COMPLETE), never through the signal file, which only people and warden
 // write.
