@@ -26,6 +26,7 @@ try remove "rm $S/events.jsonl"
 try events "echo forged >> $S/events.jsonl"
 try handoff "echo forged > $S/handoff.md"
 try handoffs "echo forged > $S/handoffs/h.md"
+try other "echo forged > $S/worktrees/T2/x"
 try remount "mount -o remount,rw,bind $S"
 try spool "echo line >> $S/hooks/w1.spool.jsonl"
 try hooklog "echo line >> $S/logs/hook.log"
@@ -37,7 +38,7 @@ unshare -Urm sh -c "mount -o remount,rw,bind $S 2>/dev/null && echo nested-remou
 // wantReadOnly is what readOnlyScript prints when the state dir is
 // read-only behind the walls but its holes and the work dir.
 var wantReadOnly = []string{"state:refused", "relative:refused", "create:refused", "overwrite:refused", "rename:refused", "remove:refused",
-	"events:refused", "handoff:refused", "handoffs:refused", "remount:refused",
+	"events:refused", "handoff:refused", "handoffs:refused", "other:refused", "remount:refused",
 	"spool:written", "hooklog:written", "work:written", "token:\n", "state-read:STATE\n", "nested-mount-ok"}
 
 // makeStateDir makes a state dir under root with a record, events, a
@@ -47,7 +48,7 @@ func makeStateDir(t *testing.T, root string) (string, string) {
 	t.Helper()
 	s := filepath.Join(root, ".warden")
 	wt := filepath.Join(s, "worktrees", "T1")
-	for _, d := range []string{"checkpoints", "handoffs", "hooks", "logs", "worktrees/T1"} {
+	for _, d := range []string{"checkpoints", "handoffs", "hooks", "logs", "worktrees/T1", "worktrees/T2"} {
 		if err := os.MkdirAll(filepath.Join(s, d), 0o700); err != nil {
 			t.Fatal(err)
 		}
