@@ -10,11 +10,11 @@ import (
 // caller made, nil for warden's own — and, when scoped, in a Landlock
 // domain of its own (internal/box): how warden starts the commands it runs
 // beside its agents (a task's verify, a notify command) in a box like an
-// agent's; behind walls that hide the paths in hide when there are any.
-func StartIn(cmd *exec.Cmd, cg *Cgroup, scoped bool, hide []string) error {
+// agent's; behind the walls built to walls when it asks for any.
+func StartIn(cmd *exec.Cmd, cg *Cgroup, scoped bool, walls box.WallSpec) error {
 	cg.apply(cmd)
-	if len(hide) > 0 {
-		if err := box.Walls(cmd, hide); err != nil {
+	if !walls.Empty() {
+		if err := box.Walls(cmd, walls); err != nil {
 			return err
 		}
 	}

@@ -8,6 +8,8 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"github.com/wardenhq/warden/internal/box"
 )
 
 // RunnerTagEnv is set in every started process's environment to a value
@@ -69,11 +71,12 @@ type Config struct {
 	// starts cannot signal warden or another agent. Start fails when the
 	// kernel has no scopes; the caller asks box.Available first.
 	Scoped bool
-	// Hide are paths the process and all it starts do not see, behind the
-	// box's walls (internal/box: a user and mount namespace of their own,
-	// an empty mount over each); none: no walls. The caller asks
+	// Walls are the box's walls the process and all it starts are behind
+	// (internal/box: a user and mount namespace of their own, an empty
+	// mount over each hidden path, the read-only directories read-only but
+	// their writable holes); empty: no walls. The caller asks
 	// box.WallsAvailable first.
-	Hide []string
+	Walls box.WallSpec
 }
 
 // Exit is how a process ended.

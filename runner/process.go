@@ -63,8 +63,8 @@ func Start(logger hclog.Logger, cfg Config) (*Process, error) {
 	cfg.Cgroup.apply(cmd)
 	tag := newTag()
 	cmd.Env = buildEnv(cfg.Env, tag)
-	if len(cfg.Hide) > 0 {
-		if err := box.Walls(cmd, cfg.Hide); err != nil {
+	if !cfg.Walls.Empty() {
+		if err := box.Walls(cmd, cfg.Walls); err != nil {
 			return nil, fmt.Errorf("start %s: %w", cfg.Name, err)
 		}
 	}

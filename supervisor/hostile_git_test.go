@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wardenhq/warden/internal/box"
 	"github.com/wardenhq/warden/supervisor/config"
 	"github.com/wardenhq/warden/supervisor/event"
 	"github.com/wardenhq/warden/supervisor/queue"
@@ -156,12 +157,14 @@ func TestHostileAgentsGitFileNamingAnotherRepository(t *testing.T) {
 
 // A worktree replaced by a symbolic link to the user's checkout is never
 // followed when the agent restarts: the task fails with the reason, and
-// the user's checkout is untouched.
+// the user's checkout is untouched. Without the box: behind its walls the
+// worktree cannot be replaced (TestHostileAgentsWorktreeStaysInTheBox).
 func TestHostileAgentsSymlinkedWorktreeIsRefused(t *testing.T) {
 	defer proctest.AssertNone(t)
 	repo, git := gitRepo(t)
 	once := filepath.Join(t.TempDir(), "once")
 	cfg := hostileGitTeam(t, repo, "gitattack:plant=symlink:target="+repo+":once="+once+":steps=2:write=notes.txt")
+	cfg.Sandbox = config.SandboxOff
 	res, stdout, _ := runTeam(t, cfg, 60*time.Second)
 	if res.ExitCode() != 1 || res.Tasks[0].State != queue.Failed || !strings.Contains(res.Tasks[0].Reason, "symbolic link") {
 		t.Errorf("exit %d, tasks %+v\n%s", res.ExitCode(), res.Tasks, stdout)
@@ -177,11 +180,13 @@ func TestHostileAgentsSymlinkedWorktreeIsRefused(t *testing.T) {
 
 // A deleted worktree is checked out again from the task's branch when the
 // agent restarts (a WARNING says so), and the task completes there.
+// Without the box: behind its walls the worktree cannot be deleted.
 func TestHostileAgentsDeletedWorktreeIsMadeAgain(t *testing.T) {
 	defer proctest.AssertNone(t)
 	repo, git := gitRepo(t)
 	once := filepath.Join(t.TempDir(), "once")
 	cfg := hostileGitTeam(t, repo, "gitattack:plant=delete:once="+once+":steps=2:write=notes.txt")
+	cfg.Sandbox = config.SandboxOff
 	res, stdout, _ := runTeam(t, cfg, 60*time.Second)
 	if res.ExitCode() != 0 || res.Tasks[0].State != queue.Complete {
 		t.Fatalf("exit %d, tasks %+v\n%s", res.ExitCode(), res.Tasks, stdout)
@@ -223,5 +228,36 @@ func TestHostileAgentsBigFileIsLeftOut(t *testing.T) {
 	}
 	if msg := git("log", "-1", "--format=%B", branch); !strings.Contains(msg, "- big.bin (1.5 GiB)") {
 		t.Errorf("the last commit's message:\n%s", msg)
+	}
+}
+
+// Behind the box's walls the worktree, the agent's work dir, is a mount of
+// its own in a read-only worktrees/: the agent cannot replace it by a
+// symbolic link to the user's checkout (its try fails, its session ends),
+// and its next session works in the worktree warden made; the task
+// completes there and the user's checkout is untouched.
+func TestHostileAgentsWorktreeStaysInTheBox(t *testing.T) {
+	defer proctest.AssertNone(t)
+	if ok, why := box.WallsAvailable(); !ok {
+		t.Skip("no walls here: " + why)
+	}
+	repo, git := gitRepo(t)
+	once := filepath.Join(t.TempDir(), "once")
+	cfg := hostileGitTeam(t, repo, "gitattack:plant=symlink:target="+repo+":once="+once+":steps=2:write=notes.txt")
+	res, stdout, _ := runTeam(t, cfg, 60*time.Second)
+	if res.ExitCode() != 0 || res.Tasks[0].State != queue.Complete {
+		t.Fatalf("exit %d, tasks %+v\n%s", res.ExitCode(), res.Tasks, stdout)
+	}
+	if !strings.Contains(stdout, "fakeagent gitattack: removing "+filepath.Join(cfg.StateDir, "worktrees", "T1")) {
+		t.Errorf("the agent's try to replace its worktree did not fail:\n%s", stdout)
+	}
+	if e := firstEvent(eventsOf(t, cfg), event.WorktreeRefused); e != nil {
+		t.Errorf("worktree_refused %v: the worktree was replaced", e)
+	}
+	if _, err := os.Stat(filepath.Join(repo, "notes.txt")); err == nil {
+		t.Error("a session ran in the user's checkout: notes.txt is there")
+	}
+	if got := git("status", "--porcelain"); got != "" {
+		t.Errorf("the user's checkout changed: %q", got)
 	}
 }

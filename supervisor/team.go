@@ -227,6 +227,11 @@ func New(logger hclog.Logger, cfg *config.Team, clk clock.Clock, out io.Writer) 
 	t.deps.Reviews = agent.NewReviews()             // review_by: before the agents, who join it
 	t.deps.Memory = memory.NewMemory(cfg, clk, log) // max_running, memory_floor, memory_max, agent_oom, the box
 	t.deps.Memory.Hide(keyPath)                     // behind the box's walls: no agent reads the record key
+	if err := t.readOnlyStateDir(); err != nil {    // … nor writes the state dir (walls.go)
+		events.Close()
+		dir.Unlock()
+		return nil, err
+	}
 	if t.notifier != nil && cfg.Sandbox == config.SandboxBox {
 		t.notifier.SetBox(t.deps.Memory.CommandBox)
 	}

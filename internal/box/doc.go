@@ -11,8 +11,12 @@
 // restricts any filesystem right makes every mount(2) fail, and with it
 // bubblewrap, the sandbox of Codex (read-only, workspace-write) and of Claude
 // Code (research/holder-and-box.md B3). So the box sits beside the CLIs'
-// own sandboxes; what decides for an agent (its records, archives) is
-// protected by warden's seal, not by write-denial.
+// own sandboxes, and what it denies to files it denies with mounts, in the
+// walls (walls_linux.go): warden's secrets hidden, the state dir read-only
+// but for the holes an agent's own processes write (WallSpec), the cgroup
+// tree read-only. Mounts leave a namespace the agent makes free to mount;
+// what decides for an agent (its records, archives) is sealed by warden
+// too, for where there are no walls.
 //
 // How the domain gets into the child: Landlock applies to the calling
 // thread only (without TSYNC), and a child inherits the domain of the
@@ -23,3 +27,24 @@
 // works for every way warden starts a process (the agent's pty, verify and
 // notify commands).
 package box
+
+// WallSpec is what the box's walls do to the files an agent sees (Walls):
+// Hide are paths it sees empty (warden's secrets: the record key, the
+// page's token); ReadOnly are directories it sees read-only, with
+// everything under them (the state dir: its records, archives, state.json,
+// handoffs, events); Writable are the holes in them that stay writable as
+// they are (the hook spool, an agent's own settings dir, the task
+// worktrees). A Writable path counts only inside a ReadOnly one; the
+// working directory of the process is one too, so an agent whose work dir
+// is inside a read-only directory (a task worktree) writes it still. A
+// path that is not there is left: nothing to hide, nothing to protect.
+type WallSpec struct {
+	Hide     []string `json:"hide,omitempty"`
+	ReadOnly []string `json:"read_only,omitempty"`
+	Writable []string `json:"writable,omitempty"`
+}
+
+// Empty says whether the spec asks for nothing: no walls needed.
+func (s WallSpec) Empty() bool {
+	return len(s.Hide) == 0 && len(s.ReadOnly) == 0 && len(s.Writable) == 0
+}

@@ -20,7 +20,7 @@ func Available() (bool, string) { return false, "Landlock is Linux's" }
 func Scoped(func() error) error { return errors.New("Landlock is Linux's") }
 
 // Walls fails: the walls are Linux's.
-func Walls(*exec.Cmd, []string) error { return errors.New("the box's walls are Linux's") }
+func Walls(*exec.Cmd, WallSpec) error { return errors.New("the box's walls are Linux's") }
 
 // WallsAvailable is false: the walls are Linux's.
 func WallsAvailable() (bool, string) { return false, "the box's walls are Linux's" }

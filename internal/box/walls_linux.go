@@ -7,7 +7,6 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
-	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -30,9 +29,18 @@ import (
 // capability and a CLI's sandbox can still map itself in a namespace of
 // its own). The cgroup tree is read-only behind the walls too: an agent
 // cannot move itself out of the group its box's cgroup.kill ends.
+//
+// The state dir is read-only behind them (WallSpec.ReadOnly, readOnly in
+// readonly_linux.go): bound on itself, remounted read-only with the flags
+// the kernel locked kept, after its holes (WallSpec.Writable: the hook
+// spool, hook.log, the agent's settings dir, and always the work dir) were
+// bound on themselves as they are. A remount or unmount needs
+// CAP_SYS_ADMIN here, which the agent does not keep, and a namespace it
+// makes gets the read-only flag locked. The copy enters the work dir again
+// once the walls stand: the one exec.Cmd entered is on the mount beneath.
 
-// wallsEnv carries the paths to hide into the copy of the binary that
-// builds the walls; it is never passed on to the agent.
+// wallsEnv carries the walls' spec (WallSpec, as JSON) into the copy of
+// the binary that builds them; it is never passed on to the agent.
 const wallsEnv = "WARDEN_BOX_WALLS"
 
 // wallsProgEnv is the agent's program, as warden found it on its PATH.
@@ -45,14 +53,14 @@ func init() {
 }
 
 // Walls makes cmd (prepared, not started; its Path and Args the agent's
-// program) start behind walls that hide the paths in hide: cmd then runs
-// a copy of this binary, in a user and mount namespace of their own, which
+// program, its Dir set) start behind walls built to spec: cmd then runs a
+// copy of this binary, in a user and mount namespace of their own, which
 // builds the walls and execs the program. Call WallsAvailable first.
-func Walls(cmd *exec.Cmd, hide []string) error {
+func Walls(cmd *exec.Cmd, spec WallSpec) error {
 	// The running binary, even when its file was replaced or removed since
 	// (an upgrade): the kernel's link to what this process runs.
 	const self = "/proc/self/exe"
-	list, err := json.Marshal(hide)
+	list, err := json.Marshal(spec)
 	if err != nil {
 		return fmt.Errorf("walls: %w", err)
 	}
@@ -111,7 +119,7 @@ var (
 func WallsAvailable() (ok bool, why string) {
 	wallsOnce.Do(func() {
 		cmd := exec.Command("/proc/self/exe")
-		if err := Walls(cmd, nil); err != nil {
+		if err := Walls(cmd, WallSpec{}); err != nil {
 			wallsWhy = err.Error()
 			return
 		}
@@ -127,10 +135,12 @@ func WallsAvailable() (ok bool, why string) {
 // stand, instead of running a program: WallsAvailable's try.
 const wallsProbeEnv = "WARDEN_BOX_WALLS_PROBE"
 
-// buildWallsAndExec is the copy of the binary behind the walls: it hides
-// each path, drops every capability and execs the agent's program (os.Args).
-// It returns an exit code only when something failed.
-func buildWallsAndExec(paths string) int {
+// buildWallsAndExec is the copy of the binary behind the walls: it makes
+// the read-only directories read-only (but their writable holes and its
+// working directory), hides each path, makes the cgroup tree read-only,
+// drops every capability and execs the agent's program (os.Args). It
+// returns an exit code only when something failed.
+func buildWallsAndExec(spec string) int {
 	runtime.LockOSThread() // the capabilities dropped are this thread's, the one that execs
 	fail := func(err error) int {
 		fmt.Fprintf(os.Stderr, "warden: the box's walls: %v\n", err)
@@ -139,16 +149,32 @@ func buildWallsAndExec(paths string) int {
 	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
 		return fail(fmt.Errorf("make the mounts private: %w", err))
 	}
-	var hidden []string
-	if err := json.Unmarshal([]byte(paths), &hidden); err != nil {
-		return fail(fmt.Errorf("the paths to hide: %w", err))
+	var walls WallSpec
+	if err := json.Unmarshal([]byte(spec), &walls); err != nil {
+		return fail(fmt.Errorf("the walls' spec: %w", err))
 	}
-	for _, p := range hidden {
+	if len(walls.ReadOnly) > 0 {
+		wd, err := os.Getwd() // cmd.Dir: the agent's own work
+		if err != nil {
+			return fail(fmt.Errorf("the work dir: %w", err))
+		}
+		for _, p := range walls.ReadOnly {
+			if err := readOnly(p, append(walls.Writable, wd)); err != nil {
+				return fail(err)
+			}
+		}
+		// Enter the work dir again, through the mounts just made: the one
+		// entered before them is the writable directory under them.
+		if err := os.Chdir(wd); err != nil {
+			return fail(fmt.Errorf("the work dir: %w", err))
+		}
+	}
+	for _, p := range walls.Hide {
 		if err := hide(p); err != nil {
 			return fail(err)
 		}
 	}
-	if err := readOnly(cgroupRoot); err != nil {
+	if err := readOnly(cgroupRoot, nil); err != nil {
 		return fail(err)
 	}
 	if err := unix.Prctl(unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0); err != nil {
@@ -183,77 +209,4 @@ func hide(p string) error {
 		return fmt.Errorf("hide %s: %w", p, err)
 	}
 	return nil
-}
-
-// cgroupRoot is where the cgroup hierarchies are mounted.
-const cgroupRoot = "/sys/fs/cgroup"
-
-// readOnly makes the mount at p and every mount under it read-only in
-// this mount namespace (a bind of p on itself, then each mount remounted
-// with its own flags and read-only: flags the kernel locked must be kept).
-// A p that is not there is left.
-func readOnly(p string) error {
-	if _, err := os.Stat(p); err != nil {
-		return nil
-	}
-	if err := unix.Mount(p, p, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
-		return fmt.Errorf("bind %s: %w", p, err)
-	}
-	b, err := os.ReadFile("/proc/self/mountinfo")
-	if err != nil {
-		return fmt.Errorf("read-only %s: %w", p, err)
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		f := strings.Fields(line)
-		if len(f) < 5 {
-			continue
-		}
-		m := unescapeMount(f[4])
-		if m != p && !strings.HasPrefix(m, p+"/") {
-			continue
-		}
-		var st unix.Statfs_t
-		if err := unix.Statfs(m, &st); err != nil {
-			continue // gone, or not ours to see
-		}
-		flags := uintptr(unix.MS_BIND | unix.MS_REMOUNT | unix.MS_RDONLY)
-		for _, k := range keptFlags {
-			if st.Flags&k.st != 0 {
-				flags |= k.ms
-			}
-		}
-		if err := unix.Mount("", m, "", flags, ""); err != nil {
-			return fmt.Errorf("read-only %s: %w", m, err)
-		}
-	}
-	return nil
-}
-
-// keptFlags are the mount flags a remount keeps (the kernel refuses to
-// clear those it locked), as statfs names them and as mount takes them.
-var keptFlags = []struct {
-	st int64
-	ms uintptr
-}{
-	{unix.ST_NOSUID, unix.MS_NOSUID}, {unix.ST_NODEV, unix.MS_NODEV}, {unix.ST_NOEXEC, unix.MS_NOEXEC},
-	{unix.ST_NOATIME, unix.MS_NOATIME}, {unix.ST_NODIRATIME, unix.MS_NODIRATIME}, {unix.ST_RELATIME, unix.MS_RELATIME},
-}
-
-// unescapeMount undoes mountinfo's octal escapes (\040 for a space).
-func unescapeMount(s string) string {
-	if !strings.Contains(s, "\\") {
-		return s
-	}
-	var out strings.Builder
-	for i := 0; i < len(s); i++ {
-		if s[i] == '\\' && i+3 < len(s) {
-			if n, err := strconv.ParseUint(s[i+1:i+4], 8, 8); err == nil {
-				out.WriteByte(byte(n))
-				i += 3
-				continue
-			}
-		}
-		out.WriteByte(s[i])
-	}
-	return out.String()
 }

@@ -33,7 +33,7 @@ unshare -Urm sh -c 'umount ` + secretDir + ` 2>/dev/null; echo "nested umount:$?
 for f in $(find /sys/fs/cgroup -maxdepth 2 -name cgroup.procs | head -3); do echo $$ > $f 2>&1 && echo "moved:$f"; done
 env | grep -c WARDEN_BOX; id -u`
 	cmd := exec.Command("sh", "-c", script)
-	if err := Walls(cmd, []string{secretDir, token, filepath.Join(dir, "absent")}); err != nil {
+	if err := Walls(cmd, WallSpec{Hide: []string{secretDir, token, filepath.Join(dir, "absent")}}); err != nil {
 		t.Fatal(err)
 	}
 	out, err := cmd.CombinedOutput()

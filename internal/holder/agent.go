@@ -65,8 +65,9 @@ func startAgent(log hclog.Logger, id string, req StartRequest, ringSize int,
 	}
 	tag := runner.NewTag()
 	cmd.Env = append(slices.Clip(env), runner.RunnerTagEnv+"="+tag)
-	if len(req.Hide) > 0 { // the box's walls, as runner.Start puts them up
-		if err := box.Walls(cmd, req.Hide); err != nil {
+	walls := box.WallSpec{Hide: req.Hide, ReadOnly: req.ReadOnly, Writable: req.Writable}
+	if !walls.Empty() { // the box's walls, as runner.Start puts them up
+		if err := box.Walls(cmd, walls); err != nil {
 			return nil, fmt.Errorf("start %s: %w", id, err)
 		}
 	}

@@ -64,8 +64,12 @@ type StartRequest struct {
 	// abstract-socket scopes.
 	Cgroup string `json:"cgroup,omitempty"`
 	Scoped bool   `json:"scoped,omitempty"`
-	// Hide are the paths the box's walls hide from the agent (runner.Config).
-	Hide []string `json:"hide,omitempty"`
+	// Hide, ReadOnly and Writable are the box's walls (runner.Config,
+	// box.WallSpec): the paths hidden from the agent, the directories it
+	// sees read-only and the holes in them that stay writable.
+	Hide     []string `json:"hide,omitempty"`
+	ReadOnly []string `json:"read_only,omitempty"`
+	Writable []string `json:"writable,omitempty"`
 }
 
 // Message is one line from the holder.

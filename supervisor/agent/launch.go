@@ -5,12 +5,15 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
+	"github.com/wardenhq/warden/internal/box"
 	"github.com/wardenhq/warden/internal/safefile"
 	"github.com/wardenhq/warden/protocol"
 	"github.com/wardenhq/warden/protocol/profile"
+	"github.com/wardenhq/warden/supervisor/memory"
 )
 
 // commandLine is what starts the agent's process: its command with the
@@ -74,4 +77,19 @@ func envList(env map[string]string) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// walls are the box's walls of the agent's session (none without them):
+// the team's, and its own settings dir among the holes of a read-only
+// state dir — the Codex app-server's socket and log are made there by a
+// process of the agent's.
+func (a *Agent) walls(grp *memory.Group) box.WallSpec {
+	w := grp.Walls()
+	if len(w.ReadOnly) == 0 {
+		return w
+	}
+	if dir, err := filepath.Abs(a.d.Dir.AgentSettings(a.cfg.Name)); err == nil {
+		w.Writable = append(slices.Clip(w.Writable), dir)
+	}
+	return w
 }

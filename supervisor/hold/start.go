@@ -22,7 +22,8 @@ func (h *Hold) Start(log hclog.Logger, cfg runner.Config) (*runner.Process, erro
 		return nil, fmt.Errorf("start %s: empty argv", cfg.Name)
 	}
 	req := holder.StartRequest{Argv: cfg.Argv, Env: runner.Environ(cfg.Env), Dir: cfg.Dir,
-		Rows: cfg.Size.Rows, Cols: cfg.Size.Cols, Scoped: cfg.Scoped, Hide: cfg.Hide}
+		Rows: cfg.Size.Rows, Cols: cfg.Size.Cols, Scoped: cfg.Scoped,
+		Hide: cfg.Walls.Hide, ReadOnly: cfg.Walls.ReadOnly, Writable: cfg.Walls.Writable}
 	if cfg.Cgroup != nil {
 		req.Cgroup = cfg.Cgroup.Path()
 	}

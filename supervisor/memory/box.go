@@ -116,7 +116,7 @@ func (m *Memory) CommandBox(label string) runner.CommandBox {
 	m.Start()
 	g := &Group{scoped: m.box.Scopes}
 	if m.box.Walls {
-		g.hide = m.hide
+		g.walls = m.walls
 	}
 	if m.box.Cgroup {
 		var err error
@@ -126,7 +126,7 @@ func (m *Memory) CommandBox(label string) runner.CommandBox {
 		}
 		g.scoped = m.box.Scopes
 		if m.box.Walls {
-			g.hide = m.hide
+			g.walls = m.walls
 		}
 	}
 	return g
@@ -138,19 +138,18 @@ func (g *Group) Start(cmd *exec.Cmd) error {
 	if g == nil {
 		return cmd.Start()
 	}
-	return runner.StartIn(cmd, g.rc, g.scoped, g.hide)
+	return runner.StartIn(cmd, g.rc, g.scoped, g.walls)
 }
 
 // Close kills what is left in the group and removes it.
 func (g *Group) Close() error { return g.Remove() }
 
-// Hidden are the paths the group's walls hide from its processes (none:
-// no walls).
-func (g *Group) Hidden() []string {
+// Walls are the walls of the group's processes (empty: none).
+func (g *Group) Walls() box.WallSpec {
 	if g == nil {
-		return nil
+		return box.WallSpec{}
 	}
-	return g.hide
+	return g.walls
 }
 
 // Scoped says whether the group's processes start in a Landlock domain.

@@ -14,6 +14,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 	"golang.org/x/sys/unix"
 
+	"github.com/wardenhq/warden/internal/box"
 	"github.com/wardenhq/warden/runner"
 )
 
@@ -45,9 +46,9 @@ type Cgroups struct {
 type Group struct {
 	dir    string // "": no cgroup (a box of Landlock scopes alone)
 	rc     *runner.Cgroup
-	limits bool     // memory.max written
-	hide   []string // the walls' hidden paths (box.go)
-	scoped bool     // started in a Landlock domain (box.go)
+	limits bool         // memory.max written
+	walls  box.WallSpec // the walls (box.go)
+	scoped bool         // started in a Landlock domain (box.go)
 }
 
 // SetUpCgroups finds or makes the group the agents' groups go under, with

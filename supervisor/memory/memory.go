@@ -38,9 +38,10 @@ type Memory struct {
 	// box is what the team's box (sandbox = "box") holds here, once
 	// started (box.go).
 	box BoxStatus
-	// hide are the paths the box's walls hide from every process of an
-	// agent (its record key, the page's token): Hide.
-	hide []string
+	// walls are the box's walls of every process of an agent: the paths
+	// hidden (its record key, the page's token: Hide), the directories
+	// read-only and their writable holes (the state dir: ReadOnly).
+	walls box.WallSpec
 
 	cfg      *config.Team
 	log      hclog.Logger
@@ -152,7 +153,7 @@ func (m *Memory) Group(a *config.Agent) *Group {
 		if g == nil {
 			g = &Group{}
 		}
-		g.hide = m.hide
+		g.walls = m.walls
 	}
 	return g
 }
@@ -162,7 +163,17 @@ func (m *Memory) Group(a *config.Agent) *Group {
 // first session starts.
 func (m *Memory) Hide(paths ...string) {
 	if m != nil {
-		m.hide = append(m.hide, paths...)
+		m.walls.Hide = append(m.walls.Hide, paths...)
+	}
+}
+
+// ReadOnly adds directories everything an agent runs sees read-only behind
+// the box's walls (the state dir), and the holes in them that stay
+// writable (box.WallSpec). Call it before the first session starts.
+func (m *Memory) ReadOnly(dirs []string, holes ...string) {
+	if m != nil {
+		m.walls.ReadOnly = append(m.walls.ReadOnly, dirs...)
+		m.walls.Writable = append(m.walls.Writable, holes...)
 	}
 }
 

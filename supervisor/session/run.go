@@ -56,7 +56,7 @@ func (s *Session) Run() (runner.Exit, Outcome) {
 	proc, err := start(s.log, runner.Config{
 		Name: c.Agent, Argv: argv, Dir: c.Dir, Env: s.prof.Env(c.Env), Size: c.Size,
 		LogPath: c.LogPath, LogMaxSize: c.LogMaxSize, LogKeep: c.LogKeep, OnLogError: s.logError, Output: s,
-		Cgroup: c.Cgroup, Scoped: c.Scoped, Hide: c.Hide,
+		Cgroup: c.Cgroup, Scoped: c.Scoped, Walls: c.Walls,
 	})
 	started := func() { // the agent holds its team's stop off until then
 		if c.Started != nil {

@@ -18,6 +18,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/wardenhq/warden/internal/asciicast"
+	"github.com/wardenhq/warden/internal/box"
 	"github.com/wardenhq/warden/internal/clock"
 	"github.com/wardenhq/warden/internal/pace"
 	"github.com/wardenhq/warden/protocol"
@@ -136,8 +137,8 @@ type Config struct {
 	// Scoped starts the process in a Landlock domain with the signal and
 	// abstract-socket scopes (the box: supervisor/memory/box.go).
 	Scoped bool
-	// Hide are the paths the box's walls hide from the agent (runner.Config).
-	Hide []string
+	// Walls are the box's walls the agent starts behind (runner.Config).
+	Walls box.WallSpec
 	// Channel, when set, attaches a Codex TUI to its own app-server and
 	// reads the thread through it too (channel.go).
 	Channel *Channel
