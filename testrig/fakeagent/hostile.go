@@ -119,7 +119,10 @@ func connectAbstract(name string) error {
 // leaveBehind starts the escapee through sh and returns its pid once
 // file names it.
 func leaveBehind(file string) (int, error) {
-	script := `( setsid sh -c 'exec env -i sleep 600' & echo $! > "$1.tmp" && mv "$1.tmp" "$1" ) &`
+	// The escapee writes its own pid once it is in its session (after
+	// setsid): a pid written by its parent at the fork could name a process
+	// still in the agent's session, where a stop finds it (a loaded machine).
+	script := `( setsid sh -c 'echo $$ > "$0.tmp" && mv "$0.tmp" "$0" && exec env -i sleep 600' "$1" & ) &`
 	if err := exec.Command("sh", "-c", script, "sh", file).Run(); err != nil {
 		return 0, err
 	}
