@@ -44,6 +44,9 @@ func (p *Process) readLoop() {
 		}
 		putReadBuf(&held)
 		if err != nil {
+			if errors.Is(err, os.ErrDeadlineExceeded) && p.parkIfPaused() {
+				continue // paused, then resumed (pause.go)
+			}
 			if errors.Is(err, os.ErrDeadlineExceeded) {
 				p.drainBuffered(rc)
 			}

@@ -21,6 +21,7 @@ type readerEvent struct {
 	reason   string
 	text     string
 	complete bool
+	synced   chan struct{} // Sync: closed when the loop reaches it
 }
 
 // inbox is what the session's other goroutines hand its loop: the reader's
@@ -99,6 +100,7 @@ func (q *backlog) push(e readerEvent) {
 			q.remove(q.find(func(o readerEvent) bool { return o.channel != nil }))
 			q.dropped.hooks++
 		}
+	case e.synced != nil:
 	case e.settled || e.signals || e.putOff || e.complete || e.restart || e.park:
 		if q.find(func(o readerEvent) bool { return sameFlags(o, e) }) >= 0 {
 			return // one is enough: they ask for a look, not a count
@@ -148,7 +150,7 @@ func (q *backlog) remove(i int) {
 func isBlock(e readerEvent) bool { return e.block != nil }
 
 func isReject(e readerEvent) bool {
-	return e.block == nil && e.hook == nil && !e.settled && !e.signals && !e.putOff && !e.complete && !e.restart && !e.park
+	return e.block == nil && e.hook == nil && e.synced == nil && !e.settled && !e.signals && !e.putOff && !e.complete && !e.restart && !e.park
 }
 
 func sameFlags(a, b readerEvent) bool {
