@@ -147,6 +147,39 @@ func TestUpgradeToAMissingBinaryLeavesWardenRunning(t *testing.T) {
 	}
 }
 
+// A new binary that runs `--version` but cannot be executed (it takes
+// its own execute bit away): the exec fails after warden let go of its
+// readers; they read on, the caller is told why, and warden runs on with
+// its agents — none restarted.
+func TestUpgradeExecFailsWardenRunsOn(t *testing.T) {
+	defer proctest.AssertNone(t)
+	team := heldTeam(t, "", "worker:steps=40:slow=100ms")
+	state := filepath.Join(filepath.Dir(team), ".warden")
+	cmd, out := runWarden(t, "run", team)
+	out.waitFor(t, "CHECKPOINT: T1 - implementing (5%)", 1)
+	bad := filepath.Join(t.TempDir(), "warden-new")
+	if err := os.WriteFile(bad, []byte("#!/bin/sh\necho 'warden v9.9.9'\nchmod -x \"$0\"\n"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	msg, err := warden("upgrade", team, "--binary", bad).CombinedOutput()
+	if exitCode(err) != 1 || !strings.Contains(string(msg), "upgrade failed: exec "+bad) || !strings.Contains(string(msg), "runs on") {
+		t.Errorf("warden upgrade --binary %s (not executable at the exec): exit %d\n%s", bad, exitCode(err), msg)
+	}
+	stillRuns(t, team, cmd, out)
+	failed := 0
+	for _, e := range readEvents(t, state) {
+		switch {
+		case e.Event == "supervisor_upgrade_failed":
+			failed++
+		case e.Event == "agent_restarted" || e.Event == "run_started" && e.How != "new":
+			t.Errorf("event %s (how %q) after a failed upgrade", e.Event, e.How)
+		}
+	}
+	if failed != 1 {
+		t.Errorf("%d supervisor_upgrade_failed events, want 1", failed)
+	}
+}
+
 // stillRuns checks that warden (pid) answers and its agent goes on
 // answering, then stops it: nothing is left.
 func stillRuns(t *testing.T, team string, cmd *exec.Cmd, out *lines) {
