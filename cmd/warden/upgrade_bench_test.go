@@ -72,6 +72,9 @@ func BenchmarkUpgrade(b *testing.B) {
 			b.Fatalf("warden stop: %v\n%s", err, msg)
 		}
 		cmd.Wait()
+		if f := os.Getenv("WARDEN_BENCH_DUMP"); f != "" {
+			_ = os.WriteFile(f, []byte(out.dump()), 0o600)
+		}
 		for i := 1; i <= n; i++ {
 			maxes = append(maxes, relayPause(b, filepath.Join(state, "logs"), fmt.Sprintf("w%d", i)))
 		}

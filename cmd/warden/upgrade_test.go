@@ -48,6 +48,11 @@ func TestUpgradeMidTurnTakesTheAgentsBack(t *testing.T) {
 		out.waitFor(t, fmt.Sprintf("CHECKPOINT: T%d - implementing", i+1), n+2)
 	}
 	upgraded := readEvents(t, state)[before:]
+	// The old image's descriptors all went with the exec (close-on-exec):
+	// the new warden holds one master per agent, the ones it was handed.
+	if n := ptyMasters(cmd.Process.Pid); n != len(agents) {
+		t.Errorf("warden holds %d pty masters after the upgrade, want %d", n, len(agents))
+	}
 	if msg, err := warden("stop", team).CombinedOutput(); err != nil {
 		t.Fatalf("warden stop: %v\n%s", err, msg)
 	}
@@ -196,4 +201,17 @@ func stillRuns(t *testing.T, team string, cmd *exec.Cmd, out *lines) {
 		t.Fatalf("warden stop: %v\n%s", err, msg)
 	}
 	cmd.Wait()
+}
+
+// ptyMasters counts the pty masters process pid holds.
+func ptyMasters(pid int) int {
+	dir := fmt.Sprintf("/proc/%d/fd", pid)
+	fds, _ := os.ReadDir(dir)
+	n := 0
+	for _, fd := range fds {
+		if l, _ := os.Readlink(filepath.Join(dir, fd.Name())); l == "/dev/ptmx" || strings.HasPrefix(l, "/dev/pts/ptmx") {
+			n++
+		}
+	}
+	return n
 }
