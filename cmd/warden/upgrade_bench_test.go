@@ -72,7 +72,7 @@ func BenchmarkUpgrade(b *testing.B) {
 			b.Fatalf("warden stop: %v\n%s", err, msg)
 		}
 		cmd.Wait()
-		if f := os.Getenv("WARDEN_BENCH_DUMP"); f != "" {
+		if f := os.Getenv("WARDEN_BENCH_DUMP"); f != "" { // warden's output and log, to see where the pause goes
 			_ = os.WriteFile(f, []byte(out.dump()), 0o600)
 		}
 		for i := 1; i <= n; i++ {
