@@ -12,7 +12,8 @@ import (
 // A paused reader reads nothing more: what the agent writes meanwhile
 // waits in its terminal, and comes, nothing lost, once the reader is
 // resumed (what `warden upgrade` relies on: the holder reads it instead).
-// A Process that is paused twice, or resumed unpaused, is fine.
+// A Process that is paused twice, or resumed unpaused, is fine. (Ticks
+// every 10 ms are never quiet for pauseQuiet: it parks at pauseMax.)
 func TestPausedReaderReadsNothingUntilResumed(t *testing.T) {
 	p, c := start(t, fakeConfig("worker:steps=1:tick=10ms"))
 	c.waitUntil(t, "two ticks", func(out []byte) bool { return strings.Count(string(out), "TICK ") >= 2 })

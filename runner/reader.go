@@ -40,6 +40,8 @@ func (p *Process) readLoop() {
 			p.sink((*held)[:n])
 			if end := p.drainEnd.Load(); end != 0 {
 				p.setDrainDeadline(end)
+			} else {
+				p.pauseDeadline() // pause.go
 			}
 		}
 		putReadBuf(&held)

@@ -3,6 +3,7 @@ package hold
 import (
 	"context"
 	"errors"
+	"sync"
 
 	"github.com/wardenhq/warden/runner"
 )
@@ -20,15 +21,25 @@ func (h *Hold) Pause(ctx context.Context) (map[string]int, error) {
 		procs[id] = p
 	}
 	h.mu.Unlock()
+	var mu sync.Mutex
+	var wg sync.WaitGroup
 	pids := map[string]int{}
 	var errs []error
-	for id, p := range procs {
-		if err := p.Pause(ctx); err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		pids[id] = p.Pid()
+	for id, p := range procs { // at once: each waits for its agent's output to be quiet
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			err := p.Pause(ctx)
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil {
+				errs = append(errs, err)
+				return
+			}
+			pids[id] = p.Pid()
+		}()
 	}
+	wg.Wait()
 	return pids, errors.Join(errs...)
 }
 
