@@ -81,7 +81,7 @@ func (t *Team) Upgrade(bin string) (*control.Upgrade, func() error, error) {
 	if g := t.currentGen(); g != nil && g.IsStopping() {
 		return nil, nil, errors.New("the team is stopping: nothing to upgrade")
 	}
-	bin, to, err := checkBinary(bin)
+	bin, to, err := checkBinary(bin, t.cfg.Path)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%w: nothing changed, %s runs on", err, version)
 	}
@@ -99,8 +99,10 @@ func (t *Team) Upgrade(bin string) (*control.Upgrade, func() error, error) {
 }
 
 // checkBinary resolves bin and runs `bin --version`: the new binary must
-// run, and say it is warden.
-func checkBinary(bin string) (path, version string, err error) {
+// run, and say it is warden; then `bin validate TEAM.toml` (teamFile, when
+// known): the new binary reads the team file again as it starts, and one
+// it refuses would leave the agents to the holder.
+func checkBinary(bin, teamFile string) (path, version string, err error) {
 	if bin == "" {
 		if bin, err = os.Executable(); err != nil { // " (deleted)" trimmed: the new file at that path
 			return "", "", fmt.Errorf("warden's own path: %w", err)
@@ -118,6 +120,13 @@ func checkBinary(bin string) (path, version string, err error) {
 	}
 	if !strings.HasPrefix(line, "warden ") {
 		return "", "", fmt.Errorf("the new binary %s is not warden (`--version` says %q)", bin, line)
+	}
+	if teamFile != "" {
+		out, err := exec.CommandContext(ctx, bin, "validate", teamFile).CombinedOutput()
+		if err != nil {
+			return "", "", fmt.Errorf("the new binary %s refuses the team file (`validate %s`: %w): %s", bin, teamFile, err,
+				strings.TrimSpace(string(out)))
+		}
 	}
 	return bin, line, nil
 }

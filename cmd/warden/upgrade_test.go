@@ -152,8 +152,8 @@ func TestUpgradeToAMissingBinaryLeavesWardenRunning(t *testing.T) {
 	}
 }
 
-// A new binary that runs `--version` but cannot be executed (it takes
-// its own execute bit away): the exec fails after warden let go of its
+// A new binary that runs `--version` and `validate` but cannot be executed
+// (validate takes its own execute bit away): the exec fails after warden let go of its
 // readers; they read on, the caller is told why, and warden runs on with
 // its agents — none restarted.
 func TestUpgradeExecFailsWardenRunsOn(t *testing.T) {
@@ -163,7 +163,7 @@ func TestUpgradeExecFailsWardenRunsOn(t *testing.T) {
 	cmd, out := runWarden(t, "run", team)
 	out.waitFor(t, "CHECKPOINT: T1 - implementing (5%)", 1)
 	bad := filepath.Join(t.TempDir(), "warden-new")
-	if err := os.WriteFile(bad, []byte("#!/bin/sh\necho 'warden v9.9.9'\nchmod -x \"$0\"\n"), 0o700); err != nil {
+	if err := os.WriteFile(bad, []byte("#!/bin/sh\ncase \"$1\" in --version) echo 'warden v9.9.9' ;; validate) chmod -x \"$0\" ;; esac\n"), 0o700); err != nil {
 		t.Fatal(err)
 	}
 	msg, err := warden("upgrade", team, "--binary", bad).CombinedOutput()
@@ -183,6 +183,31 @@ func TestUpgradeExecFailsWardenRunsOn(t *testing.T) {
 	if failed != 1 {
 		t.Errorf("%d supervisor_upgrade_failed events, want 1", failed)
 	}
+}
+
+// A team file the new binary refuses (edited since warden started) would
+// leave the agents to the holder once the new binary exits 2 at its start:
+// the upgrade is refused before anything changes.
+func TestUpgradeRefusedWhenTheNewBinaryRefusesTheTeamFile(t *testing.T) {
+	defer proctest.AssertNone(t)
+	team := heldTeam(t, "", "worker:steps=40:slow=100ms")
+	cmd, out := runWarden(t, "run", team)
+	out.waitFor(t, "CHECKPOINT: T1 - implementing (5%)", 1)
+	good, err := os.ReadFile(team)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(team, append(good, []byte("\nno_such_key = 1\n")...), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	msg, err := warden("upgrade", "--state-dir", filepath.Join(filepath.Dir(team), ".warden")).CombinedOutput()
+	if exitCode(err) != 1 || !strings.Contains(string(msg), "refuses the team file") || !strings.Contains(string(msg), "no_such_key") {
+		t.Errorf("warden upgrade with a team file the new binary refuses: exit %d\n%s", exitCode(err), msg)
+	}
+	if err := os.WriteFile(team, good, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	stillRuns(t, team, cmd, out)
 }
 
 // stillRuns checks that warden (pid) answers and its agent goes on
