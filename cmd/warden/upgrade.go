@@ -45,13 +45,13 @@ func cmdUpgrade(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return clientError(err)
 	}
-	fmt.Fprintf(stdout, "upgrading: warden pid %d execs %s (%s), letting go of %d agents\n", up.Pid, up.Binary, up.To, len(up.Agents))
+	fmt.Fprintf(stdout, "upgrading: warden pid %d execs %s (%s), letting go of %s\n", up.Pid, up.Binary, up.To, count(len(up.Agents), "agent"))
 	taken, restarted, err := awaitTakeBack(c, up, len(before.CarriedOn), deadline)
 	if err != nil {
 		return clientError(err)
 	}
-	fmt.Fprintf(stdout, "upgraded: %s → %s (pid %d), %d agents taken back, %d restarted\n", up.From, up.To, up.Pid,
-		len(taken), len(restarted))
+	fmt.Fprintf(stdout, "upgraded: %s → %s (pid %d), %s taken back, %d restarted\n", up.From, up.To, up.Pid,
+		count(len(taken), "agent"), len(restarted))
 	if len(restarted) > 0 {
 		return clientError(fmt.Errorf("not taken back, their sessions start again from their checkpoints: %v", restarted))
 	}
