@@ -88,7 +88,7 @@ func awaitTakeBack(c *control.Client, up *control.Upgrade, known int, deadline t
 			}
 			taken = append(taken, name)
 			for _, a := range ps.Agents {
-				if a.Name == name && a.Pid != pid {
+				if a.Name == name && (a.Pid != pid || a.SessionStarted.IsZero()) {
 					all = false // not attached yet (or it ended meanwhile)
 				}
 			}
