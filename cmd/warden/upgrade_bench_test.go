@@ -18,7 +18,7 @@ import (
 )
 
 // BenchmarkUpgrade measures `warden upgrade` of a held team (holder =
-// true) of 50 fake agents, each writing a line stamped with the time it
+// true) of 50 fake agents (and of 4, beside BenchmarkTakeBack's), each writing a line stamped with the time it
 // wrote it every 50 ms (worker tick=50ms) while it works on its task:
 //
 //   - restarted: agents restarted over the upgrade (agent_started not
@@ -35,8 +35,13 @@ import (
 //
 //     go test -tags e2e -run '^$' -bench BenchmarkUpgrade -benchtime 1x ./cmd/warden/
 func BenchmarkUpgrade(b *testing.B) {
+	for _, n := range []int{4, 50} {
+		b.Run(fmt.Sprintf("agents=%d", n), func(b *testing.B) { benchUpgrade(b, n) })
+	}
+}
+
+func benchUpgrade(b *testing.B, n int) {
 	defer proctest.AssertNone(b)
-	const n = 50
 	var upgrade time.Duration
 	var maxes []time.Duration
 	restarted := 0
