@@ -43,6 +43,7 @@ type Process struct {
 	ready  atomic.Bool // ptmx is set; the reader may start
 
 	reapOnce sync.Once // attached processes: Reaped counts once
+	pause    pauser    // Pause parks the reader (pause.go)
 }
 
 // Start starts cfg.Argv under a new pty of cfg.Size. On error nothing is left

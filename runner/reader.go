@@ -40,10 +40,15 @@ func (p *Process) readLoop() {
 			p.sink((*held)[:n])
 			if end := p.drainEnd.Load(); end != 0 {
 				p.setDrainDeadline(end)
+			} else {
+				p.pauseDeadline() // pause.go
 			}
 		}
 		putReadBuf(&held)
 		if err != nil {
+			if errors.Is(err, os.ErrDeadlineExceeded) && p.parkIfPaused() {
+				continue // paused, then resumed (pause.go)
+			}
 			if errors.Is(err, os.ErrDeadlineExceeded) {
 				p.drainBuffered(rc)
 			}

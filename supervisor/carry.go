@@ -56,6 +56,11 @@ func (t *Team) carryOn(prev *state.Snapshot) (Beginning, error) {
 		}
 	}
 	taken := t.takeBack(prev) // holder = true: the sessions the holder still holds (takeback.go)
+	upgraded := false
+	if why, ok := t.upgradeCarry(&carry, taken); ok { // `warden upgrade` exec'd this binary (upgrade.go)
+		how, upgraded = why, true
+		carry.After = how
+	}
 	t.printf("CARRYING ON: run %s (started %s, %s): %d of %s complete%s; `warden run --fresh` starts over instead\n",
 		t.thisRun.id, t.thisRun.started.Local().Format("2006-01-02 15:04"), how, n, plural(len(prev.Tasks), "task"), takenLine(taken))
 	if t.store.KeyLost(t.thisRun.id) {
@@ -137,10 +142,15 @@ func (t *Team) carryOn(prev *state.Snapshot) (Beginning, error) {
 	t.carrySpend(prev) // tokens and dollars, and the budget as a person left it (spend.go)
 	t.recoverWork()
 	t.log.Info("carrying on the run", "run_id", t.thisRun.id, "previous_supervisor", prev.Pid, "open_tasks", t.queue.OpenCount())
-	if len(taken) > 0 {
+	switch {
+	case upgraded:
+		from, to := t.upgradedFrom()
+		t.events.Emit(event.RunStarted, "", "", "run_id", t.thisRun.id, "how", "upgraded", "previous_run", t.thisRun.id, "reason", how,
+			"agents", takenNames(taken), "from", from, "to", to)
+	case len(taken) > 0:
 		t.events.Emit(event.RunStarted, "", "", "run_id", t.thisRun.id, "how", "readopted", "previous_run", t.thisRun.id, "reason", how,
 			"agents", takenNames(taken))
-	} else {
+	default:
 		t.events.Emit(event.RunStarted, "", "", "run_id", t.thisRun.id, "how", "carried_on", "previous_run", t.thisRun.id, "reason", how)
 	}
 	return Beginning{RunID: t.thisRun.id, CarriedOn: true}, nil

@@ -99,6 +99,8 @@ type Team struct {
 	// held: what a holder found on its socket held for a dead warden.
 	hold *hold.Hold
 	held heldState
+	// upgrade is what `warden upgrade` needs and what it left (upgrade.go).
+	upgrade upgradeState
 }
 
 // Result is how a team run ended.

@@ -61,6 +61,9 @@ operating a running team (over its control socket):
                          a last checkpoint request, then a new session from that checkpoint
   stop [TEAM.toml | --state-dir DIR] [--now] [--no-wait]
                          a team checkpoint then exit (--now: without the last checkpoint requests)
+  upgrade [TEAM.toml | --state-dir DIR] [--binary PATH] [--wait D]
+                         replace the running warden with a new binary, same pid, its agents taken back
+                         mid-turn, none restarted (holder = true)
   resume [TEAM.toml | --state-dir DIR] [AGENT] [--max-cost DOLLARS] [--max-tokens N]
                          agents parked at the team's budget go on (raised, or lifted for the run)
   serve [TEAM.toml | --state-dir DIR] --http ADDR [--http-token-file FILE] [--log-level L] [--log-format text|json]
@@ -141,6 +144,8 @@ func realMain(args []string, stdout, stderr io.Writer) int {
 		err = cmdRestart(args[1:], stdout, stderr)
 	case "stop":
 		err = cmdStop(args[1:], stdout, stderr)
+	case "upgrade":
+		err = cmdUpgrade(args[1:], stdout, stderr)
 	case "resume":
 		err = cmdResume(args[1:], stdout, stderr)
 	case "serve":

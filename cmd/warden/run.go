@@ -26,6 +26,9 @@ type runOptions struct {
 	httpAddr, httpTokenFile string
 	// httpToken is $WARDEN_HTTP_TOKEN, taken out of the environment.
 	httpToken string
+	// upgradedFrom is $WARDEN_UPGRADED_FROM: this process is the binary
+	// `warden upgrade` exec'd in place of that version (upgrade.go).
+	upgradedFrom string
 }
 
 const runUsage = "usage: warden run TEAM.toml [--resume [--from CHECKPOINT_ID] | --fresh] [--log-level L] [--log-format text|json] [--http ADDR [--http-token-file FILE]]"
@@ -44,6 +47,8 @@ func parseRunArgs(args []string, stderr io.Writer) (runOptions, error) {
 		return o, err
 	}
 	o.httpToken = takeEnvToken()
+	o.upgradedFrom = os.Getenv(supervisor.UpgradedFromEnv)
+	os.Unsetenv(supervisor.UpgradedFromEnv) // never an agent's
 	pos, err := cmd.args(args)
 	if err != nil {
 		return o, err
@@ -92,8 +97,13 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	// (CARRYING ON, NEW RUN) or logged (run_started) for a run that then
 	// does not start — a --from the history does not hold, a page that
 	// cannot be bound.
+	team.SetUpgrade(versionLine(), upgradeEnv(o), o.upgradedFrom)
 	how := supervisor.StartAuto
 	switch {
+	case o.upgradedFrom != "":
+		// The same argv as the warden this one replaces: its run is carried
+		// on whatever the flags say (--fresh would stop the agents).
+		how = supervisor.StartResume
 	case o.fresh:
 		how = supervisor.StartFresh
 	case o.from != "":

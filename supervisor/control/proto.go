@@ -28,6 +28,7 @@ const (
 	CmdRestart = "restart"
 	CmdStop    = "stop"
 	CmdWatch   = "watch"
+	CmdUpgrade = "upgrade"
 )
 
 // Request is one command.
@@ -49,6 +50,9 @@ type Request struct {
 	Resume *ResumeRequest `json:"resume,omitempty"`
 	// answer: a person's answer to a dialog (answer.go).
 	Answer *AnswerRequest `json:"answer,omitempty"`
+	// upgrade: the new binary's path ("": the file now at the path the
+	// running warden was started from).
+	Binary string `json:"binary,omitempty"`
 	// For names the processes the request is made for (the page's client,
 	// peers.go): refused when the team refuses one of them.
 	For []int `json:"for,omitempty"`
@@ -67,6 +71,7 @@ type Response struct {
 	Attach   *Attached        `json:"attach,omitempty"`
 	Resume   *Resumed         `json:"resume,omitempty"`
 	Answered *Answered        `json:"answered,omitempty"`
+	Upgrade  *Upgrade         `json:"upgrade,omitempty"`
 }
 
 // PS is the running team: its agents and tasks (warden ps).

@@ -282,6 +282,8 @@ func (s *Server) serve(c *net.UnixConn, release func()) {
 		if reply(c, Response{OK: true}) == nil {
 			<-s.ctx.Done() // the caller waits until warden is done
 		}
+	case CmdUpgrade:
+		s.upgrade(c, req)
 	case CmdAttach:
 		s.attach(c, br, req)
 	case CmdWatch:

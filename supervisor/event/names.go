@@ -53,8 +53,13 @@ const (
 	ReviewDone      = "review_done"
 
 	// A run and what it trusts (DESIGN §5).
-	RunStarted         = "run_started"         // {run_id, how: new | carried_on, previous_run, reason}
-	CheckpointRestored = "checkpoint_restored" // a checkpoint file did not parse: {file, from} ("" from: lost)
+	RunStarted = "run_started" // {run_id, how: new | carried_on | readopted | upgraded, previous_run, reason, agents, from, to}
+	// `warden upgrade`: the running warden lets go of its agents and execs
+	// the new binary {from, to, binary, agents}; or the exec failed, and it
+	// runs on {binary, reason}.
+	SupervisorUpgrading     = "supervisor_upgrading"
+	SupervisorUpgradeFailed = "supervisor_upgrade_failed"
+	CheckpointRestored      = "checkpoint_restored" // a checkpoint file did not parse: {file, from} ("" from: lost)
 	// A record warden did not write (issue 33: no seal in a run warden
 	// seals, or a seal that does not match): never trusted. {file,
 	// checkpoint_id, agent, reason}
@@ -149,6 +154,8 @@ var Names = []string{
 	ReviewRequested,
 	ReviewDone,
 	RunStarted,
+	SupervisorUpgrading,
+	SupervisorUpgradeFailed,
 	CheckpointRestored,
 	CheckpointUntrusted,
 	ResumeStale,

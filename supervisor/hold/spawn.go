@@ -93,6 +93,11 @@ func (sp *spawned) wait(timeout time.Duration, pid int) bool {
 	deadline := time.Now().Add(timeout)
 	for pause := 5 * time.Millisecond; pid > 0; pause = min(2*pause, 100*time.Millisecond) {
 		if gone(pid) {
+			// Started by this process before an upgrade (`warden upgrade`
+			// execs in place: the holder stays its child): reaped here, or
+			// it would stay a zombie until warden exits. Another's: ECHILD.
+			var ws syscall.WaitStatus
+			_, _ = syscall.Wait4(pid, &ws, syscall.WNOHANG, nil)
 			return true
 		}
 		if time.Now().After(deadline) {

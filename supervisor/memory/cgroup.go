@@ -133,12 +133,25 @@ func enable(dir string, ctrls []string) error {
 	return nil
 }
 
+// maxGroupTries bounds the numbers Group skips over groups that exist.
+const maxGroupTries = 1 << 16
+
 // Group makes the cgroup of one session of agent, limited to memoryMax
 // bytes (0: no limit).
 func (c *Cgroups) Group(agent string, memoryMax int64) (*Group, error) {
-	dir := filepath.Join(c.base, "agent-"+agent+"-"+strconv.FormatUint(c.seq.Add(1), 10))
-	if err := os.Mkdir(dir, 0o755); err != nil {
-		return nil, fmt.Errorf("make cgroup %s: %w", dir, err)
+	var dir string
+	for tries := 0; ; tries++ {
+		dir = filepath.Join(c.base, "agent-"+agent+"-"+strconv.FormatUint(c.seq.Add(1), 10))
+		err := os.Mkdir(dir, 0o755)
+		if err == nil {
+			break
+		}
+		// One the earlier image of this process made (`warden upgrade`
+		// execs in place: the same pid, the same base) holds a session
+		// taken back: never ours to reuse, the next number is.
+		if !errors.Is(err, os.ErrExist) || tries >= maxGroupTries {
+			return nil, fmt.Errorf("make cgroup %s: %w", dir, err)
+		}
 	}
 	g := &Group{dir: dir, limits: memoryMax > 0 && c.limit}
 	if g.limits {

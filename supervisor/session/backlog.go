@@ -1,6 +1,8 @@
 package session
 
 import (
+	"context"
+	"fmt"
 	"sync"
 
 	"github.com/wardenhq/warden/protocol"
@@ -21,6 +23,7 @@ type readerEvent struct {
 	reason   string
 	text     string
 	complete bool
+	synced   chan struct{} // Sync: closed when the loop reaches it
 }
 
 // inbox is what the session's other goroutines hand its loop: the reader's
@@ -99,6 +102,7 @@ func (q *backlog) push(e readerEvent) {
 			q.remove(q.find(func(o readerEvent) bool { return o.channel != nil }))
 			q.dropped.hooks++
 		}
+	case e.synced != nil:
 	case e.settled || e.signals || e.putOff || e.complete || e.restart || e.park:
 		if q.find(func(o readerEvent) bool { return sameFlags(o, e) }) >= 0 {
 			return // one is enough: they ask for a look, not a count
@@ -148,7 +152,7 @@ func (q *backlog) remove(i int) {
 func isBlock(e readerEvent) bool { return e.block != nil }
 
 func isReject(e readerEvent) bool {
-	return e.block == nil && e.hook == nil && !e.settled && !e.signals && !e.putOff && !e.complete && !e.restart && !e.park
+	return e.block == nil && e.hook == nil && e.synced == nil && !e.settled && !e.signals && !e.putOff && !e.complete && !e.restart && !e.park
 }
 
 func sameFlags(a, b readerEvent) bool {
@@ -176,4 +180,20 @@ func (s *Session) take() []readerEvent {
 	s.inbox.mu.Unlock()
 	s.pace.drops.add(d)
 	return ev
+}
+
+// Sync returns once the session's loop has handled everything its reader
+// handed it before the call (an answer read is recorded), or when ctx
+// ends. `warden upgrade` calls it once the reader is paused
+// (runner.Process.Pause): nothing read is left unhandled when the process
+// is replaced.
+func (s *Session) Sync(ctx context.Context) error {
+	ch := make(chan struct{})
+	s.push(readerEvent{synced: ch})
+	select {
+	case <-ch:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("session pid %d: what its reader read not all handled: %w", s.Pid(), ctx.Err())
+	}
 }

@@ -45,6 +45,8 @@ func (s *Session) handle(events []readerEvent) (done bool) {
 			s.applyPark()
 		case e.complete:
 			s.r.Complete()
+		case e.synced != nil:
+			close(e.synced)
 		case s.holdRejection(e):
 		default:
 			s.reject(e.reason, e.text, isBlockText(e.text))

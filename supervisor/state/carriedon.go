@@ -19,6 +19,17 @@ type CarryOn struct {
 	// Resumed are the open tasks that resume from a checkpoint of the run;
 	// an open task not named starts from its prompt.
 	Resumed []ResumedFrom `json:"resumed,omitempty"`
+	// Upgraded: the earlier supervisor was this process before `warden
+	// upgrade` replaced its binary; TakenBack are the agents whose
+	// sessions the new one took back from the holder.
+	Upgraded  *Upgraded `json:"upgraded,omitempty"`
+	TakenBack []string  `json:"taken_back,omitempty"`
+}
+
+// Upgraded says which warden an upgrade replaced with which.
+type Upgraded struct {
+	From string `json:"from"` // `warden --version` of the earlier binary
+	To   string `json:"to"`   // and of this one
 }
 
 // ResumedFrom is a task resuming from a checkpoint.

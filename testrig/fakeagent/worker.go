@@ -56,6 +56,9 @@ import (
 //	           that takes a while, its answer in flight meanwhile
 //	repaint=1  on SIGUSR1 print its last answer again, as a TUI redraws
 //	           its screen
+//	tick=D     print "TICK <unix nanoseconds>" every D (a Go duration), all
+//	           along: output written steadily, stamped when it was written
+//	           (the relay's pauses are measured from it)
 //
 // It prints "RESUME-SEEN: <line>" for every prompt line that carries resume
 // information, so tests can check what a resumed session was told.
@@ -108,6 +111,14 @@ func modeWorker(args []string) int {
 			fmt.Printf("thinking about it, %d\n", i)
 			time.Sleep(100 * time.Millisecond)
 		}
+	}
+	if d, err := time.ParseDuration(opt["tick"]); err == nil && d > 0 {
+		go func() {
+			for {
+				fmt.Printf("TICK %d\n", time.Now().UnixNano()) // one write: never inside a block
+				time.Sleep(d)
+			}
+		}()
 	}
 	in := bufio.NewScanner(os.Stdin)
 	in.Buffer(make([]byte, 64<<10), 1<<20)
