@@ -44,19 +44,19 @@ func (n *Notifier) dialogText(j job) string {
 	}
 	var ev names.Waiting
 	_ = json.Unmarshal(j.ev.JSON, &ev)
-	deadline := time.Now().Add(readGrace)
+	deadline := n.clk.Now().Add(readGrace)
 	if ev.OnScreen {
-		deadline = time.Now() // the screen's text already
+		deadline = n.clk.Now() // the screen's text already
 	}
 	for {
 		now := f(j.ev.Agent)
-		if now == "" || now != ev.Text || j.again > 0 || time.Now().After(deadline) {
+		if now == "" || now != ev.Text || j.again > 0 || n.clk.Now().After(deadline) {
 			return now
 		}
 		select {
 		case <-n.abort:
 			return now
-		case <-time.After(25 * time.Millisecond):
+		case <-n.clk.After(25 * time.Millisecond):
 		}
 	}
 }
