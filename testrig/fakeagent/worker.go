@@ -56,6 +56,10 @@ import (
 //	           that takes a while, its answer in flight meanwhile
 //	repaint=1  on SIGUSR1 print its last answer again, as a TUI redraws
 //	           its screen
+//	drip=D     write each answer a line at a time, D (a Go duration)
+//	           apart: an answer being written for a while
+//
+// With EnvAnswerLog set every valid answer is logged there (answerlog.go).
 //
 // It prints "RESUME-SEEN: <line>" for every prompt line that carries resume
 // information, so tests can check what a resumed session was told.
@@ -69,6 +73,7 @@ func modeWorker(args []string) int {
 		}
 	}
 	steps, _ := strconv.Atoi(opt["steps"])
+	drip, _ := time.ParseDuration(opt["drip"])
 	crash, _ := strconv.Atoi(opt["crash"])
 	silent := opt["silent"] == "1"
 	seed := opt["seed"] == "1"
@@ -131,12 +136,17 @@ func modeWorker(args []string) int {
 		case strings.HasPrefix(line, "Your task:"):
 			say("working on it\n")
 			if opt["unasked"] == "1" {
-				printWorkerBlock(say, taskOf(line), 0, steps, "implementing", seed, extra, editFile)
+				ex, end := workerAnswer(taskOf(line), extra)
+				printWorkerBlock(dripSay(say, drip), taskOf(line), 0, steps, "implementing", seed, ex, editFile)
+				end()
 			}
 		case strings.HasPrefix(line, "VERIFY FAILED") && opt["done"] != "":
 			os.WriteFile(opt["done"], []byte("fixed\n"), 0o600)
 			say("fixed what verify found\n")
-			printWorkerBlock(say, strings.TrimSuffix(strings.Fields(line)[3], ":"), steps, steps, opt["final"], seed, extra, editFile)
+			task := strings.TrimSuffix(strings.Fields(line)[3], ":")
+			ex, end := workerAnswer(task, extra)
+			printWorkerBlock(dripSay(say, drip), task, steps, steps, opt["final"], seed, ex, editFile)
+			end()
 		case strings.HasPrefix(line, "CHECKPOINT REQUEST:"):
 			task, _ := requestTask(line)
 			if d, err := time.ParseDuration(opt["slow"]); err == nil {
@@ -165,9 +175,12 @@ func modeWorker(args []string) int {
 			if answered >= steps {
 				status = opt["final"]
 			}
-			printWorkerBlock(say, task, min(answered, steps), steps, status, seed, extra, editFile)
+			ex, end := workerAnswer(task, extra)
+			printWorkerBlock(dripSay(say, drip), task, min(answered, steps), steps, status, seed, ex, editFile)
+			end()
 			if opt["repaint"] == "1" {
-				repaintOn(func() { printWorkerBlock(say, task, min(answered, steps), steps, status, seed, extra, editFile) })
+				done := min(answered, steps)
+				repaintOn(func() { printWorkerBlock(say, task, done, steps, status, seed, ex, editFile) })
 			}
 			if opt["lead"] == "1" && answered == 1 && !resumed {
 				say("Team handoff written.\nCHECKPOINT COMPLETE\n")
@@ -184,6 +197,16 @@ func modeWorker(args []string) int {
 		}
 	}
 	return 0
+}
+
+// workerAnswer begins an answer for task (answerBegin): extra with its
+// Answer line, and the end to call once it is written.
+func workerAnswer(task, extra string) (string, func()) {
+	line, end := answerBegin(task)
+	if line != "" {
+		extra += line + "\n"
+	}
+	return extra, end
 }
 
 // taskOf returns the task id of a "Your task: T1 - title." line.
