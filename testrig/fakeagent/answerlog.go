@@ -70,6 +70,16 @@ func loggedBlock(task string, n int) ([]string, func()) {
 	return block, end
 }
 
+// workerAnswer begins an answer for task (answerBegin): extra with its
+// Answer line, and the end to call once it is written.
+func workerAnswer(task, extra string) (string, func()) {
+	line, end := answerBegin(task)
+	if line != "" {
+		extra += line + "\n"
+	}
+	return extra, end
+}
+
 // dripSay is say writing what it is given a line at a time, d apart (an
 // answer that takes a while to write); d 0 is say itself.
 func dripSay(say func(string, ...any), d time.Duration) func(string, ...any) {

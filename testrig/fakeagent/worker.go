@@ -56,6 +56,9 @@ import (
 //	           that takes a while, its answer in flight meanwhile
 //	repaint=1  on SIGUSR1 print its last answer again, as a TUI redraws
 //	           its screen
+//	brief=1    name the steps done and those remaining on a line each
+//	           ("- steps 1 to 7"), not a line a step: the answers of a
+//	           task of many steps stay short
 //	drip=D     write each answer a line at a time, D (a Go duration)
 //	           apart: an answer being written for a while
 //
@@ -74,6 +77,7 @@ func modeWorker(args []string) int {
 	}
 	steps, _ := strconv.Atoi(opt["steps"])
 	drip, _ := time.ParseDuration(opt["drip"])
+	briefSteps = opt["brief"] == "1"
 	crash, _ := strconv.Atoi(opt["crash"])
 	silent := opt["silent"] == "1"
 	seed := opt["seed"] == "1"
@@ -199,16 +203,6 @@ func modeWorker(args []string) int {
 	return 0
 }
 
-// workerAnswer begins an answer for task (answerBegin): extra with its
-// Answer line, and the end to call once it is written.
-func workerAnswer(task, extra string) (string, func()) {
-	line, end := answerBegin(task)
-	if line != "" {
-		extra += line + "\n"
-	}
-	return extra, end
-}
-
 // taskOf returns the task id of a "Your task: T1 - title." line.
 func taskOf(line string) string {
 	f := strings.Fields(strings.TrimPrefix(line, "Your task:"))
@@ -224,16 +218,12 @@ func printWorkerBlock(say func(string, ...any), task string, done, steps int, st
 	if done == 0 {
 		b.WriteString("- read the task\n")
 	}
-	for i := 1; i <= done; i++ {
-		fmt.Fprintf(&b, "- step %d\n", i)
-	}
+	b.WriteString(stepLines(1, done))
 	b.WriteString("Remaining:\n")
 	if done >= steps {
 		b.WriteString("- nothing\n")
 	}
-	for i := done + 1; i <= steps; i++ {
-		fmt.Fprintf(&b, "- step %d\n", i)
-	}
+	b.WriteString(stepLines(done+1, steps))
 	if files == "" {
 		files = fmt.Sprintf("step%d.go", done)
 	}
@@ -255,6 +245,25 @@ func printWorkerBlock(say func(string, ...any), task string, done, steps int, st
 	b.WriteString(extra)
 	fmt.Fprintf(&b, "Resume: continue with step %d\n\n", done+1)
 	say("%s", b.String())
+}
+
+// briefSteps is brief=1: stepLines names a range on one line.
+var briefSteps bool
+
+// stepLines are the "- step N" lines from first to last (none when last
+// is before first); one "- steps FIRST to LAST" line with brief=1.
+func stepLines(first, last int) string {
+	if last < first {
+		return ""
+	}
+	if briefSteps {
+		return fmt.Sprintf("- steps %d to %d\n", first, last)
+	}
+	var b strings.Builder
+	for i := first; i <= last; i++ {
+		fmt.Fprintf(&b, "- step %d\n", i)
+	}
+	return b.String()
 }
 
 // repaint is what SIGUSR1 prints (repaint=1): the last answer.
