@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"maps"
 	"slices"
 	"time"
 
@@ -103,7 +104,11 @@ func (a *Agent) recordsOfSession(task *config.Task, id string) []*protocol.Check
 		return nil
 	}
 	var out []*protocol.Checkpoint
-	if prev, err := a.d.Store.Load(a.cfg.Name, task.ID); err == nil && prev != nil && prev.RunID == a.d.RunID && prev.SessionID == id {
+	// A dispatch record is warden's own, the last answer's fields copied
+	// when the session began: never drawn by the session, so never what it
+	// draws again (its first answer may give the same progress and lists).
+	if prev, err := a.d.Store.Load(a.cfg.Name, task.ID); err == nil && prev != nil && prev.RunID == a.d.RunID && prev.SessionID == id &&
+		prev.Trigger != protocol.TriggerDispatch {
 		out = append(out, prev)
 	}
 	entries, err := state.ReadHistory(a.d.Dir.Root, task.ID)
@@ -114,7 +119,7 @@ func (a *Agent) recordsOfSession(task *config.Task, id string) []*protocol.Check
 		if e.Run != a.d.RunID || e.Agent != a.cfg.Name {
 			continue
 		}
-		if cp, err := a.d.Store.Record(e.ID); err == nil && cp.SessionID == id {
+		if cp, err := a.d.Store.Record(e.ID); err == nil && cp.SessionID == id && cp.Trigger != protocol.TriggerDispatch {
 			out = append(out, cp)
 		}
 	}
@@ -132,9 +137,10 @@ func drawnAgain(recs []*protocol.Checkpoint, cp *protocol.Checkpoint) bool {
 }
 
 // sameAnswer reports whether b gives what a gave: the same task, status,
-// progress and lists.
+// progress, lists, notes and lines of its own (two answers that differ
+// only in their notes are two answers).
 func sameAnswer(a, b *protocol.Checkpoint) bool {
 	return a.TaskID == b.TaskID && a.Status == b.Status && a.ProgressPercent == b.ProgressPercent &&
 		slices.Equal(a.Completed, b.Completed) && slices.Equal(a.Remaining, b.Remaining) &&
-		slices.Equal(a.FilesModified, b.FilesModified)
+		slices.Equal(a.FilesModified, b.FilesModified) && a.Notes == b.Notes && maps.Equal(a.Extra, b.Extra)
 }
