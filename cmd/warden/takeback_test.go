@@ -28,6 +28,7 @@ type heldEvent struct {
 	CheckpointID string `json:"checkpoint_id"`
 	Trigger      string `json:"trigger"`
 	Reason       string `json:"reason"`
+	SessionID    string `json:"session_id"`
 }
 
 func readEvents(t testing.TB, state string) []heldEvent {

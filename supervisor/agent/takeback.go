@@ -3,6 +3,7 @@ package agent
 import (
 	"maps"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/wardenhq/warden/protocol"
@@ -26,13 +27,36 @@ type TakeBack struct {
 	Since     time.Time // its last checkpoint: its clocks go on from there
 	Start     session.Starter
 	Drop      func()
+	// settled is closed once the session is taken back (its process
+	// attached, what the holder kept read) or dropped (Settled).
+	settled     chan struct{}
+	settledOnce sync.Once
+}
+
+// settle closes settled, once.
+func (tb *TakeBack) settle() { tb.settledOnce.Do(func() { close(tb.settled) }) }
+
+// TakeBackSettled is closed once the session the agent was given to take
+// back is taken back — its process attached, what the holder kept read —
+// or dropped; nil when it was given none. A team checkpoint asked for
+// before (a signal file a dead warden left) waits for it: begun first, it
+// would drop the held sessions unread, and the answers the holder kept for
+// them with them.
+func (a *Agent) TakeBackSettled() <-chan struct{} {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.tbSettled == nil {
+		return nil
+	}
+	return a.tbSettled
 }
 
 // SetTakeBack gives the agent a session to take back in its next Run.
 // Call it before the team runs.
 func (a *Agent) SetTakeBack(tb *TakeBack) {
+	tb.settled = make(chan struct{})
 	a.mu.Lock()
-	a.takeback = tb
+	a.takeback, a.tbSettled = tb, tb.settled
 	a.mu.Unlock()
 }
 
@@ -93,6 +117,9 @@ func (a *Agent) dropTakeBack() {
 	a.mu.Unlock()
 	if tb != nil && tb.Drop != nil {
 		tb.Drop()
+	}
+	if tb != nil {
+		tb.settle()
 	}
 }
 
