@@ -83,8 +83,9 @@ type killDriver struct {
 	events          *eventTail
 	truth           *truthTail
 	moments         []killMoment
-	cmd             *exec.Cmd    // the warden running now
-	agents, holders map[int]bool // every agent pid and holder pid seen
+	cmd             *exec.Cmd     // the warden running now
+	slowest         time.Duration // the longest from a warden's start to every agent at work
+	agents, holders map[int]bool  // every agent pid and holder pid seen
 }
 
 // killMoment is one warden run and the moment it was killed at.
