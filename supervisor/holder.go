@@ -216,3 +216,30 @@ func takenNames(taken []takenBack) []string {
 	}
 	return out
 }
+
+// takeBackWait bounds how long a team checkpoint waits for the sessions
+// being taken back (waitTakeBacks).
+const takeBackWait = 10 * time.Second
+
+// waitTakeBacks holds a team checkpoint off until every session being
+// taken back from the holder is taken back (its process attached, what
+// the holder kept read and recorded) or dropped, for takeBackWait at most.
+// A checkpoint asked for before the run began (the signal file a warden
+// killed during a team checkpoint left) would otherwise stop the team
+// before its agents take their sessions back: each held session dropped
+// unread, and the answers the holder kept for it lost with it.
+func (t *Team) waitTakeBacks() {
+	deadline := time.After(takeBackWait)
+	for _, a := range t.agents {
+		c := a.TakeBackSettled()
+		if c == nil {
+			continue
+		}
+		select {
+		case <-c:
+		case <-deadline:
+			t.log.Warn("a team checkpoint waited for the sessions being taken back: going on without them", "waited", takeBackWait)
+			return
+		}
+	}
+}

@@ -298,6 +298,7 @@ func (t *Team) Run() Result {
 			return t.result()
 		case tr = <-t.triggers:
 		}
+		t.waitTakeBacks() // holder.go
 		text, err := t.teamCheckpoint(g, tr, done)
 		g.Release()
 		t.drainTriggers() // what came during the checkpoint is folded into it

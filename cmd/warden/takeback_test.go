@@ -12,7 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/wardenhq/warden/testrig/fakeagent"
 	"github.com/wardenhq/warden/testrig/proctest"
 )
 
@@ -24,6 +23,12 @@ type heldEvent struct {
 	How       string   `json:"how"`
 	Agents    []string `json:"agents"`
 	TakenBack bool     `json:"taken_back"`
+	// CheckpointID and Trigger of checkpoint_received, Reason of
+	// agent_restarted and agent_force_terminated.
+	CheckpointID string `json:"checkpoint_id"`
+	Trigger      string `json:"trigger"`
+	Reason       string `json:"reason"`
+	SessionID    string `json:"session_id"`
 }
 
 func readEvents(t testing.TB, state string) []heldEvent {
@@ -255,26 +260,7 @@ func TestAgentDeadAtTakeBackIsACrash(t *testing.T) {
 // answering, every answer recorded once, none restarted.
 func TestTUITakenBack(t *testing.T) {
 	defer proctest.AssertNone(t)
-	owner := strings.TrimPrefix(fakeagent.Env("")[1], fakeagent.EnvOwner+"=")
-	argv := fakeagent.Command("tui-answer")
-	toml := fmt.Sprintf(`name = "tui"
-holder = true
-checkpoint_interval = "150ms"
-checkpoint_timeout = "5s"
-shutdown_timeout = "2s"
-[[agent]]
-name = "tui"
-profile = "claude"
-command = [%q, %q]
-env = { %s = "tui-answer", %s = %q, GORACE = "atexit_sleep_ms=0" }
-[[task]]
-id = "T1"
-prompt = "Answer like a TUI."
-`, argv[0], argv[1], fakeagent.EnvMode, fakeagent.EnvOwner, owner)
-	team := filepath.Join(t.TempDir(), "team.toml")
-	if err := os.WriteFile(team, []byte(toml), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	team := heldTUITeam(t)
 	state := filepath.Join(filepath.Dir(team), ".warden")
 	cmd, out := runWarden(t, "run", team)
 	out.waitFor(t, "CHECKPOINT: T1 - implementing (20%)", 1)

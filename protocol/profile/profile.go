@@ -233,6 +233,22 @@ func (p *Profile) TurnEnded(s Screen) bool {
 	return v.ready() && v.inputEmpty()
 }
 
+// RequestDraft reports whether the input box holds a checkpoint request
+// that was typed and never submitted, and the request's task: the CLI
+// ready (no turn, no dialog), its box showing a line that begins
+// protocol.RequestPrefix. A warden killed between typing a request and
+// its Enter leaves one there. Plain programs have no box: never.
+func (p *Profile) RequestDraft(s Screen) (task string, ok bool) {
+	if p.tui == nil {
+		return "", false
+	}
+	v := p.tui.view(s.Rows())
+	if !v.ready() || v.inputEmpty() {
+		return "", false
+	}
+	return protocol.RequestTask(protocol.FirstLine(strings.TrimSpace(v.text)))
+}
+
 // PlainName is the profile of an agent whose team file names none.
 const PlainName = "plain"
 

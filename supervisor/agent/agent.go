@@ -55,7 +55,8 @@ type Agent struct {
 	// first prompt.
 	carried bool
 	// takeback is a held session its next Run takes back (takeback.go).
-	takeback *TakeBack
+	takeback  *TakeBack
+	tbSettled <-chan struct{} // the take-back's settled (TakeBackSettled)
 }
 
 // New returns the agent of cfg in a team whose services are d.
@@ -310,6 +311,8 @@ func (a *Agent) runSession(g *Generation, task *config.Task, attempt int, dir st
 	start, id, since := a.d.Start, "", time.Time{}
 	if tb := a.takeBackNow(task); tb != nil { // takeback.go: nothing is typed again
 		prompt, start, id, since = "", tb.Start, tb.SessionID, tb.Since
+		defer tb.settle() // it never got as far as its start
+		started = func(started func()) func() { return func() { started(); tb.settle() } }(started)
 	}
 	rep := &reporter{a: a, g: g, task: task, dir: dir, ts: ts, from: from}
 	if id != "" {

@@ -1,7 +1,9 @@
 package agent
 
 import (
+	"maps"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/wardenhq/warden/protocol"
@@ -28,13 +30,36 @@ type TakeBack struct {
 	PausedUntil time.Time
 	Start       session.Starter
 	Drop        func()
+	// settled is closed once the session is taken back (its process
+	// attached, what the holder kept read) or dropped (Settled).
+	settled     chan struct{}
+	settledOnce sync.Once
+}
+
+// settle closes settled, once.
+func (tb *TakeBack) settle() { tb.settledOnce.Do(func() { close(tb.settled) }) }
+
+// TakeBackSettled is closed once the session the agent was given to take
+// back is taken back — its process attached, what the holder kept read —
+// or dropped; nil when it was given none. A team checkpoint asked for
+// before (a signal file a dead warden left) waits for it: begun first, it
+// would drop the held sessions unread, and the answers the holder kept for
+// them with them.
+func (a *Agent) TakeBackSettled() <-chan struct{} {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.tbSettled == nil {
+		return nil
+	}
+	return a.tbSettled
 }
 
 // SetTakeBack gives the agent a session to take back in its next Run.
 // Call it before the team runs.
 func (a *Agent) SetTakeBack(tb *TakeBack) {
+	tb.settled = make(chan struct{})
 	a.mu.Lock()
-	a.takeback = tb
+	a.takeback, a.tbSettled = tb, tb.settled
 	a.mu.Unlock()
 }
 
@@ -99,6 +124,9 @@ func (a *Agent) dropTakeBack() {
 	if tb != nil && tb.Drop != nil {
 		tb.Drop()
 	}
+	if tb != nil {
+		tb.settle()
+	}
 }
 
 // recordsOfSession are the records session id made on task, as the
@@ -109,7 +137,11 @@ func (a *Agent) recordsOfSession(task *config.Task, id string) []*protocol.Check
 		return nil
 	}
 	var out []*protocol.Checkpoint
-	if prev, err := a.d.Store.Load(a.cfg.Name, task.ID); err == nil && prev != nil && prev.RunID == a.d.RunID && prev.SessionID == id {
+	// A dispatch record is warden's own, the last answer's fields copied
+	// when the session began: never drawn by the session, so never what it
+	// draws again (its first answer may give the same progress and lists).
+	if prev, err := a.d.Store.Load(a.cfg.Name, task.ID); err == nil && prev != nil && prev.RunID == a.d.RunID && prev.SessionID == id &&
+		prev.Trigger != protocol.TriggerDispatch {
 		out = append(out, prev)
 	}
 	entries, err := state.ReadHistory(a.d.Dir.Root, task.ID)
@@ -120,7 +152,7 @@ func (a *Agent) recordsOfSession(task *config.Task, id string) []*protocol.Check
 		if e.Run != a.d.RunID || e.Agent != a.cfg.Name {
 			continue
 		}
-		if cp, err := a.d.Store.Record(e.ID); err == nil && cp.SessionID == id {
+		if cp, err := a.d.Store.Record(e.ID); err == nil && cp.SessionID == id && cp.Trigger != protocol.TriggerDispatch {
 			out = append(out, cp)
 		}
 	}
@@ -138,9 +170,10 @@ func drawnAgain(recs []*protocol.Checkpoint, cp *protocol.Checkpoint) bool {
 }
 
 // sameAnswer reports whether b gives what a gave: the same task, status,
-// progress and lists.
+// progress, lists, notes and lines of its own (two answers that differ
+// only in their notes are two answers).
 func sameAnswer(a, b *protocol.Checkpoint) bool {
 	return a.TaskID == b.TaskID && a.Status == b.Status && a.ProgressPercent == b.ProgressPercent &&
 		slices.Equal(a.Completed, b.Completed) && slices.Equal(a.Remaining, b.Remaining) &&
-		slices.Equal(a.FilesModified, b.FilesModified)
+		slices.Equal(a.FilesModified, b.FilesModified) && a.Notes == b.Notes && maps.Equal(a.Extra, b.Extra)
 }

@@ -286,6 +286,9 @@ func (s *Session) tick() (time.Time, bool) {
 			return until, false
 		case actRequest, actCorrect:
 			if !s.prof.TurnEnded(s.screen()) || s.app.turn {
+				if act == actRequest && s.finishDeadRequest() {
+					continue // its Enter is pressed now: the request is in flight
+				}
 				// A TUI mid-turn, or with a draft in its box, or a turn its
 				// app-server says runs: not a turn boundary, whatever the
 				// quiet output said.

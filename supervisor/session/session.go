@@ -189,6 +189,9 @@ type Session struct {
 
 	// Owned by the loop (park: its loop part).
 	mon *monitor
+	// deadRequest: the request a dead warden left in the box was submitted
+	// (deadrequest.go); the loop's own.
+	deadRequest bool
 	// lastAsked: the team asked for a last checkpoint; the next one answers it.
 	lastAsked bool
 	dialog    dialogWatch

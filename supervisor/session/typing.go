@@ -45,6 +45,10 @@ type typed struct {
 	epoch int64
 	// user: a person's text (warden send), delivered its own way.
 	user *userText
+	// finish: a request already in the input box, typed by a warden that
+	// died before its Enter (deadrequest.go): Enter is pressed, nothing
+	// typed.
+	finish bool
 }
 
 // typeText queues text for the typist: submitting may pause (a paste, then
@@ -91,7 +95,7 @@ func (s *Session) typist(ctx context.Context) {
 // is gone, and a submission a dialog interrupted before its Enter is
 // finished afterwards, never answered into the dialog.
 func (s *Session) deliver(ctx context.Context, t typed) {
-	resume := false
+	resume := t.finish // a dead warden's request: typed, Enter due
 	for {
 		if !s.waitNoDialog(ctx) || !s.waitUnheld(ctx) {
 			return
@@ -217,6 +221,10 @@ func (s *Session) submit(ctx context.Context, t typed, resume bool) error {
 	defer s.input.mu.Unlock()
 	var err error
 	if resume {
+		if t.finish {
+			s.typing(t) // its checkpoint_requested, as if typed now
+			t.finish = false
+		}
 		err = s.prof.Resubmit(ctx, s.proc, s.screen, t.text)
 	} else {
 		if !s.startTyping(t) {

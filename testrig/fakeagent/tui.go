@@ -70,7 +70,9 @@ func modeAnswer(args []string) int {
 			if !same {
 				n++
 			}
-			write([]byte("Working on it.\n" + strings.Join(AnswerBlock(task, max(n, 1)), "\n") + "\n\n"))
+			block, end := loggedBlock(task, max(n, 1))
+			write([]byte("Working on it.\n" + strings.Join(block, "\n") + "\n\n"))
+			end()
 			continue
 		}
 		switch line {
@@ -234,7 +236,9 @@ func modeTUIAnswer(args []string) int {
 			if !same {
 				n++
 			}
-			t.answer(AnswerBlock(task, max(n, 1)))
+			block, end := loggedBlock(task, max(n, 1))
+			t.answer(block)
+			end()
 		} else if line == "complete" {
 			t.transcript = append(t.transcript, "", "⏺ CHECKPOINT COMPLETE")
 		}

@@ -59,6 +59,13 @@ import (
 //	tick=D     print "TICK <unix nanoseconds>" every D (a Go duration), all
 //	           along: output written steadily, stamped when it was written
 //	           (the relay's pauses are measured from it)
+//	brief=1    name the steps done and those remaining on a line each
+//	           ("- steps 1 to 7"), not a line a step: the answers of a
+//	           task of many steps stay short
+//	drip=D     write each answer a line at a time, D (a Go duration)
+//	           apart: an answer being written for a while
+//
+// With EnvAnswerLog set every valid answer is logged there (answerlog.go).
 //
 // It prints "RESUME-SEEN: <line>" for every prompt line that carries resume
 // information, so tests can check what a resumed session was told.
@@ -72,6 +79,8 @@ func modeWorker(args []string) int {
 		}
 	}
 	steps, _ := strconv.Atoi(opt["steps"])
+	drip, _ := time.ParseDuration(opt["drip"])
+	briefSteps = opt["brief"] == "1"
 	crash, _ := strconv.Atoi(opt["crash"])
 	silent := opt["silent"] == "1"
 	seed := opt["seed"] == "1"
@@ -142,12 +151,17 @@ func modeWorker(args []string) int {
 		case strings.HasPrefix(line, "Your task:"):
 			say("working on it\n")
 			if opt["unasked"] == "1" {
-				printWorkerBlock(say, taskOf(line), 0, steps, "implementing", seed, extra, editFile)
+				ex, end := workerAnswer(taskOf(line), extra)
+				printWorkerBlock(dripSay(say, drip), taskOf(line), 0, steps, "implementing", seed, ex, editFile)
+				end()
 			}
 		case strings.HasPrefix(line, "VERIFY FAILED") && opt["done"] != "":
 			os.WriteFile(opt["done"], []byte("fixed\n"), 0o600)
 			say("fixed what verify found\n")
-			printWorkerBlock(say, strings.TrimSuffix(strings.Fields(line)[3], ":"), steps, steps, opt["final"], seed, extra, editFile)
+			task := strings.TrimSuffix(strings.Fields(line)[3], ":")
+			ex, end := workerAnswer(task, extra)
+			printWorkerBlock(dripSay(say, drip), task, steps, steps, opt["final"], seed, ex, editFile)
+			end()
 		case strings.HasPrefix(line, "CHECKPOINT REQUEST:"):
 			task, _ := requestTask(line)
 			if d, err := time.ParseDuration(opt["slow"]); err == nil {
@@ -176,9 +190,12 @@ func modeWorker(args []string) int {
 			if answered >= steps {
 				status = opt["final"]
 			}
-			printWorkerBlock(say, task, min(answered, steps), steps, status, seed, extra, editFile)
+			ex, end := workerAnswer(task, extra)
+			printWorkerBlock(dripSay(say, drip), task, min(answered, steps), steps, status, seed, ex, editFile)
+			end()
 			if opt["repaint"] == "1" {
-				repaintOn(func() { printWorkerBlock(say, task, min(answered, steps), steps, status, seed, extra, editFile) })
+				done := min(answered, steps)
+				repaintOn(func() { printWorkerBlock(say, task, done, steps, status, seed, ex, editFile) })
 			}
 			if opt["lead"] == "1" && answered == 1 && !resumed {
 				say("Team handoff written.\nCHECKPOINT COMPLETE\n")
@@ -212,16 +229,12 @@ func printWorkerBlock(say func(string, ...any), task string, done, steps int, st
 	if done == 0 {
 		b.WriteString("- read the task\n")
 	}
-	for i := 1; i <= done; i++ {
-		fmt.Fprintf(&b, "- step %d\n", i)
-	}
+	b.WriteString(stepLines(1, done))
 	b.WriteString("Remaining:\n")
 	if done >= steps {
 		b.WriteString("- nothing\n")
 	}
-	for i := done + 1; i <= steps; i++ {
-		fmt.Fprintf(&b, "- step %d\n", i)
-	}
+	b.WriteString(stepLines(done+1, steps))
 	if files == "" {
 		files = fmt.Sprintf("step%d.go", done)
 	}
@@ -243,6 +256,25 @@ func printWorkerBlock(say func(string, ...any), task string, done, steps int, st
 	b.WriteString(extra)
 	fmt.Fprintf(&b, "Resume: continue with step %d\n\n", done+1)
 	say("%s", b.String())
+}
+
+// briefSteps is brief=1: stepLines names a range on one line.
+var briefSteps bool
+
+// stepLines are the "- step N" lines from first to last (none when last
+// is before first); one "- steps FIRST to LAST" line with brief=1.
+func stepLines(first, last int) string {
+	if last < first {
+		return ""
+	}
+	if briefSteps {
+		return fmt.Sprintf("- steps %d to %d\n", first, last)
+	}
+	var b strings.Builder
+	for i := first; i <= last; i++ {
+		fmt.Fprintf(&b, "- step %d\n", i)
+	}
+	return b.String()
 }
 
 // repaint is what SIGUSR1 prints (repaint=1): the last answer.

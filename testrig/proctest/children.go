@@ -23,3 +23,19 @@ func Children(pid int) []int {
 	}
 	return out
 }
+
+// Zombies lists the zombies that are this process's children or in one of
+// groups (process groups or sessions, by their leader's pid): what a test
+// that waited for every process it started finds left unreaped by those
+// groups' parents.
+func Zombies(groups map[int]bool) []Proc {
+	self := os.Getpid()
+	var out []Proc
+	for _, pid := range pids() {
+		p, ok := stat(pid)
+		if ok && p.State == 'Z' && (p.Ppid == self || groups[p.Pgid] || groups[p.Sid]) {
+			out = append(out, p)
+		}
+	}
+	return out
+}

@@ -1,0 +1,81 @@
+//go:build e2e
+
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/wardenhq/warden/testrig/fakeagent"
+	"github.com/wardenhq/warden/testrig/proctest"
+)
+
+// heldTUITeam writes a held team (holder = true) of one fake TUI, "tui"
+// (Claude's profile, tui-answer), on task T1.
+func heldTUITeam(t testing.TB) string {
+	t.Helper()
+	owner := strings.TrimPrefix(fakeagent.Env("")[1], fakeagent.EnvOwner+"=")
+	argv := fakeagent.Command("tui-answer")
+	toml := fmt.Sprintf(`name = "tui"
+holder = true
+checkpoint_interval = "150ms"
+checkpoint_timeout = "5s"
+shutdown_timeout = "2s"
+[[agent]]
+name = "tui"
+profile = "claude"
+command = [%q, %q]
+env = { %s = "tui-answer", %s = %q, GORACE = "atexit_sleep_ms=0" }
+[[task]]
+id = "T1"
+prompt = "Answer like a TUI."
+`, argv[0], argv[1], fakeagent.EnvMode, fakeagent.EnvOwner, owner)
+	team := filepath.Join(t.TempDir(), "team.toml")
+	if err := os.WriteFile(team, []byte(toml), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return team
+}
+
+// A warden killed (-9) between typing a TUI's checkpoint request and its
+// Enter (the profile's EnterDelay) leaves the request in the input box,
+// unsubmitted. The warden that takes the session back presses its Enter:
+// the agent answers it and every later request (before the fix: a draft
+// in the box, never a turn boundary, so no request was ever typed again —
+// found by TestRandomKillMoments, seed 1).
+func TestTUITakenBackWithItsRequestNotSubmitted(t *testing.T) {
+	defer proctest.AssertNone(t)
+	team := heldTUITeam(t)
+	state := filepath.Join(filepath.Dir(team), ".warden")
+	cmd, out := runWarden(t, "run", team)
+	out.waitFor(t, "CHECKPOINT: T1 - implementing (10%)", 1)
+	answered(t, state, "tui")
+	inFlight(t, state, "tui") // its request being typed now; its Enter 700 ms after the paste
+	time.Sleep(250 * time.Millisecond)
+	cmd.Process.Signal(syscall.SIGKILL)
+	cmd.Wait()
+	time.Sleep(300 * time.Millisecond)
+	before := len(readEvents(t, state))
+	cmd2, out2 := runWarden(t, "run", team)
+	out2.waitFor(t, "CHECKPOINT: T1 - implementing", 2)
+	if msg, err := warden("stop", team).CombinedOutput(); err != nil {
+		t.Fatalf("warden stop: %v\n%s", err, msg)
+	}
+	cmd2.Wait()
+	out2.mu.Lock()
+	stderr := out2.stderr.String()
+	out2.mu.Unlock()
+	if !strings.Contains(stderr, "a checkpoint request a dead warden typed and did not submit") {
+		t.Errorf("the request left in the box was not taken for what it is:\n%s", stderr)
+	}
+	for _, e := range readEvents(t, state)[before:] {
+		if e.Event == "agent_restarted" {
+			t.Errorf("the TUI was restarted: %+v", e)
+		}
+	}
+}
