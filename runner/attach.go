@@ -48,6 +48,9 @@ func Attach(logger hclog.Logger, cfg Config, pid int, master *os.File, buffered 
 		reaped: make(chan struct{}),
 		done:   make(chan struct{}),
 	}
+	if len(cfg.Replay) > 0 && p.output != nil {
+		_, _ = p.output.Write(cfg.Replay) // in the log already
+	}
 	if len(buffered) > 0 {
 		p.sink(buffered)
 	}

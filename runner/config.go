@@ -59,6 +59,10 @@ type Config struct {
 	// reader goroutine, which it holds up: it must not block.
 	OnLogError    func(err error)
 	LogRetryEvery time.Duration
+	// Replay (Attach only) is output an earlier supervisor had read and
+	// logged: handed to Output, not logged again, before the buffered
+	// output (attach.go).
+	Replay []byte
 	// Output, if set, gets every chunk in order from the reader goroutine and
 	// must not retain the slice. If it has a Flush() method (like *Lines), that
 	// is called once after the last chunk, before Done is closed.

@@ -172,6 +172,9 @@ func (t *Team) takeBack(prev *state.Snapshot) []takenBack {
 			t.hold.Claim(id)
 			a.SetTakeBack(&agent.TakeBack{Task: as.Task, Attempt: as.Attempt, SessionID: as.Session, Pid: h.Pid, Since: as.LastCheckpoint, PausedUntil: as.PausedUntil,
 				Start: func(log hclog.Logger, cfg runner.Config) (session.Process, error) {
+					if lines(a.Config().Profile) {
+						cfg.Replay = unhandledTail(log, cfg.LogPath) // replay.go
+					}
 					p, err := t.hold.Take(log, cfg, id)
 					if err != nil {
 						return nil, err

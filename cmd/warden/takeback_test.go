@@ -151,7 +151,8 @@ func kill9ThenTakeBack(t *testing.T, away time.Duration, repaint bool) {
 	if n := strings.Count(stderr, "taken back from the holder: "); n != len(agents) {
 		t.Errorf("%d agents taken back by the log, want %d", n, len(agents))
 	}
-	if repaint && strings.Count(stderr, "drawn again after the take-back: not recorded twice") != len(agents) {
+	// At least once an agent: its repaint, and the end of its log read again.
+	if repaint && strings.Count(stderr, "drawn again after the take-back: not recorded twice") < len(agents) {
 		t.Errorf("not every last answer drawn again was taken for what it is:\n%s", stderr)
 	}
 	if away > 0 && strings.Contains(stderr, "buffered=0 exited") {
