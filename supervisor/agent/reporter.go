@@ -63,6 +63,12 @@ func (r *reporter) Event(name string, kv ...any) {
 		r.a.noteNudge(taskID(r.task))
 	}
 	r.a.d.Events.Emit(name, r.a.cfg.Name, taskID(r.task), kv...)
+	switch name {
+	case event.CheckpointRequested:
+		r.a.awaits(r.a.d.Clock.Now())
+	case event.CheckpointTimeout, event.CheckpointRejected:
+		r.a.awaits(time.Time{})
+	}
 }
 
 func (r *reporter) Printf(format string, a ...any) { r.a.d.Team.Printf(r.a.cfg.Name, format, a...) }
