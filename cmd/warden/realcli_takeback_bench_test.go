@@ -3,6 +3,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"slices"
 	"strconv"
@@ -81,7 +82,8 @@ func takeBackRounds(b *testing.B, cli, bin string, rounds int) {
 	}
 	for p, n := range records {
 		if n != 1 {
-			b.Errorf("%s: the answer %d%% recorded %d times", cli, p, n)
+			b.Errorf("%s: the answer %d%% recorded %d times:\n%s", cli, p, n,
+				h.said(fmt.Sprintf("(%d%%)", p), fmt.Sprintf("progress=%d", p), "taken back", "checkpoint requested"))
 		}
 	}
 	if restarts != 0 || retyped != 0 {

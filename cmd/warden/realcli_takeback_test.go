@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -36,6 +37,7 @@ type heldCLI struct {
 	firsts    int         // first prompts that reached the model
 	cmd       *exec.Cmd
 	out       *lines
+	past      []*lines // the wardens killed
 	stopped   bool
 }
 
@@ -131,7 +133,7 @@ func (h *heldCLI) model() (int, time.Time) {
 func (h *heldCLI) round(tb testing.TB, wait time.Duration) takeBack {
 	tb.Helper()
 	var r takeBack
-	waitUntil(tb, h.cli+": a checkpoint request in the model", wait, func() bool {
+	h.waitUntil(tb, "a checkpoint request in the model", wait, func() bool {
 		typed, last := 0, ""
 		for _, e := range teamEvents(h.team) {
 			switch e["event"] {
@@ -150,9 +152,10 @@ func (h *heldCLI) round(tb testing.TB, wait time.Duration) takeBack {
 	h.cmd.Process.Signal(syscall.SIGKILL)
 	h.cmd.Wait()
 	start := time.Now()
+	h.past = append(h.past, h.out)
 	h.cmd, h.out = runWarden(tb, "run", h.team)
 	var started map[string]any
-	waitUntil(tb, h.cli+": taken back", 60*time.Second, func() bool {
+	h.waitUntil(tb, "taken back", 60*time.Second, func() bool {
 		for _, e := range teamEvents(h.team)[before:] {
 			if e["event"] == "agent_started" {
 				started = e
@@ -164,7 +167,7 @@ func (h *heldCLI) round(tb testing.TB, wait time.Duration) takeBack {
 	r.ms = float64(teamtest.EventTime(tb, started).Sub(start).Microseconds()) / 1000
 	pid, _ := started["pid"].(float64)
 	r.samePid = started["taken_back"] == true && len(pids) > 0 && int(pid) == pids[len(pids)-1]
-	waitUntil(tb, h.cli+fmt.Sprintf(": the answer in flight (%d%%) recorded", r.inFlight), 90*time.Second, func() bool {
+	h.waitUntil(tb, fmt.Sprintf("the answer in flight (%d%%) recorded", r.inFlight), 90*time.Second, func() bool {
 		for _, e := range teamEvents(h.team)[before:] {
 			if e["event"] == "checkpoint_received" && e["progress"] == float64(r.inFlight) {
 				return true
@@ -226,14 +229,41 @@ func (h *heldCLI) stop(tb testing.TB) (records map[int]int, restarts, retyped in
 	return records, restarts + max(0, started-1), max(0, n-typed) + max(0, firsts-1)
 }
 
-func waitUntil(tb testing.TB, what string, d time.Duration, cond func() bool) {
+// said is every line of every warden of the run (stdout and log)
+// holding one of words, for a failure's message.
+func (h *heldCLI) said(words ...string) string {
+	var out []string
+	for i, l := range append(slices.Clone(h.past), h.out) {
+		for _, line := range strings.Split(l.dump(), "\n") {
+			for _, w := range words {
+				if strings.Contains(line, w) {
+					out = append(out, fmt.Sprintf("warden %d: %s", i+1, line))
+					break
+				}
+			}
+		}
+	}
+	return strings.Join(out, "\n")
+}
+
+// waitUntil polls cond for d; then it fails, saying what the model got,
+// the checkpoint events and what the warden running said.
+func (h *heldCLI) waitUntil(tb testing.TB, what string, d time.Duration, cond func() bool) {
 	tb.Helper()
 	for deadline := time.Now().Add(d); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
 		if cond() {
 			return
 		}
 	}
-	tb.Fatalf("%s: not within %v", what, d)
+	var evs []string
+	for _, e := range teamEvents(h.team) {
+		if n, _ := e["event"].(string); strings.HasPrefix(n, "checkpoint_") || strings.HasPrefix(n, "agent_") {
+			evs = append(evs, fmt.Sprint(n, " ", e["progress"], e["trigger"], e["taken_back"]))
+		}
+	}
+	n, _ := h.model()
+	tb.Fatalf("%s: %s: not within %v; %d checkpoint requests reached the model; events:\n%s\nwarden:\n%s",
+		h.cli, what, d, n, strings.Join(evs, "\n"), h.out.dump())
 }
 
 // Each real CLI installed, the one agent of a held team, is taken back
@@ -252,6 +282,12 @@ func TestRealCLITakenBackMidTurn(t *testing.T) {
 			h := startHeldCLI(t, cli, bin, 3*time.Second)
 			defer h.stop(t)
 			r := h.round(t, 90*time.Second)
+			if cli == "codex" { // its app-server read again by the new warden
+				h.waitUntil(t, "the app-server joined again", 60*time.Second, func() bool {
+					return strings.Contains(h.said("joined the agent's app-server"), "warden 2: ")
+				})
+			}
+			t.Logf("the new warden:\n%s", h.said("taken back", "attached", "app-server", "carrying on", "holder connected"))
 			records, restarts, retyped := h.stop(t)
 			t.Logf("%s taken back in %.0f ms", cli, r.ms)
 			if !r.samePid || !r.firstLine || r.restarts+restarts != 0 || r.retyped+retyped != 0 || records[r.inFlight] != 1 || r.ms > 10000 {

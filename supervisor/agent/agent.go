@@ -322,7 +322,7 @@ func (a *Agent) runSession(g *Generation, task *config.Task, attempt int, dir st
 		LogPath: a.d.Dir.AgentLog(a.cfg.Name), Size: a.d.windowSize(), Term: a.d.termOutput(),
 		Timers: a.timersFor(taskID(task)), Clock: a.d.Clock, Team: g, Dialog: a.dialogPolicy(), TimeLeft: left,
 		LogMaxSize: a.d.Config.LogMaxSize, LogKeep: a.d.Config.LogKeep, CastPath: a.recordings(),
-		Report: rep, Cgroup: grp.Runner(), Scoped: grp.Scoped(), Hide: grp.Hidden(), Channel: a.channel(argv), Start: start, Started: started,
+		Report: rep, Cgroup: grp.Runner(), Scoped: grp.Scoped(), Hide: grp.Hidden(), Channel: a.channel(argv, id != ""), Start: start, Started: started,
 		AfterStall: func() (bool, string) { return a.afterStall(task, attempt) },
 	})
 	a.watch(ticket, s, grp, taskID(task))
