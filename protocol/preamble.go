@@ -16,6 +16,10 @@ const CompleteMarker = "CHECKPOINT COMPLETE"
 // RequestPrefix starts the line warden types to ask for a checkpoint.
 const RequestPrefix = "CHECKPOINT REQUEST:"
 
+// TemplateMark is the placeholder of the block template the first prompt
+// shows: a block holding it is that template, drawn again, not an answer.
+const TemplateMark = "<concrete deliverable>"
+
 // Task is what the preamble needs to know about the agent's work.
 type Task struct {
 	ID    string // task id, e.g. "T060"; empty for an agent without a task
@@ -80,7 +84,7 @@ func Preamble(task Task) string {
 	b.WriteString("every value filled in:\n\n")
 	fmt.Fprintf(&b, "CHECKPOINT: %s\n", id)
 	b.WriteString("Status: <implementing | testing | awaiting-verification | blocked | complete>\n")
-	b.WriteString("Completed:\n- <concrete deliverable>\n")
+	b.WriteString("Completed:\n- " + TemplateMark + "\n")
 	b.WriteString("Remaining:\n- <specific next step>\n")
 	b.WriteString("Files Modified: <comma-separated paths, or none>\n")
 	b.WriteString("Estimated Progress: [N]%\n\n")

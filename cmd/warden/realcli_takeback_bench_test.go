@@ -69,7 +69,7 @@ func takeBackRounds(b *testing.B, cli, bin string, rounds int) {
 		}
 		b.Logf("%s round %d: taken back in %.0f ms, answer %d%% in flight", cli, i+1, r.ms, r.inFlight)
 	}
-	records, restarts, retyped := h.stop(b)
+	records, restarts, retyped, rejected := h.stop(b)
 	once := 0
 	for _, r := range all {
 		restarts += r.restarts
@@ -86,8 +86,9 @@ func takeBackRounds(b *testing.B, cli, bin string, rounds int) {
 				h.said(fmt.Sprintf("(%d%%)", p), fmt.Sprintf("progress=%d", p), "taken back", "checkpoint requested"))
 		}
 	}
-	if restarts != 0 || retyped != 0 {
-		b.Errorf("%s: %d restarts, %d requests typed again", cli, restarts, retyped)
+	if restarts != 0 || retyped != 0 || rejected != 0 {
+		b.Errorf("%s: %d restarts, %d requests typed again, %d rejections:\n%s", cli, restarts, retyped, rejected,
+			h.said("rejected", "drawn again", "checkpoint requested"))
 	}
 	slices.Sort(ms)
 	b.ReportMetric(float64(rounds), "n")
@@ -98,4 +99,5 @@ func takeBackRounds(b *testing.B, cli, bin string, rounds int) {
 	b.ReportMetric(float64(bad), "not-taken-back")
 	b.ReportMetric(float64(restarts), "restarts")
 	b.ReportMetric(float64(retyped), "retyped")
+	b.ReportMetric(float64(rejected), "rejected")
 }

@@ -195,9 +195,10 @@ func (h *heldCLI) round(tb testing.TB, wait time.Duration) takeBack {
 
 // stop ends the run (warden stop) once; then it counts, over every
 // warden of the run, how often each answer was recorded (by progress),
-// the restarts, and requests that reached the model more often than
-// warden typed them (the first prompt included).
-func (h *heldCLI) stop(tb testing.TB) (records map[int]int, restarts, retyped int) {
+// the restarts, requests that reached the model more often than warden
+// typed them (the first prompt included), and rejections (the model's
+// answers are all valid: a rejection is something read that is no answer).
+func (h *heldCLI) stop(tb testing.TB) (records map[int]int, restarts, retyped, rejected int) {
 	tb.Helper()
 	if !h.stopped {
 		h.stopped = true
@@ -216,6 +217,8 @@ func (h *heldCLI) stop(tb testing.TB) (records map[int]int, restarts, retyped in
 			typed++
 		case "agent_restarted":
 			restarts++
+		case "checkpoint_rejected":
+			rejected++
 		case "agent_started":
 			if e["taken_back"] != true {
 				started++
@@ -226,7 +229,7 @@ func (h *heldCLI) stop(tb testing.TB) (records map[int]int, restarts, retyped in
 	h.mu.Lock()
 	firsts := h.firsts
 	h.mu.Unlock()
-	return records, restarts + max(0, started-1), max(0, n-typed) + max(0, firsts-1)
+	return records, restarts + max(0, started-1), max(0, n-typed) + max(0, firsts-1), rejected
 }
 
 // said is every line of every warden of the run (stdout and log)
@@ -262,8 +265,9 @@ func (h *heldCLI) waitUntil(tb testing.TB, what string, d time.Duration, cond fu
 		}
 	}
 	n, _ := h.model()
-	tb.Fatalf("%s: %s: not within %v; %d checkpoint requests reached the model; events:\n%s\nwarden:\n%s",
-		h.cli, what, d, n, strings.Join(evs, "\n"), h.out.dump())
+	screen, _, _ := wardenCmd("screen", h.cli, "--state-dir", stateOf(h.team))
+	tb.Fatalf("%s: %s: not within %v; %d checkpoint requests reached the model; events:\n%s\nwarden:\n%s\nthe screen as warden reads it:\n%s",
+		h.cli, what, d, n, strings.Join(evs, "\n"), h.out.dump(), screen)
 }
 
 // Each real CLI installed, the one agent of a held team, is taken back
@@ -288,11 +292,11 @@ func TestRealCLITakenBackMidTurn(t *testing.T) {
 				})
 			}
 			t.Logf("the new warden:\n%s", h.said("taken back", "attached", "app-server", "carrying on", "holder connected"))
-			records, restarts, retyped := h.stop(t)
+			records, restarts, retyped, rejected := h.stop(t)
 			t.Logf("%s taken back in %.0f ms", cli, r.ms)
-			if !r.samePid || !r.firstLine || r.restarts+restarts != 0 || r.retyped+retyped != 0 || records[r.inFlight] != 1 || r.ms > 10000 {
-				t.Errorf("%s: %+v; the answer in flight recorded %d times, restarts %d, re-typed %d; the new warden:\n%s",
-					cli, r, records[r.inFlight], restarts, retyped, h.out.dump())
+			if !r.samePid || !r.firstLine || r.restarts+restarts != 0 || r.retyped+retyped != 0 || records[r.inFlight] != 1 || r.ms > 10000 || rejected != 0 {
+				t.Errorf("%s: %+v; the answer in flight recorded %d times, restarts %d, re-typed %d, rejected %d; the new warden:\n%s",
+					cli, r, records[r.inFlight], restarts, retyped, rejected, h.out.dump())
 			}
 		})
 	}

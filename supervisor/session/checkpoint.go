@@ -45,6 +45,7 @@ func (s *Session) handle(events []readerEvent) (done bool) {
 			s.applyPark()
 		case e.complete:
 			s.r.Complete()
+		case s.templateDrawnAgain(e):
 		case s.holdRejection(e):
 		default:
 			s.reject(e.reason, e.text, isBlockText(e.text))

@@ -1,6 +1,10 @@
 package session
 
-import "github.com/wardenhq/warden/protocol"
+import (
+	"strings"
+
+	"github.com/wardenhq/warden/protocol"
+)
 
 // A block read while the CLI's turn still runs. A TUI slowed down mid-answer
 // (a loaded machine: Copilot CLI drew "Status: implementi" and then nothing
@@ -12,6 +16,19 @@ import "github.com/wardenhq/warden/protocol"
 // turn running says it (the block stayed incomplete: the agent's answer, and
 // wrong). Plain agents and rejections of text that is not a block (late
 // lines) are said at once, as before.
+
+// templateDrawnAgain reports whether e rejects the first prompt's block
+// template (its placeholders) in a session taken back from the holder: its
+// CLI draws its transcript again for the new warden's emulator, which
+// never saw the prompt typed and so reads the template in it as a block.
+// No answer of the agent's: not rejected, nobody told.
+func (s *Session) templateDrawnAgain(e readerEvent) bool {
+	if s.cfg.SessionID == "" || !strings.Contains(e.text, protocol.TemplateMark) {
+		return false
+	}
+	s.log.Info("the first prompt's block template drawn again after the take-back: no answer, not rejected")
+	return true
+}
 
 // holdRejection holds e, a rejection of the reader's, while the CLI's turn
 // runs; it reports whether it did.
