@@ -9,6 +9,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/wardenhq/warden/testrig/proctest"
 )
@@ -29,9 +30,16 @@ func TestTakenBackMidTurnTypesNoRequestIntoTheTurn(t *testing.T) {
 	cmd, out := runWarden(t, "run", team)
 	out.waitFor(t, "CHECKPOINT: T1 - implementing (2%)", 1) // lines wait 20 s
 	inFlight(t, state, "w1")
-	snap, _ := os.ReadFile(filepath.Join(state, "state.json"))
-	if !strings.Contains(string(snap), `"requested_at"`) {
-		t.Errorf("state.json does not say a request is awaited:\n%s", snap)
+	// state.json is written by whoever publishes next when a write is
+	// under way: the kill comes once it says so.
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		snap, _ := os.ReadFile(filepath.Join(state, "state.json"))
+		if strings.Contains(string(snap), `"requested_at"`) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("state.json does not say a request is awaited:\n%s", snap)
+		}
 	}
 	cmd.Process.Signal(syscall.SIGKILL)
 	cmd.Wait()

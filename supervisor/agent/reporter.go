@@ -67,13 +67,13 @@ func (r *reporter) Event(name string, kv ...any) {
 	if name == event.AgentNudged {
 		r.a.noteNudge(taskID(r.task))
 	}
-	r.a.d.Events.Emit(name, r.a.cfg.Name, taskID(r.task), kv...)
-	switch name {
+	switch name { // state.json first: a warden killed after the event knows
 	case event.CheckpointRequested:
 		r.a.awaits(r.a.d.Clock.Now())
 	case event.CheckpointTimeout, event.CheckpointRejected:
 		r.a.awaits(time.Time{})
 	}
+	r.a.d.Events.Emit(name, r.a.cfg.Name, taskID(r.task), kv...)
 }
 
 func (r *reporter) Printf(format string, a ...any) { r.a.d.Team.Printf(r.a.cfg.Name, format, a...) }
