@@ -216,7 +216,7 @@ func (r *reporter) Record(cp *protocol.Checkpoint) session.Verdict {
 	if drawnAgain(r.drawn, cp) {
 		a.log.Info("an answer recorded already, drawn again after the take-back: not recorded twice", "task", cp.TaskID,
 			"progress", cp.ProgressPercent)
-		return session.Verdict{Saved: true}
+		return session.Verdict{Drawn: true}
 	}
 	if r.startedAt.IsZero() {
 		// When work on the task began: the previous checkpoint's.

@@ -92,6 +92,9 @@ func (s *Session) onBlock(b protocol.Block) bool {
 	}
 	cp := s.record(b, trigger)
 	v := s.r.Record(cp)
+	if v.Drawn {
+		return false
+	}
 	if !v.Saved {
 		if v.Done {
 			return true // the task completed meanwhile (its verify passed): this answer came after
