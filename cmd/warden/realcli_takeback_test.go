@@ -22,8 +22,7 @@ import (
 	"github.com/wardenhq/warden/testrig/teamtest"
 )
 
-// realCLIs are the six CLIs a held team's agent can be.
-var realCLIs = []string{"claude", "codex", "gemini", "opencode", "qwen", "copilot"}
+var realCLIs = []string{"claude", "codex", "gemini", "opencode", "qwen", "copilot"} // a held team's agent
 
 // heldCLI is one real CLI as the one agent of a held team (holder = true),
 // run by the warden binary offline against a fake provider whose model
@@ -69,8 +68,7 @@ func startHeldCLI(tb testing.TB, cli, bin string, think time.Duration) *heldCLI 
 		k, v, _ := strings.Cut(e, "=")
 		kv = append(kv, fmt.Sprintf("%q = %q", k, v))
 	}
-	// A request every few seconds; stale timers far beyond a loaded
-	// machine's slowest turn.
+	// A request every few seconds; stale timers far beyond a loaded machine's slowest turn.
 	toml := fmt.Sprintf(`name = "takeback"
 holder = true
 checkpoint_interval = "2s"
@@ -117,7 +115,7 @@ func (h *heldCLI) decide(r fakeprovider.Request) fakeprovider.Answer {
 		"Files Modified: a.go\nEstimated Progress: %d%%\n", n, n)}
 }
 
-// model is how many checkpoint requests reached the model, and when the last did.
+// model: the checkpoint requests that reached the model, and when the last did.
 func (h *heldCLI) model() (int, time.Time) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -227,9 +225,8 @@ func (h *heldCLI) stop(tb testing.TB) (records map[int]int, restarts, retyped, r
 	}
 	n, _ := h.model()
 	h.mu.Lock()
-	firsts := h.firsts
-	h.mu.Unlock()
-	return records, restarts + max(0, started-1), max(0, n-typed) + max(0, firsts-1), rejected
+	defer h.mu.Unlock()
+	return records, restarts + max(0, started-1), max(0, n-typed) + max(0, h.firsts-1), rejected
 }
 
 // said is every line of every warden of the run (stdout and log)
