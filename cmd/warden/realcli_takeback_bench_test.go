@@ -88,7 +88,7 @@ func takeBackRounds(b *testing.B, cli, bin string, rounds int) {
 	}
 	if restarts != 0 || retyped != 0 || rejected != 0 {
 		b.Errorf("%s: %d restarts, %d requests typed again, %d rejections:\n%s", cli, restarts, retyped, rejected,
-			h.said("rejected", "drawn again", "checkpoint requested"))
+			h.said("rejected", "drawn again", "checkpoint requested", "  | "))
 	}
 	slices.Sort(ms)
 	b.ReportMetric(float64(rounds), "n")

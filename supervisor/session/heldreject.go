@@ -1,10 +1,6 @@
 package session
 
-import (
-	"strings"
-
-	"github.com/wardenhq/warden/protocol"
-)
+import "github.com/wardenhq/warden/protocol"
 
 // A block read while the CLI's turn still runs. A TUI slowed down mid-answer
 // (a loaded machine: Copilot CLI drew "Status: implementi" and then nothing
@@ -23,7 +19,7 @@ import (
 // never saw the prompt typed and so reads the template in it as a block.
 // No answer of the agent's: not rejected, nobody told.
 func (s *Session) templateDrawnAgain(e readerEvent) bool {
-	if s.cfg.SessionID == "" || !strings.Contains(e.text, protocol.TemplateMark) {
+	if s.cfg.SessionID == "" || !protocol.IsTemplate(e.text) {
 		return false
 	}
 	s.log.Info("the first prompt's block template drawn again after the take-back: no answer, not rejected")
