@@ -16,6 +16,20 @@ const CompleteMarker = "CHECKPOINT COMPLETE"
 // RequestPrefix starts the line warden types to ask for a checkpoint.
 const RequestPrefix = "CHECKPOINT REQUEST:"
 
+// The placeholders of the block template the first prompt shows: a
+// block holding one is that template drawn again (IsTemplate), no answer.
+const (
+	TemplateMark   = "<concrete deliverable>"
+	TemplateStatus = "<implementing | testing | awaiting-verification | blocked | complete>"
+)
+
+// IsTemplate reports whether text holds the first prompt's block template
+// (one of its placeholders): Codex shows a long prompt cut short, the
+// template's Status line kept, its Completed item not.
+func IsTemplate(text string) bool {
+	return strings.Contains(text, TemplateMark) || strings.Contains(text, "Status: <implementing |")
+}
+
 // Task is what the preamble needs to know about the agent's work.
 type Task struct {
 	ID    string // task id, e.g. "T060"; empty for an agent without a task
@@ -79,8 +93,8 @@ func Preamble(task Task) string {
 	b.WriteString("then reply with a checkpoint block in exactly this form, each line at the start of a line, ")
 	b.WriteString("every value filled in:\n\n")
 	fmt.Fprintf(&b, "CHECKPOINT: %s\n", id)
-	b.WriteString("Status: <implementing | testing | awaiting-verification | blocked | complete>\n")
-	b.WriteString("Completed:\n- <concrete deliverable>\n")
+	b.WriteString("Status: " + TemplateStatus + "\n")
+	b.WriteString("Completed:\n- " + TemplateMark + "\n")
 	b.WriteString("Remaining:\n- <specific next step>\n")
 	b.WriteString("Files Modified: <comma-separated paths, or none>\n")
 	b.WriteString("Estimated Progress: [N]%\n\n")

@@ -170,7 +170,7 @@ func (t *Team) takeBack(prev *state.Snapshot) []takenBack {
 			}
 			id := h.ID
 			t.hold.Claim(id)
-			a.SetTakeBack(&agent.TakeBack{Task: as.Task, Attempt: as.Attempt, SessionID: as.Session, Pid: h.Pid, Since: as.LastCheckpoint, PausedUntil: as.PausedUntil,
+			a.SetTakeBack(&agent.TakeBack{Task: as.Task, Attempt: as.Attempt, SessionID: as.Session, Pid: h.Pid, Since: as.LastCheckpoint, Requested: as.RequestedAt, PausedUntil: as.PausedUntil,
 				Start: func(log hclog.Logger, cfg runner.Config) (session.Process, error) {
 					if lines(a.Config().Profile) {
 						cfg.Replay = unhandledTail(log, cfg.LogPath) // replay.go

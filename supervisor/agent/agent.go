@@ -38,6 +38,7 @@ type Agent struct {
 	sessions       int  // sessions started
 	reason         string
 	lastCheckpoint time.Time
+	requestedAt    time.Time // a checkpoint request typed then is awaited (zero: none)
 	lastTask       string
 	feedback       string               // a failed verify's output, for the next first prompt
 	forced         bool                 // its last stop needed SIGKILL
@@ -308,23 +309,23 @@ func (a *Agent) runSession(g *Generation, task *config.Task, attempt int, dir st
 	}
 	grp := a.d.Memory.Group(&a.cfg)
 	prompt, from := a.firstPrompt(g, task, attempt)
-	start, id, since := a.d.Start, "", time.Time{}
+	start, id, since, awaited := a.d.Start, "", time.Time{}, time.Time{}
 	if tb := a.takeBackNow(task); tb != nil { // takeback.go: nothing is typed again
-		prompt, start, id, since = "", tb.Start, tb.SessionID, tb.Since
+		prompt, start, id, since, awaited = "", tb.Start, tb.SessionID, tb.Since, tb.Requested
 		defer tb.settle() // it never got as far as its start
 		started = func(started func()) func() { return func() { started(); tb.settle() } }(started)
 	}
 	rep := &reporter{a: a, g: g, task: task, dir: dir, ts: ts, from: from}
 	if id != "" {
-		rep.drawn = a.recordsOfSession(task, id) // takeback.go
+		rep.drawn, rep.takenBack = a.recordsOfSession(task, id), true // takeback.go
 	}
 	s := session.New(a.log, session.Config{
-		Agent: a.cfg.Name, Task: task, Attempt: attempt, Prompt: prompt, SessionID: id, Since: since,
+		Agent: a.cfg.Name, Task: task, Attempt: attempt, Prompt: prompt, SessionID: id, Since: since, Awaited: awaited,
 		Profile: a.cfg.Profile, Argv: argv, Env: env, Dir: dir,
 		LogPath: a.d.Dir.AgentLog(a.cfg.Name), Size: a.d.windowSize(), Term: a.d.termOutput(),
 		Timers: a.timersFor(taskID(task)), Clock: a.d.Clock, Team: g, Dialog: a.dialogPolicy(), TimeLeft: left,
 		LogMaxSize: a.d.Config.LogMaxSize, LogKeep: a.d.Config.LogKeep, CastPath: a.recordings(),
-		Report: rep, Cgroup: grp.Runner(), Scoped: grp.Scoped(), Walls: a.walls(grp), Channel: a.channel(argv), Start: start, Started: started,
+		Report: rep, Cgroup: grp.Runner(), Scoped: grp.Scoped(), Walls: a.walls(grp), Channel: a.channel(argv, id != ""), Start: start, Started: started,
 		AfterStall: func() (bool, string) { return a.afterStall(task, attempt) },
 	})
 	a.watch(ticket, s, grp, taskID(task))

@@ -45,11 +45,11 @@ func TestANewCLIIsOneFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	a := New(config.Agent{Name: "w", Profile: "newcli"}, &Deps{Log: hclog.NewNullLogger(), Dir: dir, WardenBin: "/bin/warden"})
-	if ch := a.channel([]string{"newcli"}); ch == nil || ch.Launch[1] != "newcli-remote" ||
+	if ch := a.channel([]string{"newcli"}, false); ch == nil || ch.Launch[1] != "newcli-remote" ||
 		strings.Join(ch.Attach([]string{"newcli"}, ch.Socket), " ") != "newcli --attach "+ch.Socket {
 		t.Errorf("newcli's channel: %+v", ch)
 	}
-	if ch := a.channel([]string{"sh", "-c", "newcli"}); ch != nil {
+	if ch := a.channel([]string{"sh", "-c", "newcli"}, false); ch != nil {
 		t.Errorf("a wrapper of newcli attached: %+v", ch)
 	}
 	// The CLIs warden ships keep their accounts and footprints.

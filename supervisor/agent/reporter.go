@@ -35,7 +35,12 @@ type reporter struct {
 	// drawn are the records of a session taken back (takeback.go): an
 	// answer equal to one of them is that record drawn again on its screen
 	// (the new warden's emulator starts afresh), not a new one.
-	drawn []*protocol.Checkpoint
+	// A session taken back adds each record it makes: its emulator, begun
+	// from what the holder kept, cannot tell an answer drawn before it
+	// from one drawn again (a redraw, a screen read again once a request
+	// is typed whose echo it does not find).
+	drawn     []*protocol.Checkpoint
+	takenBack bool
 
 	// mu orders the records of the session (its loop) with the verdict of
 	// the task's verify (its own goroutine, verify.go).
@@ -61,6 +66,12 @@ func (r *reporter) Event(name string, kv ...any) {
 	}
 	if name == event.AgentNudged {
 		r.a.noteNudge(taskID(r.task))
+	}
+	switch name { // state.json first: a warden killed after the event knows
+	case event.CheckpointRequested:
+		r.a.awaits(r.a.d.Clock.Now())
+	case event.CheckpointTimeout, event.CheckpointRejected:
+		r.a.awaits(time.Time{})
 	}
 	r.a.d.Events.Emit(name, r.a.cfg.Name, taskID(r.task), kv...)
 }
@@ -203,9 +214,9 @@ func (r *reporter) Record(cp *protocol.Checkpoint) session.Verdict {
 		return session.Verdict{Done: true}
 	}
 	if drawnAgain(r.drawn, cp) {
-		a.log.Info("an answer recorded before warden died, drawn again after the take-back: not recorded twice", "task", cp.TaskID,
+		a.log.Info("an answer recorded already, drawn again after the take-back: not recorded twice", "task", cp.TaskID,
 			"progress", cp.ProgressPercent)
-		return session.Verdict{Saved: true}
+		return session.Verdict{Drawn: true}
 	}
 	if r.startedAt.IsZero() {
 		// When work on the task began: the previous checkpoint's.
@@ -225,6 +236,9 @@ func (r *reporter) Record(cp *protocol.Checkpoint) session.Verdict {
 	}
 	a.checkpointed(d.Clock.Now())
 	a.remember(cp)
+	if r.takenBack {
+		r.drawn = append(r.drawn, cp)
+	}
 	rec.Announce(cp, "")
 	d.Overlaps.seen(a, cp, r.dir, r.overlapRoot())
 	done := cp.Status == protocol.StatusComplete || cp.Status == protocol.StatusAwaitingVerification

@@ -12,6 +12,7 @@ import (
 func (a *Agent) started(s *session.Session) {
 	a.mu.Lock()
 	a.sess, a.state, a.task, a.attempt, a.pid = s, state.Running, taskIDOf(s), s.Attempt(), s.Pid()
+	a.requestedAt = s.Awaited() // a session taken back awaits what the dead warden asked
 	a.sessions++
 	if s.Task() != nil {
 		a.lastTask = s.Task().ID
@@ -101,7 +102,7 @@ func (a *Agent) Status() state.AgentStatus {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	s := state.AgentStatus{Name: a.cfg.Name, State: a.state, Attempt: a.attempt, Task: a.task,
-		Reason: a.reason, LastCheckpoint: a.lastCheckpoint,
+		Reason: a.reason, LastCheckpoint: a.lastCheckpoint, RequestedAt: a.requestedAt,
 		Context: a.context, PausedUntil: a.pausedUntil, Dialog: a.dialog, BudgetHeld: a.Held(HoldBudget), OverlapHeld: a.OverlapHeld(), LastDialog: a.lastDialog}
 	if !a.spend.Zero() {
 		u := a.spend.Clone()
@@ -123,8 +124,19 @@ func (a *Agent) Status() state.AgentStatus {
 // checkpointed records the time of the agent's last checkpoint.
 func (a *Agent) checkpointed(now time.Time) {
 	a.mu.Lock()
-	a.lastCheckpoint = now
+	a.lastCheckpoint, a.requestedAt = now, time.Time{}
 	a.mu.Unlock()
+}
+
+// awaits records, in state.json at once, that a checkpoint request typed
+// at t is awaited (zero: none is, it was answered, rejected or timed
+// out): a warden that takes the session back after a kill -9 awaits it
+// as well instead of typing another into the turn it is in.
+func (a *Agent) awaits(t time.Time) {
+	a.mu.Lock()
+	a.requestedAt = t
+	a.mu.Unlock()
+	a.d.Team.Publish()
 }
 
 // answered keeps what a person's answer to the agent's dialog did (a

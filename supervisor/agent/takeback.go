@@ -25,6 +25,10 @@ type TakeBack struct {
 	SessionID string
 	Pid       int
 	Since     time.Time // its last checkpoint: its clocks go on from there
+	// Requested is when the dead warden typed the checkpoint request the
+	// session's turn is on (zero: none awaited): its answer is awaited,
+	// no request typed into that turn.
+	Requested time.Time
 	// PausedUntil is when its account's park planned to end, when the
 	// dead warden had parked it (state.json): the park is carried over.
 	PausedUntil time.Time

@@ -129,8 +129,9 @@ func (h *Hold) Take(log hclog.Logger, cfg runner.Config, id string) (*runner.Pro
 // redraw has a TUI taken back draw its whole screen again for the new
 // warden's emulator, which starts from what the holder kept, not from a
 // screen: the window is made a column narrower, then its size again (two
-// SIGWINCHes; the real TUIs redraw on a resize). It also sets the size
-// the new warden reads at.
+// SIGWINCHes; the real TUIs redraw on a resize), put back redrawPause
+// later, off the take-back's path. It also sets the size the new warden
+// reads at.
 func redraw(log hclog.Logger, p *runner.Process, size runner.Size) {
 	if size.Rows == 0 {
 		size.Rows = runner.DefaultRows
@@ -143,14 +144,20 @@ func redraw(log hclog.Logger, p *runner.Process, size runner.Size) {
 		log.Warn("a TUI taken back not asked to redraw", "error", err)
 		return
 	}
-	time.Sleep(redrawPause) // one SIGWINCH each: a TUI may take the size when it handles the signal
-	if err := p.Resize(size); err != nil {
-		log.Warn("a TUI taken back not put back to its size", "error", err)
-	}
+	time.AfterFunc(redrawPause, func() {
+		if err := p.Resize(size); err != nil {
+			log.Warn("a TUI taken back not put back to its size", "error", err)
+		}
+	})
 }
 
-// redrawPause is between redraw's two sizes.
-const redrawPause = 50 * time.Millisecond
+// redrawPause is between redraw's two sizes: a TUI may read the size some
+// time after the signal. OpenCode does: with 50 ms it found its size
+// unchanged, drew only what had changed, and the new warden's screen had
+// no input box and letters missing — no turn boundary, no request typed
+// again (BenchmarkRealCLITakeBack's round 2 never came); with 500 ms it
+// draws everything.
+const redrawPause = 500 * time.Millisecond
 
 // Drop ends a claimed agent that is not taken back.
 func (h *Hold) Drop(id string) { h.stop(id) }

@@ -47,6 +47,7 @@ func (s *Session) handle(events []readerEvent) (done bool) {
 			s.r.Complete()
 		case e.synced != nil:
 			close(e.synced)
+		case s.templateDrawnAgain(e):
 		case s.holdRejection(e):
 		default:
 			s.reject(e.reason, e.text, isBlockText(e.text))
@@ -93,6 +94,9 @@ func (s *Session) onBlock(b protocol.Block) bool {
 	}
 	cp := s.record(b, trigger)
 	v := s.r.Record(cp)
+	if v.Drawn {
+		return false
+	}
 	if !v.Saved {
 		if v.Done {
 			return true // the task completed meanwhile (its verify passed): this answer came after

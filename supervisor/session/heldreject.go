@@ -13,6 +13,19 @@ import "github.com/wardenhq/warden/protocol"
 // wrong). Plain agents and rejections of text that is not a block (late
 // lines) are said at once, as before.
 
+// templateDrawnAgain reports whether e rejects the first prompt's block
+// template (its placeholders) in a session taken back from the holder: its
+// CLI draws its transcript again for the new warden's emulator, which
+// never saw the prompt typed and so reads the template in it as a block.
+// No answer of the agent's: not rejected, nobody told.
+func (s *Session) templateDrawnAgain(e readerEvent) bool {
+	if s.cfg.SessionID == "" || !protocol.IsTemplate(e.text) {
+		return false
+	}
+	s.log.Info("the first prompt's block template drawn again after the take-back: no answer, not rejected")
+	return true
+}
+
 // holdRejection holds e, a rejection of the reader's, while the CLI's turn
 // runs; it reports whether it did.
 func (s *Session) holdRejection(e readerEvent) bool {

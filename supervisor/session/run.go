@@ -101,6 +101,11 @@ func (s *Session) Run() (runner.Exit, Outcome) {
 			since = c.Since // taken back: the clocks go on
 		}
 		s.mon = newMonitor(c.Timers, turnQuiet(s.prof), since)
+		if c.SessionID != "" && !c.Awaited.IsZero() {
+			// Taken back mid-turn: the answer to the dead warden's request
+			// is what the turn makes; nothing is typed into it.
+			s.mon.awaiting, s.mon.requestedAt = true, c.Awaited
+		}
 		s.mon.userDriven = c.Term != nil // warden wrap (wrapuser.go)
 		if c.Prompt != "" {
 			s.typeText(c.Prompt)

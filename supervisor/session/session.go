@@ -152,6 +152,10 @@ type Config struct {
 	// session taken back start: its agent's last checkpoint (they go on as
 	// the earlier warden ran them, not from the take-back).
 	Since time.Time
+	// Awaited, when set, is when the earlier warden typed the checkpoint
+	// request a session taken back is at work on: its answer is awaited
+	// (checkpoint_timeout from then), no request typed into that turn.
+	Awaited time.Time
 	// Started, when set, is called once the process was started and
 	// agent_started written (or it could not start): the agent holds its
 	// team's stop off until then.
@@ -246,6 +250,15 @@ func (s *Session) ID() string { return s.id }
 
 // Attempt is the session's attempt number.
 func (s *Session) Attempt() int { return s.cfg.Attempt }
+
+// Awaited is when the request a session taken back awaits was typed by
+// the earlier warden (zero: none, or a session started by this one).
+func (s *Session) Awaited() time.Time {
+	if s.cfg.SessionID == "" {
+		return time.Time{}
+	}
+	return s.cfg.Awaited
+}
 
 // Task is the session's task, or nil.
 func (s *Session) Task() *config.Task { return s.cfg.Task }

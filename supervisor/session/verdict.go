@@ -11,6 +11,9 @@ type Verdict struct {
 	Done      bool   // the task is done: quit
 	Feedback  string // type this to the agent (a failed verify)
 	Verifying bool   // the task's verify runs; its verdict comes through Verified
+	// Drawn: an answer recorded already, drawn again on the screen of a
+	// session taken back: no answer now (a request awaited still is).
+	Drawn bool
 }
 
 // Verified hands the session's loop the verdict of the task's verify, which

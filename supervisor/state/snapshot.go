@@ -50,6 +50,10 @@ type AgentStatus struct {
 	Dialog string `json:"dialog,omitempty"`
 
 	LastCheckpoint time.Time `json:"last_checkpoint,omitzero"`
+	// RequestedAt: a checkpoint request typed then is awaited (its answer
+	// not in yet). A session taken back from the holder awaits it too:
+	// the request is in the CLI's turn, and is not typed again.
+	RequestedAt time.Time `json:"requested_at,omitzero"`
 	// Usage is what the agent's sessions spent in the run (spend.go).
 	Usage *protocol.Usage `json:"usage,omitempty"`
 	// BudgetHeld: the agent is parked at the team's budget (on_budget =
