@@ -45,6 +45,7 @@ func benchUpgrade(b *testing.B, n int) {
 	var upgrade time.Duration
 	var maxes []time.Duration
 	restarted := 0
+	var holderRSS int64 // the holder's own, bytes: the most seen
 	for range b.N {
 		b.StopTimer()
 		team := tickTeam(b, n, "worker:steps=200:slow=200ms:tick=50ms")
@@ -58,6 +59,9 @@ func benchUpgrade(b *testing.B, n int) {
 		})
 		waitAttached(b, out, n)
 		time.Sleep(2 * time.Second) // each agent at work on its task, its output relayed
+		if h := holderOf(startedPids(b, state)["w1"][0]); h > 0 {
+			holderRSS = max(holderRSS, residentBytes(h))
+		}
 		before := len(readEvents(b, state))
 		start := time.Now()
 		msg, err := warden("upgrade", team).CombinedOutput()
@@ -87,6 +91,7 @@ func benchUpgrade(b *testing.B, n int) {
 	}
 	slices.Sort(maxes)
 	b.ReportMetric(float64(restarted), "restarted")
+	b.ReportMetric(float64(holderRSS)/(1<<20), "MB-holder-RSS")
 	b.ReportMetric(float64(upgrade.Milliseconds())/float64(b.N), "ms/upgrade")
 	b.ReportMetric(float64(maxes[len(maxes)-1].Milliseconds()), "ms-relay-pause-max")
 	b.ReportMetric(float64(maxes[len(maxes)/2].Milliseconds()), "ms-relay-pause-median")
@@ -182,4 +187,18 @@ func relayPause(b testing.TB, dir, agent string) time.Duration {
 		}
 	}
 	return worst
+}
+
+// residentBytes is pid's resident memory (/proc/PID/statm), 0 when gone.
+func residentBytes(pid int) int64 {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/statm")
+	if err != nil {
+		return 0
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 2 {
+		return 0
+	}
+	pages, _ := strconv.ParseInt(f[1], 10, 64)
+	return pages * int64(os.Getpagesize())
 }
