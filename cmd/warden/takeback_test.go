@@ -176,35 +176,7 @@ func kill9ThenTakeBack(t *testing.T, away time.Duration, repaint bool) {
 	if started != len(agents) || !readopted {
 		t.Errorf("%d agents started after warden came back (want %d, each taken back), run_started readopted %v", started, len(agents), readopted)
 	}
-	for i, a := range agents {
-		log, _ := os.ReadFile(filepath.Join(state, "logs", a+".log"))
-		if n := strings.Count(string(log), "working on it"); n != 1 || strings.Contains(string(log), "RESUME-SEEN") {
-			t.Errorf("%s was given its prompt %d times (want 1), resumed %v", a, n, strings.Contains(string(log), "RESUME-SEEN"))
-		}
-		// Every answer recorded exactly once, over both wardens, in order.
-		seen := map[string]int{}
-		var order []string
-		for _, l := range append(append([]string{}, out.all...), out2.all...) {
-			if p, ok := strings.CutPrefix(l, fmt.Sprintf("CHECKPOINT: T%d - implementing (", i+1)); ok {
-				pct, _, _ := strings.Cut(p, ")")
-				seen[pct]++
-				order = append(order, pct)
-			}
-		}
-		for step := 1; step <= len(order); step++ {
-			want := fmt.Sprint(step*100/40) + "%"
-			if seen[want] != 1 {
-				t.Errorf("T%d: step %d (%s) recorded %d times; records %v", i+1, step, want, seen[want], order)
-			}
-		}
-	}
-	for a, ps := range first {
-		for _, p := range ps {
-			if !proctest.GroupGone(p) {
-				t.Errorf("%s's process group %d is left after warden stop", a, p)
-			}
-		}
-	}
+	promptedOnceAndRecordedOnce(t, state, agents, append(append([]string{}, out.all...), out2.all...), first)
 }
 
 // An agent that died while no warden ran is found exited at the take-back:

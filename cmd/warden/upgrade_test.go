@@ -83,33 +83,7 @@ func TestUpgradeMidTurnTakesTheAgentsBack(t *testing.T) {
 		t.Errorf("over the upgrade: %d agents started (want %d, each taken back), %d supervisor_upgrading, run_started how %q",
 			started, len(agents), upgrading, how)
 	}
-	for i, a := range agents {
-		log, _ := os.ReadFile(filepath.Join(state, "logs", a+".log"))
-		if n := strings.Count(string(log), "working on it"); n != 1 || strings.Contains(string(log), "RESUME-SEEN") {
-			t.Errorf("%s was given its prompt %d times (want 1), resumed %v", a, n, strings.Contains(string(log), "RESUME-SEEN"))
-		}
-		seen := map[string]int{}
-		var order []string
-		for _, l := range out.all {
-			if p, ok := strings.CutPrefix(l, fmt.Sprintf("CHECKPOINT: T%d - implementing (", i+1)); ok {
-				pct, _, _ := strings.Cut(p, ")")
-				seen[pct]++
-				order = append(order, pct)
-			}
-		}
-		for step := 1; step <= len(order); step++ {
-			if want := fmt.Sprint(step*100/40) + "%"; seen[want] != 1 {
-				t.Errorf("T%d: step %d (%s) recorded %d times; records %v", i+1, step, want, seen[want], order)
-			}
-		}
-	}
-	for a, ps := range first {
-		for _, p := range ps {
-			if !proctest.GroupGone(p) {
-				t.Errorf("%s's process group %d is left after warden stop", a, p)
-			}
-		}
-	}
+	promptedOnceAndRecordedOnce(t, state, agents, out.all, first)
 }
 
 // Without holder = true there is nothing to carry the agents over an exec:
