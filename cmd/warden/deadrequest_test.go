@@ -17,13 +17,16 @@ import (
 
 // heldTUITeam writes a held team (holder = true) of one fake TUI, "tui"
 // (Claude's profile, tui-answer), on task T1.
-func heldTUITeam(t testing.TB) string {
+func heldTUITeam(t testing.TB) string { return tuiTeam(t, "tui", "holder = true\n") }
+
+// tuiTeam writes a team called name (header: keys of its own) of one fake
+// TUI, "tui" (Claude's profile, tui-answer), on task T1.
+func tuiTeam(t testing.TB, name, header string) string {
 	t.Helper()
 	owner := strings.TrimPrefix(fakeagent.Env("")[1], fakeagent.EnvOwner+"=")
 	argv := fakeagent.Command("tui-answer")
-	toml := fmt.Sprintf(`name = "tui"
-holder = true
-checkpoint_interval = "150ms"
+	toml := fmt.Sprintf(`name = %q
+%scheckpoint_interval = "150ms"
 checkpoint_timeout = "5s"
 shutdown_timeout = "2s"
 [[agent]]
@@ -34,7 +37,7 @@ env = { %s = "tui-answer", %s = %q, GORACE = "atexit_sleep_ms=0" }
 [[task]]
 id = "T1"
 prompt = "Answer like a TUI."
-`, argv[0], argv[1], fakeagent.EnvMode, fakeagent.EnvOwner, owner)
+`, name, header, argv[0], argv[1], fakeagent.EnvMode, fakeagent.EnvOwner, owner)
 	team := filepath.Join(t.TempDir(), "team.toml")
 	if err := os.WriteFile(team, []byte(toml), 0o600); err != nil {
 		t.Fatal(err)

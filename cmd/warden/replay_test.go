@@ -5,7 +5,6 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,7 +14,6 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/wardenhq/warden/protocol"
-	"github.com/wardenhq/warden/testrig/fakeagent"
 	"github.com/wardenhq/warden/testrig/proctest"
 )
 
@@ -25,25 +23,7 @@ import (
 // as it was). It returns the team file and the agent's session id.
 func recordTUISession(t *testing.T) (team, session string) {
 	t.Helper()
-	owner := strings.TrimPrefix(fakeagent.Env("")[1], fakeagent.EnvOwner+"=")
-	argv := fakeagent.Command("tui-answer")
-	toml := fmt.Sprintf(`name = "replay"
-checkpoint_interval = "150ms"
-checkpoint_timeout = "5s"
-shutdown_timeout = "2s"
-[[agent]]
-name = "tui"
-profile = "claude"
-command = [%q, %q]
-env = { %s = "tui-answer", %s = %q, GORACE = "atexit_sleep_ms=0" }
-[[task]]
-id = "T1"
-prompt = "Answer like a TUI."
-`, argv[0], argv[1], fakeagent.EnvMode, fakeagent.EnvOwner, owner)
-	team = filepath.Join(t.TempDir(), "team.toml")
-	if err := os.WriteFile(team, []byte(toml), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	team = tuiTeam(t, "replay", "")
 	cmd, out := runWarden(t, "run", team)
 	out.waitFor(t, "CHECKPOINT: T1 - implementing (10%)", 1)
 	cmd.Process.Signal(os.Interrupt)
