@@ -1,7 +1,6 @@
 package agent
 
 import (
-	"maps"
 	"slices"
 	"sync"
 	"time"
@@ -173,11 +172,24 @@ func drawnAgain(recs []*protocol.Checkpoint, cp *protocol.Checkpoint) bool {
 	return false
 }
 
-// sameAnswer reports whether b gives what a gave: the same task, status,
-// progress, lists, notes and lines of its own (two answers that differ
-// only in their notes are two answers).
+// sameAnswer reports whether b, drawn again, gives what record a gave: the
+// same task, status, progress, lists, notes and lines of its own (two
+// answers that differ only in their notes are two answers) — where a may
+// lack the late optional lines b has: a record saved before they came, and
+// not amended because its warden was killed, is the same answer read whole
+// again from the agent's log (replay.go).
 func sameAnswer(a, b *protocol.Checkpoint) bool {
 	return a.TaskID == b.TaskID && a.Status == b.Status && a.ProgressPercent == b.ProgressPercent &&
 		slices.Equal(a.Completed, b.Completed) && slices.Equal(a.Remaining, b.Remaining) &&
-		slices.Equal(a.FilesModified, b.FilesModified) && a.Notes == b.Notes && maps.Equal(a.Extra, b.Extra)
+		slices.Equal(a.FilesModified, b.FilesModified) && (a.Notes == b.Notes || a.Notes == "") && subset(a.Extra, b.Extra)
+}
+
+// subset reports whether every line of a is in b, the same.
+func subset(a, b map[string]string) bool {
+	for k, v := range a {
+		if w, ok := b[k]; !ok || w != v {
+			return false
+		}
+	}
+	return true
 }

@@ -33,3 +33,26 @@ func TestSameAnswer(t *testing.T) {
 		}
 	}
 }
+
+// A record saved before its late optional lines came (its warden killed
+// before it amended it) is the same answer as the whole block read again
+// from the log; a record whose notes or lines differ from the block's is
+// another answer.
+func TestSameAnswerWithLateLines(t *testing.T) {
+	block := &protocol.Checkpoint{TaskID: "T1", Status: "implementing", ProgressPercent: 25,
+		Notes: "went well", Extra: map[string]string{"Answer": "42.1", "Resume": "go on"}}
+	saved := &protocol.Checkpoint{TaskID: "T1", Status: "implementing", ProgressPercent: 25,
+		Extra: map[string]string{"Answer": "42.1"}}
+	if !sameAnswer(saved, block) {
+		t.Error("a record without its late lines is not the block read again whole")
+	}
+	other := &protocol.Checkpoint{TaskID: "T1", Status: "implementing", ProgressPercent: 25,
+		Extra: map[string]string{"Answer": "42.2"}}
+	if sameAnswer(other, block) {
+		t.Error("a record with another line of its own is the same answer")
+	}
+	noted := &protocol.Checkpoint{TaskID: "T1", Status: "implementing", ProgressPercent: 25, Notes: "went badly"}
+	if sameAnswer(noted, block) {
+		t.Error("a record with other notes is the same answer")
+	}
+}
