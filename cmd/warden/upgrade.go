@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/wardenhq/warden/supervisor/control"
+	"github.com/wardenhq/warden/supervisor/state"
 )
 
 const upgradeUsage = "usage: warden upgrade [TEAM.toml | --state-dir DIR] [--binary PATH] [--wait D]"
@@ -47,11 +48,14 @@ func cmdUpgrade(args []string, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprintf(stdout, "upgrading: warden pid %d execs %s (%s), letting go of %s\n", up.Pid, up.Binary, up.To, count(len(up.Agents), "agent"))
 	taken, restarted, err := awaitTakeBack(c, up, len(before.CarriedOn), deadline)
+	ended := ""
 	if err != nil {
-		return clientError(err)
+		if taken, ended = endedAfterUpgrade(dir, up, len(before.CarriedOn)); ended == "" {
+			return clientError(err)
+		}
 	}
-	fmt.Fprintf(stdout, "upgraded: %s → %s (pid %d), %s taken back, %d restarted\n", up.From, up.To, up.Pid,
-		count(len(taken), "agent"), len(restarted))
+	fmt.Fprintf(stdout, "upgraded: %s → %s (pid %d), %s taken back, %d restarted%s\n", up.From, up.To, up.Pid,
+		count(len(taken), "agent"), len(restarted), ended)
 	if len(restarted) > 0 {
 		return clientError(fmt.Errorf("not taken back, their sessions start again from their checkpoints: %v", restarted))
 	}
@@ -98,6 +102,23 @@ func awaitTakeBack(c *control.Client, up *control.Upgrade, known int, deadline t
 			return taken, restarted, nil
 		}
 	}
+}
+
+// endedAfterUpgrade reads state.json of a warden that exited after the
+// exec: when the new binary carried the run on as the upgrade and the run
+// then ended (its tasks complete, or stopped) — a run that finished while
+// its upgrade was awaited — it gives the agents taken back and how the run
+// ended; else "" (the new binary failed).
+func endedAfterUpgrade(dir string, up *control.Upgrade, known int) (taken []string, ended string) {
+	snap, err := state.ReadSnapshot(dir)
+	if err != nil || snap.Running || snap.Ended == "" || len(snap.CarriedOn) <= known {
+		return nil, ""
+	}
+	last := snap.CarriedOn[len(snap.CarriedOn)-1]
+	if last.Upgraded == nil {
+		return nil, ""
+	}
+	return last.TakenBack, "; the run has ended since (" + snap.Ended + ")"
 }
 
 // upgradeEnv is what `warden run` gives the binary an upgrade execs
