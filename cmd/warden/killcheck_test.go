@@ -127,8 +127,12 @@ func (d *killDriver) check() killFigures {
 			if n == 0 && cp.Progress < 100 {
 				n = cp.Progress / 10 // a TUI's: 10 a answer, the notes late too
 			}
-			id = fmt.Sprintf("%d.%d", pids[cp.SessionID], n)
 			f.unamended++
+			if n == 0 { // a TUI's at 100 %, from its tenth answer on: which one, nothing says
+				notMet(t, "record %s saved without its late lines, at %d %%: which answer it is, nothing in it says", cp.ID, cp.Progress)
+				continue
+			}
+			id = fmt.Sprintf("%d.%d", pids[cp.SessionID], n)
 		}
 		records[id] = append(records[id], cp.ID)
 	}
