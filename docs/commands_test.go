@@ -34,7 +34,7 @@ func TestDocsSetUpCommandsAreCIs(t *testing.T) {
 	}
 	want := []string{
 		"go vet ./... && go test -race -count=1 ./...",
-		"go vet -tags e2e ./... && go test -race -count=1 -p 4 -timeout 20m -tags e2e ./...",
+		"go vet -tags e2e ./... && go test -race -count=1 -p 4 -timeout 30m -tags e2e ./...",
 	}
 	if !slices.Equal(tests, want) {
 		t.Errorf("README Set-up tests with\n%s\nwant the fast tier, then the end-to-end tier:\n%s",
