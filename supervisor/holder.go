@@ -164,6 +164,13 @@ func (t *Team) takeBack(prev *state.Snapshot) []takenBack {
 		if t.from != nil && t.from.TaskID == as.Task {
 			continue // --resume --from: the task goes back to that record, not on
 		}
+		if as.Unprompted {
+			// The dead warden was typing its first prompt, or had not
+			// pressed its Enter: taken back, the session would sit on a
+			// draft for good. Its task starts afresh (stopHeld ends it).
+			t.log.Info("a held session not taken back: its first prompt was never taken", "agent", as.Name, "task", as.Task, "pid", as.Pid)
+			continue
+		}
 		for _, h := range held {
 			if h.Pid != as.Pid {
 				continue

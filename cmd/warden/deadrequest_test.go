@@ -3,6 +3,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -80,5 +81,59 @@ func TestTUITakenBackWithItsRequestNotSubmitted(t *testing.T) {
 		if e.Event == "agent_restarted" {
 			t.Errorf("the TUI was restarted: %+v", e)
 		}
+	}
+}
+
+// A warden killed (-9) while it types a TUI's first prompt, or before its
+// Enter, leaves the prompt in the input box (state.json says the session
+// unprompted). The next warden does not take that session back — it
+// would sit on the draft for good: no request is ever typed into a box
+// that holds one (found by TestRandomKillMoments: a TUI silent for the
+// whole final run) — but stops it and starts the task afresh: a new
+// process, its prompt typed whole, its checkpoints answered.
+func TestTUIKilledBeforeItsPromptWasTakenStartsAfresh(t *testing.T) {
+	defer proctest.AssertNone(t)
+	team := heldTUITeam(t)
+	state := filepath.Join(filepath.Dir(team), ".warden")
+	cmd, _ := runWarden(t, "run", team)
+	held := 0
+	for deadline := time.Now().Add(30 * time.Second); held == 0; time.Sleep(2 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("state.json never said the session unprompted")
+		}
+		b, _ := os.ReadFile(filepath.Join(state, "state.json"))
+		var snap struct {
+			Agents []struct {
+				Pid        int  `json:"pid"`
+				Unprompted bool `json:"unprompted"`
+			} `json:"agents"`
+		}
+		if json.Unmarshal(b, &snap) == nil && len(snap.Agents) == 1 && snap.Agents[0].Unprompted && snap.Agents[0].Pid > 0 {
+			held = snap.Agents[0].Pid
+		}
+	}
+	cmd.Process.Signal(syscall.SIGKILL)
+	cmd.Wait()
+	before := len(readEvents(t, state))
+	cmd2, out2 := runWarden(t, "run", team)
+	out2.waitFor(t, "CHECKPOINT: T1 - implementing", 1)
+	if msg, err := warden("stop", team).CombinedOutput(); err != nil {
+		t.Fatalf("warden stop: %v\n%s", err, msg)
+	}
+	cmd2.Wait()
+	fresh := 0
+	for _, e := range readEvents(t, state)[before:] {
+		if e.Event == "agent_started" {
+			if e.TakenBack || e.Pid == held {
+				t.Errorf("the session whose prompt was never taken was taken back: %+v", e)
+			}
+			fresh = e.Pid
+		}
+	}
+	if fresh == 0 {
+		t.Fatal("no session started afresh")
+	}
+	if !proctest.GroupGone(held) {
+		t.Errorf("the held process %d, its prompt never taken, still runs", held)
 	}
 }

@@ -57,11 +57,11 @@ func TestRandomKillMoments(t *testing.T) {
 			d.cmd.Process.Kill()
 			d.cmd.Wait()
 		}
-		if t.Failed() {
+		if t.Failed() || d.missed > 0 {
 			keep := filepath.Join(os.TempDir(), fmt.Sprintf("killmoments-%d", seed))
 			os.RemoveAll(keep)
 			exec.Command("cp", "-a", filepath.Dir(d.team), keep).Run() // sockets and all
-			t.Logf("FAILED with -kills.seed %d; moments: %s; the state dir and answer log kept in %s", seed, d.kinds(), keep)
+			t.Logf("FAILED or NOT MET with -kills.seed %d; moments: %s; the state dir and answer log kept in %s", seed, d.kinds(), keep)
 		}
 	})
 	began := time.Now()
@@ -86,6 +86,8 @@ type killDriver struct {
 	cmd             *exec.Cmd     // the warden running now
 	slowest         time.Duration // the longest from a warden's start to every agent at work
 	agents, holders map[int]bool  // every agent pid and holder pid seen
+	missed          int           // answers lost or doubled (notMet)
+	final           time.Time     // when the final run began
 }
 
 // killMoment is one warden run and the moment it was killed at.
@@ -189,6 +191,7 @@ func (d *killDriver) moment(i int) {
 // stops it with `warden stop`.
 func (d *killDriver) finish() {
 	m := killMoment{kind: "final", start: time.Now(), from: d.events.len()}
+	d.final = m.start
 	cmd, out := runWarden(d.t, "run", d.team)
 	d.cmd = cmd
 	d.going(m, out)

@@ -39,6 +39,7 @@ type Agent struct {
 	reason         string
 	lastCheckpoint time.Time
 	requestedAt    time.Time // a checkpoint request typed then is awaited (zero: none)
+	unprompted     bool      // the session's first prompt not taken by its CLI yet
 	lastTask       string
 	feedback       string               // a failed verify's output, for the next first prompt
 	forced         bool                 // its last stop needed SIGKILL

@@ -179,6 +179,8 @@ func (r *reporter) Limit(l session.LimitSign) { r.a.d.Accounts.Limit(r.a.cfg.Nam
 // LimitOver: the session's CLI went on by itself after its limit's reset.
 func (r *reporter) LimitOver() { r.a.d.Accounts.Over(r.a.cfg.Name) }
 
+func (r *reporter) Prompted() { r.a.prompted() }
+
 // Gauge records the agent's context fill; past context_threshold it creates
 // the signal file (once a generation): team checkpoint, handoff, fresh
 // sessions.

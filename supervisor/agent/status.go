@@ -13,6 +13,7 @@ func (a *Agent) started(s *session.Session) {
 	a.mu.Lock()
 	a.sess, a.state, a.task, a.attempt, a.pid = s, state.Running, taskIDOf(s), s.Attempt(), s.Pid()
 	a.requestedAt = s.Awaited() // a session taken back awaits what the dead warden asked
+	a.unprompted = s.Unprompted()
 	a.sessions++
 	if s.Task() != nil {
 		a.lastTask = s.Task().ID
@@ -102,7 +103,7 @@ func (a *Agent) Status() state.AgentStatus {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	s := state.AgentStatus{Name: a.cfg.Name, State: a.state, Attempt: a.attempt, Task: a.task,
-		Reason: a.reason, LastCheckpoint: a.lastCheckpoint, RequestedAt: a.requestedAt,
+		Reason: a.reason, LastCheckpoint: a.lastCheckpoint, RequestedAt: a.requestedAt, Unprompted: a.unprompted,
 		Context: a.context, PausedUntil: a.pausedUntil, Dialog: a.dialog, BudgetHeld: a.Held(HoldBudget), OverlapHeld: a.OverlapHeld(), LastDialog: a.lastDialog}
 	if !a.spend.Zero() {
 		u := a.spend.Clone()
@@ -124,7 +125,7 @@ func (a *Agent) Status() state.AgentStatus {
 // checkpointed records the time of the agent's last checkpoint.
 func (a *Agent) checkpointed(now time.Time) {
 	a.mu.Lock()
-	a.lastCheckpoint, a.requestedAt = now, time.Time{}
+	a.lastCheckpoint, a.requestedAt, a.unprompted = now, time.Time{}, false // an answer: it had its prompt
 	a.mu.Unlock()
 }
 
@@ -135,6 +136,16 @@ func (a *Agent) checkpointed(now time.Time) {
 func (a *Agent) awaits(t time.Time) {
 	a.mu.Lock()
 	a.requestedAt = t
+	a.mu.Unlock()
+	a.d.Team.Publish()
+}
+
+// prompted records, in state.json at once, that the CLI took the
+// session's first prompt: from now on a warden killed leaves a session
+// the next one takes back (before, it starts the task afresh).
+func (a *Agent) prompted() {
+	a.mu.Lock()
+	a.unprompted = false
 	a.mu.Unlock()
 	a.d.Team.Publish()
 }

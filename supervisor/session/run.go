@@ -108,7 +108,7 @@ func (s *Session) Run() (runner.Exit, Outcome) {
 		}
 		s.mon.userDriven = c.Term != nil // warden wrap (wrapuser.go)
 		if c.Prompt != "" {
-			s.typeText(c.Prompt)
+			s.input.queue <- typed{text: c.Prompt, prompt: true}
 		}
 	}
 	exit, out := s.loop()
@@ -229,6 +229,14 @@ func (s *Session) loop() (runner.Exit, Outcome) {
 				continue
 			}
 			s.lastAsked = true
+			if s.mon.awaiting {
+				// A request is in flight: its answer, written now, is the
+				// last checkpoint. A second request would be answered
+				// twice, the later answer after the team took the first
+				// and stopped the agent: never recorded.
+				s.log.Info("the request in flight answers the team checkpoint: none typed again")
+				continue
+			}
 			s.mon.awaiting, s.mon.requestedAt = true, s.cfg.Clock.Now()
 			s.typeRequest(protocol.Request(s.cfg.Task.ID), true, "session_id", s.id, "trigger", protocol.TriggerTeamCheckpoint)
 		case <-s.inbox.notify:

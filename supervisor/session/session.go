@@ -56,6 +56,7 @@ type Reporter interface {
 	Complete()                          // the agent printed CHECKPOINT COMPLETE
 
 	Started(s *Session)        // the process runs
+	Prompted()                 // the CLI took the session's first prompt
 	Stopping()                 // the team stops this session now
 	Waiting(d *profile.Dialog) // the CLI waits on a dialog (nil: no longer)
 	Paused(until time.Time)    // parked at the account's limit until then (zero: over)
@@ -258,6 +259,13 @@ func (s *Session) Awaited() time.Time {
 		return time.Time{}
 	}
 	return s.cfg.Awaited
+}
+
+// Unprompted reports whether the session has a first prompt to type: one
+// it started (not taken back) on a task. Reporter.Prompted says when the
+// CLI took it.
+func (s *Session) Unprompted() bool {
+	return s.cfg.SessionID == "" && s.cfg.Task != nil && s.cfg.Prompt != ""
 }
 
 // Task is the session's task, or nil.

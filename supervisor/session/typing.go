@@ -39,7 +39,9 @@ type typed struct {
 	// a turn boundary, dropped by a park), its agent_nudged event (kv)
 	// written when it is typed.
 	nudge bool
-	kv    []any
+	// prompt: the session's first prompt (Reporter.Prompted once taken).
+	prompt bool
+	kv     []any
 	// epoch is the session's parks when a request was queued: one queued
 	// before a park is dropped (the release asks its own).
 	epoch int64
@@ -243,6 +245,8 @@ func (s *Session) submit(ctx context.Context, t typed, resume bool) error {
 		s.log.Warn("submission not confirmed", "error", err, "request", t.request)
 	case err == nil && t.request:
 		s.reader.Submitted() // its echo anchors its answer (protocol/reader_anchor.go)
+	case err == nil && t.prompt:
+		s.r.Prompted() // state.json: a warden killed from now on leaves a session to take back
 	}
 	return err
 }

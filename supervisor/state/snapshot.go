@@ -54,6 +54,11 @@ type AgentStatus struct {
 	// not in yet). A session taken back from the holder awaits it too:
 	// the request is in the CLI's turn, and is not typed again.
 	RequestedAt time.Time `json:"requested_at,omitzero"`
+	// Unprompted: the session's first prompt has not been taken by its
+	// CLI yet (typed in part, or its Enter not pressed). A warden that
+	// finds the session held after a kill -9 does not take it back — it
+	// would wait on a draft for good — but starts the task afresh.
+	Unprompted bool `json:"unprompted,omitempty"`
 	// Usage is what the agent's sessions spent in the run (spend.go).
 	Usage *protocol.Usage `json:"usage,omitempty"`
 	// BudgetHeld: the agent is parked at the team's budget (on_budget =
