@@ -14,7 +14,7 @@ type quietReporter struct{}
 func (quietReporter) Event(string, ...any)                {}
 func (quietReporter) Printf(string, ...any)               {}
 func (quietReporter) Started(*Session)                    {}
-func (quietReporter) Prompted()                          {}
+func (quietReporter) Prompted()                           {}
 func (quietReporter) Record(*protocol.Checkpoint) Verdict { return Verdict{Saved: true} }
 func (quietReporter) Amend(*protocol.Checkpoint) bool     { return true }
 func (quietReporter) Gauge(float64)                       {}
