@@ -40,6 +40,7 @@ type Agent struct {
 	lastCheckpoint time.Time
 	requestedAt    time.Time // a checkpoint request typed then is awaited (zero: none)
 	unprompted     bool      // the session's first prompt not taken by its CLI yet
+	holding        *TakeBack // the session being taken back, until it attached or was dropped
 	lastTask       string
 	feedback       string               // a failed verify's output, for the next first prompt
 	forced         bool                 // its last stop needed SIGKILL

@@ -12,6 +12,7 @@ import (
 func (a *Agent) started(s *session.Session) {
 	a.mu.Lock()
 	a.sess, a.state, a.task, a.attempt, a.pid = s, state.Running, taskIDOf(s), s.Attempt(), s.Pid()
+	a.holding = nil
 	a.requestedAt = s.Awaited() // a session taken back awaits what the dead warden asked
 	a.unprompted = s.Unprompted()
 	a.sessions++
@@ -27,6 +28,9 @@ func taskIDOf(s *session.Session) string { return taskID(s.Task()) }
 func (a *Agent) setState(st state.AgentState, exit runner.Exit, reason string) {
 	a.mu.Lock()
 	a.state = st
+	if st != state.Starting {
+		a.holding = nil // the session being taken back ended, or never started
+	}
 	if st != state.Stopping {
 		a.lastExit, a.reason, a.hasExit = exit, reason, a.hasExit || a.sessions > 0
 	}
@@ -119,7 +123,23 @@ func (a *Agent) Status() state.AgentStatus {
 	if a.sess != nil {
 		s.Session = a.sess.ID()
 	}
+	if tb := a.holding; tb != nil && a.sess == nil {
+		a.heldStatus(&s, tb)
+	}
 	return s
+}
+
+// heldStatus is the session the agent is taking back, as the dead warden
+// left it in state.json: a warden killed during the take-back (before the
+// session attached) leaves it there for the next one to take back, its
+// answers in the holder's ring with it. Said otherwise (no pid, the agent
+// starting), the next warden stopped the held session unread.
+func (a *Agent) heldStatus(s *state.AgentStatus, tb *TakeBack) {
+	s.State, s.Task, s.Attempt, s.Pid, s.Session = state.Running, tb.Task, tb.Attempt, tb.Pid, tb.SessionID
+	s.LastCheckpoint, s.RequestedAt = tb.Since, tb.Requested
+	if s.PausedUntil.IsZero() {
+		s.PausedUntil = tb.PausedUntil
+	}
 }
 
 // checkpointed records the time of the agent's last checkpoint.

@@ -62,7 +62,7 @@ func (a *Agent) TakeBackSettled() <-chan struct{} {
 func (a *Agent) SetTakeBack(tb *TakeBack) {
 	tb.settled = make(chan struct{})
 	a.mu.Lock()
-	a.takeback, a.tbSettled = tb, tb.settled
+	a.takeback, a.tbSettled, a.holding = tb, tb.settled, tb
 	a.mu.Unlock()
 }
 
@@ -122,7 +122,7 @@ func (a *Agent) takeBackNow(task *config.Task) *TakeBack {
 func (a *Agent) dropTakeBack() {
 	a.mu.Lock()
 	tb := a.takeback
-	a.takeback = nil
+	a.takeback, a.holding = nil, nil
 	a.mu.Unlock()
 	if tb != nil && tb.Drop != nil {
 		tb.Drop()

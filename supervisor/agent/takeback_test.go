@@ -4,8 +4,11 @@ package agent
 
 import (
 	"testing"
+	"time"
 
 	"github.com/wardenhq/warden/protocol"
+	"github.com/wardenhq/warden/supervisor/config"
+	"github.com/wardenhq/warden/supervisor/state"
 )
 
 // The answer a session taken back gives first is its last record drawn
@@ -54,5 +57,30 @@ func TestSameAnswerWithLateLines(t *testing.T) {
 	noted := &protocol.Checkpoint{TaskID: "T1", Status: "implementing", ProgressPercent: 25, Notes: "went badly"}
 	if sameAnswer(noted, block) {
 		t.Error("a record with other notes is the same answer")
+	}
+}
+
+// A session being taken back is in state.json as the dead warden left it
+// until it attached (or was dropped): a warden killed during the take-back
+// leaves the next one the session to take back. Said as the agent
+// starting with no pid, it was stopped unread by the next warden, the
+// answers in the holder's ring with it (TestRandomKillMoments, seed 36).
+func TestASessionBeingTakenBackStaysInTheState(t *testing.T) {
+	since := time.Date(2026, 12, 7, 21, 38, 49, 0, time.UTC)
+	a := &Agent{cfg: config.Agent{Name: "w1"}, state: state.Starting}
+	tb := &TakeBack{Task: "T1", Attempt: 2, SessionID: "097fdc5daf96bae5", Pid: 2108, Since: since, Requested: since.Add(time.Second)}
+	a.SetTakeBack(tb)
+	s := a.Status()
+	if s.State != state.Running || s.Task != "T1" || s.Attempt != 2 || s.Pid != 2108 || s.Session != tb.SessionID ||
+		!s.LastCheckpoint.Equal(since) || !s.RequestedAt.Equal(tb.Requested) {
+		t.Errorf("while taken back: %+v; want the held session, running", s)
+	}
+	a.takeBackNow(&config.Task{ID: "T1"}) // its session starts: until it attached, still the held one
+	if s := a.Status(); s.Pid != 2108 || s.Session != tb.SessionID {
+		t.Errorf("while its session attaches: %+v; want the held session", s)
+	}
+	a.dropTakeBack()
+	if s := a.Status(); s.Pid != 0 || s.Session != "" || s.State != state.Starting {
+		t.Errorf("dropped: %+v; want no session", s)
 	}
 }
