@@ -227,12 +227,12 @@ func (s *Session) submit(ctx context.Context, t typed, resume bool) error {
 			s.typing(t) // its checkpoint_requested, as if typed now
 			t.finish = false
 		}
-		err = s.prof.Resubmit(ctx, s.proc, s.screen, t.text)
+		err = s.prof.Resubmit(ctx, s.keys(t), s.screen, t.text)
 	} else {
 		if !s.startTyping(t) {
 			return errParked
 		}
-		err = s.prof.Submit(ctx, s.proc, s.screen, t.text)
+		err = s.prof.Submit(ctx, s.keys(t), s.screen, t.text)
 	}
 	switch {
 	case errors.Is(err, profile.ErrDialog), errors.Is(err, profile.ErrDialogTyped):
@@ -245,8 +245,6 @@ func (s *Session) submit(ctx context.Context, t typed, resume bool) error {
 		s.log.Warn("submission not confirmed", "error", err, "request", t.request)
 	case err == nil && t.request:
 		s.reader.Submitted() // its echo anchors its answer (protocol/reader_anchor.go)
-	case err == nil && t.prompt:
-		s.r.Prompted() // state.json: a warden killed from now on leaves a session to take back
 	}
 	return err
 }
