@@ -45,6 +45,11 @@ type Block struct {
 	// same answer, to be updated in place, not a new one.
 	Epoch  int
 	Amends bool
+	// Before (ModeScreen): the block stands above the last request's echo
+	// on the screen, a request typed: it answers an earlier request than
+	// the one typed last (a late answer, read after the next request was
+	// typed), never that one.
+	Before bool
 }
 
 // Key returns a stable digest of the block's content. Two copies of the same

@@ -124,6 +124,25 @@ func (r *Reader) reportAnchored() {
 	}
 }
 
+// belowLastRequest are the content keys of the blocks below the last
+// request line of r.view (parseView's), once a request was typed; nil
+// when none was, or no request line shows (a block then stands below
+// none).
+func (r *Reader) belowLastRequest() map[string]bool {
+	if r.anchor == anchorNone {
+		return nil
+	}
+	at := lastRequestLine(r.view)
+	if at < 0 {
+		return nil
+	}
+	below := map[string]bool{}
+	for _, c := range parseLines(r.view[at+1:]) {
+		below[c.key()] = true
+	}
+	return below
+}
+
 // lastRequestLine is the index of the last line of view holding a
 // CHECKPOINT REQUEST, or -1.
 func lastRequestLine(view []string) int {

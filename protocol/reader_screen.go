@@ -154,6 +154,7 @@ func (r *Reader) quietScreen(final bool) {
 		}
 	}
 	r.lookForEcho()
+	below := r.belowLastRequest()
 	unsure := map[string]bool{}
 	for _, g := range r.led.observe(order, counts) {
 		if g.key == completeKey {
@@ -166,7 +167,9 @@ func (r *Reader) quietScreen(final bool) {
 			r.led.unobserve(g.key, g.n)
 			continue
 		}
-		r.report(byKey[g.key], g.key)
+		c := byKey[g.key]
+		c.block.Before = below != nil && !below[g.key]
+		r.report(c, g.key)
 	}
 	r.reportAnchored()
 	r.unsure = unsure

@@ -85,8 +85,15 @@ func (s *Session) onBlock(b protocol.Block) bool {
 		s.amend(b)
 		return false
 	}
+	// A block drawn above the echo of the request awaited answers an
+	// earlier one (it came after that timed out): recorded, it leaves the
+	// request awaited — taken for the last call's answer, the last call's
+	// own was drawn after the team stopped the agent, never recorded.
+	late := b.Before && s.mon.awaiting
 	trigger := protocol.TriggerUnasked
 	switch {
+	case late:
+		trigger = protocol.TriggerRequest
 	case s.lastAsked:
 		trigger = protocol.TriggerTeamCheckpoint
 	case s.mon.awaiting:
@@ -110,8 +117,13 @@ func (s *Session) onBlock(b protocol.Block) bool {
 		s.mon.moved(s.cfg.Clock.Now()) // idle.go
 	}
 	s.latest.cp, s.latest.block = cp, b
-	s.mon.checkpoint(s.cfg.Clock.Now(), b.Status == protocol.StatusBlocked)
-	s.lastAsked = false
+	if late {
+		s.log.Info("a late answer, drawn above the echo of the request awaited: that request is still awaited", "task", b.Task)
+		s.mon.lastCheckpoint = s.cfg.Clock.Now()
+	} else {
+		s.mon.checkpoint(s.cfg.Clock.Now(), b.Status == protocol.StatusBlocked)
+		s.lastAsked = false
+	}
 	if s.restart.asked {
 		s.restart.saved = true
 	}
