@@ -248,7 +248,10 @@ func (r *reporter) Record(cp *protocol.Checkpoint) session.Verdict {
 		r.a.d.Workspaces.goCommit(func() { r.commit(cp) }) // never delays the record
 	}
 	if cp.Trigger == protocol.TriggerTeamCheckpoint {
-		r.g.answered <- a.cfg.Name
+		select { // one a session; never blocks a record made after the wait
+		case r.g.answered <- a.cfg.Name:
+		default:
+		}
 	}
 	if !done {
 		return session.Verdict{Saved: true}

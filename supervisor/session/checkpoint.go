@@ -127,7 +127,7 @@ func (s *Session) onBlock(b protocol.Block) bool {
 	if s.restart.asked {
 		s.restart.saved = true
 	}
-	if v.Feedback != "" {
+	if v.Feedback != "" && !s.ending {
 		s.typeText(v.Feedback)
 	}
 	return v.Done

@@ -199,15 +199,18 @@ type Session struct {
 	deadRequest bool
 	// lastAsked: the team asked for a last checkpoint; the next one answers it.
 	lastAsked bool
-	dialog    dialogWatch
-	limits    limitWatch
-	park      parkWatch
-	restart   restartAsk
-	pace      recordPace
-	rejects   rejectNotice // the lines that say an answer was rejected (rejected.go)
-	latest    lastRecord
-	use       meter // the CLI's token files (usage.go)
-	app       appChannel
+	// ending: the team stopped the agent; its last answers are recorded,
+	// nothing is typed (stop.go).
+	ending  bool
+	dialog  dialogWatch
+	limits  limitWatch
+	park    parkWatch
+	restart restartAsk
+	pace    recordPace
+	rejects rejectNotice // the lines that say an answer was rejected (rejected.go)
+	latest  lastRecord
+	use     meter // the CLI's token files (usage.go)
+	app     appChannel
 
 	input input // who types into the agent: warden's typist, a person
 	inbox inbox // what other goroutines hand the loop

@@ -58,7 +58,35 @@ func (s *Session) stopForTeam() runner.Exit {
 		s.log.Error("process group still has members after kill", "pgid", s.proc.Pid())
 		s.proc.Kill()
 	}
+	s.recordLastAnswers()
 	return exit
+}
+
+// recordLastAnswers records the answers the agent finished while the team
+// stopped it — after the last call's checkpoint_timeout, during its quit
+// keys and grace (a TUI slowed down by a loaded machine drew one for 4 s):
+// its output is read to the end, and the valid blocks it holds that are
+// not recorded yet are. Nothing else of it is acted on: the agent is gone.
+func (s *Session) recordLastAnswers() {
+	if s.cfg.Task == nil {
+		return
+	}
+	s.ending = true
+	s.reader.Flush()
+	var blocks []readerEvent
+	if s.pace.held != nil {
+		blocks = append(blocks, readerEvent{block: s.pace.held})
+		s.pace.held = nil
+	}
+	for _, e := range s.take() {
+		if e.block != nil {
+			blocks = append(blocks, e)
+		}
+	}
+	for _, e := range blocks {
+		s.log.Info("an answer the agent finished while it was stopped: recorded", "task", e.block.Task)
+		s.onBlock(*e.block)
+	}
 }
 
 // askToQuit types the profile's quit keys and gives the agent a moment to

@@ -72,3 +72,42 @@ func lastCallInFlight(t *testing.T) {
 		}
 	}
 }
+
+// TestAnAnswerFinishedDuringTheStopIsRecorded: the last call's answer
+// takes a longer than checkpoint_timeout (1.2 s of 1 s); the team stops
+// a at the timeout (its quit keys, which it ignores, then SIGTERM 500 ms
+// later), and a prints the answer in between. It is recorded: before, a
+// session stopped by its team acted on nothing more it read (a TUI drawing
+// an answer for 4 s on a loaded machine lost it at the final stop of
+// issue 36's kill moments).
+func TestAnAnswerFinishedDuringTheStopIsRecorded(t *testing.T) {
+	for try := 1; try <= 10; try++ {
+		if !t.Run(fmt.Sprintf("try%d", try), answerDuringTheStop) {
+			return
+		}
+	}
+}
+
+func answerDuringTheStop(t *testing.T) {
+	spec := Spec{Seed: 5, Night: 20 * time.Second,
+		Timers: Timers{Interval: 10 * time.Second, Timeout: time.Second, Shutdown: 3 * time.Second,
+			StaleWarning: 10 * time.Minute, StaleFailure: 30 * time.Minute},
+		Agents: []AgentSpec{{Name: "a", Restart: "on-failure", MaxRestarts: 5,
+			Persona: Persona{AnswerMin: 1200 * time.Millisecond, AnswerMax: 1200 * time.Millisecond, IgnoreEOF: true}}},
+		Tasks: []TaskSpec{{ID: "T1", Agent: "a"}},
+		Ops:   []Op{{At: 5 * time.Second, Kind: OpSignal}},
+	}
+	w := CheckSpec(t, spec)
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	n := 0
+	for mark, p := range w.printed {
+		n++
+		if p.valid && w.recorded[mark] != 1 {
+			t.Errorf("%s (%s, printed at %v) recorded %d times, want 1", mark, p.agent, p.at.Format("15:04:05.000"), w.recorded[mark])
+		}
+	}
+	if n != 1 {
+		t.Errorf("%d answers printed, want the last call's alone", n)
+	}
+}
