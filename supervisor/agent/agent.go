@@ -320,6 +320,7 @@ func (a *Agent) runSession(g *Generation, task *config.Task, attempt int, dir st
 	rep := &reporter{a: a, g: g, task: task, dir: dir, ts: ts, from: from}
 	if id != "" {
 		rep.drawn, rep.takenBack = a.recordsOfSession(task, id), true // takeback.go
+		rep.dead = len(rep.drawn)
 	}
 	s := session.New(a.log, session.Config{
 		Agent: a.cfg.Name, Task: task, Attempt: attempt, Prompt: prompt, SessionID: id, Since: since, Awaited: awaited,

@@ -40,6 +40,7 @@ type reporter struct {
 	// from one drawn again (a redraw, a screen read again once a request
 	// is typed whose echo it does not find).
 	drawn     []*protocol.Checkpoint
+	dead      int // drawn[:dead] are the dead warden's (sameAnswer's late lines apply to them alone)
 	takenBack bool
 
 	// mu orders the records of the session (its loop) with the verdict of
@@ -215,7 +216,7 @@ func (r *reporter) Record(cp *protocol.Checkpoint) session.Verdict {
 		// its way: a record now would reopen the task on disk.
 		return session.Verdict{Done: true}
 	}
-	if drawnAgain(r.drawn, cp) {
+	if drawnAgain(r.drawn, r.dead, cp) {
 		a.log.Info("an answer recorded already, drawn again after the take-back: not recorded twice", "task", cp.TaskID,
 			"progress", cp.ProgressPercent)
 		return session.Verdict{Drawn: true}

@@ -162,10 +162,14 @@ func (a *Agent) recordsOfSession(task *config.Task, id string) []*protocol.Check
 	return out
 }
 
-// drawnAgain reports whether cp gives what one of recs gave.
-func drawnAgain(recs []*protocol.Checkpoint, cp *protocol.Checkpoint) bool {
-	for _, r := range recs {
-		if sameAnswer(r, cp) {
+// drawnAgain reports whether cp gives what one of recs gave; recs[:dead]
+// are the dead warden's records, which may lack their late lines (a
+// record of this warden's lacks them only until it is amended: one that
+// was not, at 100 % with its notes late, made every later answer at 100 %
+// the same answer, not recorded).
+func drawnAgain(recs []*protocol.Checkpoint, dead int, cp *protocol.Checkpoint) bool {
+	for i, r := range recs {
+		if i < dead && sameAnswer(r, cp) || i >= dead && sameAnswer(r, cp) && sameAnswer(cp, r) {
 			return true
 		}
 	}

@@ -84,3 +84,23 @@ func TestASessionBeingTakenBackStaysInTheState(t *testing.T) {
 		t.Errorf("dropped: %+v; want no session", s)
 	}
 }
+
+// A record this warden made after the take-back, saved before its late
+// lines (notes, its own lines) came, is not what every later answer with
+// the same progress and lists gives: a TUI at 100 % answers so at every
+// request, its notes late (TestRandomKillMoments, seed 36: an answer lost
+// as "drawn again"). A record of the dead warden's may lack them.
+func TestOnlyTheDeadWardensRecordsLackTheirLateLines(t *testing.T) {
+	saved := &protocol.Checkpoint{TaskID: "T3", Status: "implementing", ProgressPercent: 100}
+	next := &protocol.Checkpoint{TaskID: "T3", Status: "implementing", ProgressPercent: 100,
+		Notes: "answer number 30", Extra: map[string]string{"Answer": "26455.30"}}
+	if drawnAgain([]*protocol.Checkpoint{saved}, 0, next) {
+		t.Error("this warden's record without its late lines took a later answer for itself drawn again")
+	}
+	if !drawnAgain([]*protocol.Checkpoint{saved}, 1, next) {
+		t.Error("the dead warden's record without its late lines is not the block read again whole")
+	}
+	if !drawnAgain([]*protocol.Checkpoint{next}, 0, next) {
+		t.Error("an answer of this warden's drawn again whole is not drawn again")
+	}
+}
