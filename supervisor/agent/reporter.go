@@ -279,6 +279,12 @@ func (r *reporter) Amend(cp *protocol.Checkpoint) bool {
 		c := *cp
 		r.verifying = &c // the record under verify, completed
 	}
+	for i := r.dead; i < len(r.drawn); i++ {
+		if r.drawn[i].CheckpointID == cp.CheckpointID {
+			c := *cp
+			r.drawn[i] = &c // drawn again whole, it is this answer (drawnAgain)
+		}
+	}
 	d.Queue.Progress(cp.TaskID, QueueCheckpoint(cp))
 	r.Event(event.CheckpointAmended, "checkpoint_id", cp.CheckpointID, "blockers", cp.Blockers,
 		"notes", cp.Notes, "resume_instructions", cp.ResumeInstructions, "phase", cp.Phase, "current_step", cp.CurrentStep,
