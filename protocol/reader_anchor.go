@@ -106,41 +106,33 @@ func bareRequestLine(rows []string) bool {
 	return true
 }
 
-// reportAnchored reports each valid block below the last request line of
-// r.view, once the anchor is set.
-func (r *Reader) reportAnchored() {
+// belowLastRequest parses the blocks below the last request line of
+// r.view (parseView's) once a request was typed: what reportAnchored
+// reports, and what a block must be among not to stand before the last
+// echo (Block.Before). ok is false when no request was typed or no
+// request line shows (a block then stands below none).
+func (r *Reader) belowLastRequest() (cands []candidate, ok bool) {
+	if r.anchor == anchorNone {
+		return nil, false
+	}
+	at := lastRequestLine(r.view)
+	if at < 0 {
+		return nil, false
+	}
+	return parseLines(r.view[at+1:]), true
+}
+
+// reportAnchored reports each valid block of below (belowLastRequest's),
+// once the anchor is set.
+func (r *Reader) reportAnchored(below []candidate) {
 	if r.anchor != anchorSet {
 		return
 	}
-	at := lastRequestLine(r.view)
-	if at < 0 {
-		return
-	}
-	cands := parseLines(r.view[at+1:])
-	for i := range cands {
-		if cands[i].valid() {
-			r.report(&cands[i], cands[i].key())
+	for i := range below {
+		if below[i].valid() {
+			r.report(&below[i], below[i].key())
 		}
 	}
-}
-
-// belowLastRequest are the content keys of the blocks below the last
-// request line of r.view (parseView's), once a request was typed; nil
-// when none was, or no request line shows (a block then stands below
-// none).
-func (r *Reader) belowLastRequest() map[string]bool {
-	if r.anchor == anchorNone {
-		return nil
-	}
-	at := lastRequestLine(r.view)
-	if at < 0 {
-		return nil
-	}
-	below := map[string]bool{}
-	for _, c := range parseLines(r.view[at+1:]) {
-		below[c.key()] = true
-	}
-	return below
 }
 
 // lastRequestLine is the index of the last line of view holding a

@@ -154,7 +154,11 @@ func (r *Reader) quietScreen(final bool) {
 		}
 	}
 	r.lookForEcho()
-	below := r.belowLastRequest()
+	below, anchored := r.belowLastRequest()
+	belowKeys := make(map[string]bool, len(below))
+	for i := range below {
+		belowKeys[below[i].key()] = true
+	}
 	unsure := map[string]bool{}
 	for _, g := range r.led.observe(order, counts) {
 		if g.key == completeKey {
@@ -168,10 +172,10 @@ func (r *Reader) quietScreen(final bool) {
 			continue
 		}
 		c := byKey[g.key]
-		c.block.Before = below != nil && !below[g.key]
+		c.block.Before = anchored && !belowKeys[g.key]
 		r.report(c, g.key)
 	}
-	r.reportAnchored()
+	r.reportAnchored(below)
 	r.unsure = unsure
 }
 

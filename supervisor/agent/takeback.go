@@ -169,7 +169,7 @@ func (a *Agent) recordsOfSession(task *config.Task, id string) []*protocol.Check
 // the same answer, not recorded).
 func drawnAgain(recs []*protocol.Checkpoint, dead int, cp *protocol.Checkpoint) bool {
 	for i, r := range recs {
-		if i < dead && sameAnswer(r, cp) || i >= dead && sameAnswer(r, cp) && sameAnswer(cp, r) {
+		if sameAnswer(r, cp) && (i < dead || sameAnswer(cp, r)) { // this warden's: the same both ways
 			return true
 		}
 	}

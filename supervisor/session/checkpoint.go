@@ -119,7 +119,7 @@ func (s *Session) onBlock(b protocol.Block) bool {
 	s.latest.cp, s.latest.block = cp, b
 	if late {
 		s.log.Info("a late answer, drawn above the echo of the request awaited: that request is still awaited", "task", b.Task)
-		s.mon.lastCheckpoint = s.cfg.Clock.Now()
+		s.mon.lateAnswer(s.cfg.Clock.Now())
 	} else {
 		s.mon.checkpoint(s.cfg.Clock.Now(), b.Status == protocol.StatusBlocked)
 		s.lastAsked = false

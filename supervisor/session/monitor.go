@@ -140,6 +140,11 @@ func (m *monitor) checkpoint(now time.Time, blocked bool) {
 	}
 }
 
+// lateAnswer records at now a valid checkpoint that answered an earlier
+// request than the one awaited: the checkpoint's age starts again, the
+// request stays awaited (its timeout runs on).
+func (m *monitor) lateAnswer(now time.Time) { m.lastCheckpoint = now }
+
 // rejected records at now that the agent answered with a block warden
 // rejected, and why. It reports whether the block answered the request
 // awaited: that request is over (no timeout), the next one comes an
