@@ -54,11 +54,11 @@ func (c *conn) adopt(req Request) ([]AgentInfo, error) {
 			return out, fmt.Errorf("agent %s: its master is held by another client (pid %d)", a.id, held.peer.Pid)
 		}
 		fd := -1
-		if a.master != nil && !a.closing {
+		if a.fd >= 0 && !a.closing {
 			a.pauseLocked() // may wait: the drain may end the output meanwhile
 			var err error
-			if a.master != nil && !a.closing {
-				fd, err = dupFD(a.master)
+			if a.fd >= 0 && !a.closing {
+				fd, err = unix.FcntlInt(uintptr(a.fd), unix.F_DUPFD_CLOEXEC, 0)
 			}
 			if err != nil {
 				a.resumeLocked()

@@ -12,6 +12,7 @@ import (
 
 	"github.com/creack/pty"
 	"github.com/hashicorp/go-hclog"
+	"golang.org/x/sys/unix"
 
 	"github.com/wardenhq/warden/internal/box"
 	"github.com/wardenhq/warden/runner"
@@ -36,7 +37,8 @@ type agent struct {
 	mu            sync.Mutex
 	cond          *sync.Cond
 	ring          *ring
-	master        *os.File // the holder's copy, non-blocking; nil once closed
+	fd            int      // the holder's copy of the master, non-blocking; -1 once closed
+	reader        *os.File // the drain's duplicate, in the netpoller while the holder reads; nil while paused
 	adoptedBy     *conn    // the connection that holds the master, nil when none
 	exit          *ExitStatus
 	paused        bool      // the drain must not read: a client reads
@@ -81,6 +83,7 @@ func startAgent(log hclog.Logger, id string, req StartRequest, ringSize int,
 		reaped:  make(chan struct{}),
 		closed:  make(chan struct{}),
 		ring:    newRing(ringSize),
+		fd:      -1,
 	}
 	a.cond = sync.NewCond(&a.mu)
 	rows, cols := req.Rows, req.Cols
@@ -110,7 +113,7 @@ func startAgent(log hclog.Logger, id string, req StartRequest, ringSize int,
 	}
 	a.log = a.log.With("pid", cmd.Process.Pid)
 	register(a, cmd.Process.Pid)
-	nb, err := nonBlocking(master)
+	fd, err := nonBlocking(master)
 	if err != nil {
 		// Without a usable master nobody could read it: take it down.
 		_ = syscall.Kill(-a.pid, syscall.SIGKILL)
@@ -119,7 +122,7 @@ func startAgent(log hclog.Logger, id string, req StartRequest, ringSize int,
 		return a, fmt.Errorf("start %s: master: %w", id, err)
 	}
 	a.mu.Lock()
-	a.master = nb
+	a.fd = fd
 	a.mu.Unlock()
 	a.log.Info("agent started", "argv0", req.Argv[0], "rows", rows, "cols", cols)
 	go a.drain()
@@ -135,31 +138,20 @@ func inBox(scoped bool, start func() error) error {
 	return box.Scoped(start)
 }
 
-// nonBlocking replaces f with a close-on-exec, non-blocking duplicate
-// registered with the netpoller (deadlines wake its reader), as runner
-// does with its masters.
-func nonBlocking(f *os.File) (*os.File, error) {
-	rc, err := f.SyscallConn()
+// nonBlocking replaces f with a close-on-exec, non-blocking duplicate, a
+// plain descriptor out of the netpoller (the drain reads a duplicate of it
+// that is in the netpoller, so that deadlines wake its reader).
+func nonBlocking(f *os.File) (int, error) {
+	fd, err := dupFD(f)
 	if err != nil {
-		return nil, fmt.Errorf("syscall conn: %w", err)
+		return -1, err
 	}
-	nfd := -1
-	var dupErr error
-	if err := rc.Control(func(fd uintptr) {
-		nfd, dupErr = syscall.Dup(int(fd))
-	}); err != nil {
-		return nil, fmt.Errorf("control: %w", err)
-	}
-	if dupErr != nil {
-		return nil, fmt.Errorf("dup: %w", dupErr)
-	}
-	syscall.CloseOnExec(nfd)
-	if err := syscall.SetNonblock(nfd, true); err != nil {
-		_ = syscall.Close(nfd)
-		return nil, fmt.Errorf("set non-blocking: %w", err)
+	if err := unix.SetNonblock(fd, true); err != nil {
+		_ = unix.Close(fd)
+		return -1, fmt.Errorf("set non-blocking: %w", err)
 	}
 	_ = f.Close()
-	return os.NewFile(uintptr(nfd), "/dev/ptmx"), nil
+	return fd, nil
 }
 
 // info is the agent as a client sees it.
@@ -205,7 +197,7 @@ func (a *agent) isReaped() bool {
 func (a *agent) over() {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if a.master == nil {
+	if a.fd < 0 {
 		return
 	}
 	if a.paused {
@@ -214,5 +206,7 @@ func (a *agent) over() {
 		return
 	}
 	a.drainDeadline = time.Now().Add(drainMax)
-	_ = a.master.SetReadDeadline(a.drainDeadline)
+	if a.reader != nil {
+		_ = a.reader.SetReadDeadline(a.drainDeadline)
+	}
 }

@@ -2,6 +2,7 @@ package holder
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"strconv"
 )
@@ -14,6 +15,37 @@ func (c *Client) Start(ctx context.Context, req StartRequest) (AgentInfo, error)
 		return AgentInfo{}, err
 	}
 	return *msgs[len(msgs)-1].Agent, nil
+}
+
+// StartAdopt starts a process under a new pty in the holder and takes its
+// master in the same request (StartRequest.Adopt): no other request comes
+// between, so the holder's ring holds at most what the agent wrote while
+// the handover was sent. A holder from before that field hands nothing
+// over with the start: the master is adopted then. On error the returned
+// Adopted carries the agent's id when it was started (the caller stops it).
+func (c *Client) StartAdopt(ctx context.Context, req StartRequest) (Adopted, error) {
+	req.Adopt = true
+	msgs, err := c.call(ctx, Request{Op: OpStart, Start: &req})
+	ads := c.adopted(msgs)
+	if err != nil {
+		for _, ad := range ads {
+			c.forget(ad.Master)
+		}
+		return Adopted{}, err
+	}
+	info := *msgs[len(msgs)-1].Agent
+	if len(ads) == 0 { // a holder older than StartRequest.Adopt
+		if ads, err = c.Adopt(ctx, info.ID); err == nil && len(ads) != 1 {
+			err = fmt.Errorf("%d agents handed over, not 1", len(ads))
+		}
+	}
+	if err != nil || len(ads) != 1 {
+		for _, ad := range ads {
+			c.forget(ad.Master)
+		}
+		return Adopted{Agent: info}, err
+	}
+	return ads[0], nil
 }
 
 // List returns every agent the holder started, live and exited (with
@@ -43,6 +75,12 @@ func (c *Client) Stop(ctx context.Context, id string) (AgentInfo, error) {
 // open file description — the holder's too — blocking.
 func (c *Client) Adopt(ctx context.Context, ids ...string) ([]Adopted, error) {
 	msgs, err := c.call(ctx, Request{Op: OpAdopt, IDs: ids})
+	return c.adopted(msgs), err
+}
+
+// adopted makes an Adopted of every "adopted" message in msgs; Close
+// closes their masters.
+func (c *Client) adopted(msgs []incoming) []Adopted {
 	var out []Adopted
 	for _, m := range msgs {
 		if m.Kind != KindAdopted || m.Agent == nil {
@@ -57,7 +95,24 @@ func (c *Client) Adopt(ctx context.Context, ids ...string) ([]Adopted, error) {
 		}
 		out = append(out, ad)
 	}
-	return out, err
+	return out
+}
+
+// forget closes a master handed over that nobody will read, and drops it
+// from those Close closes.
+func (c *Client) forget(f *os.File) {
+	if f == nil {
+		return
+	}
+	c.mu.Lock()
+	for i, m := range c.masters {
+		if m == f {
+			c.masters = append(c.masters[:i], c.masters[i+1:]...)
+			break
+		}
+	}
+	c.mu.Unlock()
+	_ = f.Close()
 }
 
 // Close closes the masters this client adopted, then the connection: the

@@ -85,6 +85,12 @@ func (c *conn) handle(req Request) Message {
 		if err != nil {
 			return fail(err)
 		}
+		if req.Start.Adopt {
+			if _, err := c.adopt(Request{Seq: req.Seq, IDs: []string{a.id}}); err != nil {
+				c.h.terminate(a, 0)
+				return fail(err)
+			}
+		}
 		in := a.info()
 		return Message{Agent: &in}
 	case OpList:

@@ -70,6 +70,13 @@ type StartRequest struct {
 	Hide     []string `json:"hide,omitempty"`
 	ReadOnly []string `json:"read_only,omitempty"`
 	Writable []string `json:"writable,omitempty"`
+	// Adopt hands the new master to this client in the same request: an
+	// "adopted" message before the reply, as an adopt of the new agent
+	// sends, so that no other request comes between the start and the
+	// handover (while one did, the holder's ring took the agent's first
+	// output, and dropped what passed its size). A holder older than this
+	// field sends no "adopted" message: the client adopts then.
+	Adopt bool `json:"adopt,omitempty"`
 }
 
 // Message is one line from the holder.

@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -52,9 +53,15 @@ func waitFor(t *testing.T, b *buffer, s string) {
 // serve runs a holder in this process on a socket of its own; the
 // returned func ends it (stopping what it holds).
 func serve(t *testing.T) (string, func()) {
+	return serveRing(t, 0)
+}
+
+// serveRing is serve with the holder's ring of size bytes (0: its default).
+func serveRing(t *testing.T, size int) (string, func()) {
 	t.Helper()
 	sock := filepath.Join(t.TempDir(), "s", "holder.sock")
 	h := holder.New(hclog.NewNullLogger(), sock)
+	h.RingSize = size
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- h.Serve(ctx) }()
@@ -97,6 +104,52 @@ func TestStartThroughTheHolder(t *testing.T) {
 		t.Errorf("exit %v, want code 3", e)
 	}
 	waitFor(t, out, "got hello")
+}
+
+// Agents started together through the holder, each writing a flood at once
+// (as the side-by-side kit's fan-out does: 4 MB an agent), have every byte
+// of it in their output: the master is handed over with the start, so the
+// holder's ring never stands between an agent's first bytes and warden.
+// Before, the adopt was a request of its own, queued behind the other
+// agents' starts on the one connection, while the holder drained the flood
+// into a ring that dropped what passed its size: the kit's logs held 1 MiB
+// of 4.
+func TestAFloodAtStartIsReadWhole(t *testing.T) {
+	defer proctest.AssertNone(t)
+	sock, end := serveRing(t, 64<<10)
+	defer end()
+	h, found, err := Open(hclog.NewNullLogger(), Options{Socket: sock})
+	if err != nil || !found {
+		t.Fatalf("Open: found %v, %v", found, err)
+	}
+	defer h.Close()
+	const agents, size = 12, 1 << 20
+	outs := make([]*buffer, agents)
+	procs := make([]*runner.Process, agents)
+	var wg sync.WaitGroup
+	for i := range agents {
+		outs[i] = &buffer{}
+		wg.Go(func() {
+			p, err := h.Start(hclog.NewNullLogger(), cfg(outs[i], fmt.Sprintf(`head -c %d /dev/zero | tr '\0' x; echo; echo END; exec sleep 100`, size)))
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			procs[i] = p
+		})
+	}
+	wg.Wait()
+	for i, p := range procs {
+		if p == nil {
+			continue
+		}
+		waitFor(t, outs[i], "END")
+		if n := strings.Count(outs[i].String(), "x"); n != size {
+			t.Errorf("agent %d: %d of the %d bytes it wrote at its start were read", i, n, size)
+		}
+		_ = p.Kill()
+		<-p.Done()
+	}
 }
 
 // A process whose connection to the holder is closed goes on (the holder

@@ -29,24 +29,14 @@ func (h *Hold) Start(log hclog.Logger, cfg runner.Config) (*runner.Process, erro
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), requestTimeout)
 	defer cancel()
-	info, err := h.client.Start(ctx, req)
+	ad, err := h.client.StartAdopt(ctx, req)
 	if err != nil {
+		if ad.Agent.ID != "" {
+			h.stop(ad.Agent.ID)
+		}
 		return nil, fmt.Errorf("start %s through the holder: %w", cfg.Name, err)
 	}
-	ads, err := h.client.Adopt(ctx, info.ID)
-	if err == nil && len(ads) != 1 {
-		err = fmt.Errorf("%d agents handed over, not 1", len(ads))
-	}
-	if err != nil {
-		for _, ad := range ads {
-			if ad.Master != nil {
-				_ = ad.Master.Close()
-			}
-		}
-		h.stop(info.ID)
-		return nil, fmt.Errorf("start %s: take its terminal from the holder: %w", cfg.Name, err)
-	}
-	return h.attach(log, cfg, ads[0])
+	return h.attach(log, cfg, ad)
 }
 
 // attach makes a Process of an agent handed over, and routes its exit to
