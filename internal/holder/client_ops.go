@@ -35,11 +35,12 @@ func (c *Client) StartAdopt(ctx context.Context, req StartRequest) (Adopted, err
 	}
 	info := *msgs[len(msgs)-1].Agent
 	if len(ads) == 0 { // a holder older than StartRequest.Adopt
-		if ads, err = c.Adopt(ctx, info.ID); err == nil && len(ads) != 1 {
-			err = fmt.Errorf("%d agents handed over, not 1", len(ads))
-		}
+		ads, err = c.Adopt(ctx, info.ID)
 	}
-	if err != nil || len(ads) != 1 {
+	if err == nil && len(ads) != 1 {
+		err = fmt.Errorf("%d agents handed over, not 1", len(ads))
+	}
+	if err != nil {
 		for _, ad := range ads {
 			c.forget(ad.Master)
 		}
