@@ -40,11 +40,20 @@ func TestHookDialogTextWithEscapesIsMadePlain(t *testing.T) {
 			t.Fatalf("timed out waiting for agent_waiting; the fake CLI's log: %q", dialogLog(t, log))
 		}
 	}
-	snap, err := state.ReadSnapshot(cfg.StateDir)
-	if err != nil {
-		t.Fatal(err)
+	// state.json and STATUS.md are written a moment after the event (their
+	// writes are coalesced): read them once they say the agent waits.
+	var snap *state.Snapshot
+	var status []byte
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		var err error
+		if snap, err = state.ReadSnapshot(cfg.StateDir); err != nil {
+			t.Fatal(err)
+		}
+		status, _ = os.ReadFile(filepath.Join(cfg.StateDir, "STATUS.md"))
+		if snap.Agents[0].State == state.Waiting && strings.Contains(string(status), "waiting:") || time.Now().After(deadline) {
+			break
+		}
 	}
-	status, _ := os.ReadFile(filepath.Join(cfg.StateDir, "STATUS.md"))
 	team.Stop(true)
 	wait()
 
