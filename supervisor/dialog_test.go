@@ -63,11 +63,20 @@ command = ["sh", "-c", "echo \"$WARDEN_EVENT $WARDEN_AGENT $(cat)\" >> `+notifie
 `, fakeAgent{name: "w", mode: "tui-dialog:" + log, profile: "claude"})
 	team, out, wait := startTeamCfg(t, cfg)
 	waitFor(t, "agent_waiting", func() bool { return countEvents(eventsOf(t, cfg), event.AgentWaiting, "w") == 1 })
-	snap, _ := state.ReadSnapshot(cfg.StateDir)
+	// state.json and STATUS.md are written a moment after the event (their
+	// writes are coalesced).
+	var snap *state.Snapshot
+	var status []byte
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		snap, _ = state.ReadSnapshot(cfg.StateDir)
+		status, _ = os.ReadFile(filepath.Join(cfg.StateDir, "STATUS.md"))
+		if snap != nil && snap.Agents[0].State == state.Waiting && strings.Contains(string(status), "| waiting:") || time.Now().After(deadline) {
+			break
+		}
+	}
 	if snap == nil || snap.Agents[0].State != state.Waiting || !strings.Contains(snap.Agents[0].Dialog, "curl -s http://127.0.0.1:9/probe") {
 		t.Errorf("state.json: %+v", snap)
 	}
-	status, _ := os.ReadFile(filepath.Join(cfg.StateDir, "STATUS.md"))
 	if !strings.Contains(string(status), "| waiting: Bash command |") {
 		t.Errorf("STATUS.md:\n%s", status)
 	}

@@ -190,7 +190,11 @@ id = "T1"
 prompt = "Work."
 `, fakeAgent{name: "h", mode: "hooked:pct=1e308:limit=31000000000"})
 	waitFor(t, "the pause", func() bool { return countEvents(eventsOf(t, team.cfg), event.UsageLimitWait, "h") == 1 })
-	snap, _ := state.ReadSnapshot(team.cfg.StateDir)
+	var snap *state.Snapshot
+	waitFor(t, "state.json showing the pause", func() bool { // its writes are coalesced
+		snap, _ = state.ReadSnapshot(team.cfg.StateDir)
+		return snap != nil && !snap.Agents[0].PausedUntil.IsZero()
+	})
 	team.Force()
 	wait()
 	if snap == nil || snap.Agents[0].PausedUntil.IsZero() {
