@@ -181,6 +181,14 @@ func TestHolderAloneStopsItsAgentsAfterTheOrphanTimeout(t *testing.T) {
 	out.waitFor(t, "CHECKPOINT: T2 - implementing", 1)
 	first := startedPids(t, state)
 	hp := holderOf(first["w1"][0])
+	// The boxes the warden made (where this kernel lets it): the holder
+	// removes them once it stopped their agents alone; no warden is left to.
+	var boxes []string
+	for _, root := range []string{"/sys/fs/cgroup/unified", "/sys/fs/cgroup"} {
+		if d := filepath.Join(root, "warden."+strconv.Itoa(cmd.Process.Pid)); dirExists(d) {
+			boxes = append(boxes, d)
+		}
+	}
 	cmd.Process.Signal(syscall.SIGKILL)
 	cmd.Wait()
 	for deadline := time.Now().Add(15 * time.Second); syscall.Kill(hp, 0) == nil && time.Now().Before(deadline); {
@@ -198,4 +206,14 @@ func TestHolderAloneStopsItsAgentsAfterTheOrphanTimeout(t *testing.T) {
 	if !strings.Contains(string(log), "no client came back") {
 		t.Errorf("the holder's log does not say why it stopped its agents:\n%s", log)
 	}
+	for _, d := range boxes {
+		if dirExists(d) {
+			t.Errorf("the dead warden's cgroups %s are left after the holder stopped its agents", d)
+		}
+	}
+}
+
+func dirExists(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && st.IsDir()
 }

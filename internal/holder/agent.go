@@ -24,6 +24,7 @@ import (
 type agent struct {
 	id      string
 	tag     string // its runner.RunnerTagEnv value: what it leaves behind carries it
+	cgroup  string // the cgroup v2 directory it started in ("": the holder's)
 	argv    []string
 	started time.Time
 	log     hclog.Logger
@@ -84,6 +85,7 @@ func startAgent(log hclog.Logger, id string, req StartRequest, ringSize int,
 		closed:  make(chan struct{}),
 		ring:    newRing(ringSize),
 		fd:      -1,
+		cgroup:  req.Cgroup,
 	}
 	a.cond = sync.NewCond(&a.mu)
 	rows, cols := req.Rows, req.Cols

@@ -30,6 +30,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -195,9 +196,34 @@ func (h *Holder) Serve(ctx context.Context) error {
 			a.log.Warn("the drain did not end")
 		}
 	}
+	if result == ErrOrphaned {
+		h.removeBoxes()
+	}
 	_ = os.Remove(h.Socket) // the listener removed it, unless it was replaced
 	h.log.Info("holder ended", "agents", len(h.agents))
 	return result
+}
+
+// removeBoxes removes the cgroups the dead warden made for the agents the
+// holder stopped alone (each agent's, then the warden's base above it once
+// empty): no warden is left to, and the next one in the same state dir
+// finds them only if it comes. A group not empty is left (rmdir refuses).
+func (h *Holder) removeBoxes() {
+	for _, a := range h.agents {
+		if a.cgroup == "" {
+			continue
+		}
+		dirs := []string{a.cgroup}
+		if base := filepath.Dir(a.cgroup); strings.HasPrefix(filepath.Base(base), "warden.") {
+			dirs = append(dirs, base) // the dead warden's base (memory.KillStaleBoxes' warden.PID), never a group it was given
+		}
+		for _, dir := range dirs {
+			if err := os.Remove(dir); err != nil && !errors.Is(err, os.ErrNotExist) {
+				h.log.Debug("a dead warden's cgroup left", "dir", dir, "error", err)
+				break
+			}
+		}
+	}
 }
 
 // Ready is closed once Serve listens: a client may dial.
