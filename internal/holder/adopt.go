@@ -58,7 +58,7 @@ func (c *conn) adopt(req Request) ([]AgentInfo, error) {
 			a.pauseLocked() // may wait: the drain may end the output meanwhile
 			var err error
 			if a.fd >= 0 && !a.closing {
-				fd, err = unix.FcntlInt(uintptr(a.fd), unix.F_DUPFD_CLOEXEC, 0)
+				fd, err = a.dupLocked()
 			}
 			if err != nil {
 				a.resumeLocked()

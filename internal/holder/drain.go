@@ -108,9 +108,9 @@ func (a *agent) drain() {
 // of CPU while warden relayed 200 MB.
 func (a *agent) readerLocked() (syscall.RawConn, error) {
 	if a.reader == nil {
-		fd, err := unix.FcntlInt(uintptr(a.fd), unix.F_DUPFD_CLOEXEC, 0)
+		fd, err := a.dupLocked()
 		if err != nil {
-			return nil, fmt.Errorf("dup: %w", err)
+			return nil, err
 		}
 		// O_NONBLOCK is on the shared open file description: a client that
 		// made it blocking (os.File.Fd does) would leave the reader in a
@@ -125,6 +125,16 @@ func (a *agent) readerLocked() (syscall.RawConn, error) {
 		}
 	}
 	return a.reader.SyscallConn()
+}
+
+// dupLocked duplicates the holder's copy of the master (close-on-exec):
+// the drain's reader and the copy an adopt sends; a.mu is held.
+func (a *agent) dupLocked() (int, error) {
+	fd, err := unix.FcntlInt(uintptr(a.fd), unix.F_DUPFD_CLOEXEC, 0)
+	if err != nil {
+		return -1, fmt.Errorf("dup the master: %w", err)
+	}
+	return fd, nil
 }
 
 // pauseLocked stops the reader and waits until it is out of its read,
